@@ -1,0 +1,46 @@
+# Two commands do all the set-up on a fresh machine: `make run` and `make test`.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+DEMO   ?= data/demo.duckdb
+STORE  ?= catalog
+export DAGSTER_HOME ?= $(CURDIR)/.dagster_home
+
+.PHONY: run test ui env demo bench clean
+
+$(BIN)/cataloger: pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip uv
+	$(BIN)/uv pip install --python $(BIN)/python --quiet -e '.[dev]'
+	touch $@
+
+env: $(BIN)/cataloger
+
+$(DAGSTER_HOME):
+	mkdir -p $@
+
+$(DEMO): | $(BIN)/cataloger
+	mkdir -p $(dir $(DEMO))
+	$(BIN)/cataloger demo-db $(DEMO)
+
+demo: $(DEMO)
+
+# Build the demo database (once), catalog every table, print where the catalog is.
+run: $(BIN)/cataloger $(DEMO) | $(DAGSTER_HOME)
+	$(BIN)/cataloger run --database duckdb://$(DEMO) --store $(STORE)
+
+# The whole suite.  CATALOGER_REQUIRE_SERVICES=1 turns "service absent" skips into failures.
+test: $(BIN)/cataloger
+	$(BIN)/python -m pytest -ra $(PYTEST_ARGS)
+
+# The Dagster UI on http://127.0.0.1:3000
+ui: $(BIN)/cataloger $(DEMO) | $(DAGSTER_HOME)
+	CATALOGER_DATABASE=$${CATALOGER_DATABASE:-duckdb://$(DEMO)} CATALOGER_STORE=$${CATALOGER_STORE:-$(STORE)} \
+	  $(BIN)/dagster dev -w workspace.yaml -h 127.0.0.1 -p 3000
+
+bench: $(BIN)/cataloger
+	$(BIN)/uv pip install --python $(BIN)/python --quiet -e '.[dev,bench]'
+	$(BIN)/python benchmarks/bench_profile.py
+
+clean:
+	rm -rf $(VENV) data $(STORE) .dagster_home dist build

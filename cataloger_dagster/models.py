@@ -1,0 +1,199 @@
+"""The contracts between stages.
+
+`DatasetUnderstandingModel`, `AnalysisResultModel`, `IssueModel` and
+`CodeInvestigation` keep seed 001's field names exactly, because prompts,
+stored JSON and the agents all speak them.  The profile models are ours.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal, Optional
+
+from pydantic import BaseModel, Field
+
+# --------------------------------------------------------------------------
+# table_profile
+# --------------------------------------------------------------------------
+
+ColumnKind = Literal[
+    "integer", "decimal", "float", "string", "boolean", "date", "timestamp",
+    "time", "uuid", "binary", "interval", "nested", "json", "other",
+]
+
+# Text patterns counted for every string column.  `semantic_type` is the
+# pattern most non-null values match (see table_profile).
+TEXT_PATTERNS = (
+    "email", "url", "uuid", "phone", "number", "date", "sentinel", "blank",
+    "padded",
+)
+
+
+class ValueCount(BaseModel):
+    value: Any
+    count: int
+
+
+class LengthStats(BaseModel):
+    min: Optional[int] = None
+    max: Optional[int] = None
+    mean: Optional[float] = None
+
+
+class Histogram(BaseModel):
+    # len(edges) == len(counts) + 1; edges are numbers, or ISO strings for dates
+    edges: list[Any]
+    counts: list[int]
+
+
+class ColumnProfile(BaseModel):
+    name: str
+    dtype: str                      # ibis type as text, e.g. "int64", "!string"
+    kind: ColumnKind
+    nullable: bool = True
+    count: int                      # non-null values
+    nulls: int
+    null_fraction: float
+    nan_count: Optional[int] = None  # floats only
+    distinct: Optional[int] = None
+    distinct_approximate: bool = False
+    min: Any = None
+    max: Any = None
+    mean: Optional[float] = None
+    std: Optional[float] = None
+    # keys "p05", "p25", "p50", "p75", "p95"
+    quantiles: Optional[dict[str, Any]] = None
+    top_values: Optional[list[ValueCount]] = None
+    length: Optional[LengthStats] = None
+    histogram: Optional[Histogram] = None
+    # pattern name (TEXT_PATTERNS) -> number of non-null values matching it
+    pattern_counts: Optional[dict[str, int]] = None
+    semantic_type: Optional[str] = None
+    # statistics skipped for this column and why ("std: not defined for boolean")
+    notes: list[str] = Field(default_factory=list)
+
+
+class Fingerprint(BaseModel):
+    schema_hash: str
+    row_count: int
+    update_column: Optional[str] = None
+    max_updated: Optional[str] = None
+    value: str                      # one string that changes when any part does
+
+
+class TableProfile(BaseModel):
+    database: str
+    table: str
+    row_count: int
+    column_count: int
+    columns: list[ColumnProfile]
+    sample_rows: list[dict[str, Any]]   # JSON-safe values, at most 5 rows
+    fingerprint: Fingerprint
+    approximate: bool = False           # distinct counts approximate on this table
+    queries: int = 0                    # queries sent to the database
+    duration_s: float = 0.0
+    profiled_at: str = ""
+
+    def column(self, name: str) -> ColumnProfile:
+        for c in self.columns:
+            if c.name == name:
+                return c
+        raise KeyError(f"table {self.table!r} has no column {name!r}")
+
+
+# --------------------------------------------------------------------------
+# table_understanding (seed 001)
+# --------------------------------------------------------------------------
+
+
+class DatasetSummaryModel(BaseModel):
+    name: str
+    description: str
+    rowCount: int
+    columnCount: int
+    observations: list[str]
+
+
+class ColumnSummaryModel(BaseModel):
+    name: str
+    dataType: Literal["string", "numeric", "date", "categorical", "boolean"]
+    description: str
+    sampleValues: list[Any]
+
+
+class DatasetUnderstandingModel(BaseModel):
+    summary: DatasetSummaryModel
+    columns: list[ColumnSummaryModel]
+    suggested_context: str
+
+
+# --------------------------------------------------------------------------
+# quality_issues (seed 001)
+# --------------------------------------------------------------------------
+
+Severity = Literal["low", "medium", "high"]
+Category = Literal["quick_fixes", "smart_fixes"]
+
+# The issue types the deterministic detectors emit; an LLM may add others.
+ISSUE_TYPES = (
+    "missing_values",        # nulls or blanks in a column
+    "sentinel_values",       # 'NA', 'N/A', '-', -999, 9999 ... standing for missing
+    "duplicate_rows",        # whole rows repeated (affectedColumns: all columns)
+    "duplicate_keys",        # a candidate key column with repeated values
+    "numeric_as_text",       # numbers stored in a text column
+    "date_as_text",          # dates stored in a text column
+    "outliers",              # values far outside the column's distribution
+    "inconsistent_categories",  # casing / whitespace / near-duplicate variants
+    "invalid_format",        # values not matching the column's semantic type
+    "constant_column",       # one value only
+    "out_of_range",          # implausible values: negative quantities, future dates
+    "orphan_references",     # values with no matching row in the referenced table
+)
+
+
+class IssueModel(BaseModel):
+    id: str
+    type: str
+    severity: Severity
+    description: str
+    affectedColumns: list[str]
+    suggestedAction: str
+    category: Category
+    affectedRows: Optional[int] = None
+    temporalPattern: Optional[str] = None
+    # ours: which detector or agent raised it, and the numbers behind it
+    source: str = "detector"
+    details: dict[str, Any] = Field(default_factory=dict)
+
+
+class AnalysisResultModel(BaseModel):
+    issues: list[IssueModel]
+    summary: str
+    completedAt: str
+
+
+def missing_severity(fraction: float) -> Severity:
+    """Seed 001's thresholds: >50% high, 20-50% medium, <20% low."""
+    if fraction > 0.5:
+        return "high"
+    if fraction >= 0.2:
+        return "medium"
+    return "low"
+
+
+# --------------------------------------------------------------------------
+# investigations (seed 001, plus the verdict)
+# --------------------------------------------------------------------------
+
+Verdict = Literal["confirmed", "refuted", "inconclusive"]
+
+
+class CodeInvestigation(BaseModel):
+    code: str
+    success: bool
+    output: Any
+    error: Optional[str] = None
+    execution_time_ms: Optional[float] = None
+    # ours
+    issue_id: str = ""
+    verdict: Optional[Verdict] = None
+    evidence: dict[str, Any] = Field(default_factory=dict)

@@ -1,0 +1,61 @@
+"""Fixtures shared by the whole suite.
+
+A test that needs a service skips when the service is absent, except when
+CATALOGER_REQUIRE_SERVICES is set (as CI does): then it fails instead.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from pathlib import Path
+
+import pytest
+
+REQUIRE_SERVICES = bool(os.environ.get("CATALOGER_REQUIRE_SERVICES"))
+
+
+def service_unavailable(what: str) -> None:
+    """Skip (locally) or fail (in CI) because `what` is not available."""
+    if REQUIRE_SERVICES:
+        pytest.fail(f"{what} not available, and CATALOGER_REQUIRE_SERVICES is set")
+    pytest.skip(f"{what} not available")
+
+
+@pytest.fixture(scope="session")
+def demo_db(tmp_path_factory) -> Path:
+    """A small demo database (every planted defect kept), built once per session."""
+    from cataloger_dagster.demo import create_demo_database
+
+    path = tmp_path_factory.mktemp("demo") / "demo.duckdb"
+    create_demo_database(path, scale=0.05)
+    return path
+
+
+@pytest.fixture(scope="session")
+def postgres_admin_url() -> str:
+    url = os.environ.get("CATALOGER_TEST_POSTGRES_URL")
+    if not url:
+        service_unavailable("PostgreSQL (set CATALOGER_TEST_POSTGRES_URL; .ci/postgres.sh starts one)")
+    try:
+        import psycopg
+
+        psycopg.connect(url.replace("postgres://", "postgresql://"), connect_timeout=5).close()
+    except Exception as exc:  # noqa: BLE001 - any failure means the server is not usable
+        service_unavailable(f"PostgreSQL at {url} ({exc})")
+    return url
+
+
+@pytest.fixture
+def postgres_schema(postgres_admin_url):
+    """A fresh schema in the test database, dropped afterwards; yields (url, psycopg connection)."""
+    import psycopg
+
+    schema = f"t_{uuid.uuid4().hex[:10]}"
+    conn = psycopg.connect(postgres_admin_url.replace("postgres://", "postgresql://"), autocommit=True)
+    conn.execute(f"CREATE SCHEMA {schema}")
+    try:
+        yield schema, conn
+    finally:
+        conn.execute(f"DROP SCHEMA {schema} CASCADE")
+        conn.close()

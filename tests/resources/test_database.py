@@ -1,0 +1,134 @@
+import hashlib
+import os
+import sqlite3
+
+import duckdb
+import ibis
+import pytest
+
+from cataloger_dagster.resources.database import DatabaseError, DatabaseResource, redact_url
+
+
+def _sha(path):
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+@pytest.fixture
+def duck(tmp_path):
+    path = tmp_path / "shop.duckdb"
+    with duckdb.connect(str(path)) as con:
+        con.execute("CREATE TABLE orders AS SELECT range AS id, range % 7 AS qty, "
+                    "TIMESTAMP '2024-01-01' + INTERVAL (range) MINUTE AS updated_at FROM range(5000)")
+        con.execute("CREATE TABLE customers AS SELECT range AS id, 'c' || range AS name FROM range(30)")
+    return path
+
+
+def test_duckdb_lists_tables_and_never_writes(duck):
+    before = _sha(duck)
+    db = DatabaseResource(url=f"duckdb://{duck}")
+    assert db.list_tables() == ["customers", "orders"]
+    assert db.database_name == "shop"
+    assert db.table("orders").count().execute() == 5000
+    with pytest.raises(Exception):
+        db.connect().raw_sql("CREATE TABLE hack (x INT)")
+    db.close()
+    assert _sha(duck) == before
+
+
+def test_missing_table_error_names_table_and_lists_others(duck):
+    db = DatabaseResource(url=f"duckdb://{duck}")
+    with pytest.raises(DatabaseError, match=r"'nope' not found.*customers, orders"):
+        db.table("nope")
+
+
+def test_missing_file_says_what_to_do(tmp_path):
+    db = DatabaseResource(url=f"duckdb://{tmp_path}/absent.duckdb")
+    with pytest.raises(DatabaseError, match="cataloger demo-db"):
+        db.list_tables()
+
+
+def test_fingerprint_changes_with_rows_schema_and_updates(duck):
+    db = DatabaseResource(url=f"duckdb://{duck}")
+    first = db.fingerprint("orders")
+    assert first.row_count == 5000 and first.update_column == "updated_at"
+    assert db.fingerprint("orders") == first  # stable
+    db.close()
+    with duckdb.connect(str(duck)) as con:
+        con.execute("UPDATE orders SET updated_at = TIMESTAMP '2030-01-01' WHERE id = 1")
+    db2 = DatabaseResource(url=f"duckdb://{duck}")
+    updated = db2.fingerprint("orders")
+    assert updated.row_count == first.row_count and updated.schema_hash == first.schema_hash
+    assert updated.value != first.value  # an in-place update is noticed
+    db2.close()
+    with duckdb.connect(str(duck)) as con:
+        con.execute("ALTER TABLE orders ADD COLUMN note VARCHAR")
+    db3 = DatabaseResource(url=f"duckdb://{duck}")
+    assert db3.fingerprint("orders").schema_hash != first.schema_hash
+    db3.close()
+
+
+def test_snapshot_full_and_sampled(duck, tmp_path):
+    db = DatabaseResource(url=f"duckdb://{duck}", snapshot_row_limit=1000)
+    small = db.write_snapshot("customers", tmp_path / "s1")
+    assert not small.sampled and small.rows == 30 == small.source_rows
+    con = ibis.connect(small.url)
+    assert sorted(con.table("customers").to_pandas()["id"]) == list(range(30))
+    con.disconnect()
+    big = db.write_snapshot("orders", tmp_path / "s2")
+    assert big.sampled and 0 < big.rows <= 1000 and big.source_rows == 5000
+    again = db.write_snapshot("orders", tmp_path / "s3")
+    ids = lambda s: sorted(ibis.connect(s.url).table("orders").to_pandas()["id"])  # noqa: E731
+    assert ids(big) == ids(again)  # seeded: the same sample every time
+    # the snapshot file is read-only (the sandbox also mounts it read-only), and a
+    # second snapshot into the same folder is refused
+    assert os.stat(big.path).st_mode & 0o222 == 0
+    with pytest.raises(DatabaseError, match="already exists"):
+        db.write_snapshot("orders", tmp_path / "s2")
+
+
+def test_sqlite_read_only(tmp_path):
+    path = tmp_path / "small.sqlite"
+    con = sqlite3.connect(path)
+    con.execute("CREATE TABLE t (id INTEGER, name TEXT)")
+    con.executemany("INSERT INTO t VALUES (?, ?)", [(i, f"n{i}") for i in range(10)])
+    con.commit()
+    con.close()
+    before = _sha(path)
+    db = DatabaseResource(url=f"sqlite://{path}")
+    assert db.list_tables() == ["t"]
+    assert db.fingerprint("t").row_count == 10
+    with pytest.raises(Exception):
+        db.connect().raw_sql("INSERT INTO t VALUES (99, 'x')")
+    db.close()
+    assert _sha(path) == before
+
+
+def test_redact_url():
+    assert redact_url("postgres://u:p%40ss@h:5432/db") == "postgres://u:***@h:5432/db"
+    assert redact_url("duckdb://x.db") == "duckdb://x.db"
+
+
+def test_postgres(postgres_admin_url, postgres_schema):
+    schema, conn = postgres_schema
+    conn.execute(f"CREATE TABLE {schema}.items (id int primary key, price numeric(10,2), seen timestamptz)")
+    conn.execute(f"INSERT INTO {schema}.items SELECT g, g * 1.5, now() FROM generate_series(1, 250) g")
+    # trust auth accepts any password: it must never appear in what we print
+    url = postgres_admin_url.replace("postgres://postgres@", "postgres://postgres:s3cr3t-pw@") + f"?schema={schema}"
+    db = DatabaseResource(url=url)
+    assert "s3cr3t-pw" not in db.safe_url
+    assert db.list_tables() == ["items"]
+    fp = db.fingerprint("items")
+    assert fp.row_count == 250
+    with pytest.raises(Exception, match="read-only"):
+        db.connect().raw_sql(f"INSERT INTO {schema}.items VALUES (999, 1, now())")
+    assert conn.execute(f"SELECT count(*) FROM {schema}.items").fetchone()[0] == 250
+    snap = db.write_snapshot("items", "/tmp/" + schema)
+    assert snap.rows == 250
+    db.close()
+
+
+def test_unreachable_postgres_error_hides_password():
+    db = DatabaseResource(url="postgres://u:topsecret@127.0.0.1:1/db?connect_timeout=2")
+    with pytest.raises(DatabaseError) as info:
+        db.list_tables()
+    assert "topsecret" not in str(info.value) and "127.0.0.1" in str(info.value)
