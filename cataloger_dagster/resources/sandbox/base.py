@@ -1,0 +1,277 @@
+"""The backend-independent session: framing, time limits, restarts, replay, script export."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Callable, Optional
+
+from pydantic import BaseModel
+
+from .protocol import CappedBuffer, FrameReader, ProtocolError, encode, new_nonce
+
+#: How long a cell may ignore the interrupt before the interpreter is killed.
+INTERRUPT_GRACE_S = 2.0
+STARTUP_TIMEOUT_S = 30.0
+SEND_TIMEOUT_S = 10.0
+
+#: Host variables a sandbox may see besides the session's own ``env``.
+ENV_ALLOWLIST = {
+    "PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+    "HOME": "/tmp",
+    "LANG": "C.UTF-8",
+    "LC_ALL": "C.UTF-8",
+    "PYTHONUNBUFFERED": "1",
+    "PYTHONDONTWRITEBYTECODE": "1",
+    "MPLCONFIGDIR": "/tmp",
+    "TMPDIR": "/tmp",
+}
+
+
+class ErrorInfo(BaseModel):
+    type: str
+    message: str
+    traceback: str = ""
+
+
+class ExecutionResult(BaseModel):
+    ok: bool
+    stdout: str = ""
+    stderr: str = ""
+    result: Optional[str] = None
+    error: Optional[ErrorInfo] = None
+    duration_ms: float = 0.0
+    timed_out: bool = False
+    restarted: bool = False
+    truncated: bool = False
+
+
+@dataclass
+class Cell:
+    code: str
+    ok: bool
+    error: Optional[str] = None
+    duration_ms: float = 0.0
+
+
+class SandboxError(RuntimeError):
+    """The sandbox could not be started or talked to."""
+
+
+class Channel(ABC):
+    """One running sandbox: a byte pipe to its supervisor and a way to kill it."""
+
+    @abstractmethod
+    def send(self, data: bytes, deadline: float) -> None: ...
+
+    @abstractmethod
+    def recv(self, timeout: float) -> Optional[bytes]:
+        """Bytes from the supervisor; ``b""`` once it is gone, ``None`` on timeout."""
+
+    @abstractmethod
+    def kill(self) -> None:
+        """Stop everything in the sandbox; bounded in time and idempotent."""
+
+    def diagnostics(self) -> str:
+        return ""
+
+
+def sandbox_env(env: dict[str, str] | None) -> dict[str, str]:
+    merged = dict(ENV_ALLOWLIST)
+    merged.update({str(k): str(v) for k, v in (env or {}).items()})
+    return merged
+
+
+class SandboxRuntime:
+    """A persistent interpreter inside one sandbox, restarted and replayed when it must be."""
+
+    def __init__(self, start: Callable[[], Channel], *, timeout_s: float, output_cap_bytes: int,
+                 label: str = "") -> None:
+        self._start = start
+        self.timeout_s = timeout_s
+        self.cap = output_cap_bytes
+        self.label = label
+        self.cells: list[Cell] = []
+        self.sandbox_seconds = 0.0
+        self.restarts = 0
+        self._lock = threading.Lock()
+        self._channel: Optional[Channel] = None
+        self._reader = FrameReader()
+        self._closed = False
+        self.supervisor_pid: Optional[int] = None
+        self.worker_pid: Optional[int] = None
+        self._boot()
+
+    # ------------------------------------------------------------ public
+    @property
+    def successful_cells(self) -> int:
+        return sum(1 for c in self.cells if c.ok)
+
+    def execute(self, code: str, timeout_s: float | None = None) -> ExecutionResult:
+        """Run one cell; calls from several threads are served one at a time."""
+        with self._lock:
+            if self._closed:
+                raise SandboxError("this sandbox session is closed")
+            began = time.monotonic()
+            restarted = False
+            if self._channel is None:
+                self._restart()
+                restarted = True
+            result, needs_restart = self._run(code, timeout_s or self.timeout_s)
+            if needs_restart:
+                self._restart()
+                restarted = True
+            result.restarted = restarted
+            result.duration_ms = (time.monotonic() - began) * 1000
+            self.sandbox_seconds += time.monotonic() - began
+            error = f"{result.error.type}: {result.error.message}" if result.error else None
+            self.cells.append(Cell(code, result.ok, error, result.duration_ms))
+            return result
+
+    def get_session_script(self) -> str:
+        stamp = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+        lines = [
+            "# Session script exported by cataloger SandboxResource",
+            f"# {self.label or 'sandbox session'}, exported {stamp}",
+            "# Runs standalone: set DB_CONNECTION_STRING and run it with python.",
+            "# Cells that failed are kept as comments, with their error.",
+            "",
+        ]
+        for i, cell in enumerate(self.cells, 1):
+            if cell.ok:
+                lines += [f"# %% cell {i}", cell.code.rstrip("\n"), ""]
+            else:
+                first = (cell.error or "error").splitlines()[0] if cell.error else "error"
+                lines.append(f"# %% cell {i} FAILED: {first}")
+                lines += ["# " + ln if ln else "#" for ln in cell.code.rstrip("\n").splitlines()]
+                lines.append("")
+        return "\n".join(lines)
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            self._teardown(graceful=True)
+
+    # ------------------------------------------------------------ internals
+    def _boot(self) -> None:
+        self._reader = FrameReader()
+        channel = self._start()
+        self._channel = channel
+        deadline = time.monotonic() + STARTUP_TIMEOUT_S
+        try:
+            while time.monotonic() < deadline:
+                data = channel.recv(deadline - time.monotonic())
+                if data is None:
+                    continue
+                if data == b"":
+                    raise SandboxError(f"sandbox exited during start-up: {channel.diagnostics()}")
+                for kind, payload in self._reader.feed(data):
+                    if kind == "J":
+                        msg = json.loads(payload)
+                        if msg.get("op") == "ready":
+                            self.supervisor_pid, self.worker_pid = msg["pid"], msg["worker"]
+                            return
+            raise SandboxError(f"sandbox did not start within {STARTUP_TIMEOUT_S}s: {channel.diagnostics()}")
+        except BaseException:
+            self._teardown(graceful=False)
+            raise
+
+    def _teardown(self, graceful: bool) -> None:
+        channel, self._channel = self._channel, None
+        if channel is None:
+            return
+        if graceful:
+            try:
+                channel.send(encode({"op": "shutdown"}), time.monotonic() + 1.0)
+            except Exception:
+                pass
+        channel.kill()
+
+    def _restart(self) -> None:
+        """A fresh interpreter, then the cells that had succeeded, replayed in order."""
+        self._teardown(graceful=False)
+        self.restarts += 1
+        self._boot()
+        for cell in [c for c in self.cells if c.ok]:
+            replay, dead = self._run(cell.code, self.timeout_s)
+            if dead:
+                raise SandboxError(f"replaying a cell after a restart broke the sandbox: {replay.error}")
+
+    def _run(self, code: str, timeout_s: float) -> tuple[ExecutionResult, bool]:
+        """Returns the result and whether the sandbox must be restarted."""
+        channel = self._channel
+        assert channel is not None
+        nonce = new_nonce()
+        tag = nonce.encode()
+        streams = {k: CappedBuffer(self.cap) for k in "OE"}
+        dropped = {"O": 0, "E": 0}
+        try:
+            channel.send(encode({"op": "exec", "nonce": nonce, "code": code}),
+                         time.monotonic() + SEND_TIMEOUT_S)
+        except (OSError, SandboxError) as exc:
+            return self._failure("InterpreterDied", f"could not send the cell: {exc}"), True
+        deadline = time.monotonic() + timeout_s
+        interrupted = False
+        while True:
+            now = time.monotonic()
+            if now >= deadline:
+                if interrupted:
+                    channel.kill()
+                    return self._finish(streams, dropped, ExecutionResult(
+                        ok=False, timed_out=True, error=ErrorInfo(
+                            type="TimeoutError",
+                            message=f"cell exceeded its {timeout_s:g}s limit and ignored the interrupt; "
+                                    "the interpreter was killed and restarted")),
+                    ), True
+                interrupted = True
+                try:
+                    channel.send(encode({"op": "interrupt", "nonce": nonce}), now + 1.0)
+                except (OSError, SandboxError):
+                    pass
+                deadline = now + INTERRUPT_GRACE_S
+                continue
+            data = channel.recv(min(deadline - now, 0.5))
+            if data is None:
+                continue
+            if data == b"":
+                return self._finish(streams, dropped, self._failure(
+                    "InterpreterDied", f"the sandbox died during the cell {channel.diagnostics()}".rstrip())), True
+            try:
+                frames = self._reader.feed(data)
+            except ProtocolError as exc:
+                return self._failure("InterpreterDied", str(exc)), True
+            for kind, payload in frames:
+                if kind in "OEPQ":
+                    if payload[:len(tag)] == tag:
+                        streams["O" if kind in "OP" else "E"].feed(payload[len(tag):])
+                    continue
+                msg = json.loads(payload)
+                if msg.get("op") != "result" or msg.get("nonce") != nonce:
+                    continue
+                dropped["O"], dropped["E"] = msg.get("dropped_O", 0), msg.get("dropped_E", 0)
+                err = msg.get("error")
+                timed_out = interrupted and bool(msg.get("interrupted"))
+                if timed_out:
+                    err = {"type": "TimeoutError",
+                           "message": f"cell exceeded its {timeout_s:g}s limit and was interrupted",
+                           "traceback": (err or {}).get("traceback", "")}
+                result = ExecutionResult(ok=bool(msg.get("ok")), result=msg.get("result"),
+                                         error=ErrorInfo(**err) if err else None, timed_out=timed_out)
+                # Threads a timed-out cell left running can only be stopped with the interpreter.
+                restart = bool(msg.get("dead")) or (timed_out and msg.get("new_threads", 0) > 0)
+                return self._finish(streams, dropped, result), restart
+
+    @staticmethod
+    def _failure(etype: str, message: str) -> ExecutionResult:
+        return ExecutionResult(ok=False, error=ErrorInfo(type=etype, message=message))
+
+    @staticmethod
+    def _finish(streams, dropped, result: ExecutionResult) -> ExecutionResult:
+        result.stdout, t1 = streams["O"].text(dropped["O"])
+        result.stderr, t2 = streams["E"].text(dropped["E"])
+        result.truncated = t1 or t2
+        return result

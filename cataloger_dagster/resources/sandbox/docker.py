@@ -1,0 +1,190 @@
+"""Docker backend: the supervisor as a locked-down container, spoken to over its attach socket."""
+
+from __future__ import annotations
+
+import os
+import select
+import socket
+import struct
+import time
+import uuid
+from typing import Optional
+
+from .base import Channel, SandboxError, sandbox_env
+from .local import rlimits
+from .protocol import BOOT, bootstrap_payload
+
+LABEL = "cataloger.sandbox"
+OWNER_LABEL = "cataloger.sandbox.owner"  # "<hostname>:<pid>" of the host process
+API_TIMEOUT_S = 15
+_MUX = struct.Struct(">BxxxI")
+
+
+def _client():
+    import docker
+
+    try:
+        return docker.from_env(timeout=API_TIMEOUT_S)
+    except docker.errors.DockerException as exc:
+        raise SandboxError(f"the docker sandbox needs a running Docker engine: {exc}") from exc
+
+
+def _owner() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def reap_orphans(client=None) -> list[str]:
+    """Remove sandbox containers whose host process on this machine is gone."""
+    client = client or _client()
+    removed = []
+    host = socket.gethostname()
+    for container in client.containers.list(all=True, filters={"label": LABEL}):
+        owner = container.labels.get(OWNER_LABEL, "")
+        name, _, pid = owner.rpartition(":")
+        if name != host or not pid.isdigit() or _pid_alive(int(pid)):
+            continue
+        try:
+            container.remove(force=True)
+            removed.append(container.id)
+        except Exception:  # already gone, or being removed by someone else
+            pass
+    return removed
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+class DockerChannel(Channel):
+    def __init__(self, client, container, bootstrap: bytes) -> None:
+        self.client = client
+        self.container = container
+        self._sock = None
+        self._mux = bytearray()
+        self._diag = bytearray()
+        self._eof = False
+        try:
+            attached = container.attach_socket(params={"stdin": 1, "stdout": 1, "stderr": 1, "stream": 1})
+            self._sock = getattr(attached, "_sock", attached)
+            self._attached = attached
+            self._sock.setblocking(False)
+            container.start()
+            self.send(bootstrap, time.monotonic() + 10)
+        except Exception:
+            self.kill()
+            raise
+
+    def send(self, data: bytes, deadline: float) -> None:
+        view = memoryview(data)
+        while view:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise SandboxError("timed out writing to the sandbox container")
+            _, writable, _ = select.select([], [self._sock], [], remaining)
+            if writable:
+                try:
+                    view = view[self._sock.send(view):]
+                except BlockingIOError:
+                    continue
+
+    def recv(self, timeout: float) -> Optional[bytes]:
+        end = time.monotonic() + max(timeout, 0)
+        while True:
+            out = self._demux()
+            if out:
+                return out
+            if self._eof:
+                return b""
+            remaining = end - time.monotonic()
+            if remaining <= 0:
+                return None
+            ready, _, _ = select.select([self._sock], [], [], remaining)
+            if ready:
+                try:
+                    chunk = self._sock.recv(1 << 20)
+                except BlockingIOError:
+                    continue
+                except OSError:
+                    chunk = b""
+                if not chunk:
+                    self._eof = True
+                self._mux += chunk
+
+    def _demux(self) -> bytes:
+        """Docker prefixes each stdout/stderr chunk with an 8-byte header."""
+        out = bytearray()
+        while len(self._mux) >= _MUX.size:
+            stream, size = _MUX.unpack_from(self._mux)
+            if len(self._mux) < _MUX.size + size:
+                break
+            payload = self._mux[_MUX.size:_MUX.size + size]
+            del self._mux[:_MUX.size + size]
+            if stream == 1:
+                out += payload
+            else:
+                self._diag += payload
+                del self._diag[:-4096]
+        return bytes(out)
+
+    def diagnostics(self) -> str:
+        return self._diag.decode("utf-8", "replace")[-2000:]
+
+    def kill(self) -> None:
+        if self._sock is not None:
+            try:
+                self._sock.close()
+            except OSError:
+                pass
+        try:
+            self.container.remove(force=True)
+        except Exception as exc:  # already removed is fine; anything else the reaper retries
+            if "No such container" not in str(exc) and "already in progress" not in str(exc):
+                pass
+
+
+def start_docker(*, data_dir: str, env: dict[str, str], image: str, memory_mb: int, pids: int,
+                 cpus: float, timeout_s: float, tmp_size_mb: int, output_cap_bytes: int) -> DockerChannel:
+    import docker
+
+    data = os.path.realpath(data_dir)
+    if not os.path.isdir(data):
+        raise SandboxError(f"data_dir {data} is not a directory")
+    client = _client()
+    reap_orphans(client)
+    config = {"boot": BOOT, "pidns": True, "cap": output_cap_bytes, "cwd": "/tmp",
+              "rlimits": {k: v for k, v in rlimits(memory_mb, pids, timeout_s, tmp_size_mb).items()
+                          if k != "RLIMIT_NPROC"}}  # pids are the cgroup's job here
+    try:
+        container = client.containers.create(
+            image,
+            command=["python3", "-I", "-u", "-c", BOOT, "0"],
+            name=f"cataloger-sandbox-{uuid.uuid4().hex[:12]}",
+            stdin_open=True, tty=False, detach=True,
+            environment=sandbox_env(env),
+            working_dir="/tmp",
+            user="10001:10001",
+            network_mode="none",
+            read_only=True,
+            tmpfs={"/tmp": f"rw,nosuid,nodev,size={tmp_size_mb}m,mode=1777"},
+            volumes={data: {"bind": "/data", "mode": "ro"}},
+            cap_drop=["ALL"],
+            security_opt=["no-new-privileges:true"],
+            mem_limit=f"{memory_mb}m",
+            memswap_limit=f"{memory_mb}m",
+            pids_limit=pids,
+            nano_cpus=int(cpus * 1e9),
+            init=True,
+            ipc_mode="none",
+            labels={LABEL: "1", OWNER_LABEL: _owner()},
+        )
+    except docker.errors.ImageNotFound as exc:
+        raise SandboxError(f"sandbox image {image!r} not found: build it with `cataloger sandbox build-image`") from exc
+    except docker.errors.DockerException as exc:
+        raise SandboxError(f"could not create the sandbox container: {exc}") from exc
+    return DockerChannel(client, container, bootstrap_payload(config))

@@ -1,0 +1,465 @@
+"""The program that runs inside the sandbox. Standard library only, Python >= 3.8.
+
+It is never imported by the host: the host sends this file's source through the
+bootstrap in ``protocol.BOOT`` and it runs in one of two roles.
+
+* ``supervisor`` holds the host channel (its fds 0 and 1).  It spawns the
+  worker with fresh pipes, so no code a cell runs can reach the host channel:
+  the worker has no copy of those fds and the supervisor is not dumpable, so
+  ``/proc/<pid>/fd`` is closed to it as well.  The supervisor forwards the
+  worker's stdout/stderr (capped, tagged with the call's nonce), applies the
+  interrupt the host asks for and kills whatever a cell left running.
+* ``worker`` is the persistent interpreter.  Its results go to the supervisor
+  on a pipe the cell *can* reach, so the supervisor only accepts a frame that
+  starts with the current call's nonce: fake frames and junk are skipped.
+"""
+
+import ast
+import json
+import os
+import select
+import signal
+import struct
+import sys
+import time
+import traceback
+
+MAGIC = b"\x00\x1eSBXRES"
+HEADER = struct.Struct(">IB")
+CHUNK = 65536
+
+
+# ---------------------------------------------------------------- framing
+def write_all(fd, data):
+    view = memoryview(data)
+    while view:
+        n = os.write(fd, view)
+        view = view[n:]
+
+
+def send_frame(fd, kind, payload):
+    write_all(fd, HEADER.pack(len(payload), ord(kind)) + payload)
+
+
+def read_exact(fd, n):
+    buf = bytearray()
+    while len(buf) < n:
+        chunk = os.read(fd, n - len(buf))
+        if not chunk:
+            return None
+        buf += chunk
+    return bytes(buf)
+
+
+def read_json(fd):
+    head = read_exact(fd, HEADER.size)
+    if head is None:
+        return None
+    n, _kind = HEADER.unpack(head)
+    body = read_exact(fd, n)
+    return None if body is None else json.loads(body.decode())
+
+
+class Capped:
+    """Keeps the first ``half`` bytes (streamed on) and a tail of ``half``."""
+
+    def __init__(self, cap):
+        self.half = max(cap // 2, 1)
+        self.head_sent = 0
+        self.tail = bytearray()
+        self.dropped = 0
+
+    def feed(self, data):
+        """Return the part of ``data`` that still belongs to the head."""
+        room = self.half - self.head_sent
+        head, rest = data[:room], data[room:]
+        self.head_sent += len(head)
+        if rest:
+            self.tail += rest
+            excess = len(self.tail) - self.half
+            if excess > self.half:  # trim in bulk so feeding stays O(n)
+                del self.tail[:excess]
+                self.dropped += excess
+        return head
+
+    def finish(self):
+        excess = len(self.tail) - self.half
+        if excess > 0:
+            del self.tail[:excess]
+            self.dropped += excess
+        return bytes(self.tail), self.dropped
+
+
+# ---------------------------------------------------------------- worker
+def _compile_cell(code, name):
+    tree = ast.parse(code, name, "exec")
+    last = None
+    if tree.body and isinstance(tree.body[-1], ast.Expr):
+        last = ast.Expression(tree.body.pop().value)
+    body = compile(tree, name, "exec")
+    return body, (compile(last, name, "eval") if last is not None else None)
+
+
+def _restore_stdio(saved):
+    # A cell may close or redirect fds 1 and 2; the next cell gets them back.
+    import io
+
+    for fd, attr in ((1, "stdout"), (2, "stderr")):
+        try:
+            os.dup2(saved[fd], fd)
+        except OSError:
+            pass
+        orig = getattr(sys, "__%s__" % attr)
+        if orig is None or orig.closed:
+            orig = io.TextIOWrapper(io.FileIO(fd, "w", closefd=False),
+                                    write_through=True, errors="backslashreplace")
+            setattr(sys, "__%s__" % attr, orig)
+        setattr(sys, attr, orig)
+
+
+def worker_main(cmd_fd, res_fd):
+    import linecache
+    import threading
+
+    my_pid = os.getpid()
+    saved = {1: os.dup(1), 2: os.dup(2)}
+    # The real __main__ so that pickling and multiprocessing find the cell's names.
+    namespace = sys.modules["__main__"].__dict__
+    for key in [k for k in namespace if not k.startswith("__")]:
+        del namespace[key]  # the bootstrap's names; the exported script would lack them
+    state = {"in_cell": False}
+
+    def on_sigint(signum, frame):
+        # Only a running cell may be interrupted, never the loop around it.
+        if state["in_cell"]:
+            raise KeyboardInterrupt
+
+    counter = 0
+    while True:
+        signal.signal(signal.SIGINT, on_sigint)
+        req = read_json(cmd_fd)
+        if os.getpid() != my_pid:  # a fork of a cell must never serve requests
+            os._exit(0)
+        if req is None:
+            os._exit(0)
+        counter += 1
+        name = "<cell %d>" % counter
+        linecache.cache[name] = (len(req["code"]), None, req["code"].splitlines(True), name)
+        before = set(threading.enumerate())
+        reply = {"ok": True, "result": None, "error": None, "interrupted": False}
+        try:
+            body, last = _compile_cell(req["code"], name)
+            state["in_cell"] = True
+            exec(body, namespace)
+            value = eval(last, namespace) if last is not None else None
+            state["in_cell"] = False
+            if last is not None:
+                if value is not None:
+                    namespace["_"] = value
+                    reply["result"] = repr(value)[: req.get("repr_cap", 65536)]
+        except BaseException as exc:  # the cell's own errors, SystemExit included
+            state["in_cell"] = False
+            if os.getpid() != my_pid:
+                os._exit(0)
+            reply["ok"] = False
+            reply["interrupted"] = isinstance(exc, KeyboardInterrupt)
+            tb = exc.__traceback__
+            while tb is not None and tb.tb_frame.f_code.co_filename != name:
+                tb = tb.tb_next  # hide the worker's own frames
+            lines = traceback.format_exception(type(exc), exc, tb)
+            reply["error"] = {"type": type(exc).__name__, "message": str(exc)[:8192],
+                              "traceback": "".join(lines)[-65536:]}
+        if os.getpid() != my_pid:
+            os._exit(0)
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except Exception:
+                pass
+        alive = [t for t in threading.enumerate() if t not in before and t.is_alive()]
+        reply["new_threads"] = len(alive)
+        payload = json.dumps(reply).encode()
+        try:
+            write_all(res_fd, MAGIC + req["nonce"].encode() + b"%08x" % len(payload) + payload)
+        except OSError:
+            os._exit(70)  # the cell broke the result channel: start over
+        _restore_stdio(saved)
+
+
+# ---------------------------------------------------------------- supervisor
+def _set_undumpable():
+    try:
+        import ctypes
+
+        ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE = 4
+    except Exception:
+        pass
+
+
+def _rlimits(limits):
+    def apply():
+        import resource
+
+        os.setsid()  # so that a cell's killpg(0) cannot reach the supervisor
+        try:
+            import ctypes
+
+            ctypes.CDLL(None).prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
+        except Exception:
+            pass
+        for name, value in limits.items():
+            res = getattr(resource, name, None)
+            if res is None:
+                continue
+            try:
+                resource.setrlimit(res, (value, value))
+            except (ValueError, OSError):
+                pass
+    return apply
+
+
+def _proc_stat(pid):
+    try:
+        with open("/proc/%d/stat" % pid, "rb") as f:
+            data = f.read()
+    except OSError:
+        return None
+    fields = data[data.rfind(b")") + 2:].split()
+    return int(fields[1]), int(fields[2]), int(fields[3])  # ppid, pgrp, session
+
+
+def _strays(worker_pid, pidns):
+    me = os.getpid()
+    keep = {1, me, worker_pid}
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) in keep:
+            continue
+        pid = int(entry)
+        if pidns:
+            found.append(pid)
+            continue
+        st = _proc_stat(pid)
+        # Without a pid namespace only the worker's session is ours to kill.
+        if st and (st[2] == worker_pid or st[1] == worker_pid):
+            found.append(pid)
+    return found
+
+
+def kill_strays(worker_pid, pidns, deadline=2.0):
+    """Stop then kill everything a cell left behind (fork bombs included)."""
+    end = time.monotonic() + deadline
+    seen = set()
+    while time.monotonic() < end:
+        fresh = [p for p in _strays(worker_pid, pidns) if p not in seen]
+        if not fresh:
+            break
+        for pid in fresh:
+            try:
+                os.kill(pid, signal.SIGSTOP)
+            except OSError:
+                pass
+            seen.add(pid)
+    for pid in seen:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+    for pid in _strays(worker_pid, pidns):
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+    while True:  # reap our own children among them
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            break
+        if pid == 0:
+            break
+
+
+class Supervisor:
+    def __init__(self, config, source):
+        self.cfg = config
+        self.source = source
+        self.current = None  # nonce of the call in flight
+        self.res_buf = bytearray()
+        self.streams = {}
+
+    def spawn(self):
+        import subprocess
+
+        cmd_r, cmd_w = os.pipe()
+        res_r, res_w = os.pipe()
+        out_r, out_w = os.pipe()
+        err_r, err_w = os.pipe()
+        self.proc = subprocess.Popen(
+            [sys.executable, "-I", "-u", "-c", self.cfg["boot"], str(cmd_r), "worker", str(cmd_r), str(res_w)],
+            stdin=subprocess.DEVNULL, stdout=out_w, stderr=err_w, pass_fds=(cmd_r, res_w),
+            preexec_fn=_rlimits(self.cfg.get("rlimits", {})), cwd=self.cfg.get("cwd") or None,
+        )
+        for fd in (cmd_r, res_w, out_w, err_w):
+            os.close(fd)
+        self.cmd_w, self.res_r, self.out_r, self.err_r = cmd_w, res_r, out_r, err_r
+        write_all(cmd_w, b"%d\n" % len(self.source) + self.source)
+
+    def emit(self, kind, payload):
+        send_frame(1, kind, payload)
+
+    def reply(self, msg):
+        self.emit("J", json.dumps(msg).encode())
+
+    def forward(self, fd, kind):
+        try:
+            data = os.read(fd, CHUNK)
+        except OSError:
+            data = b""
+        if not data:
+            return False
+        if self.current is not None:
+            head = self.streams[kind].feed(data)
+            if head:
+                self.emit(kind, self.current.encode() + head)
+        return True
+
+    def drain(self, fd, kind):
+        os.set_blocking(fd, False)
+        try:
+            while True:
+                try:
+                    if not self.forward(fd, kind):
+                        break
+                except BlockingIOError:
+                    break
+        finally:
+            os.set_blocking(fd, True)
+
+    def scan_result(self):
+        """Find ``MAGIC nonce len payload`` for the current call; skip the rest."""
+        marker = MAGIC + self.current.encode()
+        buf = self.res_buf
+        while True:
+            at = buf.find(marker)
+            if at < 0:
+                keep = len(marker) + 8
+                if len(buf) > keep:
+                    del buf[:-keep]
+                return None
+            del buf[:at]
+            start = len(marker)
+            if len(buf) < start + 8:
+                return None
+            try:
+                n = int(bytes(buf[start:start + 8]), 16)
+            except ValueError:
+                del buf[:1]
+                continue
+            if n > 16 * 1024 * 1024:
+                del buf[:1]
+                continue
+            if len(buf) < start + 8 + n:
+                return None
+            payload = bytes(buf[start + 8:start + 8 + n])
+            del buf[:start + 8 + n]
+            try:
+                return json.loads(payload.decode())
+            except ValueError:
+                continue
+
+    def worker_death(self):
+        try:
+            _, status = os.waitpid(self.proc.pid, 0)
+        except ChildProcessError:
+            status = 0
+        if os.WIFSIGNALED(status):
+            sig = os.WTERMSIG(status)
+            try:
+                name = signal.Signals(sig).name
+            except ValueError:
+                name = str(sig)
+            if sig == signal.SIGKILL:
+                return "MemoryError", "the interpreter was killed by SIGKILL (most likely out of memory)"
+            return "InterpreterDied", "the interpreter was killed by signal %s" % name
+        return "InterpreterDied", "the interpreter exited with code %d" % os.WEXITSTATUS(status)
+
+    def finish_call(self, reply):
+        self.drain(self.out_r, "O")
+        self.drain(self.err_r, "E")
+        for kind, tail_kind in (("O", "P"), ("E", "Q")):
+            tail, dropped = self.streams[kind].finish()
+            reply["dropped_" + kind] = dropped
+            if tail:
+                self.emit(tail_kind, self.current.encode() + tail)
+        if self.proc.poll() is None:
+            kill_strays(self.proc.pid, self.cfg.get("pidns", False))
+        reply["op"] = "result"
+        reply["nonce"] = self.current
+        self.current = None
+        self.res_buf.clear()
+        self.reply(reply)
+
+    def run(self):
+        _set_undumpable()
+        self.spawn()
+        self.reply({"op": "ready", "pid": os.getpid(), "worker": self.proc.pid})
+        cap = int(self.cfg.get("cap", 1 << 20))
+        while True:
+            fds = [0, self.res_r, self.out_r, self.err_r]
+            ready, _, _ = select.select(fds, [], [], 1.0)
+            if 0 in ready:
+                msg = read_json(0)
+                if msg is None or msg.get("op") == "shutdown":
+                    return
+                if msg["op"] == "exec" and self.current is None:
+                    self.drain(self.out_r, None)  # output between calls is nobody's
+                    self.drain(self.err_r, None)
+                    self.current = msg["nonce"]
+                    self.streams = {"O": Capped(cap), "E": Capped(cap)}
+                    body = json.dumps({"nonce": msg["nonce"], "code": msg["code"]}).encode()
+                    write_all(self.cmd_w, HEADER.pack(len(body), ord("J")) + body)
+                elif msg["op"] == "interrupt" and self.current == msg.get("nonce"):
+                    try:
+                        os.kill(self.proc.pid, signal.SIGINT)
+                    except OSError:
+                        pass
+            if self.out_r in ready:
+                self.forward(self.out_r, "O")
+            if self.err_r in ready:
+                self.forward(self.err_r, "E")
+            if self.res_r in ready:
+                try:
+                    data = os.read(self.res_r, CHUNK)
+                except OSError:
+                    data = b""
+                if not data:  # the worker is gone (or closed its channel)
+                    try:
+                        self.proc.kill()
+                    except OSError:
+                        pass
+                    etype, message = self.worker_death()
+                    if self.current is not None:
+                        self.finish_call({"ok": False, "result": None, "dead": True,
+                                          "error": {"type": etype, "message": message, "traceback": ""}})
+                    self.reply({"op": "dead", "message": message})
+                    kill_strays(-1, self.cfg.get("pidns", False))
+                    return
+                if self.current is not None:
+                    self.res_buf += data
+                    reply = self.scan_result()
+                    if reply is not None:
+                        self.finish_call(reply)
+
+
+def main():
+    args = sys.argv[1:]
+    source = _SOURCE
+    if "worker" in args:
+        i = args.index("worker")
+        worker_main(int(args[i + 1]), int(args[i + 2]))
+        return
+    config = read_json(0)
+    try:
+        Supervisor(config, source).run()
+    except BrokenPipeError:
+        pass
