@@ -1,0 +1,255 @@
+"""Inline SVG charts, value formatting and the script diff for the HTML pages.
+
+Everything here returns `markupsafe.Markup` built from escaped pieces: the
+pages are opened from a disk or an object store, offline, so charts are drawn
+as inline SVG with no JavaScript, fonts or other requests, and any value from
+the data (a category, a column name) is text, never markup.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from markupsafe import Markup, escape
+
+from cataloger_dagster.models import Histogram, ValueCount
+
+ELLIPSIS = "…"
+
+
+def truncate(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: max(limit - 1, 0)] + ELLIPSIS
+
+
+def _fmt_float(value: float) -> str:
+    if value == 0:
+        return "0"
+    magnitude = abs(value)
+    if magnitude >= 1e12 or magnitude < 1e-4:
+        return f"{value:.3e}"
+    if value.is_integer():
+        return f"{value:,.0f}"
+    # six significant digits in fixed notation reads better than %g's exponents
+    digits = min(6, max(0, 5 - math.floor(math.log10(magnitude))))
+    text = f"{value:,.{digits}f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def fmt_value(value: Any, limit: int = 80) -> str:
+    """A value as short, human text (not escaped: Jinja or `escape` does that)."""
+    if value is None:
+        return "—"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return f"{value:,}"
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "NaN"
+        if math.isinf(value):
+            return "∞" if value > 0 else "−∞"
+        return _fmt_float(value)
+    if isinstance(value, (dict, list, tuple)):
+        text = json.dumps(value, default=str, ensure_ascii=False)
+    else:
+        text = str(value)
+    return truncate(text, limit)
+
+
+def _compact_number(value: Any) -> str:
+    """Axis labels: 1.2k, 3.4M, or a date's text."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        text = str(value)
+        # a timestamp edge at midnight says no more than its date
+        if len(text) >= 19 and text[10] in "T " and text[11:19] == "00:00:00":
+            return text[:10]
+        return truncate(text, 19)
+    if isinstance(value, float) and not math.isfinite(value):
+        return fmt_value(value)
+    magnitude = abs(value)
+    # below 10,000 the plain number is short enough and exact
+    for threshold, divisor, suffix in ((1e12, 1e12, "T"), (1e9, 1e9, "G"), (1e6, 1e6, "M"), (1e4, 1e3, "k")):
+        if magnitude >= threshold:
+            return f"{value / divisor:.3g}{suffix}"
+    return fmt_value(float(value)) if isinstance(value, float) else f"{value:,}"
+
+
+def svg_histogram(
+    histogram: Histogram | Mapping[str, Any] | None,
+    *,
+    width: int = 360,
+    height: int = 120,
+    title: str = "",
+) -> Markup:
+    """An equal-width histogram: one `rect.bar` per bin, each with a tooltip.
+
+    Returns an empty Markup when there is nothing to draw.
+    """
+    if histogram is None:
+        return Markup("")
+    if isinstance(histogram, Mapping):
+        histogram = Histogram.model_validate(histogram)
+    counts = list(histogram.counts)
+    if not counts:
+        return Markup("")
+    edges = list(histogram.edges)
+    if len(edges) != len(counts) + 1:
+        edges = list(range(len(counts) + 1))  # mislabelled input still draws
+    left, right, top, bottom = 2, 2, 16, 18
+    plot_w, plot_h = width - left - right, height - top - bottom
+    peak = max(counts) or 1
+    step = plot_w / len(counts)
+    gap = 1.0 if step > 4 else 0.0
+    parts = [
+        Markup('<svg class="chart histogram" viewBox="0 0 {w} {h}" width="{w}" height="{h}" '
+               'role="img" aria-label="{t}" preserveAspectRatio="none">').format(
+            w=width, h=height, t=title or "histogram"),
+        Markup("<title>{}</title>").format(title or "histogram"),
+        Markup('<line class="axis" x1="{x1}" y1="{y}" x2="{x2}" y2="{y}"/>').format(
+            x1=left, x2=width - right, y=top + plot_h + 0.5),
+    ]
+    for i, count in enumerate(counts):
+        bar_h = count / peak * plot_h
+        if count and bar_h < 1:
+            bar_h = 1.0  # a non-empty bin must stay visible
+        tip = f"{fmt_value(edges[i], 40)} – {fmt_value(edges[i + 1], 40)}: {count:,}"
+        parts.append(
+            Markup('<rect class="bar" x="{x:.2f}" y="{y:.2f}" width="{w:.2f}" height="{h:.2f}">'
+                   "<title>{tip}</title></rect>").format(
+                x=left + i * step + gap / 2, y=top + plot_h - bar_h,
+                w=max(step - gap, 0.5), h=bar_h, tip=tip))
+    label_y = height - 4
+    parts.append(Markup('<text class="label" x="{x}" y="{y}">{t}</text>').format(
+        x=left, y=label_y, t=_compact_number(edges[0])))
+    parts.append(Markup('<text class="label" x="{x}" y="{y}" text-anchor="end">{t}</text>').format(
+        x=width - right, y=label_y, t=_compact_number(edges[-1])))
+    parts.append(Markup('<text class="label" x="{x}" y="11">max {t}</text>').format(
+        x=left, t=f"{peak:,}"))
+    parts.append(Markup("</svg>"))
+    return Markup("").join(parts)
+
+
+def _bar_items(values: Any) -> list[tuple[Any, float]]:
+    if values is None:
+        return []
+    if isinstance(values, Mapping):
+        return list(values.items())
+    items = []
+    for item in values:
+        if isinstance(item, ValueCount):
+            items.append((item.value, item.count))
+        elif isinstance(item, Mapping):
+            items.append((item.get("value"), item.get("count", 0)))
+        else:
+            label, number = item
+            items.append((label, number))
+    return items
+
+
+def visible_whitespace(text: str) -> str:
+    """Mark leading and trailing blanks, which are invisible in a label but
+    are exactly what tells ' shipped' from 'shipped'."""
+    def mark(part: str) -> str:
+        return part.replace(" ", "␣").replace("\t", "⇥").replace("\n", "↵")
+
+    core = text.strip()
+    if not core:
+        return mark(text)
+    start, end = len(text) - len(text.lstrip()), len(text.rstrip())
+    return mark(text[:start]) + core + mark(text[end:])
+
+
+def _bar_label(value: Any) -> str:
+    if value is None:
+        return "NULL"
+    if value == "":
+        return "(empty)"
+    if isinstance(value, str):
+        return visible_whitespace(fmt_value(value, 200))
+    return fmt_value(value, 200)
+
+
+def svg_bar(
+    values: Mapping[Any, float] | Sequence[Any] | None,
+    *,
+    width: int = 360,
+    title: str = "",
+    label_chars: int = 22,
+) -> Markup:
+    """Horizontal bars, one per (label, value): for top values and counts.
+
+    `values` is a mapping, a list of (label, value) pairs or of ValueCount.
+    Labels keep their spaces (white-space: pre) so ' Active' and 'Active'
+    look different, which is the point when casing/whitespace is the issue.
+    """
+    items = _bar_items(values)
+    if not items:
+        return Markup("")
+    row_h, label_w, value_w = 18, int(width * 0.42), 56
+    bar_w = width - label_w - value_w - 8
+    height = row_h * len(items) + 2
+    peak = max((float(v or 0) for _, v in items), default=0) or 1.0
+    parts = [
+        Markup('<svg class="chart bars" viewBox="0 0 {w} {h}" width="{w}" height="{h}" '
+               'role="img" aria-label="{t}">').format(w=width, h=height, t=title or "bar chart"),
+        Markup("<title>{}</title>").format(title or "bar chart"),
+    ]
+    for i, (label, number) in enumerate(items):
+        y = 1 + i * row_h
+        number = float(number or 0)
+        full = _bar_label(label)
+        shown = truncate(full, label_chars)
+        length = max(number / peak * bar_w, 1.0 if number else 0.0)
+        count_text = _compact_number(int(number) if number.is_integer() else number)
+        parts.append(Markup(
+            '<g class="row"><title>{full}: {count}</title>'
+            '<text class="label{cls}" x="{lx}" y="{ty}" text-anchor="end">{shown}</text>'
+            '<rect class="bar" x="{bx}" y="{by}" width="{bw:.2f}" height="{bh}"/>'
+            '<text class="value" x="{vx:.2f}" y="{ty}">{count}</text></g>').format(
+            full=full, count=count_text, shown=shown, cls=" special" if label is None or label == "" else "",
+            lx=label_w - 6, ty=y + 13, bx=label_w, by=y + 3, bw=length, bh=row_h - 6,
+            vx=label_w + length + 4))
+    parts.append(Markup("</svg>"))
+    return Markup("").join(parts)
+
+
+def script_diff(previous: str | None, current: str | None) -> str:
+    """This run's script against the previous one, as escaped HTML.
+
+    A unified diff in `<pre class="diff">`, one span per line with class
+    `add`, `del`, `hunk`, `file` or `ctx`.
+    """
+    if current is None and previous is None:
+        return Markup("")
+    if previous is None:
+        return Markup('<p class="muted">First script for this table: nothing earlier to compare with.</p>')
+    if current is None:
+        return Markup('<p class="muted">This run wrote no script.</p>')
+    lines = list(difflib.unified_diff(
+        previous.splitlines(), current.splitlines(),
+        fromfile="previous/catalog_script.py", tofile="this run/catalog_script.py", lineterm=""))
+    if not lines:
+        return Markup('<p class="muted">Unchanged: this run reused the previous script as it was.</p>')
+    added = sum(1 for l in lines if l.startswith("+") and not l.startswith("+++"))
+    removed = sum(1 for l in lines if l.startswith("-") and not l.startswith("---"))
+    spans = []
+    for line in lines:
+        if line.startswith(("+++", "---")):
+            cls = "file"
+        elif line.startswith("@@"):
+            cls = "hunk"
+        elif line.startswith("+"):
+            cls = "add"
+        elif line.startswith("-"):
+            cls = "del"
+        else:
+            cls = "ctx"
+        spans.append(Markup('<span class="{}">{}</span>').format(cls, line or " "))
+    # block spans, so no newline between them: a newline would double the spacing
+    stat = Markup('<p class="diffstat"><span class="add-n">+{}</span> <span class="del-n">−{}</span> lines</p>').format(
+        added, removed)
+    return stat + Markup('<pre class="diff">') + Markup("").join(spans) + Markup("</pre>")

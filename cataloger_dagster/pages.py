@@ -1,0 +1,333 @@
+"""The HTML pages: one catalog page per table and the index over all tables.
+
+Templates live in the repository's top-level `templates/pages/` and ship in
+the wheel as `cataloger_dagster/templates/pages/`; the environment looks in
+the installed package first, then in the checkout.  Autoescaping is on for
+every template, so values from the data are always text.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.resources
+import json
+from collections.abc import Mapping
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import jinja2
+from pydantic import BaseModel, Field
+
+from cataloger_dagster import __version__
+from cataloger_dagster.models import (
+    AnalysisResultModel,
+    CodeInvestigation,
+    DatasetUnderstandingModel,
+    IssueModel,
+    TableProfile,
+)
+from cataloger_dagster.page_charts import fmt_value, script_diff, svg_bar, svg_histogram
+
+__all__ = [
+    "IndexEntry", "render_catalog_page", "render_index", "health_score", "health_band",
+    "svg_histogram", "svg_bar", "script_diff", "template_environment", "pass_rate_of",
+]
+
+SEVERITIES = ("high", "medium", "low")
+
+# Penalty (in health points, out of 100) of one issue touching every row.
+SEVERITY_PENALTY = {"high": 30.0, "medium": 12.0, "low": 4.0}
+
+CHECKOUT_TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
+
+LINK_LABELS = {
+    "index": "All tables",
+    "recent_summary": "What changed since the last run",
+    "script": "Session script (catalog_script.py)",
+    "summary_script": "Summary script",
+    "metrics": "Script metrics",
+    "profile": "Profile (JSON)",
+    "issues": "Issues (JSON)",
+    "investigations": "Investigations (JSON)",
+    "previous": "Previous run",
+}
+
+
+class _ResourceLoader(jinja2.BaseLoader):
+    """Templates inside the installed package, read through importlib.resources
+    so a zipped install works as well as an unpacked one."""
+
+    def __init__(self, package: str, folder: str) -> None:
+        self.package, self.folder = package, folder
+
+    def _root(self):
+        return importlib.resources.files(self.package) / self.folder
+
+    def get_source(self, environment, template):
+        node = self._root()
+        for part in template.split("/"):
+            if part in ("", ".", ".."):
+                raise jinja2.TemplateNotFound(template)
+            node = node / part
+        if not node.is_file():
+            raise jinja2.TemplateNotFound(template)
+        return node.read_text(encoding="utf-8"), None, lambda: True
+
+    def list_templates(self):
+        found, stack = [], [(self._root(), "")]
+        while stack:
+            node, prefix = stack.pop()
+            if not node.is_dir():
+                continue
+            for child in node.iterdir():
+                name = f"{prefix}{child.name}"
+                if child.is_dir():
+                    stack.append((child, name + "/"))
+                else:
+                    found.append(name)
+        return sorted(found)
+
+
+def _safe_href(url: Any) -> str:
+    """Relative links and http(s) only: a `javascript:` link is an XSS."""
+    text = str(url or "").strip()
+    scheme = urlsplit(text).scheme.lower()
+    return text if scheme in ("", "http", "https") else "#"
+
+
+def _pct(value: Any, digits: int = 0) -> str:
+    if value is None:
+        return "—"
+    return f"{float(value) * 100:.{digits}f}%"
+
+
+def _to_json(value: Any) -> str:
+    """Short structures on one line, longer ones indented."""
+    compact = json.dumps(value, default=str, ensure_ascii=False)
+    if len(compact) <= 90:
+        return compact
+    return json.dumps(value, indent=2, default=str, ensure_ascii=False)
+
+
+def _is_scalar(value: Any) -> bool:
+    return not isinstance(value, (dict, list, tuple))
+
+
+@functools.lru_cache(maxsize=1)
+def template_environment() -> jinja2.Environment:
+    loaders: list[jinja2.BaseLoader] = [_ResourceLoader("cataloger_dagster", "templates")]
+    if CHECKOUT_TEMPLATES.is_dir():
+        loaders.append(jinja2.FileSystemLoader(str(CHECKOUT_TEMPLATES)))
+    env = jinja2.Environment(
+        loader=jinja2.ChoiceLoader(loaders),
+        autoescape=jinja2.select_autoescape(
+            enabled_extensions=("html", "htm", "xml", "j2"), default_for_string=True, default=True),
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters.update(fmt=fmt_value, pct=_pct, tojson_pretty=_to_json, safe_href=_safe_href)
+    env.tests["scalar"] = _is_scalar
+    env.globals.update(svg_histogram=svg_histogram, svg_bar=svg_bar, version=__version__,
+                       health_band=health_band)
+    return env
+
+
+# --------------------------------------------------------------------------
+# health
+# --------------------------------------------------------------------------
+
+
+def health_score(
+    profile: TableProfile, issues: AnalysisResultModel, pass_rate: float | None = None
+) -> float:
+    """A table's health from 0 (unusable) to 100 (no known issue).
+
+    Each issue costs a penalty by severity (high 30, medium 12, low 4 points)
+    scaled by the share of rows it touches: ``penalty × (0.25 + 0.75 × f)``
+    with ``f = affectedRows / row_count`` capped at 1 (``f = 1`` when the
+    issue gives no row count or the table is empty, so an unmeasured issue
+    is never cheaper than a measured one).  Penalties compound rather than
+    add, ``score = 100 × Π(1 − penalty_i / 100)``, so many small issues wear
+    the score down without one table of trivia hitting zero.  When the
+    investigations' pass rate is known, the score is multiplied by
+    ``0.85 + 0.15 × pass_rate``: issues whose code never reached a verdict
+    leave the table's state less certain.  Rounded to one decimal.
+    """
+    score = 1.0
+    rows = profile.row_count
+    for issue in issues.issues:
+        if issue.affectedRows is not None and rows > 0:
+            share = min(max(issue.affectedRows / rows, 0.0), 1.0)
+        else:
+            share = 1.0
+        penalty = SEVERITY_PENALTY.get(issue.severity, SEVERITY_PENALTY["medium"])
+        score *= 1.0 - penalty * (0.25 + 0.75 * share) / 100.0
+    if pass_rate is not None:
+        score *= 0.85 + 0.15 * min(max(pass_rate, 0.0), 1.0)
+    return round(min(max(score * 100.0, 0.0), 100.0), 1)
+
+
+def health_band(score: float | None) -> str:
+    """'good' (≥ 85), 'fair' (≥ 60) or 'poor': the colour of a health score."""
+    if score is None:
+        return "unknown"
+    if score >= 85:
+        return "good"
+    if score >= 60:
+        return "fair"
+    return "poor"
+
+
+def pass_rate_of(investigations: list[CodeInvestigation] | None) -> float | None:
+    """Investigations whose code ran and reached a verdict / all (design §4)."""
+    if not investigations:
+        return None
+    passed = sum(1 for inv in investigations if inv.success and inv.verdict is not None)
+    return passed / len(investigations)
+
+
+# --------------------------------------------------------------------------
+# the catalog page
+# --------------------------------------------------------------------------
+
+
+def _history_table(history: list[dict] | None) -> dict | None:
+    if not history:
+        return None
+    preferred = ("timestamp", "run", "status", "row_count", "rows", "fingerprint", "issues",
+                 "pass_rate", "sandbox_cells", "sandbox_seconds", "seconds", "duration_s",
+                 "tokens", "explored", "previous_script")
+    seen: list[str] = []
+    for entry in history:
+        for key in entry:
+            if key not in seen and key not in ("href", "current"):
+                seen.append(key)
+    keys = [k for k in preferred if k in seen] + [k for k in seen if k not in preferred]
+    rows = []
+    for entry in history:
+        cells = []
+        for key in keys:
+            value = entry.get(key)
+            if key == "pass_rate" and isinstance(value, (int, float)) and not isinstance(value, bool):
+                cells.append(_pct(value))
+            elif isinstance(value, dict):
+                cells.append(", ".join(f"{k} {fmt_value(v)}" for k, v in value.items()) or "—")
+            else:
+                cells.append(fmt_value(value))
+        rows.append({"cells": cells, "href": _safe_href(entry["href"]) if entry.get("href") else None,
+                     "current": bool(entry.get("current"))})
+    return {"headers": [k.replace("_", " ") for k in keys], "rows": rows}
+
+
+def _links(links: dict[str, str] | None) -> list[dict]:
+    # a link with a scheme other than http(s) (javascript:, data:) is dropped
+    return [{"key": key, "label": LINK_LABELS.get(key, key.replace("_", " ").capitalize()),
+             "href": _safe_href(href)} for key, href in (links or {}).items()
+            if href and _safe_href(href) != "#"]
+
+
+def _issue_sort_key(issue: IssueModel):
+    return (-(issue.affectedRows or 0), issue.type, issue.id)
+
+
+def render_catalog_page(
+    *,
+    profile: TableProfile,
+    understanding: DatasetUnderstandingModel,
+    issues: AnalysisResultModel,
+    investigations: list[CodeInvestigation] | None = None,
+    history: list[dict] | None = None,
+    script: str | None = None,
+    previous_script: str | None = None,
+    links: dict[str, str] | None = None,
+    run: dict | None = None,
+) -> str:
+    """`catalog.html` for one table: a complete page with no external resources."""
+    run = dict(run or {})
+    investigations = list(investigations or [])
+    column_anchor = {c.name: f"col-{i}" for i, c in enumerate(profile.columns, 1)}
+    issue_anchor = {issue.id: f"issue-{i}" for i, issue in enumerate(issues.issues, 1)}
+    inv_anchor = {inv.issue_id: f"inv-{i}" for i, inv in enumerate(investigations, 1) if inv.issue_id}
+    verdict_by_issue = {inv.issue_id: inv.verdict or ("error" if not inv.success else "no verdict")
+                        for inv in investigations if inv.issue_id}
+    by_severity = {sev: sorted((i for i in issues.issues if i.severity == sev), key=_issue_sort_key)
+                   for sev in SEVERITIES}
+    issues_by_column: dict[str, list[IssueModel]] = {}
+    for issue in issues.issues:
+        for name in issue.affectedColumns:
+            issues_by_column.setdefault(name, []).append(issue)
+    pass_rate = pass_rate_of(investigations)
+    if pass_rate is None and isinstance(run.get("pass_rate"), (int, float)):
+        pass_rate = float(run["pass_rate"])
+    score = health_score(profile, issues, pass_rate)
+    run_time = str(run.get("timestamp") or run.get("run") or profile.profiled_at or "")
+    run_details = {k: v for k, v in run.items() if k not in ("timestamp", "run") and v is not None}
+    verdict_counts: dict[str, int] = {}
+    for verdict in verdict_by_issue.values():
+        verdict_counts[verdict] = verdict_counts.get(verdict, 0) + 1
+
+    context = {
+        "profile": profile,
+        "understanding": understanding,
+        "analysis": issues,
+        "issues_by_severity": by_severity,
+        "severity_summary": " · ".join(f"{len(by_severity[s])} {s}" for s in SEVERITIES if by_severity[s]),
+        "issue_anchor": issue_anchor,
+        "issue_by_id": {i.id: i for i in issues.issues},
+        "column_anchor": column_anchor,
+        "column_text": {c.name: c for c in understanding.columns},
+        "issues_by_column": issues_by_column,
+        "sample_table": [[row.get(c.name) for c in profile.columns] for row in profile.sample_rows],
+        "investigations": investigations,
+        "inv_anchor": inv_anchor,
+        "verdict_by_issue": verdict_by_issue,
+        "verdict_counts": verdict_counts,
+        "pass_rate": pass_rate,
+        "health": score,
+        "history": _history_table(history),
+        "diff": script_diff(previous_script, script) if (script or previous_script) else None,
+        "links": _links(links),
+        "run_time": run_time,
+        "run_details": run_details,
+        "generated_at": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+    }
+    return template_environment().get_template("pages/catalog.html.j2").render(context)
+
+
+# --------------------------------------------------------------------------
+# the index
+# --------------------------------------------------------------------------
+
+
+class IndexEntry(BaseModel):
+    table: str
+    row_count: int = 0
+    column_count: int = 0
+    issues_by_severity: dict[str, int] = Field(default_factory=dict)
+    pass_rate: float | None = None
+    health: float = 0.0
+    href: str = ""
+    updated: str = ""
+    status: str = "ok"              # "ok" or "failed" (anything else is shown as is)
+    error: str | None = None
+
+
+def render_index(*, database: str, tables: list[IndexEntry]) -> str:
+    """`index.html`: every table with its size, issues, pass rate and health."""
+    entries = [t if isinstance(t, IndexEntry) else IndexEntry.model_validate(t) for t in tables]
+    ok = [t for t in entries if t.status == "ok"]
+    totals = {sev: sum(t.issues_by_severity.get(sev, 0) for t in entries) for sev in SEVERITIES}
+    context = {
+        "database": database,
+        "tables": entries,
+        "severities": SEVERITIES,
+        "totals": totals,
+        "total_rows": sum(t.row_count for t in entries),
+        "failed": len(entries) - len(ok),
+        "mean_health": round(sum(t.health for t in ok) / len(ok), 1) if ok else None,
+        "generated_at": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+    }
+    return template_environment().get_template("pages/index.html.j2").render(context)
