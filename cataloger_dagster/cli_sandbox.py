@@ -1,0 +1,74 @@
+"""`cataloger sandbox ...`: build the Docker sandbox image.
+
+Registered in the main CLI with `main.add_command(sandbox)`; also runnable
+alone as `python -m cataloger_dagster.cli_sandbox build-image`.
+"""
+
+from __future__ import annotations
+
+import json
+
+import click
+import docker.errors
+
+from cataloger_dagster.resources.sandbox import image as sandbox_image
+
+
+def _progress_to_stderr(text: str) -> None:
+    click.echo(text, err=True, nl=False)
+
+
+@click.group("sandbox")
+def sandbox() -> None:
+    """The sandbox image used by SandboxResource(backend="docker")."""
+
+
+@sandbox.command("build-image")
+@click.option("--base", default=sandbox_image.DEFAULT_BASE, show_default=True,
+              help="Base image with python3 3.11.")
+@click.option("--tag", default=sandbox_image.DEFAULT_TAG, show_default=True,
+              help="Tag for the built image.")
+@click.option("--debootstrap-base", is_flag=True,
+              help="First make BASE from a debootstrap rootfs (root and debootstrap "
+                   "needed, no registry).")
+@click.option("--if-missing", is_flag=True,
+              help="Skip the build when TAG exists from the current recipe; with "
+                   "--debootstrap-base, make BASE only when it is absent.")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON on stdout.")
+def build_image_cmd(base: str, tag: str, debootstrap_base: bool, if_missing: bool,
+                    as_json: bool) -> None:
+    """Build the sandbox image (ibis, duckdb, pandas, numpy inside). Progress goes to stderr."""
+    try:
+        result = _build(base, tag, debootstrap_base=debootstrap_base, if_missing=if_missing)
+    except sandbox_image.SandboxImageError as exc:
+        raise click.ClickException(str(exc)) from exc
+    if as_json:
+        click.echo(json.dumps(result))
+    else:
+        verb = "built" if result["built"] else "up to date"
+        click.echo(f"{result['image']} {result['id']} ({verb}, base {result['base']})")
+
+
+def _build(base: str, tag: str, *, debootstrap_base: bool, if_missing: bool) -> dict:
+    client = sandbox_image.docker_client()
+    try:
+        def image_id(ref: str) -> str | None:
+            try:
+                return client.api.inspect_image(ref)["Id"]
+            except docker.errors.ImageNotFound:
+                return None
+
+        if if_missing and sandbox_image.image_present(tag, current=True):
+            return {"image": tag, "id": image_id(tag), "base": base, "built": False,
+                    "recipe_hash": sandbox_image.recipe_hash()}
+        if debootstrap_base and not (if_missing and image_id(base)):
+            sandbox_image.make_debootstrap_base(base, progress=_progress_to_stderr)
+    finally:
+        client.close()
+    built_id = sandbox_image.build_image(base, tag, progress=_progress_to_stderr)
+    return {"image": tag, "id": built_id, "base": base, "built": True,
+            "recipe_hash": sandbox_image.recipe_hash()}
+
+
+if __name__ == "__main__":
+    sandbox()
