@@ -13,7 +13,7 @@ from datetime import datetime, timezone
 from typing import Optional
 
 import dagster as dg
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from cataloger_dagster.models import (
     AnalysisResultModel,
@@ -64,6 +64,10 @@ class AgentResource(dg.ConfigurableResource, ABC):
 
 class HeuristicAgent(AgentResource):
     """Rule-based understanding from names and statistics; issues as detected."""
+
+    # (A resource needs at least one field: Dagster 1.13 reads a field-less
+    # resource through pydantic's deprecated `__fields__`.)
+    examples: int = Field(default=5, description="Example values or rows kept as evidence per finding")
 
     @property
     def kind(self) -> str:

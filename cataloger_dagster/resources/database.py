@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import sqlite3
@@ -19,6 +20,8 @@ from cataloger_dagster.fingerprint import DEFAULT_UPDATE_COLUMNS, compute_finger
 from cataloger_dagster.models import Fingerprint
 
 DEFAULT_DATABASE_URL = "duckdb://data/demo.duckdb"
+
+log = logging.getLogger(__name__)
 
 
 class DatabaseError(RuntimeError):
@@ -161,8 +164,18 @@ class DatabaseResource(dg.ConfigurableResource):
             ) from None
 
     def catalog(self) -> dict[str, ibis.Table]:
-        """Every table of the database by name (for cross-table checks)."""
-        return {name: self.table(name) for name in self.list_tables()}
+        """Every readable table of the database by name (for cross-table checks).
+
+        A table that cannot be opened (a broken view, no permission) is left
+        out with a warning: it must not stop the checks of the other tables.
+        """
+        found = {}
+        for name in self.list_tables():
+            try:
+                found[name] = self.table(name)
+            except DatabaseError as exc:
+                log.warning("cross-table checks skip %s: %s", name, exc)
+        return found
 
     def fingerprint(self, name: str, *, row_count: int | None = None) -> Fingerprint:
         return compute_fingerprint(self.table(name), row_count=row_count, update_columns=self.update_columns)

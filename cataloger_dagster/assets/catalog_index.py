@@ -1,0 +1,71 @@
+import dagster as dg
+
+from cataloger_dagster.assets.catalog_page import catalog_page
+from cataloger_dagster.assets.common import GROUP, OWNERS
+from cataloger_dagster.resources import script_store
+from cataloger_dagster.assets.partitions import tables_partitions
+from cataloger_dagster.models import AnalysisResultModel, TableProfile
+from cataloger_dagster.pages import IndexEntry, health_score, render_index
+from cataloger_dagster.resources.database import DatabaseResource
+from cataloger_dagster.resources.script_store import ScriptStore
+
+
+class CatalogIndexConfig(dg.Config):
+    # table -> error, for tables whose run failed (the `cataloger run` command fills it)
+    errors: dict[str, str] = {}
+
+
+def index_entry(store: ScriptStore, database: str, table: str, error: str | None) -> IndexEntry:
+    prefix = script_store.table_prefix(database, table)
+    for ts in reversed(store.list_runs(prefix)):
+        if store.read_artifact(prefix, ts, "catalog.html") is None:
+            continue
+        profile = TableProfile.model_validate(store.read_json(prefix, ts, "profile.json"))
+        issues = AnalysisResultModel.model_validate(store.read_json(prefix, ts, "issues.json"))
+        metrics = store.read_json(prefix, ts, "catalog_script.metrics.json") or {}
+        pass_rate = metrics.get("pass_rate")
+        return IndexEntry(
+            table=table,
+            row_count=profile.row_count,
+            column_count=profile.column_count,
+            issues_by_severity={
+                s: sum(1 for i in issues.issues if i.severity == s) for s in ("high", "medium", "low")
+            },
+            pass_rate=pass_rate,
+            health=health_score(profile, issues, pass_rate),
+            href=f"{prefix.split('/', 1)[1]}/{ts}/catalog.html",
+            updated=ts,
+            status="failed" if error else "ok",
+            error=error,
+        )
+    return IndexEntry(
+        table=table, row_count=0, column_count=0, issues_by_severity={}, pass_rate=None, health=0.0,
+        href="", updated="", status="failed" if error else "missing",
+        error=error or "not cataloged yet: materialize this table's partition",
+    )
+
+
+@dg.asset(
+    deps=[catalog_page],
+    group_name=GROUP,
+    owners=OWNERS,
+    kinds={"html"},
+    description="index.html over every table of the database, with a health score each.",
+)
+def catalog_index(
+    context: dg.AssetExecutionContext,
+    config: CatalogIndexConfig,
+    database: DatabaseResource,
+    store: ScriptStore,
+) -> dg.MaterializeResult:
+    tables = sorted(context.instance.get_dynamic_partitions(tables_partitions.name))
+    db = database.database_name
+    entries = [index_entry(store, db, t, config.errors.get(t)) for t in tables]
+    uri = store.write_index(db, render_index(database=db, tables=entries))
+    return dg.MaterializeResult(
+        metadata={
+            "tables": len(entries),
+            "failed": sum(1 for e in entries if e.status != "ok"),
+            "index": dg.MetadataValue.url(uri) if uri.startswith("s3://") else dg.MetadataValue.path(uri),
+        }
+    )

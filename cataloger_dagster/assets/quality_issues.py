@@ -1,0 +1,55 @@
+import dagster as dg
+
+from cataloger_dagster.assets.common import (
+    GROUP, OWNERS, previous_artifacts, run_folder, table_prefix,
+)
+from cataloger_dagster.assets.partitions import tables_partitions
+from cataloger_dagster.detectors import detect_issues
+from cataloger_dagster.models import AnalysisResultModel, DatasetUnderstandingModel, TableProfile
+from cataloger_dagster.resources.agent import AgentResource
+from cataloger_dagster.resources.database import DatabaseResource
+from cataloger_dagster.resources.script_store import ScriptStore
+
+
+def severity_counts(result: AnalysisResultModel) -> dict[str, int]:
+    return {s: sum(1 for i in result.issues if i.severity == s) for s in ("high", "medium", "low")}
+
+
+@dg.asset(
+    partitions_def=tables_partitions,
+    group_name=GROUP,
+    owners=OWNERS,
+    kinds={"ibis", "python"},
+    description="Data-quality issues (seed 001's AnalysisResultModel): deterministic detectors always "
+    "run; the agent reviews, adds and explains.",
+)
+def quality_issues(
+    context: dg.AssetExecutionContext,
+    table_profile: TableProfile,
+    table_understanding: DatasetUnderstandingModel,
+    database: DatabaseResource,
+    store: ScriptStore,
+    agent: AgentResource,
+) -> dg.Output[AnalysisResultModel]:
+    name = context.partition_key
+    prefix = table_prefix(database, name)
+    timestamp = run_folder(context, store, prefix)
+    detected = detect_issues(database.table(name), table_profile, catalog=database.catalog())
+    previous = previous_artifacts(store, prefix, "issues.json", before=timestamp, limit=1)
+    previous_result = AnalysisResultModel.model_validate(previous[0][1]) if previous else None
+    result, usage = agent.review_issues(
+        table_profile, table_understanding, detected, previous=previous_result
+    )
+    uri = store.write_json(prefix, timestamp, "issues.json", result)
+    counts = severity_counts(result)
+    context.log.info(f"{name}: {len(result.issues)} issues ({counts})")
+    return dg.Output(
+        result,
+        metadata={
+            "issues": len(result.issues),
+            **{f"issues_{s}": n for s, n in counts.items()},
+            "summary": dg.MetadataValue.md(result.summary),
+            "tokens": usage.tokens,
+            "issues_json": dg.MetadataValue.path(uri),
+        },
+    )

@@ -1,0 +1,52 @@
+import dagster as dg
+
+from cataloger_dagster.assets.common import GROUP, OWNERS, run_folder, table_prefix
+from cataloger_dagster.assets.partitions import tables_partitions
+from cataloger_dagster.models import TableProfile
+from cataloger_dagster.profiling import compute_profile
+from cataloger_dagster.resources.database import DatabaseResource
+from cataloger_dagster.resources.script_store import ScriptStore
+
+
+@dg.asset(
+    partitions_def=tables_partitions,
+    group_name=GROUP,
+    owners=OWNERS,
+    kinds={"ibis", "python"},
+    description="Statistics of every column, pushed down to the database through ibis, "
+    "with sample rows and the table's fingerprint.",
+)
+def table_profile(
+    context: dg.AssetExecutionContext, database: DatabaseResource, store: ScriptStore
+) -> dg.Output[TableProfile]:
+    name = context.partition_key
+    table = database.table(name)
+    fingerprint = database.fingerprint(name)
+    profile = compute_profile(
+        table,
+        database=database.database_name,
+        table_name=name,
+        fingerprint=fingerprint,
+        progress=context.log.debug,
+    )
+    prefix = table_prefix(database, name)
+    timestamp = run_folder(context, store, prefix)
+    uri = store.write_json(prefix, timestamp, "profile.json", profile)
+    context.log.info(
+        f"profiled {name}: {profile.row_count:,} rows, {profile.column_count} columns, "
+        f"{profile.queries} queries in {profile.duration_s:.2f}s"
+    )
+    return dg.Output(
+        profile,
+        metadata={
+            "dagster/row_count": profile.row_count,
+            "dagster/column_schema": dg.TableSchema(
+                columns=[dg.TableColumn(name=c.name, type=c.dtype) for c in profile.columns]
+            ),
+            "fingerprint": profile.fingerprint.value,
+            "queries": profile.queries,
+            "duration_s": round(profile.duration_s, 3),
+            "run_folder": timestamp,
+            "profile": dg.MetadataValue.path(uri),
+        },
+    )

@@ -1,0 +1,66 @@
+import dagster as dg
+
+from cataloger_dagster.assets.common import (
+    GROUP, OWNERS, previous_artifacts, run_folder, table_prefix,
+)
+from cataloger_dagster.assets.partitions import tables_partitions
+from cataloger_dagster.models import DatasetUnderstandingModel, TableProfile
+from cataloger_dagster.resources.agent import AgentResource, AgentUsage
+from cataloger_dagster.resources.database import DatabaseResource
+from cataloger_dagster.resources.script_store import ScriptStore
+
+
+def cache_key(profile: TableProfile, agent: AgentResource) -> str:
+    version = getattr(agent, "prompt_version", None) or "1"
+    return f"{profile.fingerprint.value}:{agent.kind}:{version}"
+
+
+@dg.asset(
+    partitions_def=tables_partitions,
+    group_name=GROUP,
+    owners=OWNERS,
+    kinds={"python"},
+    description="A plain-language understanding of the table (seed 001's DatasetUnderstandingModel); "
+    "reused unchanged while the table's fingerprint and the agent's prompt are unchanged.",
+)
+def table_understanding(
+    context: dg.AssetExecutionContext,
+    table_profile: TableProfile,
+    database: DatabaseResource,
+    store: ScriptStore,
+    agent: AgentResource,
+) -> dg.Output[DatasetUnderstandingModel]:
+    name = context.partition_key
+    prefix = table_prefix(database, name)
+    timestamp = run_folder(context, store, prefix)
+    key = cache_key(table_profile, agent)
+    reused_from = None
+    understanding = None
+    for ts, stored in previous_artifacts(store, prefix, "understanding.json", before=timestamp, limit=1):
+        if stored.get("cache_key") == key:
+            understanding = DatasetUnderstandingModel.model_validate(stored)
+            reused_from = ts
+    usage = AgentUsage(agent=agent.kind)
+    if understanding is None:
+        understanding, usage = agent.understand(table_profile)
+    else:
+        context.log.info(f"{name}: fingerprint unchanged, understanding reused from {reused_from}")
+    uri = store.write_json(prefix, timestamp, "understanding.json", {**understanding.model_dump(), "cache_key": key})
+    descriptions = {c.name: c.description for c in understanding.columns}
+    return dg.Output(
+        understanding,
+        metadata={
+            "dagster/column_schema": dg.TableSchema(
+                columns=[
+                    dg.TableColumn(name=c.name, type=c.dtype, description=descriptions.get(c.name))
+                    for c in table_profile.columns
+                ]
+            ),
+            "description": dg.MetadataValue.md(understanding.summary.description),
+            "agent": agent.kind,
+            "reused_from": reused_from or "",
+            "tokens": usage.tokens,
+            "fallback_reason": usage.fallback_reason or "",
+            "understanding": dg.MetadataValue.path(uri),
+        },
+    )

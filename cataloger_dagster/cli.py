@@ -1,0 +1,114 @@
+"""The `cataloger` command: the catalog without the UI."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+from dotenv import load_dotenv
+
+from cataloger_dagster.cli_sandbox import sandbox
+from cataloger_dagster.resources.database import DatabaseError
+
+
+def _emit(data, as_json: bool, text: str) -> None:
+    if as_json:
+        click.echo(json.dumps(data, indent=2, default=str))
+    else:
+        click.echo(text)
+
+
+@click.group()
+@click.version_option(package_name="cataloger-dagster")
+def main() -> None:
+    """A self-improving data catalog orchestrated by Dagster."""
+    load_dotenv(Path.cwd() / ".env", override=False)
+
+
+@main.command("demo-db")
+@click.argument("path", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--scale", default=1.0, show_default=True, help="Fraction of the full size (every defect is kept).")
+@click.option("--seed", default=7, show_default=True)
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+def demo_db(path: Path, scale: float, seed: int, as_json: bool) -> None:
+    """Write the demo DuckDB database (realistic tables with planted defects) to PATH."""
+    from cataloger_dagster.demo import create_demo_database
+
+    try:
+        info = create_demo_database(path, seed=seed, scale=scale)
+    except FileExistsError as exc:
+        raise click.ClickException(str(exc)) from None
+    _emit({"path": str(path), **info}, as_json, f"demo database written to {path}")
+
+
+@main.command("run")
+@click.option("--database", "database", envvar="CATALOGER_DATABASE", help="ibis URL (default: the demo database).")
+@click.option("--store", envvar="CATALOGER_STORE", help="Folder or s3://bucket/prefix for results.")
+@click.option("--agent", envvar="CATALOGER_AGENT", help="heuristic (default) or anthropic.")
+@click.option("--table", "tables", multiple=True, help="Catalog only this table (repeatable).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object with every table's result.")
+def run(database, store, agent, tables, as_json) -> None:
+    """Catalog a database (all tables, or those given) through Dagster."""
+    from tqdm import tqdm
+
+    from cataloger_dagster.runner import catalog_database
+
+    bar = tqdm(total=len(tables) or None, desc="cataloging", unit="table", file=sys.stderr,
+               disable=not sys.stderr.isatty() and as_json)
+
+    def done(report):
+        bar.update(1)
+        bar.set_postfix_str(f"{report.table}: {report.status}")
+        if report.status != "ok":
+            tqdm.write(f"  {report.table} failed: {report.error}", file=sys.stderr)
+
+    try:
+        report = catalog_database(
+            database=database, store=store, agent=agent, tables=list(tables) or None, on_table_done=done
+        )
+    except DatabaseError as exc:
+        bar.close()
+        raise click.ClickException(str(exc)) from None
+    bar.close()
+    if as_json:
+        click.echo(report.model_dump_json(indent=2))
+    else:
+        ok = len(report.tables) - len(report.failed)
+        click.echo(f"cataloged {ok}/{len(report.tables)} tables of {report.database}")
+        for t in report.failed:
+            click.echo(f"  FAILED {t.table}: {t.error}")
+        click.echo(f"catalog: {report.index or '(index not written)'}")
+    if report.failed or report.index is None:
+        sys.exit(1)
+
+
+@main.command("profile")
+@click.option("--database", "database", envvar="CATALOGER_DATABASE", required=True, help="ibis URL.")
+@click.option("--table", "table", required=True)
+@click.option("--json", "as_json", is_flag=True)
+def profile(database, table, as_json) -> None:
+    """Profile one table and print its statistics."""
+    from cataloger_dagster.profiling import compute_profile
+    from cataloger_dagster.resources.database import DatabaseResource
+
+    db = DatabaseResource(url=database)
+    try:
+        result = compute_profile(
+            db.table(table), database=db.database_name, table_name=table, fingerprint=db.fingerprint(table)
+        )
+    except DatabaseError as exc:
+        raise click.ClickException(str(exc)) from None
+    if as_json:
+        click.echo(result.model_dump_json(indent=2))
+        return
+    click.echo(f"{table}: {result.row_count:,} rows, {result.column_count} columns")
+    for c in result.columns:
+        click.echo(
+            f"  {c.name:<24} {c.dtype:<16} nulls={c.nulls:<8} distinct={c.distinct!s:<8} "
+            f"min={c.min!s:.20} max={c.max!s:.20} semantic={c.semantic_type}"
+        )
+
+
+main.add_command(sandbox)

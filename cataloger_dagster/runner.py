@@ -1,0 +1,160 @@
+"""Catalog a database without the UI: one Dagster run per table, then the index.
+
+Used by the `cataloger run` command and by the tests.  One table that fails
+does not stop the others; its error is reported and shown in the index.
+"""
+
+from __future__ import annotations
+
+import os
+from contextlib import contextmanager
+from typing import Callable, Iterator, Optional
+
+import dagster as dg
+from pydantic import BaseModel
+
+from cataloger_dagster.assets.catalog_index import catalog_index
+from cataloger_dagster.assets.partitions import tables_partitions
+from cataloger_dagster.definitions import TABLE_ASSETS
+from cataloger_dagster.settings import resources as make_resources
+
+QUIET_LOGS = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
+
+
+class IssueSummary(BaseModel):
+    id: str
+    type: str
+    severity: str
+    category: str
+    affectedColumns: list[str]
+    affectedRows: Optional[int] = None
+
+
+class TableReport(BaseModel):
+    table: str
+    run: Optional[str] = None           # the run folder (timestamp) in the store
+    dagster_run_id: Optional[str] = None
+    status: str                         # "ok" | "failed"
+    error: Optional[str] = None
+    html: Optional[str] = None
+    issues: list[IssueSummary] = []
+    pass_rate: Optional[float] = None
+    sandbox_cells: int = 0
+    tokens: int = 0
+
+
+class CatalogReport(BaseModel):
+    database: str
+    store: str
+    index: Optional[str] = None
+    tables: list[TableReport]
+
+    @property
+    def failed(self) -> list[TableReport]:
+        return [t for t in self.tables if t.status != "ok"]
+
+
+@contextmanager
+def dagster_instance() -> Iterator[dg.DagsterInstance]:
+    """The persistent instance when DAGSTER_HOME is set (runs then show in the UI)."""
+    if os.environ.get("DAGSTER_HOME"):
+        with dg.DagsterInstance.get() as instance:
+            yield instance
+    else:
+        with dg.DagsterInstance.ephemeral() as instance:
+            yield instance
+
+
+def _failure_message(result: dg.ExecuteInProcessResult) -> str:
+    for event in result.all_events:
+        if event.is_step_failure and event.step_failure_data and event.step_failure_data.error:
+            err = event.step_failure_data.error
+            cause = err.cause.message.strip() if err.cause else ""
+            return f"{event.step_key}: {cause or err.message.strip()}"
+        if event.is_failure and event.message:
+            return event.message
+    return "run failed"
+
+
+def catalog_database(
+    *,
+    database: str | None = None,
+    store: str | None = None,
+    agent: str | None = None,
+    tables: list[str] | None = None,
+    instance: dg.DagsterInstance | None = None,
+    on_table_done: Callable[[TableReport], None] | None = None,
+) -> CatalogReport:
+    res = make_resources(database=database, store=store, agent=agent)
+    db, st = res["database"], res["store"]
+    # resolve EnvVar-backed fields the same way Dagster does
+    db_res = db.process_config_and_initialize() if hasattr(db, "process_config_and_initialize") else db
+    available = db_res.list_tables()
+    wanted = tables or available
+    if instance is None:
+        with dagster_instance() as inst:
+            return catalog_database(
+                database=database, store=store, agent=agent, tables=tables,
+                instance=inst, on_table_done=on_table_done,
+            )
+    known = [t for t in wanted if t in available]
+    existing = set(instance.get_dynamic_partitions(tables_partitions.name))
+    new = [t for t in known if t not in existing]
+    if new:
+        instance.add_dynamic_partitions(tables_partitions.name, new)
+    reports: list[TableReport] = []
+    for name in wanted:
+        if name not in available:
+            report = TableReport(
+                table=name, status="failed",
+                error=f"table {name!r} not found in {db_res.safe_url}; tables: {', '.join(available)}",
+            )
+        else:
+            report = _catalog_table(name, res, instance, st, db_res)
+        reports.append(report)
+        if on_table_done is not None:
+            on_table_done(report)
+    errors = {r.table: r.error or "failed" for r in reports if r.status != "ok" and r.table in available}
+    index = dg.materialize(
+        [*TABLE_ASSETS, catalog_index],
+        selection=[catalog_index],
+        instance=instance,
+        resources=res,
+        run_config={**QUIET_LOGS, "ops": {"catalog_index": {"config": {"errors": errors}}}},
+        raise_on_error=False,
+        tags={"cataloger/launched_by": "cli"},
+    )
+    index_uri = None
+    if index.success:
+        mats = index.asset_materializations_for_node("catalog_index")
+        index_uri = str(mats[-1].metadata["index"].value) if mats else None
+    return CatalogReport(database=db_res.safe_url, store=st.describe(), index=index_uri, tables=reports)
+
+
+def _catalog_table(name, res, instance, store, db_res) -> TableReport:
+    try:
+        result = dg.materialize(
+            TABLE_ASSETS,
+            partition_key=name,
+            instance=instance,
+            resources=res,
+            run_config=QUIET_LOGS,
+            raise_on_error=False,
+            tags={"cataloger/launched_by": "cli"},
+        )
+    except Exception as exc:  # a definition-level failure still must not stop other tables
+        return TableReport(table=name, status="failed", error=f"{type(exc).__name__}: {exc}")
+    report = TableReport(table=name, dagster_run_id=result.run_id, status="ok" if result.success else "failed")
+    if not result.success:
+        report.error = _failure_message(result)
+        return report
+    page = result.asset_materializations_for_node("catalog_page")[-1].metadata
+    report.run = str(page["run_folder"].value)
+    report.html = str(page["catalog_page"].value)
+    issues = result.output_for_node("quality_issues")
+    report.issues = [IssueSummary.model_validate(i.model_dump()) for i in issues.issues]
+    for node in ("table_understanding", "quality_issues"):
+        for mat in result.asset_materializations_for_node(node):
+            tokens = mat.metadata.get("tokens")
+            report.tokens += int(tokens.value) if tokens is not None else 0
+    return report

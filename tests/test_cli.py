@@ -1,0 +1,92 @@
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import duckdb
+import pytest
+
+CATALOGER = str(Path(sys.executable).parent / "cataloger")
+
+
+def cataloger(*args, cwd=None, env=None):
+    full_env = {**os.environ, **(env or {})}
+    full_env.pop("DAGSTER_HOME", None)
+    full_env.pop("CATALOGER_DATABASE", None)
+    full_env.pop("CATALOGER_STORE", None)
+    return subprocess.run([CATALOGER, *args], capture_output=True, text=True, timeout=600, cwd=cwd, env=full_env)
+
+
+def test_run_json_over_the_demo_database(demo_db, tmp_path):
+    store = tmp_path / "store"
+    out = cataloger("run", "--database", f"duckdb://{demo_db}", "--store", str(store), "--json")
+    assert out.returncode == 0, out.stderr
+    report = json.loads(out.stdout)
+    assert set(report) == {"database", "store", "index", "tables"}
+    tables = {t["table"]: t for t in report["tables"]}
+    with duckdb.connect(str(demo_db), read_only=True) as con:
+        names = {r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
+    assert set(tables) == names
+    for t in tables.values():
+        assert t["status"] == "ok" and t["error"] is None
+        assert Path(t["html"]).is_file() and t["run"] in t["html"]
+        assert {"pass_rate", "sandbox_cells", "tokens", "issues"} <= set(t)
+        for issue in t["issues"]:
+            assert set(issue) == {"id", "type", "severity", "category", "affectedColumns", "affectedRows"}
+    assert any(t["issues"] for t in tables.values())
+    assert Path(report["index"]).is_file()
+    assert report["index"] == str(store.resolve() / "demo" / "index.html")
+
+
+def test_one_failing_table_does_not_stop_the_others(tmp_path):
+    db = tmp_path / "mixed.duckdb"
+    with duckdb.connect(str(db)) as con:
+        con.execute("CREATE TABLE good AS SELECT range AS id, range % 3 AS grp FROM range(100)")
+        con.execute("CREATE TABLE gone AS SELECT 1 AS x")
+        con.execute("CREATE VIEW broken AS SELECT * FROM gone")
+        con.execute("DROP TABLE gone")  # the view now fails whenever it is read
+    store = tmp_path / "store"
+    out = cataloger("run", "--database", f"duckdb://{db}", "--store", str(store), "--json")
+    assert out.returncode == 1
+    report = json.loads(out.stdout)
+    tables = {t["table"]: t for t in report["tables"]}
+    assert tables["good"]["status"] == "ok"
+    assert tables["broken"]["status"] == "failed" and "broken" in tables["broken"]["error"]
+    index = Path(report["index"]).read_text()
+    assert "broken" in index and "good" in index
+
+
+def test_unknown_table_is_reported(demo_db, tmp_path):
+    out = cataloger("run", "--database", f"duckdb://{demo_db}", "--store", str(tmp_path / "s"),
+                    "--table", "customers", "--table", "no_such_table", "--json")
+    assert out.returncode == 1
+    tables = {t["table"]: t for t in json.loads(out.stdout)["tables"]}
+    assert tables["customers"]["status"] == "ok"
+    assert "no_such_table" in tables["no_such_table"]["error"]
+
+
+def test_profile_json(demo_db):
+    out = cataloger("profile", "--database", f"duckdb://{demo_db}", "--table", "orders", "--json")
+    assert out.returncode == 0, out.stderr
+    profile = json.loads(out.stdout)
+    assert profile["table"] == "orders" and profile["row_count"] > 0
+    assert len(profile["sample_rows"]) == 5
+
+
+def test_demo_db_refuses_to_overwrite(demo_db):
+    out = cataloger("demo-db", str(demo_db))
+    assert out.returncode != 0 and "exist" in (out.stderr + out.stdout).lower()
+
+
+def test_password_never_printed(postgres_admin_url, postgres_schema, tmp_path):
+    schema, conn = postgres_schema
+    conn.execute(f"CREATE TABLE {schema}.things AS SELECT g AS id, 'x' || g AS label FROM generate_series(1, 50) g")
+    url = postgres_admin_url.replace("postgres://postgres@", "postgres://postgres:pw-T0pS3cret@") + f"?schema={schema}"
+    out = cataloger("run", "--database", url, "--store", str(tmp_path / "s"), "--json")
+    assert out.returncode == 0, out.stderr
+    assert "pw-T0pS3cret" not in out.stdout + out.stderr
+    assert json.loads(out.stdout)["database"].startswith("postgres://postgres:***@")
+    for path in (tmp_path / "s").rglob("*"):
+        if path.is_file():
+            assert b"pw-T0pS3cret" not in path.read_bytes(), path

@@ -1,0 +1,75 @@
+import subprocess
+import sys
+import warnings
+from pathlib import Path
+
+import dagster as dg
+import pytest
+
+from cataloger_dagster.assets.partitions import tables_partitions
+from cataloger_dagster.definitions import ALL_ASSETS, TABLE_ASSETS, defs
+from cataloger_dagster.settings import resources
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_defs_have_the_designed_assets():
+    keys = {k.to_user_string() for k in defs.resolve_asset_graph().get_all_asset_keys()}
+    assert keys == {"table_profile", "table_understanding", "quality_issues", "catalog_page", "catalog_index"}
+    assert isinstance(tables_partitions, dg.DynamicPartitionsDefinition) and tables_partitions.name == "tables"
+    graph = defs.resolve_asset_graph()
+    parents = lambda k: {p.to_user_string() for p in graph.get(dg.AssetKey(k)).parent_keys}  # noqa: E731
+    assert parents("table_understanding") == {"table_profile"}
+    assert parents("quality_issues") == {"table_profile", "table_understanding"}
+    assert parents("catalog_page") == {"table_profile", "table_understanding", "quality_issues"}
+    assert parents("catalog_index") == {"catalog_page"}
+
+
+def test_workspace_yaml_loads_defs():
+    out = subprocess.run(
+        [str(Path(sys.executable).parent / "dagster"), "definitions", "validate", "-w", "workspace.yaml"],
+        cwd=ROOT, capture_output=True, text=True, timeout=300,
+    )
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "deprecat" not in (out.stdout + out.stderr).lower()
+
+
+def test_materialize_every_asset_for_two_partitions(demo_db, tmp_path):
+    store_root = tmp_path / "store"
+    res = resources(database=f"duckdb://{demo_db}", store=str(store_root))
+    with dg.instance_for_test() as instance:
+        instance.add_dynamic_partitions("tables", ["customers", "orders"])
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            for table in ("customers", "orders"):
+                result = dg.materialize(TABLE_ASSETS, partition_key=table, instance=instance, resources=res)
+                assert result.success
+            index = dg.materialize(ALL_ASSETS, selection=["catalog_index"], instance=instance, resources=res)
+            assert index.success
+        bad = [w for w in caught if issubclass(w.category, (DeprecationWarning, dg.BetaWarning, dg.PreviewWarning))]
+        assert not bad, [str(w.message) for w in bad]
+        # the design's store layout
+        for table in ("customers", "orders"):
+            runs = sorted((store_root / "demo" / table).iterdir())
+            assert len(runs) == 1
+            names = {p.name for p in runs[0].iterdir()}
+            assert {"profile.json", "understanding.json", "issues.json", "catalog.html"} <= names
+        index_html = (store_root / "demo" / "index.html").read_text()
+        assert "customers" in index_html and "orders" in index_html
+        # metadata the UI shows
+        mat = instance.fetch_materializations(
+            dg.AssetRecordsFilter(asset_key=dg.AssetKey("table_profile"), asset_partitions=["orders"]), limit=1
+        ).records[0].asset_materialization
+        assert mat.metadata["dagster/row_count"].value > 0
+        assert "dagster/column_schema" in mat.metadata
+
+        # a second run writes a new folder, leaves the first intact, reuses the understanding
+        first = sorted((store_root / "demo" / "orders").iterdir())[0]
+        before = {p.name: p.read_bytes() for p in first.iterdir()}
+        again = dg.materialize(TABLE_ASSETS, partition_key="orders", instance=instance, resources=res)
+        assert again.success
+        runs = sorted((store_root / "demo" / "orders").iterdir())
+        assert len(runs) == 2 and runs[0] == first
+        assert {p.name: p.read_bytes() for p in first.iterdir()} == before
+        reused = again.asset_materializations_for_node("table_understanding")[0].metadata["reused_from"].value
+        assert reused == first.name
