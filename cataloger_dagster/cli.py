@@ -112,3 +112,5 @@ def profile(database, table, as_json) -> None:
 
 
 main.add_command(sandbox)
+from cataloger_dagster.cli_scripts import scripts  # noqa: E402
+main.add_command(scripts)

@@ -1,0 +1,294 @@
+"""`cataloger scripts list|show|diff TABLE`: a table's stored session scripts.
+
+Registered in the main CLI with `main.add_command(scripts)`.  Reads only:
+nothing here writes to the store or connects to the database (the database
+URL is needed only for the name that the store's layout uses).
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import sys
+from typing import Any, Callable
+
+import click
+
+from cataloger_dagster.resources.database import DEFAULT_DATABASE_URL, DatabaseResource
+from cataloger_dagster.resources.script_store import (
+    LATEST_WINDOW,
+    ScriptRecord,
+    ScriptStore,
+    ScriptStoreError,
+    normalize_timestamp,
+    script_store_from_url,
+    table_prefix,
+)
+
+SCRIPT_FILE = "catalog_script.py"
+DEFAULT_STORE = "catalog"   # the same default as cataloger_dagster.settings
+
+
+class ScriptsError(click.ClickException):
+    """A user-facing error; with --json it is printed as {"error": ...} on stdout too."""
+
+    def __init__(self, message: str, **details: Any):
+        super().__init__(message)
+        self.details = details
+
+
+class _Ctx:
+    """Where one command looks: the store, the database name and the table's prefix."""
+
+    def __init__(self, store: ScriptStore, database: str, table: str):
+        self.store, self.database, self.table = store, database, table
+        self.prefix = table_prefix(database, table)
+
+    def header(self) -> dict:
+        return {"database": self.database, "table": self.table, "store": self.store.describe()}
+
+    def records(self) -> list[ScriptRecord]:
+        """Every run of the table that holds a script, newest first."""
+        runs = self.store.list_runs(self.prefix)
+        records = self.store.list_scripts(self.prefix, SCRIPT_FILE, limit=len(runs)) if runs else []
+        if not records:
+            raise self._no_scripts(runs)
+        return records
+
+    def best_timestamp(self) -> str | None:
+        # exactly what the investigations asset feeds forward (last 10 runs, script_rank)
+        best = self.store.best_script(self.prefix, SCRIPT_FILE, limit=LATEST_WINDOW)
+        return best.timestamp if best else None
+
+    def _no_scripts(self, runs: list[str]) -> ScriptsError:
+        where = self.store.describe()
+        tables = self.store.list_tables(self.prefix.split("/", 1)[0])
+        if runs:
+            message = (f"table {self.table!r} of database {self.database!r} has {len(runs)} run(s) "
+                       f"in {where} but none holds a {SCRIPT_FILE}")
+        else:
+            message = f"no scripts for table {self.table!r} of database {self.database!r} in {where}"
+        others = [t for t in tables if t != self.table]
+        if others:
+            message += "; tables with runs in this store: " + ", ".join(others)
+        elif not runs:
+            message += (f"; the store has no runs for database {self.database!r}: run "
+                        "`cataloger run` first, or check --store / --database / --database-name")
+        return ScriptsError(message, **self.header(), tables=tables)
+
+    def pick(self, records: list[ScriptRecord], which: str) -> ScriptRecord:
+        """A record by timestamp (any ISO-8601 form, or a unique prefix), 'best' or 'latest'."""
+        which = which.strip()
+        if which.lower() == "latest":
+            return records[0]
+        if which.lower() == "best":
+            best = self.best_timestamp()
+            for record in records:
+                if record.timestamp == best:
+                    return record
+            raise ScriptsError(
+                f"none of the last {LATEST_WINDOW} runs of table {self.table!r} holds a script, so "
+                "none is fed forward; give a timestamp: " + ", ".join(r.timestamp for r in records),
+                **self.header(), available=[r.timestamp for r in records])
+        by_ts = {r.timestamp: r for r in records}
+        try:
+            exact = normalize_timestamp(which)
+        except ValueError:
+            exact = None
+        if exact in by_ts:
+            return by_ts[exact]
+        matches = [r for r in records if r.timestamp.startswith(which)]
+        if len(matches) == 1:
+            return matches[0]
+        available = [r.timestamp for r in records]
+        if len(matches) > 1:
+            reason = f"timestamp {which!r} matches {len(matches)} runs of table {self.table!r}"
+        elif exact is not None and exact in self.store.list_runs(self.prefix):
+            reason = f"run {exact} of table {self.table!r} holds no {SCRIPT_FILE}"
+        else:
+            reason = f"no run of table {self.table!r} with a script at {which!r}"
+        raise ScriptsError(
+            f"{reason}; give one of: {', '.join(available)} (or 'best' / 'latest')",
+            **self.header(), available=available,
+        )
+
+
+def _common(func: Callable) -> Callable:
+    """The options every `scripts` command takes."""
+    options = [
+        click.option("--database", "database_url", envvar="CATALOGER_DATABASE",
+                     default=DEFAULT_DATABASE_URL, show_default=True,
+                     help="ibis URL of the database (only its name is used; no connection)."),
+        click.option("--database-name", help="The database's name in the store (overrides --database)."),
+        click.option("--store", envvar="CATALOGER_STORE", default=DEFAULT_STORE, show_default=True,
+                     help="Folder or s3://bucket/prefix of the script store."),
+        click.option("--json", "as_json", is_flag=True, help="Print the result as JSON."),
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return func
+
+
+def _run(as_json: bool, body: Callable[[], tuple[dict, str]]) -> None:
+    """Run `body` -> (json data, text); turn store errors into clear messages and exit 1."""
+    try:
+        data, text = body()
+    except ScriptsError as exc:
+        _fail(as_json, exc.message, exc.details)
+    except (ScriptStoreError, ValueError) as exc:
+        _fail(as_json, str(exc), {})
+    click.echo(json.dumps(data, indent=2, default=str) if as_json else text)
+
+
+def _fail(as_json: bool, message: str, details: dict) -> None:
+    if as_json:
+        click.echo(json.dumps({"error": message, **details}, indent=2, default=str))
+    click.echo(f"Error: {message}", err=True)
+    sys.exit(1)
+
+
+def _context(database_url: str, database_name: str | None, store: str, table: str) -> _Ctx:
+    if not table.strip():
+        raise ScriptsError("TABLE is empty; give a table name")
+    name = database_name or DatabaseResource(url=database_url).database_name
+    return _Ctx(script_store_from_url(store), name, table)
+
+
+# ---------------------------------------------------------------- formatting
+
+
+def _fmt_rate(value: Any) -> str:
+    return f"{value:.0%}" if isinstance(value, (int, float)) and not isinstance(value, bool) else "-"
+
+
+def _fmt_num(value: Any, spec: str = "") -> str:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return "-" if value is None else str(value)
+    return format(value, spec)
+
+
+def _fmt_source(metrics: dict) -> str:
+    based_on = metrics.get("based_on")
+    if based_on:
+        table = metrics.get("based_on_table")
+        return f"{table}@{based_on}" if table else str(based_on)
+    return "explored" if metrics.get("explored") else "-"
+
+
+def _row(record: ScriptRecord, best: str | None) -> dict:
+    m = record.metrics or {}
+    return {
+        "timestamp": record.timestamp,
+        "best": record.timestamp == best,
+        "pass_rate": m.get("pass_rate"),
+        "cells": m.get("cells"),
+        "seconds": m.get("seconds"),
+        "explored": m.get("explored"),
+        "based_on": m.get("based_on"),
+        "based_on_table": m.get("based_on_table"),
+        "uri": record.uri,
+        "metrics": record.metrics,
+    }
+
+
+def _metrics_text(metrics: dict | None) -> list[str]:
+    if not metrics:
+        return ["  (no metrics stored)"]
+    width = max(len(k) for k in metrics)
+    return [f"  {k:<{width}}  {json.dumps(v, default=str) if isinstance(v, (dict, list)) else v}"
+            for k, v in metrics.items()]
+
+
+# ------------------------------------------------------------------ commands
+
+
+@click.group("scripts")
+def scripts() -> None:
+    """A table's stored session scripts (catalog_script.py) and their metrics."""
+
+
+@scripts.command("list")
+@click.argument("table")
+@_common
+def list_cmd(table, database_url, database_name, store, as_json) -> None:
+    """One row per run of TABLE that holds a script, newest first; * marks the
+    script the next run is fed (the best of the last 10)."""
+    def body():
+        ctx = _context(database_url, database_name, store, table)
+        records = ctx.records()
+        best = ctx.best_timestamp()
+        rows = [_row(r, best) for r in records]
+        lines = [f"{ctx.table} ({ctx.database}) in {ctx.store.describe()}: "
+                 f"{len(rows)} script(s); * = fed to the next run",
+                 f"  {'TIMESTAMP':<27} {'PASS':>5} {'CELLS':>5} {'SECONDS':>8}  SOURCE"]
+        for r, rec in zip(rows, records):
+            lines.append(
+                f"{'*' if r['best'] else ' '} {r['timestamp']:<27} {_fmt_rate(r['pass_rate']):>5} "
+                f"{_fmt_num(r['cells']):>5} {_fmt_num(r['seconds'], '.2f'):>8}  "
+                f"{_fmt_source(rec.metrics or {})}")
+        return {**ctx.header(), "best": best, "runs": rows}, "\n".join(lines)
+
+    _run(as_json, body)
+
+
+@scripts.command("show")
+@click.argument("table")
+@click.argument("timestamp", default="best")
+@click.option("--code-only", is_flag=True, help="Print only the script (to save or run it).")
+@_common
+def show_cmd(table, timestamp, code_only, database_url, database_name, store, as_json) -> None:
+    """Print TABLE's script of one run (TIMESTAMP, 'best' (default) or 'latest') and its metrics."""
+    def body():
+        ctx = _context(database_url, database_name, store, table)
+        record = ctx.pick(ctx.records(), timestamp)
+        best = ctx.best_timestamp()
+        data = {**ctx.header(), "timestamp": record.timestamp, "best": record.timestamp == best,
+                "uri": record.uri, "metrics": record.metrics, "code": record.code}
+        if code_only:
+            return data, record.code.rstrip("\n")
+        mark = " (fed to the next run)" if data["best"] else ""
+        lines = [f"# {ctx.table} ({ctx.database}) run {record.timestamp}{mark}",
+                 f"# {record.uri}", "# metrics:"]
+        lines += ["#" + line[1:] for line in _metrics_text(record.metrics)]
+        return data, "\n".join(lines) + "\n\n" + record.code.rstrip("\n")
+
+    _run(as_json, body)
+
+
+@scripts.command("diff")
+@click.argument("table")
+@click.argument("ts_a", required=False)
+@click.argument("ts_b", required=False)
+@click.option("--context", "n_context", default=3, show_default=True, help="Lines of context.")
+@_common
+def diff_cmd(table, ts_a, ts_b, n_context, database_url, database_name, store, as_json) -> None:
+    """Unified diff of TABLE's scripts from run TS_A to run TS_B (each a
+    timestamp, 'best' or 'latest'). Defaults: the two latest runs with a
+    script; with only TS_A, TS_A against the latest."""
+    def body():
+        ctx = _context(database_url, database_name, store, table)
+        records = ctx.records()
+        if ts_a is None and len(records) < 2:
+            raise ScriptsError(
+                f"table {ctx.table!r} has only one script ({records[0].timestamp}); nothing to "
+                "diff it against", **ctx.header(), available=[r.timestamp for r in records])
+        a = ctx.pick(records, ts_a) if ts_a else records[1]
+        b = ctx.pick(records, ts_b) if ts_b else records[0]
+        # lineterm="" and our own joins: a script without a final newline
+        # would otherwise glue two lines of the diff together
+        lines = list(difflib.unified_diff(
+            a.code.splitlines(), b.code.splitlines(),
+            fromfile=f"{a.timestamp}/{SCRIPT_FILE}", tofile=f"{b.timestamp}/{SCRIPT_FILE}",
+            n=n_context, lineterm=""))
+        diff = "".join(line + "\n" for line in lines)
+        data = {**ctx.header(), "from": a.timestamp, "to": b.timestamp,
+                "identical": a.code == b.code, "diff": diff,
+                "metrics": {"from": a.metrics, "to": b.metrics}}
+        text = diff.rstrip("\n") if diff else f"scripts of {a.timestamp} and {b.timestamp} are identical"
+        return data, text
+
+    _run(as_json, body)
+
+
+if __name__ == "__main__":
+    scripts()
