@@ -1,0 +1,706 @@
+"""table_profile: column statistics pushed down to the database through ibis.
+
+A table costs a fixed number of queries whatever its width: one wide
+aggregate (counts, nulls, NaN, distinct, min/max/mean/std, lengths, text
+patterns, quantiles), one UNION query (top values and histogram buckets, which
+need the first query's min/max), and one for the sample rows.  A column whose
+expression a backend cannot compile or run is dropped from that query (the
+query is retried without it) and the error is noted on the column; extra
+queries are only spent on that error path.
+
+Float statistics ignore NaN: NaN is counted in `nan_count` (and in `count`,
+since NaN is not NULL) but excluded from distinct, min/max, mean, std,
+quantiles, top values and the histogram.
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime as dt
+import decimal
+import math
+import time
+import uuid
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import ibis
+import ibis.expr.datatypes as dt_
+import ibis.expr.types as ir
+
+from cataloger_dagster.models import (
+    ColumnProfile,
+    Fingerprint,
+    Histogram,
+    LengthStats,
+    TableProfile,
+    ValueCount,
+)
+
+QUANTILES = {"p05": 0.05, "p25": 0.25, "p50": 0.5, "p75": 0.75, "p95": 0.95}
+
+SENTINELS = ("na", "n/a", "null", "none", "-", "?", "nan", "", "missing", "unknown")
+
+# Full-match regexes, written in the subset shared by RE2 (DuckDB), POSIX ARE
+# (PostgreSQL) and Python `re` (ibis's SQLite functions): no lookarounds.
+_DATE_RE = (
+    r"^([0-9]{4}-[0-9]{1,2}-[0-9]{1,2}"
+    r"([T ][0-9]{1,2}:[0-9]{2}(:[0-9]{2}(\.[0-9]+)?)?(Z|[+-][0-9]{2}:?[0-9]{2})?)?"
+    r"|[0-9]{4}/[0-9]{1,2}/[0-9]{1,2}"
+    r"|[0-9]{1,2}[/.-][0-9]{1,2}[/.-]([0-9]{4}|[0-9]{2})"
+    r"|[0-9]{1,2}[ -][A-Za-z]{3,9}[ -][0-9]{2,4}"
+    r"|[A-Za-z]{3,9}\.? [0-9]{1,2}, [0-9]{4})$"
+)
+PATTERN_REGEX = {
+    "email": r"^[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}$",
+    "url": r"^((https?|ftp)://|www\.)[^ ]+$",
+    "uuid": r"^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$",
+    "phone": (
+        r"^(\+?[0-9]{1,3}[ .-]?)?(\([0-9]{2,4}\)|[0-9]{2,4})[ .-]?[0-9]{3,4}"
+        r"([ .-]?[0-9]{2,4})?$"
+    ),
+    "number": (
+        r"^ *[-+]?(([0-9]{1,3}(,[0-9]{3})+|[0-9]+)(\.[0-9]*)?|\.[0-9]+)"
+        r"([eE][-+]?[0-9]+)? *$"
+    ),
+    "date": _DATE_RE,
+}
+# When several patterns pass the threshold, the more specific one wins;
+# plain digit strings are numbers, not phones.
+_SEMANTIC_ORDER = ("uuid", "email", "url", "date", "number", "phone")
+SEMANTIC_THRESHOLD = 0.8
+CATEGORY_MAX_DISTINCT = 50
+TOP_VALUES_EXACT_DISTINCT = 100_000
+TOP_VALUES_SAMPLE_ROWS = 1_000_000
+
+_NUMERIC = ("integer", "decimal", "float")
+_TEMPORAL = ("date", "timestamp")
+_TOP_KINDS = _NUMERIC + _TEMPORAL + ("string", "boolean", "time", "uuid", "json", "interval")
+
+
+def column_kind(dtype: dt_.DataType) -> str:
+    if dtype.is_boolean():
+        return "boolean"
+    if dtype.is_integer():
+        return "integer"
+    if dtype.is_decimal():
+        return "decimal"
+    if dtype.is_floating():
+        return "float"
+    if dtype.is_string():
+        return "string"
+    if dtype.is_timestamp():
+        return "timestamp"
+    if dtype.is_date():
+        return "date"
+    if dtype.is_time():
+        return "time"
+    if dtype.is_uuid():
+        return "uuid"
+    if dtype.is_binary():
+        return "binary"
+    if dtype.is_interval():
+        return "interval"
+    if dtype.is_json():
+        return "json"
+    if dtype.is_nested():
+        return "nested"
+    return "other"
+
+
+def _type_word(dtype: dt_.DataType, kind: str) -> str:
+    if kind == "nested":
+        return "array" if dtype.is_array() else "struct" if dtype.is_struct() else "map"
+    return kind
+
+
+@dataclass
+class _Col:
+    index: int
+    name: str
+    dtype: dt_.DataType
+    kind: str
+    expr: ir.Column
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def word(self) -> str:
+        return _type_word(self.dtype, self.kind)
+
+    def skip(self, stats: str, why: str | None = None) -> None:
+        self.notes.append(f"{stats}: {why or f'not defined for {self.word}'}")
+
+
+@dataclass
+class _Metric:
+    col: int          # -1 for table-level metrics
+    stat: str
+    expr: ir.Scalar
+
+    @property
+    def name(self) -> str:
+        return f"m{self.col if self.col >= 0 else 'T'}_{self.stat}"
+
+
+def _short(exc: BaseException) -> str:
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    return text[:200]
+
+
+class _Runner:
+    """Sends the queries, counts them, and isolates failing columns."""
+
+    def __init__(self, table: ir.Table, cols: list[_Col], backend_name: str):
+        self.table = table
+        self.cols = cols
+        self.backend_name = backend_name
+        self.queries = 0
+
+    def _execute(self, expr: ir.Expr):
+        self.queries += 1
+        return expr.execute()
+
+    def _note_failure(self, col: int, what: str, exc: BaseException) -> None:
+        msg = f"{what}: failed on {self.backend_name}: {_short(exc)}"
+        if col >= 0:
+            self.cols[col].notes.append(msg)
+        else:
+            raise RuntimeError(msg) from exc
+
+    def aggregate(self, metrics: list[_Metric]) -> dict[str, Any]:
+        if not metrics:
+            return {}
+        try:
+            return self._agg(metrics)
+        except Exception:
+            pass
+        # Error path: find the guilty columns, then the guilty statistics.
+        out: dict[str, Any] = {}
+        by_col: dict[int, list[_Metric]] = {}
+        for m in metrics:
+            by_col.setdefault(m.col, []).append(m)
+        for col, ms in by_col.items():
+            try:
+                out.update(self._agg(ms))
+                continue
+            except Exception as exc:
+                if len(ms) == 1:
+                    self._note_failure(col, ms[0].stat, exc)
+                    continue
+            for m in ms:
+                try:
+                    out.update(self._agg([m]))
+                except Exception as exc:
+                    self._note_failure(col, m.stat, exc)
+        return out
+
+    def _agg(self, metrics: list[_Metric]) -> dict[str, Any]:
+        expr = self.table.aggregate(**{m.name: m.expr for m in metrics})
+        row = self._execute(expr).iloc[0]
+        return {m.name: row[m.name] for m in metrics}
+
+    def union(self, branches: list[tuple[int, str, ir.Table]]) -> list[tuple[int, str, Any, int]]:
+        """Run (col, stat, table[c, k, v, n]) branches as one UNION ALL query."""
+        if not branches:
+            return []
+        try:
+            return self._union([b[2] for b in branches])
+        except Exception:
+            pass
+        rows: list = []
+        for col, stat, branch in branches:
+            try:
+                rows.extend(self._union([branch]))
+            except Exception as exc:
+                self._note_failure(col, stat, exc)
+        return rows
+
+    def _union(self, tables: list[ir.Table]) -> list:
+        expr = tables[0] if len(tables) == 1 else ibis.union(*tables)
+        df = self._execute(expr)
+        return list(zip(df["c"].tolist(), df["k"].tolist(), df["v"].tolist(), df["n"].tolist()))
+
+
+def _compiles(backend, expr: ir.Expr) -> bool:
+    try:
+        backend.compile(expr)
+        return True
+    except Exception:
+        return False
+
+
+def _capabilities(table: ir.Table, backend, cols: list[_Col]) -> dict[str, bool]:
+    """Probe (compile only, nothing is sent) which optional operations exist."""
+    num = next((c.expr for c in cols if c.kind in ("float", "integer")), ibis.literal(1.5))
+    txt = next((c.expr for c in cols if c.kind == "string"), ibis.literal("a"))
+    probes = {
+        "multi_quantile": lambda: num.quantile([0.25, 0.75]),
+        "quantile": lambda: num.quantile(0.5),
+        "approx_multi_quantile": lambda: num.approx_quantile([0.25, 0.75]),
+        "approx_nunique": lambda: num.approx_nunique(),
+        "isnan": lambda: num.cast("float64").isnan().sum(),
+        "regex": lambda: txt.re_search("^a$").sum(),
+        "std": lambda: num.std(),
+    }
+    caps = {}
+    for name, make in probes.items():
+        try:
+            caps[name] = _compiles(backend, table.aggregate(x=make()))
+        except Exception:
+            caps[name] = False
+    return caps
+
+
+# --------------------------------------------------------------------------
+# query 1: the wide aggregate
+# --------------------------------------------------------------------------
+
+
+def _epoch(c: _Col) -> ir.NumericValue:
+    if c.kind == "date":
+        return c.expr.epoch_days().cast("int64") * 86400
+    return c.expr.epoch_seconds()
+
+
+def _valid(c: _Col, caps) -> ir.BooleanValue | None:
+    """Rows that take part in value statistics (non-NaN for floats)."""
+    if c.kind == "float" and caps["isnan"]:
+        return ~c.expr.isnan()
+    return None
+
+
+_WS = [" ", "\t", "\n", "\r", "\v", "\f"]
+_LETTERS = [chr(c) for c in range(ord("A"), ord("Z") + 1)] + [chr(c) for c in range(ord("a"), ord("z") + 1)]
+_SENTINEL_START = sorted({w[:1] for w in SENTINELS if w} | {w[:1].upper() for w in SENTINELS if w})
+
+
+def _pattern_exprs(s: ir.StringValue) -> dict[str, ir.BooleanValue]:
+    # Cheap guards on the first/last character and the length come first:
+    # backends evaluate CASE lazily, so the regexes (and the slow TRIM with a
+    # character set) only run on values that could match.  This is most of
+    # the speed on big text columns.
+    first, last, n = s.left(1), s.right(1), s.length()
+    digit = list("0123456789")
+    guards = {
+        "email": s.contains("@"),
+        "url": s.startswith("http") | s.startswith("ftp") | s.startswith("www."),
+        "uuid": n == 36,
+        "phone": first.isin(digit + ["+", "("]) & n.between(7, 20),
+        "number": first.isin(digit + ["+", "-", ".", " "]),
+        "date": n.between(6, 32) & (first.isin(digit) | (first.isin(_LETTERS) & s.contains(", "))),
+    }
+    exprs = {k: ibis.ifelse(guards[k], s.re_search(rx), False) for k, rx in PATTERN_REGEX.items()}
+    edge_ws = s.re_search(r"^\s|\s$")
+    exprs["sentinel"] = ibis.ifelse(
+        (n == 0) | ((n <= 12) & (first.isin(_SENTINEL_START + _WS))),
+        s.strip().lower().isin(list(SENTINELS)), False)
+    exprs["blank"] = ibis.ifelse(n == 0, True, ibis.ifelse(edge_ws, s.strip() == "", False))
+    exprs["padded"] = ibis.ifelse(edge_ws, s.strip() != "", False)
+    return exprs
+
+
+def _column_metrics(c: _Col, caps, approximate: bool) -> list[_Metric]:
+    x, k, i = c.expr, c.kind, c.index
+    ms = [_Metric(i, "count", x.count())]
+    valid = _valid(c, caps)
+    if k == "float":
+        if caps["isnan"]:
+            ms.append(_Metric(i, "nan", x.isnan().sum()))
+        else:
+            c.skip("nan_count", f"isnan not available on this backend")
+    if k in ("nested", "binary", "json"):
+        c.skip("distinct/min/max/mean/std/quantiles/histogram"
+               + ("" if k == "json" else "/top values"))
+        if k == "nested" and c.dtype.is_array():
+            ms += [_Metric(i, "len_min", x.length().min()), _Metric(i, "len_max", x.length().max()),
+                   _Metric(i, "len_mean", x.length().mean())]
+        return ms
+    if approximate and caps["approx_nunique"]:
+        ms.append(_Metric(i, "distinct_approx", x.approx_nunique(where=valid)))
+    else:
+        if approximate:
+            c.notes.append("distinct: exact (approx_nunique not available on this backend)")
+        ms.append(_Metric(i, "distinct", x.nunique(where=valid)))
+    if k == "boolean":
+        ms.append(_Metric(i, "true", x.cast("int64").sum()))
+        c.skip("std/quantiles/histogram")
+        c.notes.append("mean: fraction of true values")
+        return ms
+    if k == "interval":        # no portable Python form: the database's own text
+        ms += [_Metric(i, "min", x.min().cast("string")), _Metric(i, "max", x.max().cast("string"))]
+    elif k in _NUMERIC + _TEMPORAL + ("string", "time"):
+        ms += [_Metric(i, "min", x.min(where=valid)), _Metric(i, "max", x.max(where=valid))]
+    else:
+        c.skip("min/max")
+    if k in _NUMERIC:
+        v = x.cast("float64") if k == "decimal" else x
+        ms.append(_Metric(i, "mean", v.mean(where=valid)))
+        if caps["std"]:
+            ms.append(_Metric(i, "std", v.std(where=valid)))
+        else:
+            c.skip("std", "not available on this backend")
+        ms += _quantile_metrics(c, v, valid, caps, approximate)
+    elif k in _TEMPORAL:
+        e = _epoch(c)
+        ms += [_Metric(i, "emin", e.min()), _Metric(i, "emax", e.max())]
+        c.skip("mean/std")
+        ms += _quantile_metrics(c, e.cast("float64"), None, caps, approximate)
+    else:
+        c.skip("mean/std/quantiles/histogram")
+    if k == "string":
+        n = x.length()
+        ms += [_Metric(i, "len_min", n.min()), _Metric(i, "len_max", n.max()),
+               _Metric(i, "len_mean", n.mean())]
+        pats = _pattern_exprs(x)
+        if not caps["regex"]:
+            c.notes.append("pattern counts: regex not available on this backend; "
+                           "only sentinel/blank/padded counted")
+            pats = {p: pats[p] for p in ("sentinel", "blank", "padded")}
+        ms += [_Metric(i, f"pat_{p}", e.cast("int64").sum()) for p, e in pats.items()]
+    return ms
+
+
+def _quantile_metrics(c, v, valid, caps, approximate) -> list[_Metric]:
+    qs = list(QUANTILES.values())
+    if approximate and caps["approx_multi_quantile"]:
+        return [_Metric(c.index, "q_approx", v.approx_quantile(qs, where=valid))]
+    if caps["multi_quantile"]:
+        return [_Metric(c.index, "q", v.quantile(qs, where=valid))]
+    if caps["quantile"]:
+        return [_Metric(c.index, f"q{j}", v.quantile(q, where=valid)) for j, q in enumerate(qs)]
+    c.skip("quantiles", "not available on this backend")
+    return []
+
+
+# --------------------------------------------------------------------------
+# query 2: top values and histograms in one UNION ALL
+# --------------------------------------------------------------------------
+
+
+def _branch(table: ir.Table, c: _Col, stat: str, value: ir.Value, keep: ir.BooleanValue,
+            limit: int | None) -> ir.Table:
+    t = table.filter(keep).group_by(v=value).aggregate(n=ibis._.count())
+    if limit is not None:
+        t = t.order_by([ibis.desc("n"), "v"]).limit(limit)
+    return t.select(c=ibis.literal(c.index, "int64"), k=ibis.literal(stat),
+                    v=ibis._.v.cast("string"), n=ibis._.n.cast("int64"))
+
+
+def _histogram_plan(c: _Col, res: dict, bins: int):
+    """(lo, hi, bins) for an equal-width histogram, from query 1's min/max."""
+    if c.kind in _TEMPORAL:
+        lo, hi = res.get(f"m{c.index}_emin"), res.get(f"m{c.index}_emax")
+    else:
+        lo, hi = res.get(f"m{c.index}_min"), res.get(f"m{c.index}_max")
+    lo, hi = _num(lo), _num(hi)
+    if lo is None or hi is None:
+        return None
+    # Fewer bins than distinct whole values would leave empty gaps.
+    if c.kind == "integer":
+        bins = max(1, min(bins, int(hi - lo) + 1))
+    if c.kind == "date":
+        bins = max(1, min(bins, int((hi - lo) // 86400) + 1))
+    return lo, hi, bins
+
+
+def _num(v) -> float | None:
+    if v is None:
+        return None
+    try:
+        f = float(v)
+    except (TypeError, ValueError):
+        return None
+    return None if math.isnan(f) or math.isinf(f) else f
+
+
+# --------------------------------------------------------------------------
+# JSON-safe values
+# --------------------------------------------------------------------------
+
+
+def json_safe(v: Any) -> Any:
+    """Turn a database value into something json.dumps accepts, NaN -> None."""
+    if v is None:
+        return None
+    if isinstance(v, bool):
+        return v
+    if isinstance(v, int):
+        return v
+    if isinstance(v, float):
+        return None if math.isnan(v) or math.isinf(v) else v
+    if isinstance(v, str):
+        return v
+    if isinstance(v, decimal.Decimal):
+        return None if not v.is_finite() else (int(v) if v == v.to_integral_value() and v.as_tuple().exponent >= 0 else float(v))
+    if isinstance(v, (dt.datetime, dt.date, dt.time)):
+        if hasattr(v, "to_pydatetime") and str(v) == "NaT":
+            return None
+        return v.isoformat()
+    if isinstance(v, dt.timedelta):
+        return str(v)
+    if isinstance(v, uuid.UUID):
+        return str(v)
+    if isinstance(v, (bytes, bytearray, memoryview)):
+        return "base64:" + base64.b64encode(bytes(v)).decode()
+    if isinstance(v, dict):
+        return {str(k): json_safe(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple, set)):
+        return [json_safe(x) for x in v]
+    if hasattr(v, "tolist"):           # numpy scalars and arrays
+        return json_safe(v.tolist())
+    if type(v).__name__ in ("NaTType", "NAType"):
+        return None
+    if hasattr(v, "isoformat"):
+        return v.isoformat()
+    return str(v)
+
+
+def _from_text(kind: str, s: Any) -> Any:
+    """Top values come back as text (one UNION for all types): restore the type."""
+    if s is None:
+        return None
+    try:
+        if kind == "integer":
+            return int(s)
+        if kind in ("float", "decimal"):
+            return json_safe(float(s))
+        if kind == "boolean":
+            return str(s).lower() in ("true", "1", "t")
+        if kind in _TEMPORAL:
+            return _iso(s, kind)
+    except (TypeError, ValueError):
+        pass
+    return str(s)
+
+
+def _iso(v: Any, kind: str) -> str | None:
+    import pandas as pd
+
+    if v is None:
+        return None
+    ts = pd.Timestamp(v)
+    if ts is pd.NaT:
+        return None
+    return ts.date().isoformat() if kind == "date" else ts.isoformat()
+
+
+def _from_epoch(seconds: float | None, c: _Col) -> str | None:
+    if seconds is None:
+        return None
+    moment = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc) + dt.timedelta(seconds=seconds)
+    if c.kind == "date":
+        return moment.date().isoformat()
+    if c.dtype.timezone is None:
+        moment = moment.replace(tzinfo=None)
+    return moment.isoformat()
+
+
+# --------------------------------------------------------------------------
+# the entry point
+# --------------------------------------------------------------------------
+
+
+def compute_profile(
+    table: ir.Table,
+    *,
+    database: str,
+    table_name: str,
+    fingerprint: Fingerprint,
+    approx_distinct_above: int = 1_000_000,
+    top_k: int = 10,
+    histogram_bins: int = 20,
+    sample_size: int = 5,
+    progress: Callable[[str], None] | None = None,
+) -> TableProfile:
+    """Profile `table` in a fixed number of queries (see the module docstring)."""
+    started = time.perf_counter()
+    say = progress or (lambda _msg: None)
+    backend = table.get_backend()
+    backend_name = getattr(backend, "name", type(backend).__module__)
+    schema = table.schema()
+    cols = [_Col(i, name, dtype, column_kind(dtype), table[name])
+            for i, (name, dtype) in enumerate(schema.items())]
+    caps = _capabilities(table, backend, cols)
+    approximate = fingerprint.row_count > approx_distinct_above
+    runner = _Runner(table, cols, backend_name)
+
+    say(f"{table_name}: aggregates over {len(cols)} columns")
+    metrics = [_Metric(-1, "rows", table.count())]
+    for c in cols:
+        try:
+            metrics += _column_metrics(c, caps, approximate)
+        except Exception as exc:      # an expression ibis cannot even build
+            c.notes.append(f"statistics: cannot be expressed for {c.word}: {_short(exc)}")
+    res = runner.aggregate(metrics)
+    row_count = int(res["mT_rows"])
+
+    say(f"{table_name}: top values and histograms")
+    branches, plans = [], {}
+    # Exact top values of a near-unique column on a big table need a hash
+    # table as large as the column (gigabytes at 10M rows): use a sample there.
+    sampled = None
+    if approximate and row_count > TOP_VALUES_SAMPLE_ROWS:
+        try:
+            sampled = table.sample(TOP_VALUES_SAMPLE_ROWS / row_count, seed=0)
+        except Exception:
+            sampled = None
+    for c in cols:
+        valid = _valid(c, caps)
+        keep = c.expr.notnull() if valid is None else c.expr.notnull() & valid
+        if c.kind in _TOP_KINDS and top_k > 0:
+            source = table
+            distinct = res.get(f"m{c.index}_distinct_approx")
+            if sampled is not None and (distinct is None or distinct > TOP_VALUES_EXACT_DISTINCT):
+                source = sampled
+                c.notes.append(f"top values: counted in a random sample of about "
+                               f"{TOP_VALUES_SAMPLE_ROWS:,} rows (~{int(distinct or 0):,} distinct values)")
+            try:
+                x = source[c.name]
+                keep_s = keep if source is table else (
+                    x.notnull() if valid is None else x.notnull() & ~x.isnan())
+                branches.append((c.index, "top values", _branch(source, c, "t", x, keep_s, top_k)))
+            except Exception as exc:
+                c.notes.append(f"top values: cannot be expressed for {c.word}: {_short(exc)}")
+        elif c.kind not in ("nested", "binary", "json"):
+            c.skip("top values")
+        if c.kind in _NUMERIC + _TEMPORAL and histogram_bins > 0:
+            plan = _histogram_plan(c, res, histogram_bins)
+            if plan is None:
+                continue
+            lo, hi, bins = plans[c.index] = plan
+            if hi == lo:
+                continue               # one bin holding everything, no query needed
+            x = _epoch(c) if c.kind in _TEMPORAL else c.expr.cast("float64")
+            bucket = ((x.cast("float64") - lo) / ((hi - lo) / bins)).floor().cast("int64")
+            bucket = ibis.ifelse(bucket >= bins, bins - 1, bucket)
+            branches.append((c.index, "histogram", _branch(table, c, "h", bucket, keep, None)))
+    rows = runner.union(branches)
+
+    say(f"{table_name}: sample rows")
+    sample = _sample(table, sample_size, runner)
+
+    tops: dict[int, list] = {}
+    hist: dict[int, dict[int, int]] = {}
+    for ci, k, v, n in rows:
+        if k == "t":
+            tops.setdefault(int(ci), []).append((v, int(n)))
+        else:
+            hist.setdefault(int(ci), {})[int(v)] = int(n)
+
+    columns = [_finish(c, res, row_count, approximate, tops, hist, plans) for c in cols]
+    return TableProfile(
+        database=database, table=table_name, row_count=row_count, column_count=len(cols),
+        columns=columns, sample_rows=sample, fingerprint=fingerprint, approximate=approximate,
+        queries=runner.queries, duration_s=round(time.perf_counter() - started, 3),
+        profiled_at=dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+    )
+
+
+def _sample(table: ir.Table, size: int, runner: _Runner) -> list[dict[str, Any]]:
+    if size <= 0:
+        return []
+    # Arrow has no cast for DuckDB's month/day/nano intervals: show them as text.
+    cols = {name: (table[name].cast("string") if dtype.is_interval() else table[name])
+            for name, dtype in table.schema().items()}
+    runner.queries += 1
+    rows = table.select(**cols).limit(size).to_pyarrow().to_pylist()
+    maps = {name for name, dtype in table.schema().items() if dtype.is_map()}
+    for r in rows:
+        for name in maps:          # Arrow gives maps as (key, value) pairs
+            if isinstance(r[name], list):
+                r[name] = {str(k): v for k, v in r[name]}
+    return [{k: json_safe(v) for k, v in r.items()} for r in rows]
+
+
+def _finish(c: _Col, res, row_count, approximate, tops, hist, plans) -> ColumnProfile:
+    def get(stat):
+        v = res.get(f"m{c.index}_{stat}")
+        return None if v is None or (isinstance(v, float) and math.isnan(v)) else v
+
+    count = int(get("count") or 0)
+    nulls = row_count - count if f"m{c.index}_count" in res else 0
+    p = ColumnProfile(
+        name=c.name, dtype=str(c.dtype), kind=c.kind, nullable=c.dtype.nullable,
+        count=count, nulls=nulls, null_fraction=(nulls / row_count) if row_count else 0.0,
+        notes=c.notes,
+    )
+    if c.kind == "float" and get("nan") is not None:
+        p.nan_count = int(get("nan"))
+    if get("distinct_approx") is not None:
+        p.distinct, p.distinct_approximate = int(get("distinct_approx")), True
+    elif get("distinct") is not None:
+        p.distinct = int(get("distinct"))
+    if c.kind == "boolean" and get("true") is not None:
+        trues = int(get("true"))
+        p.min, p.max = (None, None) if count == 0 else (trues == count, trues > 0)
+        p.mean = trues / count if count else None
+    if c.kind in _TEMPORAL:
+        p.min, p.max = _iso(get("min"), c.kind), _iso(get("max"), c.kind)
+    elif c.kind != "boolean":
+        p.min, p.max = json_safe(get("min")), json_safe(get("max"))
+    if c.kind in _NUMERIC:
+        p.mean = _num(get("mean"))
+        p.std = _num(get("std"))
+    if c.kind in _NUMERIC + _TEMPORAL:
+        p.quantiles = _quantiles(c, get, approximate)
+    if get("len_min") is not None:
+        p.length = LengthStats(min=int(get("len_min")), max=int(get("len_max")),
+                               mean=_num(get("len_mean")))
+    if c.index in tops:
+        p.top_values = [ValueCount(value=_from_text(c.kind, v), count=n) for v, n in tops[c.index]]
+    if c.index in plans:
+        p.histogram = _histogram(c, plans[c.index], hist.get(c.index, {}), count - (p.nan_count or 0))
+    if c.kind == "string":
+        pats = {name[len(f"m{c.index}_pat_"):]: int(v or 0)
+                for name, v in res.items() if name.startswith(f"m{c.index}_pat_")}
+        if pats:
+            p.pattern_counts = pats
+        p.semantic_type = _semantic(p)
+    else:
+        p.semantic_type = c.kind
+    p.notes = list(c.notes)        # the model copied the list; take the late notes too
+    return p
+
+
+def _quantiles(c: _Col, get, approximate) -> dict[str, Any] | None:
+    values = get("q_approx")
+    if values is not None:
+        c.notes.append("quantiles: approximate (t-digest) on this large table")
+    else:
+        values = get("q")
+    if values is None and get("q0") is not None:
+        values = [get(f"q{j}") for j in range(len(QUANTILES))]
+    if values is None:
+        return None
+    values = [_num(v) for v in list(values)]
+    if c.kind in _TEMPORAL:
+        values = [_from_epoch(v, c) for v in values]
+    return dict(zip(QUANTILES, values))
+
+
+def _histogram(c: _Col, plan, buckets: dict[int, int], nonnull: int) -> Histogram:
+    lo, hi, bins = plan
+    if hi == lo:
+        edges, counts = [lo, hi], [nonnull]
+    else:
+        width = (hi - lo) / bins
+        edges = [lo + j * width for j in range(bins)] + [hi]
+        counts = [buckets.get(j, 0) for j in range(bins)]
+    if c.kind in _TEMPORAL:
+        edges = [_from_epoch(e, c) for e in edges]
+    elif c.kind == "integer" and all(float(e).is_integer() for e in edges):
+        edges = [int(e) for e in edges]
+    return Histogram(edges=edges, counts=counts)
+
+
+def _semantic(p: ColumnProfile) -> str:
+    pats = p.pattern_counts or {}
+    base = p.count - pats.get("sentinel", 0)
+    if base > 0:
+        for name in _SEMANTIC_ORDER:
+            if pats.get(name, 0) >= SEMANTIC_THRESHOLD * base:
+                return name
+    if p.distinct is not None and p.count and p.distinct <= CATEGORY_MAX_DISTINCT \
+            and p.distinct <= 0.5 * p.count:
+        return "category"
+    return "text"
