@@ -1,0 +1,190 @@
+"""database_change_sensor: keeps `tables` in step with the database and reruns changed tables.
+
+The cursor holds every table's fingerprint value as JSON (`{"fingerprints": {table: value}}`).
+Each tick lists the tables, fingerprints each one (one query per table), and then:
+
+- adds a partition for a table that has none, and deletes the partition of a dropped
+  table (its stored history in the script store is left alone);
+- requests a run of `catalog_table` for each table whose fingerprint differs from the
+  cursor's, with run key `table:fingerprint`, so the daemon runs one change once;
+- a table that cannot be fingerprinted (a broken view, no permission) is skipped with a
+  warning and keeps its old cursor entry, so it is noticed again once it is fixed.
+
+A database that cannot be reached fails the tick with the reason; the daemon then keeps
+the previous cursor, so nothing is lost and the next tick retries.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Iterable, Mapping
+
+import dagster as dg
+
+from cataloger_dagster.assets.partitions import tables_partitions
+from cataloger_dagster.jobs import CATALOG_TABLE_JOB
+from cataloger_dagster.models import Fingerprint
+from cataloger_dagster.resources.database import DatabaseResource
+
+INTERVAL_ENV = "CATALOGER_SENSOR_INTERVAL_S"
+DEFAULT_INTERVAL_S = 300
+
+REASON_TAG = "cataloger/reason"
+FINGERPRINT_TAG = "cataloger/fingerprint"
+PREVIOUS_FINGERPRINT_TAG = "cataloger/previous_fingerprint"
+NEW_TABLE = "new_table"
+FINGERPRINT_CHANGED = "fingerprint_changed"
+
+
+# Dagster refuses these in partition keys (its own list, not public API).
+INVALID_PARTITION_SUBSTRINGS = ("...", "\a", "\b", "\f", "\n", "\r", "\t", "\v", "\0")
+
+
+class DatabaseUnreachable(RuntimeError):
+    """The sensor could not list the database's tables; the tick fails, the cursor stays."""
+
+
+class BadCursor(ValueError):
+    """The stored cursor is not one this sensor wrote."""
+
+
+def sensor_interval_s(env: Mapping[str, str] = os.environ) -> int:
+    raw = env.get(INTERVAL_ENV, "").strip()
+    if not raw:
+        return DEFAULT_INTERVAL_S
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ValueError(f"{INTERVAL_ENV}={raw!r} is not a whole number of seconds: set it to e.g. 300") from None
+    if value < 1:
+        raise ValueError(f"{INTERVAL_ENV}={value} must be at least 1 second")
+    return value
+
+
+def read_cursor(cursor: str | None) -> dict[str, str]:
+    """Table -> fingerprint value from the stored cursor ({} on the first tick)."""
+    if not cursor:
+        return {}
+    try:
+        data = json.loads(cursor)
+        fingerprints = data["fingerprints"]
+        if not isinstance(fingerprints, dict):
+            raise TypeError("fingerprints is not an object")
+        return {str(k): str(v) for k, v in fingerprints.items()}
+    except (ValueError, KeyError, TypeError) as exc:
+        # Starting over silently would rerun every table; say so and let a person choose.
+        raise BadCursor(
+            f"database_change_sensor cursor is not valid ({exc}): reset the sensor's cursor in the "
+            f'Dagster UI (an empty cursor reruns every table) or set it to {{"fingerprints": {{}}}}'
+        ) from None
+
+
+def write_cursor(fingerprints: Mapping[str, str]) -> str:
+    return json.dumps({"fingerprints": dict(sorted(fingerprints.items()))}, sort_keys=True)
+
+
+def run_key(table: str, fingerprint: str) -> str:
+    return f"{table}:{fingerprint}"
+
+
+def _partition_key_problem(table: str) -> str | None:
+    bad = [s for s in INVALID_PARTITION_SUBSTRINGS if s in table]
+    return f"its name contains {bad!r}, which Dagster does not allow in a partition key" if bad else None
+
+
+def plan_changes(
+    tables: Iterable[str],
+    fingerprint_of: Callable[[str], Fingerprint],
+    previous: Mapping[str, str],
+    partitions: Iterable[str],
+    warn: Callable[[str], None],
+) -> dg.SensorResult:
+    """The sensor's decision for one tick, given the database's tables and the stored state."""
+    tables = sorted(set(tables))
+    existing = set(partitions)
+    to_add, to_delete, requests = [], sorted(existing - set(tables)), []
+    cursor: dict[str, str] = {}
+    skipped = []
+    for table in tables:
+        problem = _partition_key_problem(table)
+        if problem:
+            warn(f"table {table!r} is not catalogued: {problem}; rename it or create a view with a plain name")
+            skipped.append(table)
+            continue
+        if table not in existing:
+            to_add.append(table)
+        try:
+            fingerprint = fingerprint_of(table).value
+        except Exception as exc:  # noqa: BLE001 - one broken table must not stop the others
+            warn(
+                f"table {table!r} skipped this tick, its fingerprint failed "
+                f"({type(exc).__name__}: {exc}); fix the table or view, the next tick retries"
+            )
+            skipped.append(table)
+            if table in previous:
+                cursor[table] = previous[table]
+            continue
+        cursor[table] = fingerprint
+        old = previous.get(table)
+        if old == fingerprint:
+            continue
+        tags = {REASON_TAG: NEW_TABLE if old is None else FINGERPRINT_CHANGED, FINGERPRINT_TAG: fingerprint}
+        if old is not None:
+            tags[PREVIOUS_FINGERPRINT_TAG] = old
+        requests.append(dg.RunRequest(partition_key=table, run_key=run_key(table, fingerprint), tags=tags))
+
+    partition_requests = []
+    if to_add:
+        partition_requests.append(tables_partitions.build_add_request(to_add))
+    if to_delete:
+        partition_requests.append(tables_partitions.build_delete_request(to_delete))
+    skip_reason = None
+    if not requests:
+        skip_reason = f"no table changed ({len(tables)} tables checked" + (
+            f", {len(skipped)} skipped: {', '.join(skipped[:10])})" if skipped else ")"
+        )
+    return dg.SensorResult(
+        run_requests=requests,
+        dynamic_partitions_requests=partition_requests,
+        cursor=write_cursor(cursor),
+        skip_reason=skip_reason,
+    )
+
+
+def list_tables_or_fail(database: DatabaseResource, consequence: str) -> list[str]:
+    try:
+        return database.list_tables()
+    except Exception as exc:  # noqa: BLE001 - whatever the driver raises, the tick fails the same way
+        message = str(exc).replace(database.url, database.safe_url)
+        raise DatabaseUnreachable(
+            f"cannot reach the database {database.safe_url} ({type(exc).__name__}: {message}); "
+            f"check CATALOGER_DATABASE and that the database is up. {consequence}"
+        ) from None
+
+
+@dg.sensor(
+    job_name=CATALOG_TABLE_JOB,
+    minimum_interval_seconds=sensor_interval_s(),
+    default_status=dg.DefaultSensorStatus.RUNNING,
+    description="Adds a `tables` partition per new table, removes dropped ones, and catalogs "
+    f"each table whose fingerprint changed (every {INTERVAL_ENV} seconds).",
+)
+def database_change_sensor(context: dg.SensorEvaluationContext, database: DatabaseResource) -> dg.SensorResult:
+    previous = read_cursor(context.cursor)
+    try:
+        tables = list_tables_or_fail(database, "The cursor is kept and the next tick retries.")
+        partitions = context.instance.get_dynamic_partitions(tables_partitions.name)
+        result = plan_changes(tables, database.fingerprint, previous, partitions, context.log.warning)
+    finally:
+        # An open DuckDB handle, even read-only, locks writers out of the file between ticks.
+        database.close()
+    context.log.info(
+        f"{len(tables)} tables; {len(result.run_requests or [])} runs requested; partitions added "
+        f"{_keys(result, dg.AddDynamicPartitionsRequest)}, removed {_keys(result, dg.DeleteDynamicPartitionsRequest)}"
+    )
+    return result
+
+
+def _keys(result: dg.SensorResult, kind: type) -> list[str]:
+    return [k for r in result.dynamic_partitions_requests or [] if isinstance(r, kind) for k in r.partition_keys]

@@ -1,0 +1,62 @@
+"""refresh_schedule: recatalogs every table once a day (off until someone turns it on).
+
+One run request per `tables` partition, with run key `table:date`, so a day's refresh
+of a table runs once however often the tick is retried.  A partition whose table is no
+longer in the database (dropped since the change sensor last ran, or the sensor is off)
+gets no run: it would only fail.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import os
+
+import dagster as dg
+
+from cataloger_dagster.assets.partitions import tables_partitions
+from cataloger_dagster.jobs import CATALOG_TABLE_JOB
+from cataloger_dagster.resources.database import DatabaseResource
+from cataloger_dagster.sensors.database_change import REASON_TAG, list_tables_or_fail
+
+CRON_ENV = "CATALOGER_REFRESH_CRON"
+DEFAULT_CRON = "0 3 * * *"
+SCHEDULED_REFRESH = "scheduled_refresh"
+
+
+def refresh_cron(env=os.environ) -> str:
+    return env.get(CRON_ENV, "").strip() or DEFAULT_CRON
+
+
+def refresh_requests(partitions: list[str], tables: list[str], day: _dt.date) -> list[dg.RunRequest]:
+    present = set(tables)
+    return [
+        dg.RunRequest(
+            partition_key=table,
+            run_key=f"{table}:{day.isoformat()}",
+            tags={REASON_TAG: SCHEDULED_REFRESH},
+        )
+        for table in sorted(partitions)
+        if table in present
+    ]
+
+
+@dg.schedule(
+    cron_schedule=refresh_cron(),
+    job_name=CATALOG_TABLE_JOB,
+    default_status=dg.DefaultScheduleStatus.STOPPED,
+    description=f"Recatalogs every table (cron from {CRON_ENV}, default {DEFAULT_CRON!r}).",
+)
+def refresh_schedule(context: dg.ScheduleEvaluationContext, database: DatabaseResource):
+    when = context.scheduled_execution_time or _dt.datetime.now(_dt.timezone.utc)
+    partitions = context.instance.get_dynamic_partitions(tables_partitions.name)
+    if not partitions:
+        return dg.SkipReason("no tables yet: the database_change_sensor adds them")
+    try:
+        tables = list_tables_or_fail(database, "No table is refreshed this tick.")
+    finally:
+        database.close()
+    requests = refresh_requests(partitions, tables, when.date())
+    gone = sorted(set(partitions) - set(tables))
+    if gone:
+        context.log.warning(f"not refreshing {len(gone)} tables no longer in the database: {gone[:20]}")
+    return requests or dg.SkipReason(f"none of the {len(partitions)} partitions is still a table")
