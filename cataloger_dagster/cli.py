@@ -47,9 +47,12 @@ def demo_db(path: Path, scale: float, seed: int, as_json: bool) -> None:
 @click.option("--database", "database", envvar="CATALOGER_DATABASE", help="ibis URL (default: the demo database).")
 @click.option("--store", envvar="CATALOGER_STORE", help="Folder or s3://bucket/prefix for results.")
 @click.option("--agent", envvar="CATALOGER_AGENT", help="heuristic (default) or anthropic.")
+@click.option("--sandbox", envvar="CATALOGER_SANDBOX", help="local (default) or docker.")
 @click.option("--table", "tables", multiple=True, help="Catalog only this table (repeatable).")
+@click.option("--explore", is_flag=True, help="Ignore earlier scripts and explore afresh (relearn).")
+@click.option("--exploration-rate", type=float, help="Share of runs that explore anyway (default 0.1).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object with every table's result.")
-def run(database, store, agent, tables, as_json) -> None:
+def run(database, store, agent, sandbox, tables, explore, exploration_rate, as_json) -> None:
     """Catalog a database (all tables, or those given) through Dagster."""
     from tqdm import tqdm
 
@@ -66,7 +69,8 @@ def run(database, store, agent, tables, as_json) -> None:
 
     try:
         report = catalog_database(
-            database=database, store=store, agent=agent, tables=list(tables) or None, on_table_done=done
+            database=database, store=store, agent=agent, sandbox=sandbox, tables=list(tables) or None,
+            explore=explore, exploration_rate=exploration_rate, on_table_done=done,
         )
     except DatabaseError as exc:
         bar.close()

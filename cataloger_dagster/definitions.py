@@ -4,12 +4,25 @@ import dagster as dg
 
 from cataloger_dagster.assets.catalog_index import catalog_index
 from cataloger_dagster.assets.catalog_page import catalog_page
+from cataloger_dagster.assets.investigations import investigations
 from cataloger_dagster.assets.quality_issues import quality_issues
+from cataloger_dagster.assets.recent_summary import recent_summary
 from cataloger_dagster.assets.table_profile import table_profile
 from cataloger_dagster.assets.table_understanding import table_understanding
+from cataloger_dagster.jobs import build_catalog_table_job
+from cataloger_dagster.sensors.database_change import database_change_sensor
+from cataloger_dagster.sensors.refresh_schedule import refresh_schedule
 from cataloger_dagster.settings import resources
 
-TABLE_ASSETS = [table_profile, table_understanding, quality_issues, catalog_page]
+TABLE_ASSETS = [table_profile, table_understanding, quality_issues, investigations, recent_summary, catalog_page]
 ALL_ASSETS = [*TABLE_ASSETS, catalog_index]
 
-defs = dg.Definitions(assets=ALL_ASSETS, resources=resources())
+catalog_table_job = build_catalog_table_job(TABLE_ASSETS)
+
+defs = dg.Definitions(
+    assets=ALL_ASSETS,
+    jobs=[catalog_table_job],
+    sensors=[database_change_sensor],
+    schedules=[refresh_schedule],
+    resources=resources(),
+)

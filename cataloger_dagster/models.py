@@ -197,3 +197,29 @@ class CodeInvestigation(BaseModel):
     issue_id: str = ""
     verdict: Optional[Verdict] = None
     evidence: dict[str, Any] = Field(default_factory=dict)
+
+
+def pass_rate(investigations: list[CodeInvestigation] | None) -> Optional[float]:
+    """Investigations whose code ran and reached a verdict / all investigations."""
+    if not investigations:
+        return None
+    passed = sum(1 for inv in investigations if inv.success and inv.verdict is not None)
+    return passed / len(investigations)
+
+
+class InvestigationsResult(BaseModel):
+    """The investigations stage's output (investigations.json)."""
+
+    table: str
+    investigations: list[CodeInvestigation]
+    # investigations whose code ran and reached a verdict / all; None when there was no issue
+    pass_rate: Optional[float] = None
+    cells: int = 0                       # sandbox cells run
+    sandbox_seconds: float = 0.0
+    explored: bool = True                # True when no earlier script was used
+    based_on: Optional[str] = None       # timestamp of the earlier script fed forward
+    based_on_table: Optional[str] = None  # set when it came from another table (transfer)
+    reused: list[str] = Field(default_factory=list)      # issue ids answered by reused code
+    relearned: list[str] = Field(default_factory=list)   # issue ids whose reused code failed
+    backend: str = ""
+    agent: str = ""

@@ -27,6 +27,7 @@ from cataloger_dagster.models import (
     DatasetUnderstandingModel,
     IssueModel,
     TableProfile,
+    pass_rate,
 )
 from cataloger_dagster.page_charts import fmt_value, script_diff, svg_bar, svg_histogram
 
@@ -181,12 +182,7 @@ def health_band(score: float | None) -> str:
     return "poor"
 
 
-def pass_rate_of(investigations: list[CodeInvestigation] | None) -> float | None:
-    """Investigations whose code ran and reached a verdict / all (design §4)."""
-    if not investigations:
-        return None
-    passed = sum(1 for inv in investigations if inv.success and inv.verdict is not None)
-    return passed / len(investigations)
+pass_rate_of = pass_rate  # the design's definition lives with the models
 
 
 # --------------------------------------------------------------------------

@@ -81,11 +81,17 @@ def catalog_database(
     database: str | None = None,
     store: str | None = None,
     agent: str | None = None,
+    sandbox: str | None = None,
     tables: list[str] | None = None,
+    explore: bool = False,
+    exploration_rate: float | None = None,
     instance: dg.DagsterInstance | None = None,
     on_table_done: Callable[[TableReport], None] | None = None,
 ) -> CatalogReport:
-    res = make_resources(database=database, store=store, agent=agent)
+    res = make_resources(database=database, store=store, agent=agent, sandbox=sandbox)
+    investigations_config: dict = {"explore": explore}
+    if exploration_rate is not None:
+        investigations_config["exploration_rate"] = exploration_rate
     db, st = res["database"], res["store"]
     # resolve EnvVar-backed fields the same way Dagster does
     db_res = db.process_config_and_initialize() if hasattr(db, "process_config_and_initialize") else db
@@ -94,8 +100,9 @@ def catalog_database(
     if instance is None:
         with dagster_instance() as inst:
             return catalog_database(
-                database=database, store=store, agent=agent, tables=tables,
-                instance=inst, on_table_done=on_table_done,
+                database=database, store=store, agent=agent, sandbox=sandbox, tables=tables,
+                explore=explore, exploration_rate=exploration_rate, instance=inst,
+                on_table_done=on_table_done,
             )
     known = [t for t in wanted if t in available]
     existing = set(instance.get_dynamic_partitions(tables_partitions.name))
@@ -110,7 +117,7 @@ def catalog_database(
                 error=f"table {name!r} not found in {db_res.safe_url}; tables: {', '.join(available)}",
             )
         else:
-            report = _catalog_table(name, res, instance, st, db_res)
+            report = _catalog_table(name, res, instance, st, db_res, investigations_config)
         reports.append(report)
         if on_table_done is not None:
             on_table_done(report)
@@ -131,14 +138,14 @@ def catalog_database(
     return CatalogReport(database=db_res.safe_url, store=st.describe(), index=index_uri, tables=reports)
 
 
-def _catalog_table(name, res, instance, store, db_res) -> TableReport:
+def _catalog_table(name, res, instance, store, db_res, investigations_config) -> TableReport:
     try:
         result = dg.materialize(
             TABLE_ASSETS,
             partition_key=name,
             instance=instance,
             resources=res,
-            run_config=QUIET_LOGS,
+            run_config={**QUIET_LOGS, "ops": {"investigations": {"config": investigations_config}}},
             raise_on_error=False,
             tags={"cataloger/launched_by": "cli"},
         )
@@ -153,7 +160,10 @@ def _catalog_table(name, res, instance, store, db_res) -> TableReport:
     report.html = str(page["catalog_page"].value)
     issues = result.output_for_node("quality_issues")
     report.issues = [IssueSummary.model_validate(i.model_dump()) for i in issues.issues]
-    for node in ("table_understanding", "quality_issues"):
+    found = result.output_for_node("investigations")
+    report.pass_rate = found.pass_rate
+    report.sandbox_cells = found.cells
+    for node in ("table_understanding", "quality_issues", "investigations"):
         for mat in result.asset_materializations_for_node(node):
             tokens = mat.metadata.get("tokens")
             report.tokens += int(tokens.value) if tokens is not None else 0

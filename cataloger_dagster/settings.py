@@ -12,6 +12,7 @@ import dagster as dg
 
 from cataloger_dagster.resources.agent import AgentResource, HeuristicAgent
 from cataloger_dagster.resources.database import DEFAULT_DATABASE_URL, DatabaseResource
+from cataloger_dagster.resources.sandbox import DEFAULT_IMAGE, SandboxResource
 from cataloger_dagster.resources.script_store import ScriptStore, script_store_from_url
 
 DEFAULT_STORE = "catalog"
@@ -37,9 +38,25 @@ def agent_resource(kind: str | None = None) -> AgentResource:
     raise ValueError(f"unknown CATALOGER_AGENT {kind!r}: use 'heuristic'")
 
 
-def resources(*, database: str | None = None, store: str | None = None, agent: str | None = None) -> dict:
+def sandbox_resource(backend: str | None = None) -> SandboxResource:
+    backend = (backend or os.environ.get("CATALOGER_SANDBOX") or "local").lower()
+    isolation = os.environ.get("CATALOGER_SANDBOX_ISOLATION") or "bwrap"
+    image = os.environ.get("CATALOGER_SANDBOX_IMAGE") or DEFAULT_IMAGE
+    if backend not in ("local", "docker"):
+        raise ValueError(f"unknown CATALOGER_SANDBOX {backend!r}: use 'local' or 'docker'")
+    if isolation not in ("bwrap", "none"):
+        raise ValueError(f"unknown CATALOGER_SANDBOX_ISOLATION {isolation!r}: use 'bwrap' or 'none'")
+    # the investigations' first cell imports ibis: start loading it with the interpreter
+    return SandboxResource(backend=backend, isolation=isolation, image=image, preload=["ibis"])
+
+
+def resources(
+    *, database: str | None = None, store: str | None = None, agent: str | None = None,
+    sandbox: str | None = None,
+) -> dict:
     return {
         "database": database_resource(database),
         "store": store_resource(store),
         "agent": agent_resource(agent),
+        "sandbox": sandbox_resource(sandbox),
     }

@@ -15,13 +15,16 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def test_defs_have_the_designed_assets():
     keys = {k.to_user_string() for k in defs.resolve_asset_graph().get_all_asset_keys()}
-    assert keys == {"table_profile", "table_understanding", "quality_issues", "catalog_page", "catalog_index"}
+    assert keys == {
+        "table_profile", "table_understanding", "quality_issues", "investigations", "catalog_page", "catalog_index",
+    }
     assert isinstance(tables_partitions, dg.DynamicPartitionsDefinition) and tables_partitions.name == "tables"
     graph = defs.resolve_asset_graph()
     parents = lambda k: {p.to_user_string() for p in graph.get(dg.AssetKey(k)).parent_keys}  # noqa: E731
     assert parents("table_understanding") == {"table_profile"}
     assert parents("quality_issues") == {"table_profile", "table_understanding"}
-    assert parents("catalog_page") == {"table_profile", "table_understanding", "quality_issues"}
+    assert parents("investigations") == {"table_profile", "table_understanding", "quality_issues"}
+    assert parents("catalog_page") == {"table_profile", "table_understanding", "quality_issues", "investigations"}
     assert parents("catalog_index") == {"catalog_page"}
 
 
@@ -53,7 +56,8 @@ def test_materialize_every_asset_for_two_partitions(demo_db, tmp_path):
             runs = sorted((store_root / "demo" / table).iterdir())
             assert len(runs) == 1
             names = {p.name for p in runs[0].iterdir()}
-            assert {"profile.json", "understanding.json", "issues.json", "catalog.html"} <= names
+            assert {"profile.json", "understanding.json", "issues.json", "investigations.json", "catalog.html",
+                    "catalog_script.py", "catalog_script.metrics.json"} <= names
         index_html = (store_root / "demo" / "index.html").read_text()
         assert "customers" in index_html and "orders" in index_html
         # metadata the UI shows

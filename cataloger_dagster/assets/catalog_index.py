@@ -1,9 +1,10 @@
 import dagster as dg
 
 from cataloger_dagster.assets.catalog_page import catalog_page
-from cataloger_dagster.assets.common import GROUP, OWNERS
+from cataloger_dagster.assets.common import GROUP, OWNERS, link
 from cataloger_dagster.resources import script_store
 from cataloger_dagster.assets.partitions import tables_partitions
+from cataloger_dagster.learning import SCRIPT
 from cataloger_dagster.models import AnalysisResultModel, TableProfile
 from cataloger_dagster.pages import IndexEntry, health_score, render_index
 from cataloger_dagster.resources.database import DatabaseResource
@@ -22,7 +23,7 @@ def index_entry(store: ScriptStore, database: str, table: str, error: str | None
             continue
         profile = TableProfile.model_validate(store.read_json(prefix, ts, "profile.json"))
         issues = AnalysisResultModel.model_validate(store.read_json(prefix, ts, "issues.json"))
-        metrics = store.read_json(prefix, ts, "catalog_script.metrics.json") or {}
+        metrics = store.read_metrics(prefix, ts, SCRIPT) or {}
         pass_rate = metrics.get("pass_rate")
         return IndexEntry(
             table=table,
@@ -66,6 +67,6 @@ def catalog_index(
         metadata={
             "tables": len(entries),
             "failed": sum(1 for e in entries if e.status != "ok"),
-            "index": dg.MetadataValue.url(uri) if uri.startswith("s3://") else dg.MetadataValue.path(uri),
+            "index": link(uri),
         }
     )

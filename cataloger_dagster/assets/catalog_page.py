@@ -1,22 +1,26 @@
 import dagster as dg
 
 from cataloger_dagster.assets.common import (
-    GROUP, OWNERS, previous_artifacts, run_folder, table_prefix,
+    GROUP, OWNERS, link, previous_artifacts, run_folder, table_prefix,
 )
-from cataloger_dagster.assets.quality_issues import severity_counts
-from cataloger_dagster.models import AnalysisResultModel, DatasetUnderstandingModel, TableProfile
 from cataloger_dagster.assets.partitions import tables_partitions
+from cataloger_dagster.assets.quality_issues import severity_counts
+from cataloger_dagster.learning import SCRIPT
+from cataloger_dagster.models import (
+    AnalysisResultModel, DatasetUnderstandingModel, InvestigationsResult, TableProfile,
+)
 from cataloger_dagster.pages import render_catalog_page
+from cataloger_dagster.resources import script_store
 from cataloger_dagster.resources.database import DatabaseResource
 from cataloger_dagster.resources.script_store import ScriptStore
 
 
 def run_history(store: ScriptStore, prefix: str, *, limit: int = 10) -> list[dict]:
-    """One row per earlier run of the table, newest first, from its stored JSON."""
+    """One row per run of the table (this one included), newest first, from its stored JSON."""
     history = []
     for ts, profile in previous_artifacts(store, prefix, "profile.json", limit=limit):
-        issues = store.read_json(prefix, ts, "issues.json") or {}
-        found = issues.get("issues", [])
+        found = (store.read_json(prefix, ts, "issues.json") or {}).get("issues", [])
+        metrics = store.read_metrics(prefix, ts, SCRIPT) or {}
         history.append(
             {
                 "timestamp": ts,
@@ -24,6 +28,9 @@ def run_history(store: ScriptStore, prefix: str, *, limit: int = 10) -> list[dic
                 "fingerprint": (profile.get("fingerprint") or {}).get("value"),
                 "issues": len(found),
                 "high": sum(1 for i in found if i.get("severity") == "high"),
+                "pass_rate": metrics.get("pass_rate"),
+                "cells": metrics.get("cells"),
+                "explored": metrics.get("explored"),
             }
         )
     return history
@@ -35,25 +42,44 @@ def run_history(store: ScriptStore, prefix: str, *, limit: int = 10) -> list[dic
     owners=OWNERS,
     kinds={"html"},
     description="The table's catalog page (catalog.html): columns with statistics and charts, "
-    "understanding, issues by severity, run history.",
+    "understanding, issues by severity, investigations with their code and evidence, run "
+    "history, and this run's script against the one it started from.",
 )
 def catalog_page(
     context: dg.AssetExecutionContext,
     table_profile: TableProfile,
     table_understanding: DatasetUnderstandingModel,
     quality_issues: AnalysisResultModel,
+    investigations: InvestigationsResult,
     database: DatabaseResource,
     store: ScriptStore,
 ) -> dg.MaterializeResult:
     name = context.partition_key
     prefix = table_prefix(database, name)
     timestamp = run_folder(context, store, prefix)
+    script = store.read_script(prefix, timestamp, SCRIPT)
+    previous_script = None
+    if investigations.based_on:
+        source = script_store.table_prefix(database.database_name, investigations.based_on_table or name)
+        previous_script = store.read_script(source, investigations.based_on, SCRIPT)
     html = render_catalog_page(
         profile=table_profile,
         understanding=table_understanding,
         issues=quality_issues,
+        investigations=investigations.investigations,
         history=run_history(store, prefix),
-        run={"timestamp": timestamp, "dagster_run_id": context.run.run_id, "database": database.safe_url},
+        script=script,
+        previous_script=previous_script,
+        links={"Recent changes": "recent_summary.html", "Catalog script": SCRIPT,
+               "Summary script": "summary_script.py"},
+        run={
+            "timestamp": timestamp,
+            "dagster_run_id": context.run.run_id,
+            "database": database.safe_url,
+            "started from": (f"{investigations.based_on_table or name} @ {investigations.based_on}"
+                             if investigations.based_on else "explored afresh"),
+            "sandbox cells": investigations.cells,
+        },
     )
     uri = store.write_artifact(prefix, timestamp, "catalog.html", html)
     counts = severity_counts(quality_issues)
@@ -62,7 +88,10 @@ def catalog_page(
             "dagster/row_count": table_profile.row_count,
             "issues": len(quality_issues.issues),
             **{f"issues_{s}": n for s, n in counts.items()},
+            "pass_rate": investigations.pass_rate if investigations.pass_rate is not None else 1.0,
             "run_folder": timestamp,
-            "catalog_page": dg.MetadataValue.url(uri) if uri.startswith("s3://") else dg.MetadataValue.path(uri),
+            "catalog_page": link(uri),
+            "recent_summary": link(store.uri(prefix, timestamp, "recent_summary.html")),
+            "script": link(store.uri(prefix, timestamp, SCRIPT)),
         }
     )

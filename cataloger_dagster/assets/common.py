@@ -37,3 +37,8 @@ def previous_artifacts(
             if len(found) >= limit:
                 break
     return found
+
+
+def link(uri: str) -> dg.MetadataValue:
+    """A store location as metadata the UI links: a URL for S3, a path for a folder."""
+    return dg.MetadataValue.url(uri) if "://" in uri else dg.MetadataValue.path(uri)

@@ -1,7 +1,7 @@
 import dagster as dg
 
 from cataloger_dagster.assets.common import (
-    GROUP, OWNERS, previous_artifacts, run_folder, table_prefix,
+    GROUP, OWNERS, link, previous_artifacts, run_folder, table_prefix,
 )
 from cataloger_dagster.assets.partitions import tables_partitions
 from cataloger_dagster.detectors import detect_issues
@@ -50,6 +50,6 @@ def quality_issues(
             **{f"issues_{s}": n for s, n in counts.items()},
             "summary": dg.MetadataValue.md(result.summary),
             "tokens": usage.tokens,
-            "issues_json": dg.MetadataValue.path(uri),
+            "issues_json": link(uri),
         },
     )

@@ -1,6 +1,6 @@
 import dagster as dg
 
-from cataloger_dagster.assets.common import GROUP, OWNERS, run_folder, table_prefix
+from cataloger_dagster.assets.common import GROUP, OWNERS, link, run_folder, table_prefix
 from cataloger_dagster.assets.partitions import tables_partitions
 from cataloger_dagster.models import TableProfile
 from cataloger_dagster.profiling import compute_profile
@@ -47,6 +47,6 @@ def table_profile(
             "queries": profile.queries,
             "duration_s": round(profile.duration_s, 3),
             "run_folder": timestamp,
-            "profile": dg.MetadataValue.path(uri),
+            "profile": link(uri),
         },
     )

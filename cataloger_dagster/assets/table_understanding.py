@@ -1,7 +1,7 @@
 import dagster as dg
 
 from cataloger_dagster.assets.common import (
-    GROUP, OWNERS, previous_artifacts, run_folder, table_prefix,
+    GROUP, OWNERS, link, previous_artifacts, run_folder, table_prefix,
 )
 from cataloger_dagster.assets.partitions import tables_partitions
 from cataloger_dagster.models import DatasetUnderstandingModel, TableProfile
@@ -61,6 +61,6 @@ def table_understanding(
             "reused_from": reused_from or "",
             "tokens": usage.tokens,
             "fallback_reason": usage.fallback_reason or "",
-            "understanding": dg.MetadataValue.path(uri),
+            "understanding": link(uri),
         },
     )

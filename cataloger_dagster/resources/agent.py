@@ -24,6 +24,8 @@ from cataloger_dagster.models import (
     IssueModel,
     TableProfile,
 )
+from cataloger_dagster.resources.investigator import InvestigationRun, PreviousScript, run_investigations
+from cataloger_dagster.resources.sandbox import SandboxRuntime
 
 
 class AgentUsage(BaseModel):
@@ -61,6 +63,18 @@ class AgentResource(dg.ConfigurableResource, ABC):
         previous: AnalysisResultModel | None = None,
     ) -> tuple[AnalysisResultModel, AgentUsage]: ...
 
+    @abstractmethod
+    def investigate(
+        self,
+        runtime: SandboxRuntime,
+        profile: TableProfile,
+        understanding: DatasetUnderstandingModel,
+        issues: list[IssueModel],
+        previous: PreviousScript | None,
+    ) -> tuple[InvestigationRun, AgentUsage]:
+        """Prove or refute each issue with code run in `runtime`, starting from
+        `previous` (seed 000's previous_script) when given."""
+
 
 class HeuristicAgent(AgentResource):
     """Rule-based understanding from names and statistics; issues as detected."""
@@ -78,6 +92,9 @@ class HeuristicAgent(AgentResource):
 
     def review_issues(self, profile, understanding, detected, *, previous=None):
         return heuristic_analysis(profile, detected, previous=previous), AgentUsage(agent=self.kind)
+
+    def investigate(self, runtime, profile, understanding, issues, previous):
+        return run_investigations(runtime, profile.table, issues, previous), AgentUsage(agent=self.kind)
 
 
 # ---------------------------------------------------------------------------

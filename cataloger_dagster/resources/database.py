@@ -158,9 +158,15 @@ class DatabaseResource(dg.ConfigurableResource):
         try:
             return conn.table(name)
         except Exception as exc:
-            known = ", ".join(self.list_tables()[:20])
+            tables = self.list_tables()
+            if name in tables:  # it exists but cannot be read: a broken view, no permission
+                first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+                raise DatabaseError(
+                    f"table {name!r} in {self.safe_url} cannot be read ({type(exc).__name__}: {first}); "
+                    "fix or drop it, or catalog the other tables with --table"
+                ) from None
             raise DatabaseError(
-                f"table {name!r} not found in {self.safe_url} ({type(exc).__name__}); tables: {known}"
+                f"table {name!r} not found in {self.safe_url}; tables: {', '.join(tables[:20])}"
             ) from None
 
     def catalog(self) -> dict[str, ibis.Table]:
@@ -185,11 +191,20 @@ class DatabaseResource(dg.ConfigurableResource):
 
     # --------------------------------------------------------------- snapshot
 
-    def write_snapshot(self, name: str, dest_dir: str | os.PathLike, *, row_limit: int | None = None) -> Snapshot:
+    def write_snapshot(
+        self,
+        name: str,
+        dest_dir: str | os.PathLike,
+        *,
+        row_limit: int | None = None,
+        references: dict[str, list[str]] | None = None,
+    ) -> Snapshot:
         """Copy one table (or a seeded sample of a huge one) into a new DuckDB file.
 
         The copy has the same table name, so code written against the snapshot
-        runs unchanged against the real database.  The file is made read-only.
+        runs unchanged against the real database.  `references` adds the
+        distinct key columns of other tables that checks join against (orphan
+        references).  The file is made read-only.
         """
         limit = self.snapshot_row_limit if row_limit is None else row_limit
         table = self.table(name)
@@ -211,6 +226,13 @@ class DatabaseResource(dg.ConfigurableResource):
             out.execute(f'CREATE TABLE "{_quote(name)}" AS SELECT * FROM snapshot_source')
             out.unregister("snapshot_source")
             rows = out.execute(f'SELECT count(*) FROM "{_quote(name)}"').fetchone()[0]
+            for other, columns in (references or {}).items():
+                if other == name:
+                    continue
+                keys = self.table(other).select(*columns).distinct()
+                out.register("snapshot_keys", keys.to_pyarrow_batches(chunk_size=100_000))
+                out.execute(f'CREATE TABLE "{_quote(other)}" AS SELECT * FROM snapshot_keys')
+                out.unregister("snapshot_keys")
         path.chmod(0o444)
         return Snapshot(
             path=str(path),

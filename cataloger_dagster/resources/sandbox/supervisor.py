@@ -117,9 +117,23 @@ def _restore_stdio(saved):
         setattr(sys, attr, orig)
 
 
-def worker_main(cmd_fd, res_fd):
+def worker_main(cmd_fd, res_fd, preload=()):
+    import importlib
     import linecache
     import threading
+
+    if preload:
+        # Heavy imports (ibis, pandas) start at once, beside the first cells: a
+        # cell that imports one of them waits on the import lock instead of
+        # loading it from scratch.  Failures are the cell's to see, not ours.
+        def _preload():
+            for module in preload:
+                try:
+                    importlib.import_module(module)
+                except BaseException:
+                    pass
+
+        threading.Thread(target=_preload, name="cataloger-preload", daemon=True).start()
 
     my_pid = os.getpid()
     saved = {1: os.dup(1), 2: os.dup(2)}
@@ -295,7 +309,8 @@ class Supervisor:
         out_r, out_w = os.pipe()
         err_r, err_w = os.pipe()
         self.proc = subprocess.Popen(
-            [sys.executable, "-I", "-u", "-c", self.cfg["boot"], str(cmd_r), "worker", str(cmd_r), str(res_w)],
+            [sys.executable, "-I", "-u", "-c", self.cfg["boot"], str(cmd_r), "worker", str(cmd_r), str(res_w),
+             ",".join(self.cfg.get("preload") or [])],
             stdin=subprocess.DEVNULL, stdout=out_w, stderr=err_w, pass_fds=(cmd_r, res_w),
             preexec_fn=_rlimits(self.cfg.get("rlimits", {})), cwd=self.cfg.get("cwd") or None,
         )
@@ -456,7 +471,8 @@ def main():
     source = _SOURCE
     if "worker" in args:
         i = args.index("worker")
-        worker_main(int(args[i + 1]), int(args[i + 2]))
+        preload = [m for m in args[i + 3].split(",") if m] if len(args) > i + 3 else []
+        worker_main(int(args[i + 1]), int(args[i + 2]), preload)
         return
     config = read_json(0)
     try:

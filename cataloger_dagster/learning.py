@@ -1,0 +1,145 @@
+"""Which earlier script a run starts from: the feedback loop's choices (seeds 000 and 003).
+
+- Ranking: the best of the table's last 10 scripts by pass rate, then coverage
+  of the *current* issues, then whether it was written for the current schema,
+  then time.  A script that a later run found failing on the table (its
+  `relearned` issues) has its pass rate lowered by those failures, so a worse
+  script is never fed forward again: the old one stays stored (the backup), the
+  reuse run tests it, and the ranking reverts to whichever did better.
+- Exploration: a seeded fraction of runs (and every run asked to `explore`)
+  ignores earlier scripts.
+- Transfer: a table with no history starts from the script of the most similar
+  table of the same database (column names and kinds).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from typing import Optional
+
+from cataloger_dagster.models import TableProfile
+from cataloger_dagster.resources import script_store
+from cataloger_dagster.resources.investigator import PreviousScript
+from cataloger_dagster.resources.script_store import ScriptRecord, ScriptStore
+
+SCRIPT = "catalog_script.py"
+WINDOW = 10
+MIN_SIMILARITY = 0.3
+
+
+def effective_pass_rate(record: ScriptRecord, failures: dict[str, int]) -> float:
+    m = record.metrics or {}
+    rate = float(m.get("pass_rate") or 0.0)
+    total = max(1, int(m.get("investigations") or 0))
+    return max(0.0, rate - failures.get(record.timestamp, 0) / total)
+
+
+def rank_key(current_ids: set[str], schema_hash: Optional[str], failures: dict[str, int]):
+    def key(record: ScriptRecord) -> tuple:
+        m = record.metrics
+        if not m:
+            return (0, -1.0, -1.0, False, -math.inf)
+        answered = set(m.get("answered") or [])
+        coverage = len(answered & current_ids) / len(current_ids) if current_ids else 1.0
+        return (
+            1,
+            round(effective_pass_rate(record, failures), 6),
+            round(coverage, 6),
+            m.get("schema_hash") == schema_hash,
+            -float(m.get("seconds") or math.inf),
+        )
+
+    return key
+
+
+def rank_scripts(
+    records: list[ScriptRecord], *, current_ids: set[str], schema_hash: Optional[str]
+) -> list[ScriptRecord]:
+    """Best first.  A later run's `relearned` issues count against the script it reused."""
+    failures: dict[str, int] = {}
+    for r in records:
+        m = r.metrics or {}
+        if m.get("based_on") and not m.get("based_on_table") and m.get("relearned"):
+            failures[m["based_on"]] = failures.get(m["based_on"], 0) + len(m["relearned"])
+    key = rank_key(current_ids, schema_hash, failures)
+    # newest first, so that among equals the newest wins (sorted is stable)
+    ordered = sorted(records, key=lambda r: r.timestamp, reverse=True)
+    return sorted(ordered, key=key, reverse=True)
+
+
+def should_explore(rate: float, seed: int, table: str, run_number: int) -> bool:
+    """Seeded, so a given table's n-th run decides the same way every time."""
+    if rate <= 0:
+        return False
+    return random.Random(f"{seed}:{table}:{run_number}").random() < rate
+
+
+def _signature(profile_json: dict) -> set[tuple[str, str]]:
+    return {(c["name"].lower(), c.get("kind", "")) for c in profile_json.get("columns", [])}
+
+
+def similar_table_script(
+    store: ScriptStore, database: str, profile: TableProfile
+) -> Optional[tuple[PreviousScript, float]]:
+    """The best script of the most similar other table (Jaccard over names and kinds)."""
+    mine = {(c.name.lower(), c.kind) for c in profile.columns}
+    best: Optional[tuple[float, str, str]] = None
+    for table in store.list_tables(script_store.table_prefix(database, "x").split("/")[0]):
+        other = _unquote(table)
+        if other == profile.table:
+            continue
+        prefix = script_store.table_prefix(database, other)
+        runs = store.list_runs(prefix)
+        latest = next((ts for ts in reversed(runs) if store.read_artifact(prefix, ts, "profile.json")), None)
+        if latest is None:
+            continue
+        theirs = _signature(store.read_json(prefix, latest, "profile.json") or {})
+        union = mine | theirs
+        score = len(mine & theirs) / len(union) if union else 0.0
+        if score >= MIN_SIMILARITY and (best is None or score > best[0]):
+            best = (score, other, prefix)
+    if best is None:
+        return None
+    score, other, prefix = best
+    records = [r for r in store.list_scripts(prefix, SCRIPT, limit=WINDOW)]
+    if not records:
+        return None
+    top = rank_scripts(records, current_ids=set(), schema_hash=None)[0]
+    return PreviousScript(timestamp=top.timestamp, code=top.code, table=other), score
+
+
+def _unquote(name: str) -> str:
+    from urllib.parse import unquote
+
+    return unquote(name)
+
+
+def choose_previous_script(
+    store: ScriptStore,
+    database: str,
+    profile: TableProfile,
+    current_ids: set[str],
+    *,
+    explore: bool,
+    exploration_rate: float,
+    exploration_seed: int,
+) -> tuple[Optional[PreviousScript], str]:
+    """The script to start from, and why (shown in metadata and metrics)."""
+    prefix = script_store.table_prefix(database, profile.table)
+    if explore:
+        return None, "explore requested: earlier scripts ignored (relearning)"
+    runs = store.list_runs(prefix)
+    if should_explore(exploration_rate, exploration_seed, profile.table, len(runs)):
+        return None, f"exploration run (rate {exploration_rate:g})"
+    records = store.list_scripts(prefix, SCRIPT, limit=WINDOW)
+    if records:
+        top = rank_scripts(records, current_ids=current_ids, schema_hash=profile.fingerprint.schema_hash)[0]
+        return PreviousScript(timestamp=top.timestamp, code=top.code, table=profile.table), (
+            f"best of the last {len(records)} scripts: {top.timestamp}"
+        )
+    transfer = similar_table_script(store, database, profile)
+    if transfer is not None:
+        script, score = transfer
+        return script, f"no history: starting from {script.table}'s script ({score:.0%} similar)"
+    return None, "no earlier script: exploring"

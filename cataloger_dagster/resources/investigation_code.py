@@ -1,0 +1,382 @@
+"""The code the heuristic agent writes to investigate issues, and how it reads old code back.
+
+A session script is made of *blocks*, each starting with a marker line:
+
+    # block: setup                      connection, the table, `record`
+    # block: check <issue type>         a function that tests one kind of issue
+    # block: explore <issue id>         a look at the data before testing (cold runs)
+    # block: investigate <issue id>     one `record(...)` call: the verdict and evidence
+
+Every investigation ends in `record(issue_id, check, ...)`, which prints one
+JSON line `{"issue", "verdict", "evidence"}` (or `"error"`).  The same script
+runs in the sandbox against the snapshot and by hand against the real
+database: only DB_CONNECTION_STRING differs.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from cataloger_dagster.models import IssueModel
+
+MARKER = "# block: "
+
+SETUP = '''\
+# block: setup
+import json
+import os
+
+import ibis
+
+TABLE = {table!r}
+con = ibis.connect(os.environ["DB_CONNECTION_STRING"])
+t = con.table(TABLE)
+ROWS = int(t.count().execute())
+RESULTS = {{}}
+
+
+def record(issue_id, check, *args):
+    """Run one check and print its verdict and evidence (or its error) as a JSON line."""
+    try:
+        outcome = check(*args)
+    except Exception as exc:  # a failing check is a finding about the check, not the run
+        outcome = {{"verdict": None, "error": f"{{type(exc).__name__}}: {{exc}}"}}
+    RESULTS[issue_id] = outcome
+    print(json.dumps({{"issue": issue_id, **outcome}}, default=str))
+
+
+def pct(part, whole):
+    return round(100.0 * part / whole, 3) if whole else 0.0
+
+
+def rows_of(expr, limit=5):
+    return expr.limit(limit).to_pyarrow().to_pylist()
+'''
+
+# One function per issue type.  Each returns {"verdict", "evidence"}; the
+# verdict is "confirmed" when the data still shows the issue, "refuted" when
+# it does not.
+CHECKS: dict[str, str] = {
+    "missing_values": '''\
+def check_missing_values(column):
+    c = t[column]
+    dtype = t.schema()[column]
+    missing = c.isnull()
+    if dtype.is_string():
+        missing = missing | (c.strip() == "")
+    if dtype.is_floating():
+        missing = missing | c.isnan()
+    n = int(t.filter(missing).count().execute())
+    return {"verdict": "confirmed" if n else "refuted",
+            "evidence": {"missing": n, "rows": ROWS, "percent": pct(n, ROWS)}}
+''',
+    "sentinel_values": '''\
+def check_sentinel_values(column, values):
+    c = t[column]
+    if t.schema()[column].is_string():
+        hit = c.strip().lower().isin([str(v).strip().lower() for v in values])
+    else:
+        hit = c.isin([float(v) for v in values])
+    found = t.filter(hit).group_by(value=c).aggregate(n=lambda g: g.count())
+    counts = {str(r["value"]): int(r["n"]) for r in found.to_pyarrow().to_pylist()}
+    n = sum(counts.values())
+    return {"verdict": "confirmed" if n else "refuted",
+            "evidence": {"rows": n, "percent": pct(n, ROWS), "values": counts}}
+''',
+    "duplicate_rows": '''\
+def check_duplicate_rows(columns):
+    distinct = int(t.select(*columns).distinct().count().execute())
+    extra = ROWS - distinct
+    groups = t.group_by(columns).aggregate(copies=lambda g: g.count()).filter(lambda g: g.copies > 1)
+    examples = rows_of(groups.order_by(ibis.desc("copies")), 3)
+    return {"verdict": "confirmed" if extra else "refuted",
+            "evidence": {"duplicate_rows": extra, "rows": ROWS, "percent": pct(extra, ROWS),
+                         "examples": examples}}
+''',
+    "duplicate_keys": '''\
+def check_duplicate_keys(column):
+    f = t.filter(t[column].notnull())
+    groups = f.group_by(key=f[column]).aggregate(n=lambda g: g.count()).filter(lambda g: g.n > 1)
+    stats = groups.aggregate(keys=lambda g: g.count(), rows=lambda g: g.n.sum()).to_pyarrow().to_pylist()[0]
+    keys, rows = int(stats["keys"] or 0), int(stats["rows"] or 0)
+    return {"verdict": "confirmed" if keys else "refuted",
+            "evidence": {"repeated_values": keys, "rows": rows, "percent": pct(rows, ROWS),
+                         "examples": [r["key"] for r in rows_of(groups.order_by(ibis.desc("n")))]}}
+''',
+    "numeric_as_text": '''\
+def check_numeric_as_text(column):
+    if not t.schema()[column].is_string():
+        return {"verdict": "refuted", "evidence": {"type": str(t.schema()[column])}}
+    c = t[column].strip()
+    usable = t.filter(t[column].notnull() & (c != ""))
+    parsed = usable[column].strip().try_cast("float64")
+    stats = usable.aggregate(usable=lambda g: g.count(), numbers=parsed.notnull().sum())
+    stats = stats.to_pyarrow().to_pylist()[0]
+    n, numbers = int(stats["usable"]), int(stats["numbers"] or 0)
+    others = [r[column] for r in rows_of(usable.filter(parsed.isnull()).select(column))]
+    return {"verdict": "confirmed" if n and numbers / n >= 0.9 else "refuted",
+            "evidence": {"numbers": numbers, "usable": n, "percent": pct(numbers, n),
+                         "not_numbers": others}}
+''',
+    "date_as_text": '''\
+def check_date_as_text(column):
+    if not t.schema()[column].is_string():
+        return {"verdict": "refuted", "evidence": {"type": str(t.schema()[column])}}
+    c = t[column].strip()
+    usable = t.filter(t[column].notnull() & (c != ""))
+    s = usable[column].strip()
+    is_date = s.try_cast("timestamp").notnull() & s.try_cast("float64").isnull()
+    stats = usable.aggregate(usable=lambda g: g.count(), dates=is_date.sum()).to_pyarrow().to_pylist()[0]
+    n, dates = int(stats["usable"]), int(stats["dates"] or 0)
+    others = [r[column] for r in rows_of(usable.filter(~is_date).select(column))]
+    return {"verdict": "confirmed" if n and dates / n >= 0.9 else "refuted",
+            "evidence": {"dates": dates, "usable": n, "percent": pct(dates, n), "not_dates": others}}
+''',
+    "outliers": '''\
+def check_outliers(column, low, high, exclude):
+    c = t[column].cast("float64")
+    beyond = (c > high) | ((c < low) & (c > 0)) if low > 0 else (c > high) | (c < low)
+    if exclude:
+        beyond = beyond & ~t[column].isin(exclude)
+    if t.schema()[column].is_floating():
+        beyond = beyond & ~c.isnan()
+    hits = t.filter(beyond)
+    n = int(hits.count().execute())
+    examples = [r["v"] for r in rows_of(hits.select(v=c).order_by(ibis.desc("v")))]
+    return {"verdict": "confirmed" if n else "refuted",
+            "evidence": {"rows": n, "percent": pct(n, ROWS), "fence": [low, high], "examples": examples}}
+''',
+    "inconsistent_categories": '''\
+def check_inconsistent_categories(column, groups):
+    variants = sorted({v for g in groups.values() for v in g})
+    found = t.filter(t[column].isin(variants)).group_by(value=t[column]).aggregate(n=lambda g: g.count())
+    counts = {r["value"]: int(r["n"]) for r in found.to_pyarrow().to_pylist()}
+    spellings = {canon: {v: counts[v] for v in g if v in counts} for canon, g in groups.items()}
+    split = {canon: s for canon, s in spellings.items() if len(s) > 1}
+    rows = sum(n for canon, s in split.items() for v, n in s.items() if v != max(s, key=s.get))
+    return {"verdict": "confirmed" if split else "refuted",
+            "evidence": {"spellings": split, "rows_with_variant": rows, "percent": pct(rows, ROWS)}}
+''',
+    "invalid_format": '''\
+def check_invalid_format(column, pattern, ignore):
+    s = t[column].strip()
+    usable = t.filter(t[column].notnull() & (s != "") & ~s.lower().isin(ignore))
+    ok = usable[column].strip().re_search(pattern)
+    stats = usable.aggregate(usable=lambda g: g.count(), valid=ok.sum()).to_pyarrow().to_pylist()[0]
+    n, valid = int(stats["usable"]), int(stats["valid"] or 0)
+    bad = n - valid
+    examples = [r[column] for r in rows_of(usable.filter(~ok).select(column))]
+    return {"verdict": "confirmed" if bad else "refuted",
+            "evidence": {"invalid": bad, "usable": n, "percent": pct(bad, n), "examples": examples}}
+''',
+    "constant_column": '''\
+def check_constant_column(column):
+    stats = t.aggregate(distinct=t[column].nunique(), nulls=t[column].isnull().sum()).to_pyarrow().to_pylist()[0]
+    distinct, nulls = int(stats["distinct"]), int(stats["nulls"] or 0)
+    value = t[column].max().execute() if distinct == 1 else None
+    return {"verdict": "confirmed" if distinct == 1 and not nulls else "refuted",
+            "evidence": {"distinct": distinct, "nulls": nulls, "value": value, "rows": ROWS}}
+''',
+    "out_of_range": '''\
+def check_out_of_range(column, rules, now, exclude):
+    import datetime as _dt
+    c = t[column]
+    when = _dt.datetime.fromisoformat(now)
+    dtype = t.schema()[column]
+    def stamp(moment):
+        if dtype.is_date():
+            return ibis.date(moment.date())
+        if dtype.timezone is None:
+            moment = moment.astimezone(_dt.timezone.utc).replace(tzinfo=None)
+        return ibis.literal(moment, type=dtype)
+    conditions = {
+        "negative": lambda: c < 0,
+        "outside 0-100": lambda: (c < 0) | (c > 100),
+        "age above 130": lambda: c > 130,
+        "in the future": lambda: c > stamp(when + _dt.timedelta(days=1)),
+        "before 1900": lambda: c < stamp(_dt.datetime(1900, 1, 1, tzinfo=when.tzinfo)),
+    }
+    keep = ~c.isin(exclude) if exclude else ibis.literal(True)
+    counts = {rule: int(t.filter(conditions[rule]() & keep).count().execute()) for rule in rules}
+    n = sum(counts.values())
+    return {"verdict": "confirmed" if n else "refuted",
+            "evidence": {"rows": n, "percent": pct(n, ROWS), "by_rule": counts}}
+''',
+    "orphan_references": '''\
+def check_orphan_references(column, other_table, other_column):
+    keys = con.table(other_table).select(k=lambda r: r[other_column]).distinct()
+    present = t.filter(t[column].notnull())
+    orphans = present.anti_join(keys, present[column] == keys.k)
+    n = int(orphans.count().execute())
+    missing = orphans.select(v=orphans[column]).distinct()
+    examples = [r["v"] for r in rows_of(missing.order_by("v"))]
+    return {"verdict": "confirmed" if n else "refuted",
+            "evidence": {"rows": n, "percent": pct(n, ROWS), "distinct_missing": int(missing.count().execute()),
+                         "references": f"{other_table}.{other_column}", "examples": examples}}
+''',
+    # issues an LLM adds with a type no check is written for yet
+    "generic": '''\
+def check_generic(columns):
+    stats = t.aggregate(**{f"{c}_nulls": t[c].isnull().sum() for c in columns},
+                        **{f"{c}_distinct": t[c].nunique() for c in columns}).to_pyarrow().to_pylist()[0]
+    return {"verdict": "inconclusive", "evidence": {"rows": ROWS, **{k: int(v or 0) for k, v in stats.items()}}}
+''',
+}
+
+EXPLORE = '''\
+# block: explore {issue_id}
+print(t.schema())
+for _column in {columns!r}:
+    _top = t[_column].value_counts().order_by(ibis.desc(_column + "_count")).limit(10)
+    print(_column, rows_of(_top, 10))
+'''
+
+STRING_SENTINELS = ["n/a", "na", "#n/a", "-", "--", "?", "null", "nil", "nan", "missing", "undefined", "none"]
+
+
+def check_type(issue: IssueModel) -> str:
+    return issue.type if issue.type in CHECKS else "generic"
+
+
+def _sentinels_of(column: str, issues: list[IssueModel]) -> list[Any]:
+    for other in issues:
+        if other.type == "sentinel_values" and other.affectedColumns == [column]:
+            values = list((other.details or {}).get("values", {}))
+            try:
+                return [float(v) for v in values]
+            except ValueError:
+                return []
+    return []
+
+
+def check_args(issue: IssueModel, issues: list[IssueModel]) -> tuple:
+    """The arguments of the issue's check, from what the detector saw."""
+    d = issue.details or {}
+    column = issue.affectedColumns[0] if issue.affectedColumns else None
+    kind = check_type(issue)
+    if kind == "duplicate_rows":
+        return (d.get("compared_columns") or issue.affectedColumns,)
+    if kind == "sentinel_values":
+        return (column, list(d.get("values", {})))
+    if kind == "outliers":
+        return (column, float(d["fence_low"]), float(d["fence_high"]), _sentinels_of(column, issues))
+    if kind == "inconsistent_categories":
+        return (column, {k: sorted(v) for k, v in d.get("groups", {}).items()})
+    if kind == "invalid_format":
+        return (column, d["pattern"], STRING_SENTINELS)
+    if kind == "out_of_range":
+        return (column, sorted(d.get("counts", {})), d["now"], _sentinels_of(column, issues))
+    if kind == "orphan_references":
+        other_table, other_column = d["references"].split(".", 1)
+        return (column, other_table, other_column)
+    if kind == "generic":
+        return (issue.affectedColumns,)
+    return (column,)
+
+
+def investigate_block(issue: IssueModel, issues: list[IssueModel]) -> str:
+    args = ", ".join(repr(a) for a in check_args(issue, issues))
+    return (
+        f"{MARKER}investigate {issue.id}\n"
+        f"record({issue.id!r}, check_{check_type(issue)}, {args})\n"
+    )
+
+
+def check_block(kind: str) -> str:
+    return f"{MARKER}check {kind}\n{CHECKS[kind]}"
+
+
+def explore_block(issue: IssueModel) -> str:
+    return EXPLORE.format(issue_id=issue.id, columns=list(issue.affectedColumns[:3]))
+
+
+def setup_block(table: str) -> str:
+    return SETUP.format(table=table)
+
+
+def referenced_tables(issues: list[IssueModel]) -> dict[str, list[str]]:
+    """Other tables (and their key columns) the checks read: the snapshot must hold them."""
+    refs: dict[str, list[str]] = {}
+    for issue in issues:
+        if issue.type == "orphan_references" and "references" in (issue.details or {}):
+            other_table, other_column = issue.details["references"].split(".", 1)
+            refs.setdefault(other_table, [])
+            if other_column not in refs[other_table]:
+                refs[other_table].append(other_column)
+    return refs
+
+
+# ---------------------------------------------------------------------------
+# reading an earlier script back
+# ---------------------------------------------------------------------------
+
+
+@dataclass
+class ParsedScript:
+    setup: Optional[str] = None
+    checks: dict[str, str] = field(default_factory=dict)        # issue type -> block
+    investigations: dict[str, str] = field(default_factory=dict)  # issue id -> block
+    explorations: dict[str, str] = field(default_factory=dict)
+
+
+_BLOCK_END = re.compile(r"^(# block: |# %% cell )")
+
+
+def parse_script(code: str) -> ParsedScript:
+    """Split a session script into its blocks.  Blocks of failed cells are
+    commented out by the sandbox (`# # block: ...`), so they are not found."""
+    parsed = ParsedScript()
+    current: Optional[tuple[str, str]] = None
+    lines: list[str] = []
+
+    def flush() -> None:
+        if current is None:
+            return
+        kind, name = current
+        text = "\n".join(lines).rstrip() + "\n"
+        if kind == "setup":
+            parsed.setup = text
+        elif kind == "check":
+            parsed.checks[name] = text
+        elif kind == "investigate":
+            parsed.investigations[name] = text
+        elif kind == "explore":
+            parsed.explorations[name] = text
+
+    for line in code.splitlines():
+        if _BLOCK_END.match(line):
+            flush()
+            current, lines = None, []
+            if line.startswith(MARKER):
+                kind, _, name = line[len(MARKER):].strip().partition(" ")
+                current = (kind, name.strip())
+                lines = [line]
+            continue
+        if current is not None:
+            lines.append(line)
+    flush()
+    return parsed
+
+
+def retarget_setup(setup: str, table: str) -> str:
+    """An earlier setup block pointed at another table (cross-table transfer)."""
+    return re.sub(r"^TABLE = .*$", f"TABLE = {table!r}", setup, count=1, flags=re.MULTILINE)
+
+
+def parse_records(stdout: str) -> dict[str, dict]:
+    """The JSON lines `record` printed, by issue id (the last one wins)."""
+    found: dict[str, dict] = {}
+    for line in stdout.splitlines():
+        line = line.strip()
+        if not line.startswith('{"issue"'):
+            continue
+        try:
+            value = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(value, dict) and isinstance(value.get("issue"), str):
+            found[value.pop("issue")] = value
+    return found
