@@ -221,5 +221,6 @@ class InvestigationsResult(BaseModel):
     based_on_table: Optional[str] = None  # set when it came from another table (transfer)
     reused: list[str] = Field(default_factory=list)      # issue ids answered by reused code
     relearned: list[str] = Field(default_factory=list)   # issue ids whose reused code failed
+    refreshed: list[str] = Field(default_factory=list)   # rerun with the detector's current arguments
     backend: str = ""
     agent: str = ""

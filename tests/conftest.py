@@ -7,6 +7,7 @@ CATALOGER_REQUIRE_SERVICES is set (as CI does): then it fails instead.
 from __future__ import annotations
 
 import os
+import shutil
 import uuid
 from pathlib import Path
 
@@ -20,6 +21,40 @@ def service_unavailable(what: str) -> None:
     if REQUIRE_SERVICES:
         pytest.fail(f"{what} not available, and CATALOGER_REQUIRE_SERVICES is set")
     pytest.skip(f"{what} not available")
+
+
+def sandbox_problem(backend: str) -> str | None:
+    """Why a sandbox backend cannot run here, or None."""
+    if backend == "local":
+        return None if shutil.which("bwrap") else "bubblewrap (bwrap) not available"
+    from cataloger_dagster.resources.sandbox import DEFAULT_IMAGE
+
+    try:
+        import docker
+
+        client = docker.from_env(timeout=10)
+        client.ping()
+        client.images.get(DEFAULT_IMAGE)
+    except Exception as exc:  # no engine, or no image
+        return f"Docker engine or image {DEFAULT_IMAGE} not available ({type(exc).__name__})"
+    return None
+
+
+@pytest.fixture(params=["local", "docker"])
+def sandbox_backend(request) -> str:
+    """Each sandbox backend in turn; skips (fails in CI) where one is absent."""
+    problem = sandbox_problem(request.param)
+    if problem:
+        service_unavailable(problem)
+    return request.param
+
+
+@pytest.fixture
+def local_sandbox() -> str:
+    problem = sandbox_problem("local")
+    if problem:
+        service_unavailable(problem)
+    return "local"
 
 
 @pytest.fixture(scope="session")

@@ -16,7 +16,8 @@ ROOT = Path(__file__).resolve().parents[1]
 def test_defs_have_the_designed_assets():
     keys = {k.to_user_string() for k in defs.resolve_asset_graph().get_all_asset_keys()}
     assert keys == {
-        "table_profile", "table_understanding", "quality_issues", "investigations", "catalog_page", "catalog_index",
+        "table_profile", "table_understanding", "quality_issues", "investigations", "recent_summary",
+        "catalog_page", "catalog_index",
     }
     assert isinstance(tables_partitions, dg.DynamicPartitionsDefinition) and tables_partitions.name == "tables"
     graph = defs.resolve_asset_graph()
@@ -25,6 +26,7 @@ def test_defs_have_the_designed_assets():
     assert parents("quality_issues") == {"table_profile", "table_understanding"}
     assert parents("investigations") == {"table_profile", "table_understanding", "quality_issues"}
     assert parents("catalog_page") == {"table_profile", "table_understanding", "quality_issues", "investigations"}
+    assert parents("recent_summary") == {"table_profile", "quality_issues", "investigations"}
     assert parents("catalog_index") == {"catalog_page"}
 
 

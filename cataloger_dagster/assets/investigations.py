@@ -1,3 +1,4 @@
+import os
 import tempfile
 import time
 
@@ -59,6 +60,7 @@ def investigations(
     context.log.info(f"{name}: {len(issues)} issues to investigate; {why}")
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix=f"cataloger-{name[:40]}-") as data_dir:
+        os.chmod(data_dir, 0o755)  # the sandbox's own user must reach the (read-only) snapshot
         # the session starts first, so its interpreter loads ibis while the snapshot is written;
         # `env` is the sandbox's whole environment: no credential of the host gets in
         with sandbox.session(data_dir, env={"DB_CONNECTION_STRING": SNAPSHOT_URL}) as runtime:
@@ -84,6 +86,7 @@ def investigations(
         based_on_table=previous.table if previous and previous.table != name else None,
         reused=run.reused,
         relearned=run.relearned,
+        refreshed=run.refreshed,
         backend=sandbox.backend,
         agent=agent.kind,
     )
@@ -101,6 +104,7 @@ def investigations(
         "based_on_table": result.based_on_table,
         "reused": run.reused,
         "relearned": run.relearned,
+        "refreshed": run.refreshed,
         "reuse_error": run.reuse_error,
         "why": why,
         "schema_hash": table_profile.fingerprint.schema_hash,

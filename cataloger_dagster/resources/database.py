@@ -140,6 +140,10 @@ class DatabaseResource(dg.ConfigurableResource):
             message = str(exc).replace(self.url, self.safe_url)
             raise DatabaseError(f"cannot connect to {self.safe_url}: {message}") from None
 
+    def teardown_after_execution(self, context: dg.InitResourceContext) -> None:
+        # a read-only DuckDB connection still keeps writers out of the file
+        self.close()
+
     def close(self) -> None:
         with self._lock:
             if self._conn is not None:

@@ -91,7 +91,7 @@ def check_duplicate_rows(columns):
     distinct = int(t.select(*columns).distinct().count().execute())
     extra = ROWS - distinct
     groups = t.group_by(columns).aggregate(copies=lambda g: g.count()).filter(lambda g: g.copies > 1)
-    examples = rows_of(groups.order_by(ibis.desc("copies")), 3)
+    examples = rows_of(groups.order_by([ibis.desc("copies"), *columns]), 3)
     return {"verdict": "confirmed" if extra else "refuted",
             "evidence": {"duplicate_rows": extra, "rows": ROWS, "percent": pct(extra, ROWS),
                          "examples": examples}}
@@ -104,7 +104,7 @@ def check_duplicate_keys(column):
     keys, rows = int(stats["keys"] or 0), int(stats["rows"] or 0)
     return {"verdict": "confirmed" if keys else "refuted",
             "evidence": {"repeated_values": keys, "rows": rows, "percent": pct(rows, ROWS),
-                         "examples": [r["key"] for r in rows_of(groups.order_by(ibis.desc("n")))]}}
+                         "examples": [r["key"] for r in rows_of(groups.order_by([ibis.desc("n"), "key"]))]}}
 ''',
     "numeric_as_text": '''\
 def check_numeric_as_text(column):
@@ -116,7 +116,7 @@ def check_numeric_as_text(column):
     stats = usable.aggregate(usable=lambda g: g.count(), numbers=parsed.notnull().sum())
     stats = stats.to_pyarrow().to_pylist()[0]
     n, numbers = int(stats["usable"]), int(stats["numbers"] or 0)
-    others = [r[column] for r in rows_of(usable.filter(parsed.isnull()).select(column))]
+    others = [r[column] for r in rows_of(usable.filter(parsed.isnull()).select(column).distinct().order_by(column))]
     return {"verdict": "confirmed" if n and numbers / n >= 0.9 else "refuted",
             "evidence": {"numbers": numbers, "usable": n, "percent": pct(numbers, n),
                          "not_numbers": others}}
@@ -131,7 +131,7 @@ def check_date_as_text(column):
     is_date = s.try_cast("timestamp").notnull() & s.try_cast("float64").isnull()
     stats = usable.aggregate(usable=lambda g: g.count(), dates=is_date.sum()).to_pyarrow().to_pylist()[0]
     n, dates = int(stats["usable"]), int(stats["dates"] or 0)
-    others = [r[column] for r in rows_of(usable.filter(~is_date).select(column))]
+    others = [r[column] for r in rows_of(usable.filter(~is_date).select(column).distinct().order_by(column))]
     return {"verdict": "confirmed" if n and dates / n >= 0.9 else "refuted",
             "evidence": {"dates": dates, "usable": n, "percent": pct(dates, n), "not_dates": others}}
 ''',
@@ -168,7 +168,7 @@ def check_invalid_format(column, pattern, ignore):
     stats = usable.aggregate(usable=lambda g: g.count(), valid=ok.sum()).to_pyarrow().to_pylist()[0]
     n, valid = int(stats["usable"]), int(stats["valid"] or 0)
     bad = n - valid
-    examples = [r[column] for r in rows_of(usable.filter(~ok).select(column))]
+    examples = [r[column] for r in rows_of(usable.filter(~ok).select(column).distinct().order_by(column))]
     return {"verdict": "confirmed" if bad else "refuted",
             "evidence": {"invalid": bad, "usable": n, "percent": pct(bad, n), "examples": examples}}
 ''',

@@ -42,6 +42,7 @@ class InvestigationRun:
     investigations: list[CodeInvestigation]
     reused: list[str] = field(default_factory=list)     # answered by the earlier script
     relearned: list[str] = field(default_factory=list)  # the earlier script failed on them
+    refreshed: list[str] = field(default_factory=list)  # rerun with the detector's current arguments
     reuse_error: Optional[str] = None                    # the earlier script could not run at all
 
 
@@ -94,11 +95,14 @@ def run_investigations(
                 defined = set(parsed.checks)
                 for issue in kept:
                     answer = answers.get(issue.id)
-                    if answer is not None and answer.outcome.get("verdict"):
-                        run.reused.append(issue.id)
-                    else:
-                        run.relearned.append(issue.id)
+                    if answer is None or not answer.outcome.get("verdict"):
+                        run.relearned.append(issue.id)  # the earlier code fails on today's table
                         answers.pop(issue.id, None)
+                    elif parsed.investigations[issue.id] != investigate_block(issue, issues):
+                        run.refreshed.append(issue.id)  # it ran, but the detector sees it differently now
+                        answers.pop(issue.id, None)
+                    else:
+                        run.reused.append(issue.id)
             else:
                 answers.clear()
                 run.reuse_error = "the earlier script's setup failed here; explored afresh"

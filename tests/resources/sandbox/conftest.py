@@ -2,42 +2,14 @@
 
 from __future__ import annotations
 
-import os
-import shutil
-
 import pytest
 
-from cataloger_dagster.resources.sandbox import DEFAULT_IMAGE, SandboxResource
-
-REQUIRE = bool(os.environ.get("CATALOGER_REQUIRE_SERVICES"))
+from cataloger_dagster.resources.sandbox import SandboxResource
 
 
-def _docker_problem() -> str | None:
-    try:
-        import docker
-
-        client = docker.from_env(timeout=10)
-        client.ping()
-        client.images.get(DEFAULT_IMAGE)
-    except Exception as exc:  # no engine, or no image
-        return f"Docker engine or image {DEFAULT_IMAGE} not available ({type(exc).__name__})"
-    return None
-
-
-def _unavailable(backend: str) -> str | None:
-    if backend == "local":
-        return None if shutil.which("bwrap") else "bubblewrap (bwrap) not available"
-    return _docker_problem()
-
-
-@pytest.fixture(params=["local", "docker"])
-def backend(request) -> str:
-    problem = _unavailable(request.param)
-    if problem:
-        if REQUIRE:
-            pytest.fail(f"{problem}, and CATALOGER_REQUIRE_SERVICES is set")
-        pytest.skip(problem)
-    return request.param
+@pytest.fixture
+def backend(sandbox_backend) -> str:
+    return sandbox_backend
 
 
 @pytest.fixture

@@ -1,0 +1,508 @@
+"""recent_summary: what changed in a table since its previous run.
+
+`compare_runs` is pure: it takes two runs as plain dicts (the JSON the store
+holds) so that the asset, the tests and any tool can compare runs without
+Dagster.  A run is ``{"timestamp", "profile", "issues", "investigations"}``
+with the contents of profile.json, issues.json and investigations.json;
+only ``profile`` is required, and a missing part is treated as unknown
+rather than empty (a run without issues.json does not "resolve" every issue).
+
+`summary_script` writes seed 000's second script: a standalone program that
+holds the previous run's numbers and recomputes the current side with ibis.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any, Optional
+
+from pydantic import BaseModel, Field
+
+__all__ = [
+    "NULL_FRACTION_POINTS", "ColumnRef", "TypeChange", "ValueChange", "ColumnShift", "IssueRef",
+    "SeverityChange", "VerdictChange", "RecentSummary", "compare_runs", "summary_script",
+    "render_recent_summary", "SCRIPT_KINDS",
+]
+
+# A distribution shift worth a reader's attention (flagged `notable`).
+NULL_FRACTION_POINTS = 0.05     # null fraction moved by 5 percentage points or more
+MEAN_STDS = 1.0                 # mean moved by more than one (previous) standard deviation
+DISTINCT_RATIO = 0.2            # distinct values per row changed by more than 20%
+
+# Column kinds whose mean the summary script recomputes (the profile's numeric kinds).
+SCRIPT_KINDS = ("integer", "decimal", "float")
+
+
+class ColumnRef(BaseModel):
+    name: str
+    dtype: str = ""
+
+
+class TypeChange(BaseModel):
+    column: str
+    before: str
+    after: str
+
+
+class ValueChange(BaseModel):
+    stat: str
+    before: Any = None
+    after: Any = None
+
+
+class ColumnShift(BaseModel):
+    column: str
+    changes: list[ValueChange] = Field(default_factory=list)
+    notable: list[str] = Field(default_factory=list)    # why this shift deserves attention
+    top_entered: list[Any] = Field(default_factory=list)
+    top_left: list[Any] = Field(default_factory=list)
+    error: Optional[str] = None                          # the column could not be compared
+
+
+class IssueRef(BaseModel):
+    id: str
+    type: str = ""
+    severity: str = ""
+    description: str = ""
+    columns: list[str] = Field(default_factory=list)
+
+
+class SeverityChange(BaseModel):
+    id: str
+    before: str
+    after: str
+
+
+class VerdictChange(BaseModel):
+    issue_id: str
+    before: str
+    after: str
+
+
+class RecentSummary(BaseModel):
+    table: str
+    first_run: bool
+    previous_timestamp: Optional[str] = None
+    current_timestamp: Optional[str] = None
+    rows_before: Optional[int] = None
+    rows_after: int = 0
+    rows_delta: int = 0
+    rows_delta_pct: Optional[float] = None          # None when the table was empty before
+    fingerprint_before: Optional[str] = None
+    fingerprint_after: Optional[str] = None
+    fingerprint_changed: bool = False
+    columns_added: list[ColumnRef] = Field(default_factory=list)
+    columns_removed: list[ColumnRef] = Field(default_factory=list)
+    type_changes: list[TypeChange] = Field(default_factory=list)
+    distributions: list[ColumnShift] = Field(default_factory=list)   # columns that moved
+    issues_compared: bool = False
+    issues_new: list[IssueRef] = Field(default_factory=list)
+    issues_resolved: list[IssueRef] = Field(default_factory=list)
+    severity_changes: list[SeverityChange] = Field(default_factory=list)
+    verdicts_compared: bool = False
+    verdict_changes: list[VerdictChange] = Field(default_factory=list)
+    headline: list[str] = Field(default_factory=list)                # plain sentences
+
+    @property
+    def schema_changes(self) -> int:
+        return len(self.columns_added) + len(self.columns_removed) + len(self.type_changes)
+
+    @property
+    def notable_shifts(self) -> int:
+        return sum(1 for s in self.distributions if s.notable)
+
+    @property
+    def unchanged(self) -> bool:
+        return not (self.first_run or self.rows_delta or self.fingerprint_changed or self.schema_changes
+                    or self.distributions or self.issues_new or self.issues_resolved
+                    or self.severity_changes or self.verdict_changes)
+
+
+# --------------------------------------------------------------------------
+# comparison
+# --------------------------------------------------------------------------
+
+
+def _num(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value) if math.isfinite(value) else None
+
+
+def _columns(profile: dict) -> dict[str, dict]:
+    return {c["name"]: c for c in profile.get("columns") or [] if isinstance(c, dict) and "name" in c}
+
+
+def _issues(run: dict) -> dict[str, dict] | None:
+    found = run.get("issues")
+    if not isinstance(found, dict):
+        return None
+    return {i["id"]: i for i in found.get("issues") or [] if isinstance(i, dict) and i.get("id")}
+
+
+def _verdicts(run: dict) -> dict[str, str] | None:
+    found = run.get("investigations")
+    if not isinstance(found, dict):
+        return None
+    return {
+        inv["issue_id"]: inv.get("verdict") or ("no verdict" if inv.get("success") else "error")
+        for inv in found.get("investigations") or [] if isinstance(inv, dict) and inv.get("issue_id")
+    }
+
+
+def _issue_ref(issue: dict) -> IssueRef:
+    return IssueRef(id=str(issue["id"]), type=str(issue.get("type") or ""),
+                    severity=str(issue.get("severity") or ""),
+                    description=str(issue.get("description") or ""),
+                    columns=[str(c) for c in issue.get("affectedColumns") or []])
+
+
+def _top(column: dict) -> list[Any]:
+    found = column.get("top_values") or []
+    if not isinstance(found, list) or not all(isinstance(t, dict) for t in found):
+        raise TypeError("top_values is not a list of {value, count}")
+    return [t.get("value") for t in found]
+
+
+def _hashable(value: Any) -> Any:
+    # 20 and 20.0 are one value: a column retyped int -> float keeps its top values
+    if _num(value) is not None:
+        return ("number", float(value))
+    return ("json", json.dumps(value, sort_keys=True, default=str))
+
+
+def _shift(name: str, before: dict, after: dict, rows: tuple[int, int]) -> ColumnShift:
+    shift = ColumnShift(column=name)
+    for stat in ("null_fraction", "distinct", "mean", "std", "min", "max"):
+        if before.get(stat) != after.get(stat):
+            shift.changes.append(ValueChange(stat=stat, before=before.get(stat), after=after.get(stat)))
+
+    nf_before, nf_after = _num(before.get("null_fraction")), _num(after.get("null_fraction"))
+    if nf_before is not None and nf_after is not None \
+            and abs(nf_after - nf_before) >= NULL_FRACTION_POINTS - 1e-12:
+        shift.notable.append(f"null fraction {nf_before:.1%} → {nf_after:.1%} "
+                             f"({(nf_after - nf_before) * 100:+.1f} points)")
+    mean_before, mean_after, std = _num(before.get("mean")), _num(after.get("mean")), _num(before.get("std"))
+    if mean_before is not None and mean_after is not None and mean_after != mean_before:
+        moved = abs(mean_after - mean_before)
+        if std is not None and std > 0 and moved > MEAN_STDS * std:
+            shift.notable.append(f"mean {mean_before:.4g} → {mean_after:.4g} ({moved / std:.1f} std)")
+        elif std == 0:       # a constant column that is no longer constant
+            shift.notable.append(f"mean {mean_before:.4g} → {mean_after:.4g} (the column was constant)")
+    d_before, d_after = _num(before.get("distinct")), _num(after.get("distinct"))
+    if d_before and d_after is not None:
+        # relative to the row count: a key column growing with its table is no news
+        share_before, share_after = (d_before / rows[0], d_after / rows[1]) if all(rows) else (d_before, d_after)
+        if abs(share_after - share_before) / share_before > DISTINCT_RATIO:
+            shift.notable.append(f"distinct values {d_before:,.0f} → {d_after:,.0f}")
+
+    top_before, top_after = _top(before), _top(after)
+    if top_before or top_after:
+        seen_before = {_hashable(v) for v in top_before}
+        seen_after = {_hashable(v) for v in top_after}
+        shift.top_entered = [v for v in top_after if _hashable(v) not in seen_before]
+        shift.top_left = [v for v in top_before if _hashable(v) not in seen_after]
+        if top_before and top_after and _hashable(top_before[0]) != _hashable(top_after[0]):
+            shift.notable.append(f"most frequent value {top_before[0]!r} → {top_after[0]!r}")
+    return shift
+
+
+def _sentences(s: RecentSummary) -> list[str]:
+    if s.first_run:
+        return [f"First run of {s.table}: there is no earlier run to compare with "
+                f"({s.rows_after:,} rows, {len(s.columns_added)} columns)."]
+    out = []
+    if s.rows_delta:
+        pct = f", {s.rows_delta_pct:+.1f}%" if s.rows_delta_pct is not None else ""
+        out.append(f"Rows: {s.rows_before:,} → {s.rows_after:,} ({s.rows_delta:+,}{pct}).")
+    else:
+        out.append(f"Row count unchanged ({s.rows_after:,}).")
+    for c in s.columns_added:
+        out.append(f"Column {c.name} added ({c.dtype}).")
+    for c in s.columns_removed:
+        out.append(f"Column {c.name} removed (was {c.dtype}).")
+    for t in s.type_changes:
+        out.append(f"Column {t.column} changed type: {t.before} → {t.after}.")
+    if s.fingerprint_changed and not (s.rows_delta or s.schema_changes):
+        out.append("The fingerprint changed (the data was updated) though rows and schema did not.")
+    for shift in s.distributions:
+        for why in shift.notable:
+            out.append(f"Column {shift.column}: {why}.")
+    for i in s.issues_new:
+        out.append(f"New issue {i.id} ({i.severity}): {i.description}")
+    for i in s.issues_resolved:
+        out.append(f"Resolved issue {i.id} (was {i.severity}).")
+    for c in s.severity_changes:
+        out.append(f"Issue {c.id} severity {c.before} → {c.after}.")
+    for v in s.verdict_changes:
+        out.append(f"Issue {v.issue_id} verdict {v.before} → {v.after}.")
+    if s.unchanged:
+        out.append("Nothing changed since the previous run.")
+    return out
+
+
+def compare_runs(previous: dict | None, current: dict) -> RecentSummary:
+    """What changed from `previous` to `current` (see the module docstring for their shape);
+    `previous` None means this is the table's first run."""
+    if not isinstance(current, dict) or not isinstance(current.get("profile"), dict):
+        raise ValueError("compare_runs needs the current run as {'profile': <profile.json>, ...}")
+    now = current["profile"]
+    table = str(now.get("table") or "")
+    now_cols = _columns(now)
+    summary = RecentSummary(
+        table=table, first_run=previous is None,
+        current_timestamp=current.get("timestamp"),
+        rows_after=int(now.get("row_count") or 0),
+        fingerprint_after=(now.get("fingerprint") or {}).get("value"),
+    )
+    if previous is None:
+        # on a first run every column is "new": the page lists the schema it starts from
+        summary.columns_added = [ColumnRef(name=n, dtype=str(c.get("dtype") or "")) for n, c in now_cols.items()]
+        summary.headline = _sentences(summary)
+        return summary
+    if not isinstance(previous.get("profile"), dict):
+        raise ValueError(f"the previous run of table {table!r} has no profile.json; "
+                         "pass previous=None for a first run")
+
+    before = previous["profile"]
+    before_cols = _columns(before)
+    summary.previous_timestamp = previous.get("timestamp")
+    summary.rows_before = int(before.get("row_count") or 0)
+    summary.rows_delta = summary.rows_after - summary.rows_before
+    if summary.rows_before:
+        summary.rows_delta_pct = round(summary.rows_delta / summary.rows_before * 100, 2)
+    summary.fingerprint_before = (before.get("fingerprint") or {}).get("value")
+    summary.fingerprint_changed = summary.fingerprint_before != summary.fingerprint_after
+
+    summary.columns_added = [ColumnRef(name=n, dtype=str(c.get("dtype") or ""))
+                             for n, c in now_cols.items() if n not in before_cols]
+    summary.columns_removed = [ColumnRef(name=n, dtype=str(c.get("dtype") or ""))
+                               for n, c in before_cols.items() if n not in now_cols]
+    for name, col in now_cols.items():
+        if name not in before_cols:
+            continue
+        old = before_cols[name]
+        if str(old.get("dtype")) != str(col.get("dtype")):
+            summary.type_changes.append(TypeChange(column=name, before=str(old.get("dtype")),
+                                                   after=str(col.get("dtype"))))
+        try:
+            shift = _shift(name, old, col, (summary.rows_before, summary.rows_after))
+        except Exception as exc:  # noqa: BLE001 - one odd column must not hide the others
+            shift = ColumnShift(column=name, error=f"could not compare column {name!r}: {exc}")
+        if shift.changes or shift.notable or shift.top_entered or shift.top_left or shift.error:
+            summary.distributions.append(shift)
+
+    issues_before, issues_now = _issues(previous), _issues(current)
+    if issues_before is not None and issues_now is not None:
+        summary.issues_compared = True
+        summary.issues_new = [_issue_ref(i) for k, i in issues_now.items() if k not in issues_before]
+        summary.issues_resolved = [_issue_ref(i) for k, i in issues_before.items() if k not in issues_now]
+        summary.severity_changes = [
+            SeverityChange(id=k, before=str(issues_before[k].get("severity")), after=str(i.get("severity")))
+            for k, i in issues_now.items()
+            if k in issues_before and issues_before[k].get("severity") != i.get("severity")
+        ]
+    verdicts_before, verdicts_now = _verdicts(previous), _verdicts(current)
+    if verdicts_before is not None and verdicts_now is not None:
+        summary.verdicts_compared = True
+        summary.verdict_changes = [VerdictChange(issue_id=k, before=verdicts_before[k], after=v)
+                                   for k, v in verdicts_now.items()
+                                   if k in verdicts_before and verdicts_before[k] != v]
+    summary.headline = _sentences(summary)
+    return summary
+
+
+# --------------------------------------------------------------------------
+# the page
+# --------------------------------------------------------------------------
+
+
+def render_recent_summary(summary: RecentSummary, *, database: str = "",
+                          links: dict[str, str] | None = None) -> str:
+    """`recent_summary.html`: a complete page with no external resources."""
+    from datetime import datetime, timezone
+
+    from cataloger_dagster.pages import template_environment
+
+    links = {"Catalog page": "catalog.html", **(links or {})}
+    return template_environment().get_template("pages/recent_summary.html.j2").render(
+        s=summary, database=database, links=links,
+        generated_at=datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+    )
+
+
+# --------------------------------------------------------------------------
+# summary_script.py
+# --------------------------------------------------------------------------
+
+
+def _script_baseline(previous_profile: dict | None) -> dict | None:
+    if previous_profile is None:
+        return None
+    columns = {}
+    for name, col in _columns(previous_profile).items():
+        entry = {"dtype": str(col.get("dtype") or ""), "nulls": col.get("nulls")}
+        if col.get("kind") in SCRIPT_KINDS:
+            entry.update(mean=_num(col.get("mean")), std=_num(col.get("std")))
+        columns[name] = entry
+    return {"row_count": previous_profile.get("row_count"), "columns": columns}
+
+
+_SCRIPT = '''\
+"""What changed in table {table_repr} since the run of {previous_repr}.
+
+Generated by cataloger-dagster (recent_summary).  The previous run's numbers
+are embedded below; the current side is recomputed from the database:
+
+    DB_CONNECTION_STRING=duckdb:///path/to/db.duckdb python summary_script.py
+
+It prints one JSON object: rows, schema and per-column changes.
+"""
+
+import json
+import math
+import os
+
+import ibis
+
+TABLE = {table_literal}
+PREVIOUS_TIMESTAMP = {previous_literal}
+# the previous run (None on a table's first run)
+PREVIOUS = json.loads({baseline_literal})
+NULL_FRACTION_POINTS = {points}
+MEAN_STDS = {stds}
+NUMERIC_KINDS = ("integer", "decimal", "float")
+
+
+def finite(value):
+    try:
+        value = float(value)
+    except (TypeError, ValueError):
+        return None
+    return value if math.isfinite(value) else None
+
+
+def kind(dtype):
+    if dtype.is_boolean():
+        return "boolean"
+    if dtype.is_integer():
+        return "integer"
+    if dtype.is_decimal():
+        return "decimal"
+    if dtype.is_floating():
+        return "float"
+    return "other"
+
+
+def column_metrics(table, index, name, dtype):
+    column = table[name]
+    metrics = {{f"n{{index}}": column.isnull().sum()}}
+    if kind(dtype) in NUMERIC_KINDS:
+        values = column.cast("float64") if dtype.is_decimal() else column
+        # the profile's mean ignores NaN, which is not NULL
+        valid = column.notnull() & ~column.isnan() if dtype.is_floating() else column.notnull()
+        metrics[f"m{{index}}"] = values.mean(where=valid)
+    return metrics
+
+
+def current_numbers(table):
+    schema = table.schema()
+    columns = {{name: {{"dtype": str(dtype)}} for name, dtype in schema.items()}}
+    metrics = {{}}
+    for index, (name, dtype) in enumerate(schema.items()):
+        try:
+            metrics.update(column_metrics(table, index, name, dtype))
+        except Exception as exc:  # one odd column must not abort the others
+            columns[name]["error"] = f"{{type(exc).__name__}}: {{exc}}"
+    try:
+        row = table.aggregate(__rows=table.count(), **metrics).to_pyarrow().to_pylist()[0]
+    except Exception:
+        # some column's statistics fail on this backend: compute each on its own
+        row = {{"__rows": table.count().to_pyarrow().as_py()}}
+        for index, (name, _) in enumerate(schema.items()):
+            own = {{k: v for k, v in metrics.items() if k[1:] == str(index)}}
+            if not own:
+                continue
+            try:
+                row.update(table.aggregate(**own).to_pyarrow().to_pylist()[0])
+            except Exception as exc:
+                columns[name]["error"] = f"{{type(exc).__name__}}: {{exc}}"
+    for index, (name, dtype) in enumerate(schema.items()):
+        if f"n{{index}}" in row:
+            columns[name]["nulls"] = int(row[f"n{{index}}"] or 0)
+        if f"m{{index}}" in row:
+            columns[name]["mean"] = finite(row[f"m{{index}}"])
+    return {{"row_count": int(row["__rows"]), "columns": columns}}
+
+
+def compare(previous, current):
+    rows_after = current["row_count"]
+    out = {{"table": TABLE, "previous_timestamp": PREVIOUS_TIMESTAMP, "first_run": previous is None}}
+    if previous is None:
+        out["rows"] = {{"before": None, "after": rows_after, "delta": 0, "delta_pct": None}}
+        out["schema"] = {{"added": [], "removed": [], "type_changed": []}}
+        out["columns"] = current["columns"]
+        return out
+    rows_before = previous["row_count"] or 0
+    delta = rows_after - rows_before
+    out["rows"] = {{"before": rows_before, "after": rows_after, "delta": delta,
+                   "delta_pct": round(delta / rows_before * 100, 2) if rows_before else None}}
+    old, new = previous["columns"], current["columns"]
+    out["schema"] = {{
+        "added": [{{"name": n, "dtype": c["dtype"]}} for n, c in new.items() if n not in old],
+        "removed": [{{"name": n, "dtype": c["dtype"]}} for n, c in old.items() if n not in new],
+        "type_changed": [{{"column": n, "before": old[n]["dtype"], "after": c["dtype"]}}
+                         for n, c in new.items() if n in old and old[n]["dtype"] != c["dtype"]],
+    }}
+    changes = {{}}
+    for name, col in new.items():
+        if name not in old:
+            continue
+        before, entry = old[name], {{}}
+        if col.get("error"):
+            entry["error"] = col["error"]
+        if before.get("nulls") is not None and col.get("nulls") is not None \\
+                and before["nulls"] != col["nulls"]:
+            fraction_before = before["nulls"] / rows_before if rows_before else 0.0
+            fraction_after = col["nulls"] / rows_after if rows_after else 0.0
+            entry["nulls"] = {{"before": before["nulls"], "after": col["nulls"],
+                              "null_fraction_points": round((fraction_after - fraction_before) * 100, 2),
+                              "notable": abs(fraction_after - fraction_before) >= NULL_FRACTION_POINTS - 1e-12}}
+        mean_before, mean_after = before.get("mean"), col.get("mean")
+        if mean_before is not None and mean_after is not None and mean_before != mean_after:
+            std = before.get("std")
+            moved = abs(mean_after - mean_before)
+            entry["mean"] = {{"before": mean_before, "after": mean_after,
+                             "notable": bool(std == 0 or (std and moved > MEAN_STDS * std))}}
+        if entry:
+            changes[name] = entry
+    out["columns"] = changes
+    return out
+
+
+def main():
+    conn = ibis.connect(os.environ["DB_CONNECTION_STRING"])
+    current = current_numbers(conn.table(TABLE))
+    print(json.dumps(compare(PREVIOUS, current), indent=2, default=str))
+
+
+if __name__ == "__main__":
+    main()
+'''
+
+
+def summary_script(table: str, previous_profile: dict | None, *, previous_timestamp: str | None = None) -> str:
+    """seed 000's summary_script.py for `table`: standalone, its baseline embedded as JSON."""
+    if not isinstance(table, str) or not table:
+        raise ValueError(f"summary_script needs a table name, not {table!r}")
+    baseline = _script_baseline(previous_profile)
+    return _SCRIPT.format(
+        table_repr=json.dumps(table)[1:-1].replace('"""', '\\"\\"\\"'),
+        previous_repr=previous_timestamp or "nothing (first run)",
+        table_literal=repr(table),
+        previous_literal=repr(previous_timestamp),
+        baseline_literal=repr(json.dumps(baseline, sort_keys=False, default=str, allow_nan=False)),
+        points=NULL_FRACTION_POINTS,
+        stds=MEAN_STDS,
+    )
