@@ -7,6 +7,7 @@ does not stop the others; its error is reported and shown in the index.
 from __future__ import annotations
 
 import os
+import time
 from contextlib import contextmanager
 from typing import Callable, Iterator, Optional
 
@@ -16,6 +17,8 @@ from pydantic import BaseModel
 from cataloger_dagster.assets.catalog_index import catalog_index
 from cataloger_dagster.assets.partitions import tables_partitions
 from cataloger_dagster.definitions import TABLE_ASSETS
+from cataloger_dagster.resources.database import DatabaseResource
+from cataloger_dagster.settings import database_url
 from cataloger_dagster.settings import resources as make_resources
 
 QUIET_LOGS = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
@@ -41,6 +44,7 @@ class TableReport(BaseModel):
     pass_rate: Optional[float] = None
     sandbox_cells: int = 0
     tokens: int = 0
+    seconds: float = 0.0                # the whole Dagster run of this table
 
 
 class CatalogReport(BaseModel):
@@ -92,10 +96,13 @@ def catalog_database(
     investigations_config: dict = {"explore": explore}
     if exploration_rate is not None:
         investigations_config["exploration_rate"] = exploration_rate
-    db, st = res["database"], res["store"]
-    # resolve EnvVar-backed fields the same way Dagster does
-    db_res = db.process_config_and_initialize() if hasattr(db, "process_config_and_initialize") else db
-    available = db_res.list_tables()
+    st = res["store"]
+    # a plain resource outside Dagster, only to list the tables; each run opens its own
+    db_res = DatabaseResource(url=database_url(database))
+    try:
+        available = db_res.list_tables()
+    finally:
+        db_res.close()
     wanted = tables or available
     if instance is None:
         with dagster_instance() as inst:
@@ -117,7 +124,7 @@ def catalog_database(
                 error=f"table {name!r} not found in {db_res.safe_url}; tables: {', '.join(available)}",
             )
         else:
-            report = _catalog_table(name, res, instance, st, db_res, investigations_config)
+            report = _catalog_table(name, res, instance, investigations_config)
         reports.append(report)
         if on_table_done is not None:
             on_table_done(report)
@@ -138,7 +145,14 @@ def catalog_database(
     return CatalogReport(database=db_res.safe_url, store=st.describe(), index=index_uri, tables=reports)
 
 
-def _catalog_table(name, res, instance, store, db_res, investigations_config) -> TableReport:
+def _catalog_table(name, res, instance, investigations_config) -> TableReport:
+    started = time.monotonic()
+    report = _materialize_table(name, res, instance, investigations_config)
+    report.seconds = round(time.monotonic() - started, 3)
+    return report
+
+
+def _materialize_table(name, res, instance, investigations_config) -> TableReport:
     try:
         result = dg.materialize(
             TABLE_ASSETS,

@@ -23,6 +23,10 @@ def _env(name: str, default: str) -> str | dg.EnvVar:
     return dg.EnvVar(name) if os.environ.get(name) else default
 
 
+def database_url(url: str | None = None) -> str:
+    return url or os.environ.get("CATALOGER_DATABASE") or DEFAULT_DATABASE_URL
+
+
 def database_resource(url: str | None = None) -> DatabaseResource:
     return DatabaseResource(url=url if url is not None else _env("CATALOGER_DATABASE", DEFAULT_DATABASE_URL))
 
@@ -35,7 +39,45 @@ def agent_resource(kind: str | None = None) -> AgentResource:
     kind = (kind or os.environ.get("CATALOGER_AGENT") or "heuristic").lower()
     if kind == "heuristic":
         return HeuristicAgent()
-    raise ValueError(f"unknown CATALOGER_AGENT {kind!r}: use 'heuristic'")
+    if kind == "anthropic":
+        return anthropic_agent()
+    raise ValueError(f"unknown CATALOGER_AGENT {kind!r}: use 'heuristic' or 'anthropic'")
+
+
+# optional overrides of AnthropicAgent's fields: env var -> (field, type)
+ANTHROPIC_SETTINGS = {
+    "CATALOGER_ANTHROPIC_UNDERSTANDING_MODEL": ("understanding_model", str),
+    "CATALOGER_ANTHROPIC_ISSUES_MODEL": ("issues_model", str),
+    "CATALOGER_ANTHROPIC_INVESTIGATION_MODEL": ("investigation_model", str),
+    "CATALOGER_ANTHROPIC_MAX_TURNS": ("max_turns", int),
+    "CATALOGER_ANTHROPIC_TOKEN_BUDGET": ("token_budget", int),
+    "CATALOGER_ANTHROPIC_TIMEOUT_S": ("timeout_s", float),
+    "CATALOGER_ANTHROPIC_MAX_RETRIES": ("max_retries", int),
+    "CATALOGER_ANTHROPIC_TEMPERATURE": ("temperature", float),
+}
+
+
+def anthropic_agent() -> AgentResource:
+    from cataloger_dagster.resources.anthropic_agent import AnthropicAgent
+
+    if not os.environ.get("ANTHROPIC_API_KEY"):
+        raise ValueError("CATALOGER_AGENT=anthropic needs the ANTHROPIC_API_KEY environment variable: set it "
+                         "(and ANTHROPIC_BASE_URL to reach a proxy), or use CATALOGER_AGENT=heuristic")
+    options = {}
+    for name, (field, kind) in ANTHROPIC_SETTINGS.items():
+        if os.environ.get(name):
+            try:
+                options[field] = kind(os.environ[name])
+            except ValueError:
+                raise ValueError(f"{name}={os.environ[name]!r} is not a valid {kind.__name__}") from None
+    # dg.EnvVar: Dagster reads the key at run time and shows only the variable's name
+    return AnthropicAgent(api_key=dg.EnvVar("ANTHROPIC_API_KEY"), **options)
+
+
+# The investigations' first cell imports ibis and queries DuckDB; a fresh
+# interpreter spends most of a second on first-use costs (imports, the SQL
+# compiler's set-up), so it starts on them while the snapshot is written.
+IBIS_WARMUP = "import ibis\nibis.duckdb.connect().sql('SELECT 1 AS x').count().execute()\n"
 
 
 def sandbox_resource(backend: str | None = None) -> SandboxResource:
@@ -46,8 +88,7 @@ def sandbox_resource(backend: str | None = None) -> SandboxResource:
         raise ValueError(f"unknown CATALOGER_SANDBOX {backend!r}: use 'local' or 'docker'")
     if isolation not in ("bwrap", "none"):
         raise ValueError(f"unknown CATALOGER_SANDBOX_ISOLATION {isolation!r}: use 'bwrap' or 'none'")
-    # the investigations' first cell imports ibis: start loading it with the interpreter
-    return SandboxResource(backend=backend, isolation=isolation, image=image, preload=["ibis"])
+    return SandboxResource(backend=backend, isolation=isolation, image=image, warmup=IBIS_WARMUP)
 
 
 def resources(

@@ -35,6 +35,10 @@ def test_run_json_over_the_demo_database(demo_db, tmp_path):
         for issue in t["issues"]:
             assert set(issue) == {"id", "type", "severity", "category", "affectedColumns", "affectedRows"}
     assert any(t["issues"] for t in tables.values())
+    for t in tables.values():  # investigations ran for every table with issues
+        assert t["sandbox_cells"] >= 1
+        if t["issues"]:
+            assert t["pass_rate"] == 1.0
     assert Path(report["index"]).is_file()
     assert report["index"] == str(store.resolve() / "demo" / "index.html")
 

@@ -5,6 +5,7 @@ import time
 import dagster as dg
 
 from cataloger_dagster.assets.common import GROUP, OWNERS, link, run_folder, table_prefix
+from cataloger_dagster.assets.metadata import investigations_summary
 from cataloger_dagster.assets.partitions import tables_partitions
 from cataloger_dagster.learning import SCRIPT, choose_previous_script
 from cataloger_dagster.models import (
@@ -71,6 +72,7 @@ def investigations(
             run, usage = agent.investigate(runtime, table_profile, table_understanding, issues, previous)
             script = runtime.get_session_script()
             cells, seconds = len(runtime.cells), runtime.sandbox_seconds
+            cell_seconds = [round(c.duration_ms / 1000, 3) for c in runtime.cells]
     rate = pass_rate(run.investigations)
     verdicts = {v: sum(1 for i in run.investigations if i.verdict == v)
                 for v in ("confirmed", "refuted", "inconclusive")}
@@ -93,6 +95,7 @@ def investigations(
     metrics = {
         "cells": cells,
         "seconds": round(seconds, 3),
+        "cell_seconds": cell_seconds,
         "wall_seconds": round(time.monotonic() - started, 3),
         "pass_rate": rate if rate is not None else 1.0,
         "investigations": len(run.investigations),
@@ -120,6 +123,7 @@ def investigations(
     return dg.Output(
         result,
         metadata={
+            "dagster/row_count": table_profile.row_count,
             "pass_rate": rate if rate is not None else 1.0,
             "investigations": len(run.investigations),
             **{f"verdict_{v}": n for v, n in verdicts.items()},
@@ -133,5 +137,10 @@ def investigations(
             "tokens": usage.tokens,
             "script": link(script_uri),
             "investigations_json": link(uri),
+            "summary": investigations_summary(result),
+            "duration_s": metrics["wall_seconds"],
+            "run_folder": timestamp,
+            # the pass-rate sensor counts a run asked to explore as a relearning attempt
+            "explore_requested": config.explore,
         },
     )

@@ -27,8 +27,9 @@ class SandboxResource(dg.ConfigurableResource):
     cpus: float = 1.0
     output_cap_bytes: int = 1024 * 1024
     tmp_size_mb: int = 256
-    # modules the interpreter starts importing at once, beside the first cells
-    preload: list[str] = []
+    # code the interpreter runs at once in the background (heavy imports, a first
+    # query), in its own namespace, so that the first cells need not wait for them
+    warmup: str = ""
 
     def open_session(self, data_dir: str, env: Optional[dict[str, str]] = None) -> SandboxRuntime:
         """A started runtime; the caller must ``close()`` it (``session`` does)."""
@@ -40,7 +41,7 @@ class SandboxResource(dg.ConfigurableResource):
                 return start_local(data_dir=str(data_dir), env=env, isolation=self.isolation,
                                    memory_mb=self.memory_mb, pids=self.pids, timeout_s=self.timeout_s,
                                    tmp_size_mb=self.tmp_size_mb, output_cap_bytes=self.output_cap_bytes,
-                                   preload=tuple(self.preload))
+                                   warmup=self.warmup)
         elif self.backend == "docker":
             from .docker import start_docker
 
@@ -48,7 +49,7 @@ class SandboxResource(dg.ConfigurableResource):
                 return start_docker(data_dir=str(data_dir), env=env, image=self.image,
                                     memory_mb=self.memory_mb, pids=self.pids, cpus=self.cpus,
                                     timeout_s=self.timeout_s, tmp_size_mb=self.tmp_size_mb,
-                                    output_cap_bytes=self.output_cap_bytes, preload=tuple(self.preload))
+                                    output_cap_bytes=self.output_cap_bytes, warmup=self.warmup)
         else:  # pragma: no cover - pydantic rejects it first
             raise SandboxError(f"unknown sandbox backend {self.backend!r}: use 'local' or 'docker'")
         return SandboxRuntime(start, timeout_s=self.timeout_s, output_cap_bytes=self.output_cap_bytes,

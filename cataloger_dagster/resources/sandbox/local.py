@@ -159,7 +159,7 @@ def rlimits(memory_mb: int, pids: int, timeout_s: float, tmp_size_mb: int) -> di
 
 def start_local(*, data_dir: str, env: dict[str, str], isolation: str, memory_mb: int, pids: int,
                 timeout_s: float, tmp_size_mb: int, output_cap_bytes: int,
-                preload: tuple[str, ...] = ()) -> ProcessChannel:
+                warmup: str = "") -> ProcessChannel:
     data = Path(data_dir).resolve()
     if not data.is_dir():
         raise SandboxError(f"data_dir {data} is not a directory")
@@ -173,7 +173,7 @@ def start_local(*, data_dir: str, env: dict[str, str], isolation: str, memory_mb
             "with only rlimits: no namespaces, the network and the host filesystem are reachable. "
             "Use it only for trusted code; install bubblewrap or use backend='docker' otherwise.",
             RuntimeWarning, stacklevel=4)
-        config = {"boot": BOOT, "preload": list(preload), "pidns": False, "rlimits": limits, "cap": output_cap_bytes,
+        config = {"boot": BOOT, "warmup": warmup, "pidns": False, "rlimits": limits, "cap": output_cap_bytes,
                   "cwd": str(data)}
         senv["DATA_DIR"] = str(data)
         return ProcessChannel([python, "-I", "-u", "-c", BOOT, "0"], senv, bootstrap_payload(config))
@@ -205,7 +205,7 @@ def start_local(*, data_dir: str, env: dict[str, str], isolation: str, memory_mb
         argv += ["--setenv", key, value]
     argv += ["--", os.path.realpath(python) if sys.prefix == sys.base_prefix else python,
              "-I", "-u", "-c", BOOT, "0"]
-    config = {"boot": BOOT, "preload": list(preload), "pidns": True, "rlimits": limits, "cap": output_cap_bytes, "cwd": "/tmp"}
+    config = {"boot": BOOT, "warmup": warmup, "pidns": True, "rlimits": limits, "cap": output_cap_bytes, "cwd": "/tmp"}
     # bwrap runs as the invoking user: an unprivileged host uid could not bind
     # paths such as /root/.pyenv or pytest's 0700 directories.  Inside, the
     # cell is uid 10001 with no capabilities, in its own user namespace.

@@ -15,6 +15,7 @@ bootstrap in ``protocol.BOOT`` and it runs in one of two roles.
 """
 
 import ast
+import base64
 import json
 import os
 import select
@@ -117,23 +118,21 @@ def _restore_stdio(saved):
         setattr(sys, attr, orig)
 
 
-def worker_main(cmd_fd, res_fd, preload=()):
-    import importlib
+def worker_main(cmd_fd, res_fd, warmup=""):
     import linecache
     import threading
 
-    if preload:
-        # Heavy imports (ibis, pandas) start at once, beside the first cells: a
-        # cell that imports one of them waits on the import lock instead of
-        # loading it from scratch.  Failures are the cell's to see, not ours.
-        def _preload():
-            for module in preload:
-                try:
-                    importlib.import_module(module)
-                except BaseException:
-                    pass
+    if warmup:
+        # Warm-up code (heavy imports, a first query) runs at once beside the
+        # first cells, in a namespace of its own so the session script stays
+        # standalone.  Its failures are the cells' to meet, not ours.
+        def _warm():
+            try:
+                exec(compile(warmup, "<warm-up>", "exec"), {"__name__": "__warmup__"})
+            except BaseException:
+                pass
 
-        threading.Thread(target=_preload, name="cataloger-preload", daemon=True).start()
+        threading.Thread(target=_warm, name="cataloger-warmup", daemon=True).start()
 
     my_pid = os.getpid()
     saved = {1: os.dup(1), 2: os.dup(2)}
@@ -310,7 +309,7 @@ class Supervisor:
         err_r, err_w = os.pipe()
         self.proc = subprocess.Popen(
             [sys.executable, "-I", "-u", "-c", self.cfg["boot"], str(cmd_r), "worker", str(cmd_r), str(res_w),
-             ",".join(self.cfg.get("preload") or [])],
+             base64.b64encode((self.cfg.get("warmup") or "").encode()).decode()],
             stdin=subprocess.DEVNULL, stdout=out_w, stderr=err_w, pass_fds=(cmd_r, res_w),
             preexec_fn=_rlimits(self.cfg.get("rlimits", {})), cwd=self.cfg.get("cwd") or None,
         )
@@ -471,8 +470,8 @@ def main():
     source = _SOURCE
     if "worker" in args:
         i = args.index("worker")
-        preload = [m for m in args[i + 3].split(",") if m] if len(args) > i + 3 else []
-        worker_main(int(args[i + 1]), int(args[i + 2]), preload)
+        warmup = base64.b64decode(args[i + 3]).decode() if len(args) > i + 3 else ""
+        worker_main(int(args[i + 1]), int(args[i + 2]), warmup)
         return
     config = read_json(0)
     try:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from cataloger_dagster.resources.sandbox import SandboxResource

@@ -7,6 +7,8 @@ import sys
 import threading
 import time
 
+from cataloger_dagster.resources.sandbox import SandboxResource
+
 
 def test_state_survives_across_cells(runtime):
     assert runtime.execute("x = 42").ok
@@ -128,3 +130,20 @@ def test_crashes_give_structured_errors_and_restart(runtime):
     r = runtime.execute("import sys\nsys.setrecursionlimit(10**8)\nx = []\nfor _ in range(10**6):\n    x = [x]\nrepr(x)")
     assert not r.ok and r.restarted and r.error.type == "InterpreterDied", r
     assert runtime.execute("print(state)").stdout == "back\n"
+
+
+def test_warmup_runs_in_the_background_in_its_own_namespace(backend, data_dir):
+    sandbox = SandboxResource(backend=backend, timeout_s=10,
+                              warmup="import fractions\nWARM = 1\nopen('/tmp/warmed', 'w').write('yes')\n")
+    with sandbox.session(str(data_dir)) as rt:
+        waited = rt.execute(
+            "import os, sys, time\n"
+            "deadline = time.time() + 5\n"
+            "while not os.path.exists('/tmp/warmed') and time.time() < deadline:\n"
+            "    time.sleep(0.05)\n"
+            "print(os.path.exists('/tmp/warmed'), 'fractions' in sys.modules, 'WARM' in globals())"
+        )
+        assert waited.ok, waited.error
+        assert waited.stdout == "True True False\n"
+        script = rt.get_session_script()
+        assert "WARM = 1" not in script and "import fractions" not in script
