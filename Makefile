@@ -5,6 +5,13 @@ BIN    := $(VENV)/bin
 DEMO   ?= data/demo.duckdb
 STORE  ?= catalog
 export DAGSTER_HOME ?= $(CURDIR)/.dagster_home
+# The local sandbox isolates the investigations' code with bubblewrap.  Where it
+# is missing (`apt-get install bubblewrap`), `make run` still works, unisolated,
+# and says so; set CATALOGER_SANDBOX_ISOLATION yourself to decide otherwise.
+HAVE_BWRAP := $(shell command -v bwrap 2>/dev/null)
+ifeq ($(HAVE_BWRAP),)
+export CATALOGER_SANDBOX_ISOLATION ?= none
+endif
 
 .PHONY: run test ui env demo bench clean
 
@@ -27,6 +34,9 @@ demo: $(DEMO)
 
 # Build the demo database (once), catalog every table, print where the catalog is.
 run: $(BIN)/cataloger $(DEMO) | $(DAGSTER_HOME)
+ifeq ($(HAVE_BWRAP),)
+	@echo "warning: bubblewrap not found: the sandbox runs without isolation (apt-get install bubblewrap)" >&2
+endif
 	$(BIN)/cataloger run --database duckdb://$(DEMO) --store $(STORE)
 
 # The whole suite.  CATALOGER_REQUIRE_SERVICES=1 turns "service absent" skips into failures.
