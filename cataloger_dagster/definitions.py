@@ -3,6 +3,7 @@
 import dagster as dg
 
 from cataloger_dagster.assets.catalog_index import catalog_index
+from cataloger_dagster.assets.checks import ASSET_CHECKS
 from cataloger_dagster.assets.catalog_page import catalog_page
 from cataloger_dagster.assets.investigations import investigations
 from cataloger_dagster.assets.quality_issues import quality_issues
@@ -11,6 +12,7 @@ from cataloger_dagster.assets.table_profile import table_profile
 from cataloger_dagster.assets.table_understanding import table_understanding
 from cataloger_dagster.jobs import build_catalog_table_job
 from cataloger_dagster.sensors.database_change import database_change_sensor
+from cataloger_dagster.sensors.pass_rate import pass_rate_sensor
 from cataloger_dagster.sensors.refresh_schedule import refresh_schedule
 from cataloger_dagster.settings import resources
 
@@ -22,7 +24,8 @@ catalog_table_job = build_catalog_table_job(TABLE_ASSETS)
 defs = dg.Definitions(
     assets=ALL_ASSETS,
     jobs=[catalog_table_job],
-    sensors=[database_change_sensor],
+    asset_checks=ASSET_CHECKS,
+    sensors=[database_change_sensor, pass_rate_sensor],
     schedules=[refresh_schedule],
     resources=resources(),
 )

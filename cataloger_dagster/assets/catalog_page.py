@@ -3,6 +3,7 @@ import dagster as dg
 from cataloger_dagster.assets.common import (
     GROUP, OWNERS, link, previous_artifacts, run_folder, table_prefix,
 )
+from cataloger_dagster.assets.metadata import catalog_summary, column_schema
 from cataloger_dagster.assets.partitions import tables_partitions
 from cataloger_dagster.assets.quality_issues import severity_counts
 from cataloger_dagster.learning import SCRIPT
@@ -34,6 +35,19 @@ def run_history(store: ScriptStore, prefix: str, *, limit: int = 10) -> list[dic
             }
         )
     return history
+
+
+def run_tokens(context: dg.AssetExecutionContext) -> int:
+    """The agent's tokens in this run: the "tokens" metadata of the three agent stages."""
+    total = 0
+    for key in ("table_understanding", "quality_issues", "investigations"):
+        found = context.instance.fetch_materializations(
+            dg.AssetRecordsFilter(asset_key=dg.AssetKey(key), asset_partitions=[context.partition_key]), limit=1)
+        for record in found.records:
+            mat = record.asset_materialization
+            if record.run_id == context.run.run_id and mat is not None and "tokens" in mat.metadata:
+                total += int(mat.metadata["tokens"].value)
+    return total
 
 
 @dg.asset(
@@ -79,6 +93,7 @@ def catalog_page(
             "started from": (f"{investigations.based_on_table or name} @ {investigations.based_on}"
                              if investigations.based_on else "explored afresh"),
             "sandbox cells": investigations.cells,
+            "tokens": run_tokens(context),
         },
     )
     uri = store.write_artifact(prefix, timestamp, "catalog.html", html)
@@ -86,9 +101,12 @@ def catalog_page(
     return dg.MaterializeResult(
         metadata={
             "dagster/row_count": table_profile.row_count,
+            "dagster/column_schema": column_schema(table_profile, table_understanding),
+            "summary": catalog_summary(table_profile, table_understanding, quality_issues, investigations),
             "issues": len(quality_issues.issues),
             **{f"issues_{s}": n for s, n in counts.items()},
             "pass_rate": investigations.pass_rate if investigations.pass_rate is not None else 1.0,
+            "sandbox_cells": investigations.cells,
             "run_folder": timestamp,
             "catalog_page": link(uri),
             "recent_summary": link(store.uri(prefix, timestamp, "recent_summary.html")),

@@ -46,6 +46,7 @@ def quality_issues(
     return dg.Output(
         result,
         metadata={
+            "dagster/row_count": table_profile.row_count,
             "issues": len(result.issues),
             **{f"issues_{s}": n for s, n in counts.items()},
             "summary": dg.MetadataValue.md(result.summary),

@@ -57,6 +57,7 @@ def recent_summary(
         context.log.info(f"{name}: {line}")
     return dg.MaterializeResult(
         metadata={
+            "dagster/row_count": table_profile.row_count,
             "first_run": summary.first_run,
             "previous_run": summary.previous_timestamp or "",
             "rows_delta": summary.rows_delta,
@@ -70,5 +71,6 @@ def recent_summary(
             "summary": dg.MetadataValue.md("\n".join(f"- {line}" for line in summary.headline)),
             "recent_summary": link(uri),
             "summary_script": link(script_uri),
+            "catalog_page": link(store.uri(prefix, timestamp, "catalog.html")),
         }
     )

@@ -1,6 +1,7 @@
 import dagster as dg
 
 from cataloger_dagster.assets.common import GROUP, OWNERS, link, run_folder, table_prefix
+from cataloger_dagster.assets.metadata import column_schema, profile_summary
 from cataloger_dagster.assets.partitions import tables_partitions
 from cataloger_dagster.models import TableProfile
 from cataloger_dagster.profiling import compute_profile
@@ -40,9 +41,8 @@ def table_profile(
         profile,
         metadata={
             "dagster/row_count": profile.row_count,
-            "dagster/column_schema": dg.TableSchema(
-                columns=[dg.TableColumn(name=c.name, type=c.dtype) for c in profile.columns]
-            ),
+            "dagster/column_schema": column_schema(profile),
+            "summary": profile_summary(profile),
             "fingerprint": profile.fingerprint.value,
             "queries": profile.queries,
             "duration_s": round(profile.duration_s, 3),

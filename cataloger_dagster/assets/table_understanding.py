@@ -3,6 +3,7 @@ import dagster as dg
 from cataloger_dagster.assets.common import (
     GROUP, OWNERS, link, previous_artifacts, run_folder, table_prefix,
 )
+from cataloger_dagster.assets.metadata import column_schema
 from cataloger_dagster.assets.partitions import tables_partitions
 from cataloger_dagster.models import DatasetUnderstandingModel, TableProfile
 from cataloger_dagster.resources.agent import AgentResource, AgentUsage
@@ -46,16 +47,11 @@ def table_understanding(
     else:
         context.log.info(f"{name}: fingerprint unchanged, understanding reused from {reused_from}")
     uri = store.write_json(prefix, timestamp, "understanding.json", {**understanding.model_dump(), "cache_key": key})
-    descriptions = {c.name: c.description for c in understanding.columns}
     return dg.Output(
         understanding,
         metadata={
-            "dagster/column_schema": dg.TableSchema(
-                columns=[
-                    dg.TableColumn(name=c.name, type=c.dtype, description=descriptions.get(c.name))
-                    for c in table_profile.columns
-                ]
-            ),
+            "dagster/row_count": table_profile.row_count,
+            "dagster/column_schema": column_schema(table_profile, understanding),
             "description": dg.MetadataValue.md(understanding.summary.description),
             "agent": agent.kind,
             "reused_from": reused_from or "",

@@ -53,14 +53,15 @@ class Ticker:
         self.cursor: str | None = None
 
     def tick(self):
-        context = dg.build_sensor_context(
+        # a context manager: the database resource is torn down (its connection closed) after the tick
+        with dg.build_sensor_context(
             instance=self.instance,
             instance_ref=self.instance.get_ref(),  # as the daemon: partition keys are validated
             definitions=defs,
             cursor=self.cursor,
             resources={"database": DatabaseResource(url=self.url)},
-        )
-        data = SENSOR.evaluate_tick(context)
+        ) as context:
+            data = SENSOR.evaluate_tick(context)
         for request in data.dynamic_partitions_requests:
             if isinstance(request, dg.AddDynamicPartitionsRequest):
                 self.instance.add_dynamic_partitions(request.partitions_def_name, request.partition_keys)

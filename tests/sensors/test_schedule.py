@@ -34,13 +34,13 @@ def db(tmp_path) -> Path:
 
 
 def tick(instance, url, when=WHEN):
-    context = dg.build_schedule_context(
+    with dg.build_schedule_context(
         instance=instance,
         scheduled_execution_time=when,
         repository_def=defs.get_repository_def(),  # partition keys are checked against the job
         resources={"database": DatabaseResource(url=url)},
-    )
-    return SCHEDULE.evaluate_tick(context)
+    ) as context:
+        return SCHEDULE.evaluate_tick(context)
 
 
 def test_one_run_per_table_keyed_by_day(db):

@@ -1,0 +1,183 @@
+"""Asset checks on the per-table assets, evaluated per `tables` partition.
+
+- `pass_rate_at_least_threshold` (investigations, ERROR): the investigations whose code ran
+  and reached a verdict are at least CATALOGER_PASS_RATE_THRESHOLD of all of them.
+- `no_high_severity_issues` (quality_issues, WARN): the table has no high-severity issue.
+- `script_reproduces_evidence` (investigations, ERROR): the stored catalog_script.py, run
+  alone in a fresh sandbox over a fresh snapshot of the table, prints the same verdict and
+  evidence for every issue as the investigations recorded.
+
+The checks run in the `catalog_table` job after their asset, and alone from the UI: they
+read the partition's latest materialization and its run folder in the store, never a new one.
+
+`partitions_def` on an asset check is a preview API in Dagster 1.13 (pinned exactly in
+pyproject.toml); it is what makes the UI show results per partition, hence the warning is
+silenced where the checks are defined and nowhere else.
+"""
+
+import json
+import os
+import tempfile
+import warnings
+from typing import Any
+
+import dagster as dg
+
+from cataloger_dagster.assets.common import link, previous_artifacts, table_prefix
+from cataloger_dagster.assets.investigations import SNAPSHOT_URL, investigations
+from cataloger_dagster.assets.partitions import tables_partitions
+from cataloger_dagster.assets.quality_issues import quality_issues
+from cataloger_dagster.learning import SCRIPT
+from cataloger_dagster.models import AnalysisResultModel, InvestigationsResult
+from cataloger_dagster.resources.database import DatabaseResource
+from cataloger_dagster.resources.investigation_code import parse_records, referenced_tables
+from cataloger_dagster.resources.sandbox import SandboxResource
+from cataloger_dagster.resources.script_store import ScriptStore
+from cataloger_dagster.sensors.pass_rate import THRESHOLD_ENV, pass_rate_threshold
+
+# the whole script is one cell: give it the time of many
+SCRIPT_TIMEOUT_FACTOR = 10
+
+
+def _partitioned_check(**kwargs):
+    def decorate(fn):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", dg.PreviewWarning)
+            return dg.asset_check(partitions_def=tables_partitions, **kwargs)(fn)
+
+    return decorate
+
+
+def latest_run_folder(instance: dg.DagsterInstance, table: str) -> str | None:
+    """The store folder of the partition's latest investigations materialization."""
+    found = instance.fetch_materializations(
+        dg.AssetRecordsFilter(asset_key=investigations.key, asset_partitions=[table]), limit=1
+    ).records
+    if not found or found[0].asset_materialization is None:
+        return None
+    entry = found[0].asset_materialization.metadata.get("run_folder")
+    return getattr(entry, "value", None)
+
+
+@_partitioned_check(
+    asset=investigations,
+    description=f"At least {THRESHOLD_ENV} (default 0.8) of the investigations ran and reached a verdict.",
+)
+def pass_rate_at_least_threshold(
+    context: dg.AssetCheckExecutionContext, investigations: InvestigationsResult
+) -> dg.AssetCheckResult:
+    threshold = pass_rate_threshold()
+    rate = investigations.pass_rate
+    failed = [i.issue_id for i in investigations.investigations if not (i.success and i.verdict)]
+    return dg.AssetCheckResult(
+        passed=rate is None or rate >= threshold,
+        severity=dg.AssetCheckSeverity.ERROR,
+        description=("no issue to investigate" if rate is None else
+                     f"pass rate {rate:.0%} {'>=' if rate >= threshold else '<'} threshold {threshold:.0%}"),
+        metadata={
+            "pass_rate": rate if rate is not None else 1.0,
+            "threshold": threshold,
+            "investigations": len(investigations.investigations),
+            "without_verdict": ", ".join(failed),
+        },
+    )
+
+
+@_partitioned_check(asset=quality_issues, description="The table has no high-severity data-quality issue.")
+def no_high_severity_issues(
+    context: dg.AssetCheckExecutionContext, quality_issues: AnalysisResultModel
+) -> dg.AssetCheckResult:
+    high = [i for i in quality_issues.issues if i.severity == "high"]
+    return dg.AssetCheckResult(
+        passed=not high,
+        severity=dg.AssetCheckSeverity.WARN,
+        description=f"{len(high)} high-severity issues" if high else "no high-severity issue",
+        metadata={
+            "high": len(high),
+            "high_issues": dg.MetadataValue.md("\n".join(f"- `{i.id}`: {i.description}" for i in high) or "none"),
+        },
+    )
+
+
+def issues_for(store: ScriptStore, prefix: str, timestamp: str) -> dict | None:
+    """The issues the investigations of `timestamp` answered: that run's, or the latest before it
+    (a run that rematerialized only `investigations` has no issues.json of its own)."""
+    own = store.read_json(prefix, timestamp, "issues.json")
+    if own is not None:
+        return own
+    earlier = previous_artifacts(store, prefix, "issues.json", before=timestamp, limit=1)
+    return earlier[0][1] if earlier else None
+
+
+def _comparable(value: Any) -> Any:
+    # the sandbox prints evidence with json.dumps(default=str); compare in that form
+    return json.loads(json.dumps(value, default=str))
+
+
+def compare_evidence(expected: InvestigationsResult, printed: dict[str, dict]) -> list[str]:
+    """One line per issue whose rerun differs from the recorded investigation."""
+    problems = []
+    for inv in expected.investigations:
+        if not (inv.success and inv.verdict):
+            continue  # nothing was recorded to reproduce
+        got = printed.get(inv.issue_id)
+        if got is None:
+            problems.append(f"{inv.issue_id}: the script printed no record")
+        elif got.get("verdict") != inv.verdict:
+            problems.append(f"{inv.issue_id}: verdict {got.get('verdict')!r}, recorded {inv.verdict!r}")
+        elif _comparable(got.get("evidence")) != _comparable(inv.evidence):
+            problems.append(f"{inv.issue_id}: evidence {got.get('evidence')!r}, recorded {inv.evidence!r}")
+    return problems
+
+
+@_partitioned_check(
+    asset=investigations,
+    description="The stored catalog_script.py, rerun alone in a fresh sandbox over a fresh snapshot, "
+    "prints the verdict and evidence recorded for every issue.",
+)
+def script_reproduces_evidence(
+    context: dg.AssetCheckExecutionContext,
+    database: DatabaseResource,
+    store: ScriptStore,
+    sandbox: SandboxResource,
+) -> dg.AssetCheckResult:
+    table = context.partition_key
+    prefix = table_prefix(database, table)
+    timestamp = latest_run_folder(context.instance, table)
+    script = store.read_script(prefix, timestamp, SCRIPT) if timestamp else None
+    recorded = store.read_json(prefix, timestamp, "investigations.json") if timestamp else None
+    issues = issues_for(store, prefix, timestamp) if timestamp else None
+    if script is None or recorded is None or issues is None:
+        return dg.AssetCheckResult(
+            passed=False,
+            description=f"{table}: no stored script and investigations to check (run folder {timestamp!r}); "
+            "materialize the table's partition first",
+        )
+    expected = InvestigationsResult.model_validate(recorded)
+    found = AnalysisResultModel.model_validate(issues).issues
+    with tempfile.TemporaryDirectory(prefix=f"cataloger-check-{table[:40]}-") as data_dir:
+        os.chmod(data_dir, 0o755)  # the sandbox's own user must reach the (read-only) snapshot
+        with sandbox.session(data_dir, env={"DB_CONNECTION_STRING": SNAPSHOT_URL}) as runtime:
+            database.write_snapshot(table, data_dir, references=referenced_tables(found))
+            ran = runtime.execute(script, timeout_s=sandbox.timeout_s * SCRIPT_TIMEOUT_FACTOR)
+    printed = parse_records(ran.stdout)
+    problems = [] if ran.ok else [f"the script failed: {ran.error.type}: {ran.error.message}" if ran.error
+                                  else "the script failed"]
+    problems += compare_evidence(expected, printed)
+    answered = sum(1 for i in expected.investigations if i.success and i.verdict)
+    return dg.AssetCheckResult(
+        passed=not problems,
+        severity=dg.AssetCheckSeverity.ERROR,
+        description=(f"{answered} verdicts and their evidence reproduced" if not problems
+                     else f"{len(problems)} differences; the table may have changed since {timestamp}"),
+        metadata={
+            "run_folder": timestamp,
+            "script": link(store.uri(prefix, timestamp, SCRIPT)),
+            "records": len(printed),
+            "differences": dg.MetadataValue.md("\n".join(f"- {p}" for p in problems) or "none"),
+            "seconds": round(ran.duration_ms / 1000, 3),
+        },
+    )
+
+
+ASSET_CHECKS = [pass_rate_at_least_threshold, no_high_severity_issues, script_reproduces_evidence]

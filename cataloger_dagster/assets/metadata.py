@@ -1,0 +1,99 @@
+"""Metadata values the Dagster UI shows on the per-table materializations.
+
+`dagster/column_schema` feeds the asset page's Columns tab; the Markdown summaries are
+what a person reads on the materialization without opening the catalog page.
+"""
+
+from __future__ import annotations
+
+import dagster as dg
+
+from cataloger_dagster.models import (
+    AnalysisResultModel, ColumnProfile, DatasetUnderstandingModel, InvestigationsResult, TableProfile,
+)
+
+
+def _stats(c: ColumnProfile) -> str:
+    parts = [c.semantic_type or c.kind]
+    parts.append(f"{c.null_fraction:.1%} null")
+    if c.distinct is not None:
+        parts.append(f"{'~' if c.distinct_approximate else ''}{c.distinct:,} distinct")
+    return " · ".join(str(p) for p in parts if p)
+
+
+def column_schema(profile: TableProfile, understanding: DatasetUnderstandingModel | None = None) -> dg.TableSchema:
+    """The table's columns; descriptions from the understanding when there is one, else from the profile.
+
+    The profile is materialized before the understanding exists, so its own schema describes each
+    column by its statistics; the understanding and the catalog page carry the plain-language ones.
+    """
+    described = {c.name: c.description for c in understanding.columns} if understanding else {}
+    return dg.TableSchema(
+        columns=[
+            dg.TableColumn(
+                name=c.name,
+                type=c.dtype.lstrip("!"),
+                description=described.get(c.name) or _stats(c),
+                constraints=dg.TableColumnConstraints(nullable=c.nullable),
+            )
+            for c in profile.columns
+        ]
+    )
+
+
+def _cell(text: object) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def profile_summary(profile: TableProfile) -> dg.MetadataValue:
+    lines = [
+        f"**{profile.table}**: {profile.row_count:,} rows, {profile.column_count} columns",
+        "",
+        "| column | type | null | distinct |",
+        "|---|---|---|---|",
+    ]
+    lines += [
+        f"| {_cell(c.name)} | {_cell(c.semantic_type or c.dtype)} | {c.null_fraction:.1%} | "
+        f"{'' if c.distinct is None else f'{c.distinct:,}'} |"
+        for c in profile.columns
+    ]
+    return dg.MetadataValue.md("\n".join(lines))
+
+
+def investigations_summary(result: InvestigationsResult) -> dg.MetadataValue:
+    rate = "n/a (no issue)" if result.pass_rate is None else f"{result.pass_rate:.0%}"
+    start = (f"reused the script of {result.based_on_table or result.table} @ {result.based_on}"
+             if result.based_on else "explored afresh")
+    lines = [
+        f"Pass rate **{rate}** over {len(result.investigations)} investigations; {start}; "
+        f"{result.cells} sandbox cells in {result.sandbox_seconds:.1f}s",
+        "",
+        "| issue | verdict | code ran |",
+        "|---|---|---|",
+    ]
+    lines += [
+        f"| {_cell(i.issue_id)} | {i.verdict or '—'} | {'yes' if i.success else 'no: ' + _cell((i.error or '')[:80])} |"
+        for i in result.investigations
+    ]
+    return dg.MetadataValue.md("\n".join(lines))
+
+
+def catalog_summary(
+    profile: TableProfile,
+    understanding: DatasetUnderstandingModel,
+    issues: AnalysisResultModel,
+    investigations: InvestigationsResult,
+) -> dg.MetadataValue:
+    counts = {s: sum(1 for i in issues.issues if i.severity == s) for s in ("high", "medium", "low")}
+    rate = "n/a" if investigations.pass_rate is None else f"{investigations.pass_rate:.0%}"
+    lines = [
+        f"### {profile.table}",
+        "",
+        understanding.summary.description,
+        "",
+        f"- {profile.row_count:,} rows, {profile.column_count} columns",
+        f"- issues: {counts['high']} high, {counts['medium']} medium, {counts['low']} low",
+        f"- investigations pass rate: {rate} ({investigations.cells} sandbox cells)",
+    ]
+    lines += [f"- **{i.severity}** {_cell(i.description)}" for i in issues.issues if i.severity == "high"][:10]
+    return dg.MetadataValue.md("\n".join(lines))

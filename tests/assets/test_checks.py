@@ -1,0 +1,146 @@
+"""The asset checks, run by Dagster on real assets over real DuckDB files, per partition."""
+
+import dagster as dg
+import duckdb
+import pytest
+
+from cataloger_dagster.assets.checks import (
+    ASSET_CHECKS,
+    no_high_severity_issues,
+    pass_rate_at_least_threshold,
+    script_reproduces_evidence,
+)
+from cataloger_dagster.definitions import TABLE_ASSETS, defs
+from cataloger_dagster.jobs import CATALOG_TABLE_JOB, build_catalog_table_job
+from cataloger_dagster.settings import resources
+from cataloger_dagster.sensors.pass_rate import THRESHOLD_ENV
+
+pytestmark = pytest.mark.filterwarnings("error::DeprecationWarning")
+
+SHOP_SQL = """
+CREATE TABLE customers AS SELECT range AS customer_id, 'c' || range AS name FROM range(200);
+CREATE TABLE events AS
+  SELECT range AS event_id,
+         range % 250 AS customer_id,
+         CASE WHEN range % 10 = 0 THEN NULL ELSE 'page' || (range % 7) END AS page,
+         ['shipped', 'Shipped', 'pending', 'pending', 'shipped', 'pending'][range % 6 + 1] AS status,
+         range % 5 AS x
+  FROM range(2000);
+INSERT INTO events SELECT * FROM events WHERE event_id < 30;
+"""
+PARTS = ("table_profile", "table_understanding", "quality_issues")
+
+
+@pytest.fixture
+def shop(tmp_path):
+    path = tmp_path / "shop.duckdb"
+    with duckdb.connect(str(path)) as con:
+        con.execute(SHOP_SQL)
+    return path
+
+
+def run(shop, store, instance, table, *, selection=None, investigate=True):
+    if table not in instance.get_dynamic_partitions("tables"):
+        instance.add_dynamic_partitions("tables", [table])
+    result = dg.materialize(
+        [*TABLE_ASSETS, *ASSET_CHECKS], partition_key=table, instance=instance, selection=selection,
+        resources=resources(database=f"duckdb://{shop}", store=str(store), sandbox="local"),
+        run_config={"ops": {"investigations": {"config": {"exploration_rate": 0.0}}}} if investigate else None,
+    )
+    assert result.success
+    return result
+
+
+def run_check_alone(shop, store, instance, table, check):
+    """As the UI's "Execute" on a check: a subset of the catalog job with the check only."""
+    job = dg.Definitions(
+        assets=TABLE_ASSETS, asset_checks=ASSET_CHECKS, jobs=[build_catalog_table_job(TABLE_ASSETS)],
+        resources=resources(database=f"duckdb://{shop}", store=str(store), sandbox="local"),
+    ).resolve_job_def(CATALOG_TABLE_JOB)
+    job = job.get_subset(asset_selection=set(), asset_check_selection=set(check.check_keys))
+    result = job.execute_in_process(partition_key=table, instance=instance)
+    assert result.success
+    return result
+
+
+def evaluations(result) -> dict[str, dg.AssetCheckEvaluation]:
+    return {e.check_name: e for e in result.get_asset_check_evaluations()}
+
+
+def history(instance, check, table) -> list[bool]:
+    """The stored results of `check` for one partition, newest first, as the UI reads them."""
+    key = next(iter(check.check_keys))
+    records = instance.event_log_storage.get_asset_check_execution_history(key, limit=20)
+    return [r.event.dagster_event.event_specific_data.passed for r in records if r.partition == table]
+
+
+def test_checks_run_per_partition_in_the_catalog_job(shop, tmp_path, local_sandbox):
+    with duckdb.connect(str(shop)) as con:  # a table with nothing wrong
+        con.execute("CREATE TABLE plain AS SELECT range AS id, 'name ' || range AS label FROM range(300)")
+    store = tmp_path / "store"
+    with dg.instance_for_test() as instance:
+        events = run(shop, store, instance, "events")
+        plain = run(shop, store, instance, "plain")
+
+        for result, table in ((events, "events"), (plain, "plain")):
+            found = evaluations(result)
+            assert set(found) == {next(iter(c.check_specs)).name for c in ASSET_CHECKS}
+            assert {e.partition for e in found.values()} == {table}
+            issues = result.output_for_node("quality_issues").issues
+            high = [i.id for i in issues if i.severity == "high"]
+            assert found["no_high_severity_issues"].passed is (not high)
+            assert found["no_high_severity_issues"].severity == dg.AssetCheckSeverity.WARN
+            assert found["no_high_severity_issues"].metadata["high"].value == len(high)
+            assert found["pass_rate_at_least_threshold"].passed
+            assert found["script_reproduces_evidence"].passed, found["script_reproduces_evidence"].metadata
+        # events has orphan customer ids and duplicate keys: the warning is on its partition only
+        assert history(instance, no_high_severity_issues, "events") == [False]
+        assert history(instance, no_high_severity_issues, "plain") == [True]
+        assert "events_orphan_references_customer_id" in evaluations(events)[
+            "no_high_severity_issues"].metadata["high_issues"].value
+
+    job = defs.resolve_job_def(CATALOG_TABLE_JOB)
+    assert {k.name for k in job.asset_layer.asset_graph.asset_check_keys} == {
+        "pass_rate_at_least_threshold", "no_high_severity_issues", "script_reproduces_evidence"}
+
+
+def test_pass_rate_check_fails_when_investigations_fail(shop, tmp_path, local_sandbox, monkeypatch):
+    store = tmp_path / "store"
+    with dg.instance_for_test() as instance:
+        run(shop, store, instance, "events", selection=dg.AssetSelection.assets(*PARTS), investigate=False)
+        # the issues about these columns were found, then the columns went: their code cannot run
+        with duckdb.connect(str(shop)) as con:
+            con.execute("ALTER TABLE events DROP COLUMN page; ALTER TABLE events DROP COLUMN status")
+        result = run(shop, store, instance, "events", selection=dg.AssetSelection.assets("investigations"))
+        rate = result.output_for_node("investigations").pass_rate
+        assert rate is not None and rate < 0.8
+        check = evaluations(result)["pass_rate_at_least_threshold"]
+        assert not check.passed and check.partition == "events"
+        assert check.severity == dg.AssetCheckSeverity.ERROR
+        assert check.metadata["pass_rate"].value == pytest.approx(rate)
+        assert "events_missing_values_page" in check.metadata["without_verdict"].value
+        # the answered investigations still reproduce from the stored script
+        assert evaluations(result)["script_reproduces_evidence"].passed
+
+        # the same stored result against a lower threshold, the check run alone (as from the UI)
+        monkeypatch.setenv(THRESHOLD_ENV, str(rate))
+        alone = run_check_alone(shop, store, instance, "events", pass_rate_at_least_threshold)
+        assert list(evaluations(alone)) == ["pass_rate_at_least_threshold"]
+        assert evaluations(alone)["pass_rate_at_least_threshold"].passed
+        assert history(instance, pass_rate_at_least_threshold, "events") == [True, False]
+
+
+def test_script_check_fails_when_the_evidence_no_longer_reproduces(shop, tmp_path, local_sandbox):
+    store = tmp_path / "store"
+    with dg.instance_for_test() as instance:
+        first = run(shop, store, instance, "events")
+        assert evaluations(first)["script_reproduces_evidence"].passed
+        with duckdb.connect(str(shop)) as con:  # more missing pages than the recorded evidence says
+            con.execute("UPDATE events SET page = NULL WHERE event_id % 10 = 1")
+        alone = run_check_alone(shop, store, instance, "events", script_reproduces_evidence)
+        check = evaluations(alone)["script_reproduces_evidence"]
+        assert not check.passed and check.partition == "events"
+        differences = check.metadata["differences"].value
+        assert "events_missing_values_page: evidence" in differences
+        assert "events_duplicate_keys_event_id" not in differences  # untouched evidence still matches
+        assert history(instance, script_reproduces_evidence, "events") == [False, True]
