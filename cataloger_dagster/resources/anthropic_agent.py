@@ -1,0 +1,318 @@
+"""AnthropicAgent: Claude understands, reviews issues and investigates (seed 001's agents).
+
+Every stage answers through the API's structured outputs (a JSON schema made
+from a Pydantic model by the SDK's `transform_schema`), validated with
+Pydantic.  An answer that fails validation is asked for once more; a second
+failure, or an API error left after the SDK's own retries, hands the stage to
+the heuristic agent with `fallback_reason` set.  The table context (profile
+and sample rows) is one system block shared by the three stages and marked for
+prompt caching.  The investigation tool loop is in `anthropic_investigation`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from functools import lru_cache
+from typing import Any, Literal, Optional, TypeVar
+
+import jinja2
+from pydantic import BaseModel, Field, ValidationError
+
+from cataloger_dagster.models import (
+    AnalysisResultModel,
+    ColumnSummaryModel,
+    DatasetSummaryModel,
+    DatasetUnderstandingModel,
+    IssueModel,
+    TableProfile,
+)
+from cataloger_dagster.resources.agent import (
+    AgentResource,
+    AgentUsage,
+    heuristic_analysis,
+    heuristic_understanding,
+)
+
+PROMPTS = ("context.system", "understanding.system", "understanding.user", "issues.system",
+           "issues.user", "investigation.system", "investigation.user")
+
+M = TypeVar("M", bound=BaseModel)
+
+
+@lru_cache(maxsize=1)
+def prompt_environment() -> jinja2.Environment:
+    """The pages' template loader, without HTML escaping: prompts are plain text."""
+    from cataloger_dagster.pages import template_environment
+
+    return jinja2.Environment(loader=template_environment().loader, autoescape=False,
+                              undefined=jinja2.StrictUndefined, keep_trailing_newline=False)
+
+
+@lru_cache(maxsize=1)
+def prompt_version() -> str:
+    """A hash of the prompt templates: a change of wording invalidates cached understandings."""
+    env = prompt_environment()
+    digest = hashlib.sha256()
+    for name in PROMPTS:
+        source, _, _ = env.loader.get_source(env, f"prompts/{name}.j2")
+        digest.update(name.encode() + b"\0" + source.encode() + b"\0")
+    return digest.hexdigest()[:12]
+
+
+def render(name: str, **values: Any) -> str:
+    return prompt_environment().get_template(f"prompts/{name}.j2").render(**values).strip()
+
+
+# ---------------------------------------------------------------------------
+# what the model is asked to return: seed 001's field names, with strict types
+# (the API's JSON schemas take no free-form `Any`; details stay the detectors')
+# ---------------------------------------------------------------------------
+
+Scalar = Optional[str | int | float | bool]
+
+
+class _Column(BaseModel):
+    name: str
+    dataType: Literal["string", "numeric", "date", "categorical", "boolean"]
+    description: str
+    sampleValues: list[Scalar]
+
+
+class UnderstandingAnswer(BaseModel):
+    summary: DatasetSummaryModel
+    columns: list[_Column]
+    suggested_context: str
+
+
+class _Issue(BaseModel):
+    id: str
+    type: str
+    severity: Literal["low", "medium", "high"]
+    description: str
+    affectedColumns: list[str]
+    suggestedAction: str
+    category: Literal["quick_fixes", "smart_fixes"]
+    affectedRows: Optional[int] = None
+    temporalPattern: Optional[str] = None
+
+
+class IssuesAnswer(BaseModel):
+    issues: list[_Issue]
+    summary: str
+    completedAt: str
+
+
+class StageFailed(RuntimeError):
+    """A stage that must fall back to the heuristics."""
+
+
+def compact_profile(profile: TableProfile) -> dict:
+    """What the model needs of the profile: no histograms, few top values."""
+    keep = ("name", "dtype", "kind", "count", "nulls", "null_fraction", "distinct", "min", "max",
+            "mean", "semantic_type", "pattern_counts")
+    columns = []
+    for col in profile.columns:
+        item = {k: v for k, v in col.model_dump(include=set(keep)).items()
+                if v is not None and not (isinstance(v, (dict, list)) and not v)}
+        if col.top_values:
+            item["top_values"] = [[v.value, v.count] for v in col.top_values[:5]]
+        columns.append(item)
+    return {"table": profile.table, "row_count": profile.row_count, "column_count": profile.column_count,
+            "fingerprint": profile.fingerprint.value, "columns": columns, "sample_rows": profile.sample_rows}
+
+
+def to_json(value: Any) -> str:
+    return json.dumps(value, default=str, sort_keys=True, separators=(",", ":"))
+
+
+class AnthropicAgent(AgentResource):
+    """Claude through the anthropic SDK; the heuristic agent whenever it fails."""
+
+    api_key: str = Field(description="Anthropic API key: pass dg.EnvVar('ANTHROPIC_API_KEY'), never the value")
+    base_url: Optional[str] = Field(default=None, description="None: the SDK reads ANTHROPIC_BASE_URL itself")
+    # seed 004's cost-aware routing: a cheap model reads, a stronger one investigates
+    understanding_model: str = "claude-haiku-5-5"
+    issues_model: str = "claude-sonnet-5-5"
+    investigation_model: str = "claude-opus-5-5"
+    max_tokens: int = 8192
+    max_turns: int = 12
+    token_budget: int = 400_000
+    timeout_s: float = 120.0
+    max_retries: int = 2
+    # The SDK 2.x removed sampling parameters and its API version rejects them, so
+    # temperature is sent (as an extra body field) only when set, for endpoints that accept it.
+    temperature: Optional[float] = None
+    tool_output_chars: int = 4000
+
+    @property
+    def kind(self) -> str:
+        return "anthropic"
+
+    @property
+    def prompt_version(self) -> str:
+        return prompt_version()
+
+    @property
+    def review_mark(self) -> str:
+        return f"(Reviewed by Claude, prompts {self.prompt_version}.)"
+
+    # ------------------------------------------------------------------ plumbing
+    def client(self):
+        import anthropic
+
+        return anthropic.Anthropic(api_key=self.api_key, base_url=self.base_url or None,
+                                   max_retries=self.max_retries, timeout=self.timeout_s)
+
+    def usage(self) -> AgentUsage:
+        return AgentUsage(agent=self.kind, prompt_version=self.prompt_version)
+
+    def system(self, profile: TableProfile, stage: str) -> list[dict]:
+        context = render("context.system", database=profile.database, table_context=to_json(compact_profile(profile)))
+        return [
+            # identical for every stage of the table, so it is cached once and read after
+            {"type": "text", "text": context, "cache_control": {"type": "ephemeral"}},
+            {"type": "text", "text": render(f"{stage}.system", table=profile.table)},
+        ]
+
+    def redact(self, text: str) -> str:
+        return text.replace(self.api_key, "***") if self.api_key else text
+
+    def call(self, client, *, model: str, system: list[dict], messages: list[dict], usage: AgentUsage,
+             answer: type[BaseModel], **extra: Any):
+        """One request with structured output; returns (message, validated answer or None)."""
+        import anthropic
+
+        body = {"temperature": self.temperature} if self.temperature is not None else None
+        try:
+            message = client.messages.create(
+                model=model, max_tokens=self.max_tokens, system=system, messages=messages,
+                output_config={"format": {"type": "json_schema", "schema": anthropic.transform_schema(answer)}},
+                extra_body=body, **extra,
+            )
+        except anthropic.APIError as exc:
+            raise StageFailed(self.redact(f"{type(exc).__name__}: {exc}")) from None
+        usage.calls += 1
+        u = message.usage
+        usage.input_tokens += u.input_tokens or 0
+        usage.output_tokens += u.output_tokens or 0
+        usage.cache_read_tokens += u.cache_read_input_tokens or 0
+        usage.cache_creation_tokens += u.cache_creation_input_tokens or 0
+        if message.stop_reason == "tool_use":
+            return message, None
+        text = "".join(b.text for b in message.content if b.type == "text")
+        return message, answer.model_validate_json(text)
+
+    def ask(self, *, model: str, system: list[dict], messages: list[dict], usage: AgentUsage,
+            answer: type[M]) -> M:
+        """A structured answer, asked for a second time when the first fails validation."""
+        client = self.client()
+        for attempt in (1, 2):
+            try:
+                _, parsed = self.call(client, model=model, system=system, messages=messages,
+                                      usage=usage, answer=answer)
+                if parsed is not None:
+                    return parsed
+                problem = "the model called a tool where an answer was due"
+            except ValidationError as exc:
+                problem = f"invalid {answer.__name__}: {exc.error_count()} validation errors"
+            if attempt == 2:
+                raise StageFailed(problem)
+        raise AssertionError("unreachable")
+
+    # ------------------------------------------------------------------ stages
+    def understand(self, profile: TableProfile) -> tuple[DatasetUnderstandingModel, AgentUsage]:
+        usage = self.usage()
+        try:
+            got = self.ask(model=self.understanding_model, system=self.system(profile, "understanding"),
+                           messages=[user_message(render("understanding.user", table=profile.table))],
+                           usage=usage, answer=UnderstandingAnswer)
+            return _understanding(profile, got), usage
+        except Exception as exc:  # any failure of the model's stage: the heuristics answer
+            usage.fallback_reason = f"understanding: {_reason(exc)}"
+            return heuristic_understanding(profile), usage
+
+    def review_issues(self, profile, understanding, detected, *, previous=None):
+        usage = self.usage()
+        if previous is not None and _unchanged(previous, detected, self.review_mark):
+            # the detectors see exactly what this prompt version reviewed last time: nothing to ask
+            return previous.model_copy(update={"issues": _refreshed(previous, detected)}), usage
+        text = render("issues.user", table=profile.table, understanding=to_json(understanding.model_dump()),
+                      detected=to_json([i.model_dump() for i in detected]),
+                      previous=to_json([i.id for i in previous.issues]) if previous else "")
+        try:
+            got = self.ask(model=self.issues_model, system=self.system(profile, "issues"),
+                           messages=[user_message(text)], usage=usage, answer=IssuesAnswer)
+            result = _analysis(profile, got, detected)
+            return result.model_copy(update={"summary": f"{result.summary} {self.review_mark}"}), usage
+        except Exception as exc:  # any failure of the model's stage: the heuristics answer
+            usage.fallback_reason = f"issues: {_reason(exc)}"
+            return heuristic_analysis(profile, detected, previous=previous), usage
+
+    def investigate(self, runtime, profile, understanding, issues, previous):
+        from cataloger_dagster.resources.anthropic_investigation import investigate_with_tools
+
+        return investigate_with_tools(self, runtime, profile, understanding, issues, previous)
+
+
+def _reason(exc: Exception) -> str:
+    return str(exc) if isinstance(exc, StageFailed) else f"{type(exc).__name__}: {exc}"
+
+
+def user_message(text: str) -> dict:
+    return {"role": "user", "content": [{"type": "text", "text": text}]}
+
+
+def _understanding(profile: TableProfile, got: UnderstandingAnswer) -> DatasetUnderstandingModel:
+    by_name = {c.name: c for c in got.columns}
+    fallback = {c.name: c for c in heuristic_understanding(profile).columns}
+    # one column per real column, in the table's order: a name the model got wrong is not shown
+    columns = [
+        ColumnSummaryModel.model_validate(by_name[c.name].model_dump()) if c.name in by_name else fallback[c.name]
+        for c in profile.columns
+    ]
+    summary = got.summary.model_copy(update={"name": profile.table, "rowCount": profile.row_count,
+                                             "columnCount": profile.column_count})
+    return DatasetUnderstandingModel(summary=summary, columns=columns, suggested_context=got.suggested_context)
+
+
+_FINDING = ("id", "type", "affectedColumns", "affectedRows", "details")
+_VOLATILE = ("now",)  # when the detector looked, not what it found
+
+
+def _unchanged(previous: AnalysisResultModel, detected: list[IssueModel], mark: str) -> bool:
+    if not previous.summary.endswith(mark):
+        return False
+    def finding(issue: IssueModel) -> dict:
+        found = issue.model_dump(include=set(_FINDING))
+        found["details"] = {k: v for k, v in found["details"].items() if k not in _VOLATILE}
+        return json.loads(to_json(found))
+
+    before = {i.id: finding(i) for i in previous.issues if i.source == "detector"}
+    return before == {i.id: finding(i) for i in detected}
+
+
+def _refreshed(previous: AnalysisResultModel, detected: list[IssueModel]) -> list[IssueModel]:
+    ids = {i.id for i in detected}
+    return [i for i in previous.issues if i.source != "detector" or i.id in ids]
+
+
+def _analysis(profile: TableProfile, got: IssuesAnswer, detected: list[IssueModel]) -> AnalysisResultModel:
+    """The detectors' issues always stay (with their details); the model explains and may add."""
+    columns = {c.name for c in profile.columns}
+    reviewed = {i.id: i for i in got.issues}
+    issues = []
+    for found in detected:
+        review = reviewed.pop(found.id, None)
+        if review is None:
+            issues.append(found)
+            continue
+        issues.append(found.model_copy(update={
+            "description": review.description, "suggestedAction": review.suggestedAction,
+            "severity": review.severity, "category": review.category,
+            "temporalPattern": review.temporalPattern or found.temporalPattern,
+        }))
+    for added in reviewed.values():
+        if added.affectedColumns and set(added.affectedColumns) <= columns:
+            issues.append(IssueModel(**added.model_dump(), source="agent:anthropic"))
+    return AnalysisResultModel(issues=issues, summary=got.summary, completedAt=got.completedAt)
