@@ -94,3 +94,18 @@ def postgres_schema(postgres_admin_url):
     finally:
         conn.execute(f"DROP SCHEMA {schema} CASCADE")
         conn.close()
+
+
+@pytest.fixture(scope="module")
+def catalog_stack(tmp_path_factory):
+    """A real `dagster dev` over a demo database, for the webserver and browser tests.
+
+    One per module, so that it does not tick in the background under unrelated tests;
+    stopping it asserts that no process it started is left (tests/e2e_support.py).
+    """
+    problem = sandbox_problem("local")  # the runs it launches investigate in the local sandbox
+    if problem:
+        service_unavailable(problem)
+    from e2e_support import catalog_stack_session
+
+    yield from catalog_stack_session(tmp_path_factory.mktemp("dagster_dev"))

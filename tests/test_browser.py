@@ -1,0 +1,234 @@
+"""A real browser (Debian's headless chromium, driven by Playwright) on what users look at.
+
+The store's pages (catalog page, recent summary, index, as `cataloger run` writes them)
+and the Dagster UI of a real `dagster dev` (the `catalog_stack` fixture): no console
+error, no request leaves the machine (every request is recorded; anything that is not
+file:, data:, blob: or 127.0.0.1 is a failure, and is aborted so it really does not leave),
+and the charts are drawn (SVG with a non-zero box). Screenshots go to test-artifacts/browser/.
+
+With CATALOGER_UPDATE_DOCS=1 the UI screenshots are also written to docs/ for the README.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlparse
+
+import pytest
+
+from tests.conftest import service_unavailable
+from e2e_support import REPO
+
+pytestmark = [pytest.mark.slow]
+
+CHROMIUM = os.environ.get("CATALOGER_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
+CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+ARTIFACTS = REPO / "test-artifacts" / "browser"
+DOCS = REPO / "docs"
+LOCAL_HOSTS = {"127.0.0.1"}
+TABLE = "customers"
+
+
+def is_local(url: str) -> bool:
+    parsed = urlparse(url)
+    if parsed.scheme in ("file", "data", "about"):
+        return True
+    if parsed.scheme == "blob":  # blob:http://127.0.0.1:port/uuid: local if its origin is
+        return is_local(url[len("blob:"):])
+    return parsed.scheme in ("http", "https", "ws", "wss") and parsed.hostname in LOCAL_HOSTS
+
+
+@dataclass
+class Recorder:
+    requests: list[str] = field(default_factory=list)
+    blocked: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+    def problems(self) -> list[str]:
+        return [f"request left the machine: {u}" for u in self.blocked] + self.errors
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if not os.path.isfile(CHROMIUM) or not os.access(CHROMIUM, os.X_OK):
+        service_unavailable(f"chromium ({CHROMIUM})")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        service_unavailable("Playwright for Python (pip install -e '.[dev]')")
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS, timeout=60_000)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+# Fixtures that run Dagster come before `page` in each test's arguments: Dagster must not
+# run inside the event loop that Playwright's sync API keeps in this thread.
+@pytest.fixture
+def page(browser):
+    """A fresh page that records every request and every console error."""
+    context = browser.new_context(viewport={"width": 1400, "height": 900}, service_workers="block")
+    rec = Recorder()
+
+    def route(r):
+        url = r.request.url
+        rec.requests.append(url)
+        if is_local(url):
+            r.continue_()
+        else:
+            rec.blocked.append(url)
+            r.abort()
+
+    context.route("**/*", route)
+    pg = context.new_page()
+    pg.set_default_timeout(60_000)
+    # route() sees only what the page fetches; this sees what the browser itself does too
+    pg.on("request", lambda req: None if is_local(req.url) or req.url in rec.blocked else rec.blocked.append(req.url))
+    pg.on("console", lambda m: rec.errors.append(f"console {m.type}: {m.text}") if m.type == "error" else None)
+    pg.on("pageerror", lambda exc: rec.errors.append(f"uncaught: {exc}"))
+    pg.recorder = rec
+    try:
+        yield pg
+    finally:
+        context.close()
+
+
+@pytest.fixture(scope="module")
+def store_pages(demo_db, tmp_path_factory) -> dict[str, Path]:
+    """Pages a `cataloger run` of two demo tables wrote: catalog page, recent summary, index."""
+    from cataloger_dagster.runner import catalog_database
+
+    store = tmp_path_factory.mktemp("browser_store")
+    report = catalog_database(database=f"duckdb:///{demo_db}", store=str(store),
+                              tables=[TABLE, "orders"], exploration_rate=0.0)
+    assert not report.failed, [t.error for t in report.failed]
+    page = Path(next(t.html for t in report.tables if t.table == TABLE))
+    return {"catalog": page, "recent_summary": page.parent / "recent_summary.html", "index": Path(report.index)}
+
+
+def shoot(pg, name: str, docs: bool = False) -> Path:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    path = ARTIFACTS / f"{name}.png"
+    pg.screenshot(path=str(path), full_page=not docs)
+    assert path.stat().st_size > 1000
+    if docs and os.environ.get("CATALOGER_UPDATE_DOCS"):
+        # taller than the window, so that the README shows the metadata's links too;
+        # the Dagster UI scrolls inside its own panes, which full_page would not capture
+        size = pg.viewport_size
+        pg.set_viewport_size({"width": size["width"], "height": 1300})
+        pg.wait_for_timeout(500)
+        DOCS.mkdir(exist_ok=True)
+        pg.screenshot(path=str(DOCS / f"{name}.png"))
+        pg.set_viewport_size(size)
+    return path
+
+
+def assert_charts_drawn(pg, selector: str, at_least: int) -> int:
+    charts = pg.locator(selector)
+    n = charts.count()
+    assert n >= at_least, f"expected at least {at_least} charts ({selector}), found {n}"
+    for i in range(n):
+        chart = charts.nth(i)
+        box = chart.bounding_box()
+        assert box and box["width"] > 0 and box["height"] > 0, f"chart {i} has no size: {box}"
+        assert chart.is_visible(), f"chart {i} is hidden"
+        # drawn, not empty: each chart has shapes of its own
+        assert chart.locator("rect, path, line, polyline").count() > 0, f"chart {i} draws nothing"
+    return n
+
+
+def assert_clean(pg) -> None:
+    rec = pg.recorder
+    assert rec.requests, "no request was recorded: the recorder is not wired"
+    assert not rec.problems(), "\n".join(rec.problems())
+
+
+def test_catalog_page(store_pages, page):
+    page.goto(store_pages["catalog"].as_uri(), wait_until="load")
+    assert TABLE in page.title() or TABLE in page.locator("h1").first.inner_text()
+    for section in ("overview", "issues", "columns", "investigations"):
+        assert page.locator(f"section#{section}").is_visible(), f"section {section} not shown"
+    columns = page.locator("article.card.column").count()
+    assert columns >= 3
+    # one histogram or bar chart per column at least for most columns
+    assert_charts_drawn(page, "svg.chart", at_least=columns // 2)
+    shoot(page, "catalog_page")
+    assert_clean(page)
+
+
+def test_recent_summary_page(store_pages, page):
+    page.goto(store_pages["recent_summary"].as_uri(), wait_until="load")
+    assert page.locator("h1").first.is_visible()
+    assert TABLE in page.content()
+    assert page.locator("h2").count() >= 1
+    shoot(page, "recent_summary")
+    assert_clean(page)
+
+
+def test_index_page(store_pages, page):
+    page.goto(store_pages["index"].as_uri(), wait_until="load")
+    links = page.locator("a[href$='catalog.html']")
+    assert links.count() >= 2, "the index links fewer catalog pages than tables catalogued"
+    texts = page.locator("body").inner_text()
+    assert TABLE in texts and "orders" in texts
+    # the link works from the browser: it opens the table's page
+    page.locator(f"a[href*='{TABLE}'][href$='catalog.html']").first.click()
+    page.wait_for_load_state("load")
+    assert page.url.endswith("catalog.html") and TABLE in page.url
+    page.go_back(wait_until="load")
+    shoot(page, "index")
+    assert_clean(page)
+
+
+def test_dagster_ui_asset_page(catalog_stack, page):
+    catalog_stack.catalog_partition(TABLE)
+    location, _ = catalog_stack.repository()
+    base = catalog_stack.dev.url
+
+    page.goto(f"{base}/assets/catalog_page?partition={TABLE}&view=partitions", wait_until="load")
+    # the latest materialization's metadata, as the UI renders it from the run above
+    page.get_by_text("dagster/row_count").first.wait_for(state="visible")
+    page.get_by_text("catalog.html").first.wait_for(state="visible")
+    assert page.get_by_text(TABLE).first.is_visible()
+    assert page.locator("svg").count() > 0
+    shoot(page, "ui-asset-partition", docs=True)
+
+    page.goto(f"{base}/locations/{location}/asset-groups/catalog/lineage", wait_until="load")
+    # without the side navigation the graph has room for its detailed nodes
+    page.get_by_text("Hide navigation").click()
+    for asset in ("table_profile", "investigations", "catalog_index"):
+        page.get_by_text(asset, exact=True).first.wait_for(state="visible")
+    # the lineage graph draws its edges as paths in one large SVG under the asset nodes
+    graph = page.evaluate("""() => Math.max(0, ...[...document.querySelectorAll('svg')]
+        .filter(s => s.querySelector('path'))
+        .map(s => { const r = s.getBoundingClientRect(); return Math.min(r.width, r.height); }))""")
+    assert graph > 100, f"no lineage graph drawn (largest SVG side {graph}px)"
+    shoot(page, "ui-asset-graph")
+
+    # the sensor's page: its ticks, the partitions it added and the runs it requested
+    page.goto(f"{base}/locations/{location}/sensors/database_change_sensor", wait_until="load")
+    page.get_by_text("database_change_sensor").first.wait_for(state="visible")
+    page.get_by_text("Running").first.wait_for(state="visible")
+    shoot(page, "ui-sensor", docs=True)
+    assert_clean(page)
+
+
+def test_recorder_catches_outside_requests_and_console_errors(page, tmp_path):
+    """The guard itself: a page that reaches outside and logs an error does not pass."""
+    html = tmp_path / "leaky.html"
+    html.write_text('<html><body><img src="https://example.invalid/pixel.png">'
+                    '<script>console.error("boom")</script><svg width="10" height="10"></svg></body></html>')
+    page.goto(html.as_uri(), wait_until="load")
+    rec = page.recorder
+    assert "https://example.invalid/pixel.png" in rec.blocked
+    assert any("boom" in e for e in rec.errors)
+    with pytest.raises(AssertionError, match="left the machine"):
+        assert_clean(page)
+    with pytest.raises(AssertionError, match="draws nothing"):
+        assert_charts_drawn(page, "svg", at_least=1)
