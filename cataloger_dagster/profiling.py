@@ -8,6 +8,21 @@ expression a backend cannot compile or run is dropped from that query (the
 query is retried without it) and the error is noted on the column; extra
 queries are only spent on that error path.
 
+Size modes (every approximation is noted on the column):
+
+* up to `approx_distinct_above` rows (200,000): everything exact.
+* above it: distinct counts by HyperLogLog and quantiles by t-digest;
+  top values are skipped for nearly unique columns (approx distinct >= 80%
+  of the values: they would all have count 1).
+* above `sample_rows` (1,000,000) as well: query 1 keeps what must see every
+  row (counts, nulls, NaN, distinct, min/max, mean/std, lengths); quantiles,
+  top values, histograms and text-pattern counts are computed in query 2 on
+  one seeded Bernoulli sample of about `sample_rows` rows, their counts
+  scaled to the table (histograms sum exactly to the column's value count).
+  Exact top values and patterns of a 10M-row table cost a hash table per
+  column as large as the column and a regex per value; on the sample the
+  profile runs in about SUMMARIZE's time and memory (BENCHMARKS.md).
+
 Float statistics ignore NaN: NaN is counted in `nan_count` (and in `count`,
 since NaN is not NULL) but excluded from distinct, min/max, mean, std,
 quantiles, top values and the histogram.
@@ -70,8 +85,9 @@ PATTERN_REGEX = {
 _SEMANTIC_ORDER = ("uuid", "email", "url", "date", "number", "phone")
 SEMANTIC_THRESHOLD = 0.8
 CATEGORY_MAX_DISTINCT = 50
-TOP_VALUES_EXACT_DISTINCT = 100_000
-TOP_VALUES_SAMPLE_ROWS = 1_000_000
+NEAR_UNIQUE = 0.8     # approx distinct / values above which top values are skipped
+PATTERNS_GROUPED_DISTINCT = 20_000
+PATTERN_SAMPLE_ROWS = 200_000
 
 _NUMERIC = ("integer", "decimal", "float")
 _TEMPORAL = ("date", "timestamp")
@@ -212,7 +228,8 @@ class _Runner:
             try:
                 rows.extend(self._union([branch]))
             except Exception as exc:
-                self._note_failure(col, stat, exc)
+                if col >= 0:       # table-level branches have a fallback
+                    self._note_failure(col, stat, exc)
         return rows
 
     def _union(self, tables: list[ir.Table]) -> list:
@@ -248,6 +265,15 @@ def _capabilities(table: ir.Table, backend, cols: list[_Col]) -> dict[str, bool]
             caps[name] = _compiles(backend, table.aggregate(x=make()))
         except Exception:
             caps[name] = False
+    # Seeded samples: of the table itself (PostgreSQL's TABLESAMPLE needs a
+    # physical table) and of a derived one (DuckDB).
+    first = next(iter(table.columns))
+    for name, make in {"sample": lambda: table.sample(0.5, method="row", seed=0).select(first),
+                       "subsample": lambda: table.select(first).sample(0.5, method="row", seed=0)}.items():
+        try:
+            caps[name] = _compiles(backend, make())
+        except Exception:
+            caps[name] = False
     return caps
 
 
@@ -257,16 +283,13 @@ def _capabilities(table: ir.Table, backend, cols: list[_Col]) -> dict[str, bool]
 
 
 def _epoch(c: _Col) -> ir.NumericValue:
+    return _epoch_of(c.expr, c)
+
+
+def _epoch_of(x: ir.Column, c: _Col) -> ir.NumericValue:
     if c.kind == "date":
-        return c.expr.epoch_days().cast("int64") * 86400
-    return c.expr.epoch_seconds()
-
-
-def _valid(c: _Col, caps) -> ir.BooleanValue | None:
-    """Rows that take part in value statistics (non-NaN for floats)."""
-    if c.kind == "float" and caps["isnan"]:
-        return ~c.expr.isnan()
-    return None
+        return x.epoch_days().cast("int64") * 86400
+    return x.epoch_seconds()
 
 
 _WS = [" ", "\t", "\n", "\r", "\v", "\f"]
@@ -290,7 +313,7 @@ def _pattern_exprs(s: ir.StringValue) -> dict[str, ir.BooleanValue]:
         "date": n.between(6, 32) & (first.isin(digit) | (first.isin(_LETTERS) & s.contains(", "))),
     }
     exprs = {k: ibis.ifelse(guards[k], s.re_search(rx), False) for k, rx in PATTERN_REGEX.items()}
-    edge_ws = s.re_search(r"^\s|\s$")
+    edge_ws = first.isin(_WS) | last.isin(_WS)      # a regex here costs a scan per value
     exprs["sentinel"] = ibis.ifelse(
         (n == 0) | ((n <= 12) & (first.isin(_SENTINEL_START + _WS))),
         s.strip().lower().isin(list(SENTINELS)), False)
@@ -299,13 +322,17 @@ def _pattern_exprs(s: ir.StringValue) -> dict[str, ir.BooleanValue]:
     return exprs
 
 
-def _column_metrics(c: _Col, caps, approximate: bool) -> list[_Metric]:
+def _column_metrics(c: _Col, caps, approximate: bool, sampled: bool = False) -> list[_Metric]:
+    """Query 1's statistics of one column.  Left to query 2: text patterns on
+    large tables (grouped by value there), quantiles when `sampled`."""
     x, k, i = c.expr, c.kind, c.index
     ms = [_Metric(i, "count", x.count())]
-    valid = _valid(c, caps)
+    if k == "float" and caps["isnan"]:
+        # NaN as NULL once, rather than a FILTER clause on every aggregate
+        x = ibis.ifelse(x.isnan(), ibis.null("float64"), x)
     if k == "float":
         if caps["isnan"]:
-            ms.append(_Metric(i, "nan", x.isnan().sum()))
+            ms.append(_Metric(i, "nan", c.expr.isnan().sum()))
         else:
             c.skip("nan_count", f"isnan not available on this backend")
     if k in ("nested", "binary", "json"):
@@ -316,11 +343,12 @@ def _column_metrics(c: _Col, caps, approximate: bool) -> list[_Metric]:
                    _Metric(i, "len_mean", x.length().mean())]
         return ms
     if approximate and caps["approx_nunique"]:
-        ms.append(_Metric(i, "distinct_approx", x.approx_nunique(where=valid)))
+        ms.append(_Metric(i, "distinct_approx", x.approx_nunique()))
+        c.notes.append("distinct: approximate (HyperLogLog) on this large table")
     else:
         if approximate:
             c.notes.append("distinct: exact (approx_nunique not available on this backend)")
-        ms.append(_Metric(i, "distinct", x.nunique(where=valid)))
+        ms.append(_Metric(i, "distinct", x.nunique()))
     if k == "boolean":
         ms.append(_Metric(i, "true", x.cast("int64").sum()))
         c.skip("std/quantiles/histogram")
@@ -329,45 +357,52 @@ def _column_metrics(c: _Col, caps, approximate: bool) -> list[_Metric]:
     if k == "interval":        # no portable Python form: the database's own text
         ms += [_Metric(i, "min", x.min().cast("string")), _Metric(i, "max", x.max().cast("string"))]
     elif k in _NUMERIC + _TEMPORAL + ("string", "time"):
-        ms += [_Metric(i, "min", x.min(where=valid)), _Metric(i, "max", x.max(where=valid))]
+        ms += [_Metric(i, "min", x.min()), _Metric(i, "max", x.max())]
     else:
         c.skip("min/max")
     if k in _NUMERIC:
         v = x.cast("float64") if k == "decimal" else x
-        ms.append(_Metric(i, "mean", v.mean(where=valid)))
+        ms.append(_Metric(i, "mean", v.mean()))
         if caps["std"]:
-            ms.append(_Metric(i, "std", v.std(where=valid)))
+            ms.append(_Metric(i, "std", v.std()))
         else:
             c.skip("std", "not available on this backend")
-        ms += _quantile_metrics(c, v, valid, caps, approximate)
+        if not sampled:
+            ms += _quantile_metrics(c, v, caps, approximate)
     elif k in _TEMPORAL:
-        e = _epoch(c)
-        ms += [_Metric(i, "emin", e.min()), _Metric(i, "emax", e.max())]
         c.skip("mean/std")
-        ms += _quantile_metrics(c, e.cast("float64"), None, caps, approximate)
+        if not sampled:
+            ms += _quantile_metrics(c, _epoch(c).cast("float64"), caps, approximate)
     else:
         c.skip("mean/std/quantiles/histogram")
     if k == "string":
         n = x.length()
         ms += [_Metric(i, "len_min", n.min()), _Metric(i, "len_max", n.max()),
                _Metric(i, "len_mean", n.mean())]
-        pats = _pattern_exprs(x)
-        if not caps["regex"]:
-            c.notes.append("pattern counts: regex not available on this backend; "
-                           "only sentinel/blank/padded counted")
-            pats = {p: pats[p] for p in ("sentinel", "blank", "padded")}
-        ms += [_Metric(i, f"pat_{p}", e.cast("int64").sum()) for p, e in pats.items()]
+        if not approximate:
+            ms += [_Metric(i, f"pat_{p}", e.cast("int64").sum())
+                   for p, e in _patterns(c, x, caps).items()]
     return ms
 
 
-def _quantile_metrics(c, v, valid, caps, approximate) -> list[_Metric]:
+def _patterns(c: _Col, x: ir.StringValue, caps, note: bool = True) -> dict[str, ir.BooleanValue]:
+    pats = _pattern_exprs(x)
+    if not caps["regex"]:
+        if note:
+            c.notes.append("pattern counts: regex not available on this backend; "
+                           "only sentinel/blank/padded counted")
+        pats = {p: pats[p] for p in ("sentinel", "blank", "padded")}
+    return pats
+
+
+def _quantile_metrics(c, v, caps, approximate) -> list[_Metric]:
     qs = list(QUANTILES.values())
     if approximate and caps["approx_multi_quantile"]:
-        return [_Metric(c.index, "q_approx", v.approx_quantile(qs, where=valid))]
+        return [_Metric(c.index, "q_approx", v.approx_quantile(qs))]
     if caps["multi_quantile"]:
-        return [_Metric(c.index, "q", v.quantile(qs, where=valid))]
+        return [_Metric(c.index, "q", v.quantile(qs))]
     if caps["quantile"]:
-        return [_Metric(c.index, f"q{j}", v.quantile(q, where=valid)) for j, q in enumerate(qs)]
+        return [_Metric(c.index, f"q{j}", v.quantile(q)) for j, q in enumerate(qs)]
     c.skip("quantiles", "not available on this backend")
     return []
 
@@ -377,21 +412,178 @@ def _quantile_metrics(c, v, valid, caps, approximate) -> list[_Metric]:
 # --------------------------------------------------------------------------
 
 
-def _branch(table: ir.Table, c: _Col, stat: str, value: ir.Value, keep: ir.BooleanValue,
-            limit: int | None) -> ir.Table:
-    t = table.filter(keep).group_by(v=value).aggregate(n=ibis._.count())
-    if limit is not None:
-        t = t.order_by([ibis.desc("n"), "v"]).limit(limit)
-    return t.select(c=ibis.literal(c.index, "int64"), k=ibis.literal(stat),
+def _keep(x: ir.Column, c: _Col, caps) -> ir.BooleanValue:
+    """Values that take part in top values and histograms (no NULL, no NaN)."""
+    if c.kind == "float" and caps["isnan"]:
+        return x.notnull() & ~x.isnan()
+    return x.notnull()
+
+
+def _tag(t: ir.Table, col: int, stat: str) -> ir.Table:
+    return t.select(c=ibis.literal(col, "int64"), k=ibis.literal(stat),
                     v=ibis._.v.cast("string"), n=ibis._.n.cast("int64"))
+
+
+def _sample_of(table: ir.Table, cols: list[_Col], fraction: float) -> ir.Table:
+    """A seeded Bernoulli sample of the columns query 2 reads.
+
+    Every branch of query 2 reads it, so the database draws it once: DuckDB
+    materialises the common table expression (the sample, not the table).
+    Not block sampling: it is 10x cheaper to read in DuckDB, but on sorted
+    or clustered columns its histograms came out 30-40% off per bin."""
+    used = [c.name for c in cols if c.kind in _TOP_KINDS]
+    return table.sample(min(1.0, fraction), method="row", seed=0).select(*used)
+
+
+def _counts(source: ir.Table, value: ir.Value, keep: ir.BooleanValue) -> ir.Table:
+    # Unwanted values go to a NULL group that the caller drops, rather than
+    # being filtered out first: a filtered table shared by two branches
+    # becomes a common table expression that DuckDB materialises (a copy of
+    # the table per column), and a filter on the group key is pushed below
+    # the aggregate, where it evaluates the key expression a second time.
+    return source.group_by(v=ibis.ifelse(keep, value, ibis.null(value.type()))).aggregate(
+        n=ibis._.count())
+
+
+def _second_query(source: ir.Table, cols: list[_Col], res: dict, caps, plans: dict, *,
+                  top_k: int, bins: int, approximate: bool, sampled: bool,
+                  source_rows: int) -> list:
+    """Branches of query 2 over `source` (the table, or its sample when `sampled`)."""
+    branches: list = []
+    wide_text = None
+    if sampled:
+        branches.append((-1, "sample size", _tag(
+            source.aggregate(v=ibis.null("string"), n=ibis._.count()), -1, "s")))
+    for c in cols:
+        if c.kind not in _TOP_KINDS:
+            if c.kind not in ("nested", "binary", "json"):
+                c.skip("top values")
+            continue
+        try:
+            x = source[c.name]
+            keep = _keep(x, c, caps)
+        except Exception as exc:
+            c.notes.append(f"top values/histogram: cannot be expressed for {c.word}: {_short(exc)}")
+            continue
+        distinct = res.get(f"m{c.index}_distinct_approx")
+        valid = (res.get(f"m{c.index}_count") or 0) - (res.get(f"m{c.index}_nan") or 0)
+        if top_k > 0 and approximate and distinct is not None and valid > 0 \
+                and distinct >= NEAR_UNIQUE * valid:
+            # Every value appears about once: the top values would be an
+            # arbitrary list with count 1, and cost a hash table of the column.
+            c.notes.append(f"top values: omitted, the column is nearly unique "
+                           f"(~{int(distinct):,} distinct of {int(valid):,} values)")
+        elif top_k > 0:
+            try:
+                g = _counts(source, x, keep)
+                g = g.order_by([ibis.desc("n"), "v"]).limit(top_k + 1)   # + the NULL group
+                branches.append((c.index, "top values", _tag(g, c.index, "t")))
+            except Exception as exc:
+                c.notes.append(f"top values: cannot be expressed for {c.word}: {_short(exc)}")
+        if c.kind in _NUMERIC + _TEMPORAL and bins > 0:
+            plan = _histogram_plan(c, res, bins)
+            if plan is None:
+                continue
+            lo, hi, nbins = plans[c.index] = plan
+            if hi == lo:
+                continue               # one bin holding everything, no query needed
+            e = _epoch_of(x, c) if c.kind in _TEMPORAL else x.cast("float64")
+            bucket = ((e.cast("float64") - lo) / ((hi - lo) / nbins)).floor().cast("int64")
+            bucket = ibis.least(bucket, nbins - 1)
+            g = _counts(source, bucket, keep)
+            branches.append((c.index, "histogram", _tag(g, c.index, "h")))
+        if sampled and c.kind in _NUMERIC + _TEMPORAL:
+            e = _epoch_of(x, c) if c.kind in _TEMPORAL else x
+            e = ibis.ifelse(keep, e.cast("float64"), ibis.null("float64"))
+            q = _sample_quantiles(c, e, caps)
+            if q is not None:
+                g = source.aggregate(v=q.cast("string"), n=e.count())
+                branches.append((c.index, "quantiles", _tag(g, c.index, "q")))
+        if approximate and c.kind == "string":
+            if distinct is not None and distinct <= PATTERNS_GROUPED_DISTINCT:
+                g = _pattern_counts_grouped(source, x, c, caps)
+            else:
+                if wide_text is None:
+                    wide_text = _pattern_sample(source, cols, res, source_rows, caps)
+                g = _pattern_counts(wide_text, wide_text[c.name], c, caps)
+            branches.append((c.index, "pattern counts", _tag(g, c.index, "p")))
+    return branches
+
+
+def _pattern_sample(source: ir.Table, cols, res, source_rows: int, caps) -> ir.Table:
+    """The rows whose many-valued text columns get the pattern regexes: those
+    cost microseconds per value, so a sample of PATTERN_SAMPLE_ROWS suffices
+    for the shares the semantic type needs."""
+    if source_rows <= PATTERN_SAMPLE_ROWS or not caps["subsample"]:
+        return source
+    names = [c.name for c in cols if c.kind == "string"
+             and (res.get(f"m{c.index}_distinct_approx") or 0) > PATTERNS_GROUPED_DISTINCT]
+    return source.select(*names).sample(PATTERN_SAMPLE_ROWS / source_rows, method="row", seed=1)
+
+
+def _sample_quantiles(c: _Col, e: ir.FloatingValue, caps) -> ir.ArrayValue | None:
+    qs = list(QUANTILES.values())
+    if caps["approx_multi_quantile"]:
+        return e.approx_quantile(qs)
+    if caps["multi_quantile"]:
+        return e.quantile(qs)
+    c.skip("quantiles", "no multi-quantile function on this backend")
+    return None
+
+
+def _pattern_counts_grouped(source: ir.Table, x: ir.StringValue, c: _Col, caps) -> ir.Table:
+    """_pattern_counts for few distinct values: the regexes run once per value."""
+    g = source.group_by(v=x).aggregate(w=ibis._.count())
+    pats = [ibis.ifelse(e, g.w, 0).sum().fill_null(0).cast("string")
+            for e in _patterns(c, g.v, caps, note=False).values()]
+    return g.aggregate(v=ibis.literal(",").join(pats), n=ibis.ifelse(g.v.notnull(), g.w, 0).sum())
+
+
+def _pattern_counts(source: ir.Table, x: ir.StringValue, c: _Col, caps) -> ir.Table:
+    """One row: v = the pattern counts joined by commas, n = values counted."""
+    pats = [e.cast("int64").sum().fill_null(0).cast("string")
+            for e in _patterns(c, x, caps, note=False).values()]
+    return source.aggregate(v=ibis.literal(",").join(pats), n=x.count())
+
+
+def _scale_sampled(cols, res, tops, hist, row_count: int, sample_total: int) -> None:
+    """Turn sample counts into estimates for the whole table, and say so."""
+    where = f"a seeded random sample of {sample_total:,} of the {row_count:,} rows"
+    factor = row_count / sample_total if sample_total else 0.0
+    for c in cols:
+        if c.index in tops and max(n for _, n in tops[c.index]) <= 1:
+            # HyperLogLog can be 10% off, so some nearly unique columns get
+            # here: their "top values" would be arbitrary values seen once.
+            del tops[c.index]
+            c.notes.append(f"top values: omitted, every value in {where} appears once "
+                           "(nearly unique column)")
+        elif c.index in tops:
+            tops[c.index] = [(v, round(n * factor)) for v, n in tops[c.index]]
+            c.notes.append(f"top values: counted in {where}; counts are scaled estimates")
+        if c.index in hist:
+            valid = (res.get(f"m{c.index}_count") or 0) - (res.get(f"m{c.index}_nan") or 0)
+            hist[c.index] = _apportion(hist[c.index], int(valid))
+            c.notes.append(f"histogram: shape from {where}; counts scaled to the "
+                           f"{int(valid):,} values")
+
+
+def _apportion(counts: dict[int, int], total: int) -> dict[int, int]:
+    """Scale counts to sum exactly to `total` (largest remainder)."""
+    have = sum(counts.values())
+    if not have:
+        return counts
+    exact = {k: n * total / have for k, n in counts.items()}
+    out = {k: int(x) for k, x in exact.items()}
+    for k in sorted(exact, key=lambda k: exact[k] - out[k], reverse=True)[:total - sum(out.values())]:
+        out[k] += 1
+    return out
 
 
 def _histogram_plan(c: _Col, res: dict, bins: int):
     """(lo, hi, bins) for an equal-width histogram, from query 1's min/max."""
+    lo, hi = res.get(f"m{c.index}_min"), res.get(f"m{c.index}_max")
     if c.kind in _TEMPORAL:
-        lo, hi = res.get(f"m{c.index}_emin"), res.get(f"m{c.index}_emax")
-    else:
-        lo, hi = res.get(f"m{c.index}_min"), res.get(f"m{c.index}_max")
+        lo, hi = _epoch_py(lo), _epoch_py(hi)
     lo, hi = _num(lo), _num(hi)
     if lo is None or hi is None:
         return None
@@ -484,6 +676,35 @@ def _iso(v: Any, kind: str) -> str | None:
     return ts.date().isoformat() if kind == "date" else ts.isoformat()
 
 
+def _float_list(text: str | None) -> list[float | None] | None:
+    """A list the database cast to text, e.g. '[1.5, 2.0, NULL]'."""
+    if text is None:
+        return None
+    out = []
+    for part in text.strip("[] ").split(","):
+        try:
+            out.append(float(part))
+        except ValueError:
+            out.append(None)
+    return out
+
+
+def _epoch_py(v: Any) -> float | None:
+    """Seconds since 1970 of a date or timestamp (naive ones read as UTC, as
+    the database's epoch functions do)."""
+    import pandas as pd
+
+    if v is None:
+        return None
+    try:
+        ts = pd.Timestamp(v)
+    except (TypeError, ValueError):
+        return None
+    if ts is pd.NaT:
+        return None
+    return (ts if ts.tzinfo else ts.tz_localize("UTC")).timestamp()
+
+
 def _from_epoch(seconds: float | None, c: _Col) -> str | None:
     if seconds is None:
         return None
@@ -506,7 +727,8 @@ def compute_profile(
     database: str,
     table_name: str,
     fingerprint: Fingerprint,
-    approx_distinct_above: int = 1_000_000,
+    approx_distinct_above: int = 200_000,
+    sample_rows: int = 500_000,
     top_k: int = 10,
     histogram_bins: int = 20,
     sample_size: int = 5,
@@ -522,58 +744,30 @@ def compute_profile(
             for i, (name, dtype) in enumerate(schema.items())]
     caps = _capabilities(table, backend, cols)
     approximate = fingerprint.row_count > approx_distinct_above
+    # Above `sample_rows`, quantiles, top values, histograms and text patterns
+    # come from a seeded sample: on every row they cost a t-digest, a hash
+    # table as large as the column and a regex per value, the bulk of the
+    # time and memory (BENCHMARKS.md).
+    # Without a seeded sample (SQLite) every row is counted: slower, exact.
+    sampled = approximate and fingerprint.row_count > sample_rows > 0 and caps["sample"]
     runner = _Runner(table, cols, backend_name)
 
     say(f"{table_name}: aggregates over {len(cols)} columns")
     metrics = [_Metric(-1, "rows", table.count())]
     for c in cols:
         try:
-            metrics += _column_metrics(c, caps, approximate)
+            metrics += _column_metrics(c, caps, approximate, sampled=sampled)
         except Exception as exc:      # an expression ibis cannot even build
             c.notes.append(f"statistics: cannot be expressed for {c.word}: {_short(exc)}")
     res = runner.aggregate(metrics)
     row_count = int(res["mT_rows"])
 
-    say(f"{table_name}: top values and histograms")
-    branches, plans = [], {}
-    # Exact top values of a near-unique column on a big table need a hash
-    # table as large as the column (gigabytes at 10M rows): use a sample there.
-    sampled = None
-    if approximate and row_count > TOP_VALUES_SAMPLE_ROWS:
-        try:
-            sampled = table.sample(TOP_VALUES_SAMPLE_ROWS / row_count, seed=0)
-        except Exception:
-            sampled = None
-    for c in cols:
-        valid = _valid(c, caps)
-        keep = c.expr.notnull() if valid is None else c.expr.notnull() & valid
-        if c.kind in _TOP_KINDS and top_k > 0:
-            source = table
-            distinct = res.get(f"m{c.index}_distinct_approx")
-            if sampled is not None and (distinct is None or distinct > TOP_VALUES_EXACT_DISTINCT):
-                source = sampled
-                c.notes.append(f"top values: counted in a random sample of about "
-                               f"{TOP_VALUES_SAMPLE_ROWS:,} rows (~{int(distinct or 0):,} distinct values)")
-            try:
-                x = source[c.name]
-                keep_s = keep if source is table else (
-                    x.notnull() if valid is None else x.notnull() & ~x.isnan())
-                branches.append((c.index, "top values", _branch(source, c, "t", x, keep_s, top_k)))
-            except Exception as exc:
-                c.notes.append(f"top values: cannot be expressed for {c.word}: {_short(exc)}")
-        elif c.kind not in ("nested", "binary", "json"):
-            c.skip("top values")
-        if c.kind in _NUMERIC + _TEMPORAL and histogram_bins > 0:
-            plan = _histogram_plan(c, res, histogram_bins)
-            if plan is None:
-                continue
-            lo, hi, bins = plans[c.index] = plan
-            if hi == lo:
-                continue               # one bin holding everything, no query needed
-            x = _epoch(c) if c.kind in _TEMPORAL else c.expr.cast("float64")
-            bucket = ((x.cast("float64") - lo) / ((hi - lo) / bins)).floor().cast("int64")
-            bucket = ibis.ifelse(bucket >= bins, bins - 1, bucket)
-            branches.append((c.index, "histogram", _branch(table, c, "h", bucket, keep, None)))
+    say(f"{table_name}: top values, histograms" + (" and text patterns on a sample" if sampled else ""))
+    source = _sample_of(table, cols, sample_rows / max(row_count, 1)) if sampled else table
+    plans: dict[int, tuple] = {}
+    branches = _second_query(source, cols, res, caps, plans, top_k=top_k, bins=histogram_bins,
+                             approximate=approximate, sampled=sampled,
+                             source_rows=min(row_count, sample_rows) if sampled else row_count)
     rows = runner.union(branches)
 
     say(f"{table_name}: sample rows")
@@ -581,12 +775,32 @@ def compute_profile(
 
     tops: dict[int, list] = {}
     hist: dict[int, dict[int, int]] = {}
+    sample_total = None
     for ci, k, v, n in rows:
+        ci, n = int(ci), int(n or 0)
+        if v is None and k in "th":
+            continue                          # the NULL / NaN group
         if k == "t":
-            tops.setdefault(int(ci), []).append((v, int(n)))
-        else:
-            hist.setdefault(int(ci), {})[int(v)] = int(n)
-
+            tops.setdefault(ci, []).append((v, n))
+        elif k == "h":
+            hist.setdefault(ci, {})[int(v)] = n
+        elif k == "q":
+            res[f"m{ci}_q_sample"] = _float_list(v)
+        elif k == "s":
+            sample_total = n
+        elif k == "p" and v is not None:     # n: the column's values in the sample
+            names = list(_patterns(cols[ci], cols[ci].expr, caps, note=False))
+            count = int(res.get(f"m{ci}_count") or 0)
+            scale = count / n if n else 0.0
+            if n != count:
+                cols[ci].notes.append(f"pattern counts: counted on a seeded random sample of {n:,} "
+                                      f"values, scaled to the column's {count:,} values")
+            res.update({f"m{ci}_pat_{name}": round(int(x) * scale)
+                        for name, x in zip(names, v.split(","))})
+    for ci in tops:     # the database's order does not survive the UNION
+        tops[ci] = sorted(tops[ci], key=lambda vn: (-vn[1], str(vn[0])))[:top_k]
+    if sampled:
+        _scale_sampled(cols, res, tops, hist, row_count, sample_total or sample_rows)
     columns = [_finish(c, res, row_count, approximate, tops, hist, plans) for c in cols]
     return TableProfile(
         database=database, table=table_name, row_count=row_count, column_count=len(cols),
@@ -648,7 +862,7 @@ def _finish(c: _Col, res, row_count, approximate, tops, hist, plans) -> ColumnPr
                                mean=_num(get("len_mean")))
     if c.index in tops:
         p.top_values = [ValueCount(value=_from_text(c.kind, v), count=n) for v, n in tops[c.index]]
-    if c.index in plans:
+    if c.index in plans and (c.index in hist or plans[c.index][0] == plans[c.index][1]):
         p.histogram = _histogram(c, plans[c.index], hist.get(c.index, {}), count - (p.nan_count or 0))
     if c.kind == "string":
         pats = {name[len(f"m{c.index}_pat_"):]: int(v or 0)
@@ -666,6 +880,9 @@ def _quantiles(c: _Col, get, approximate) -> dict[str, Any] | None:
     values = get("q_approx")
     if values is not None:
         c.notes.append("quantiles: approximate (t-digest) on this large table")
+    elif get("q_sample") is not None:
+        values = get("q_sample")
+        c.notes.append("quantiles: approximate, estimated on the seeded sample (t-digest)")
     else:
         values = get("q")
     if values is None and get("q0") is not None:

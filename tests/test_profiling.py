@@ -241,3 +241,155 @@ def test_sqlite_table(tmp_path):
     assert sum(prof.column("f").histogram.counts) == 60
     assert any("quantiles" in n for n in i.notes)    # SQLite has no quantile function
     assert len(prof.sample_rows) == 5
+
+
+LARGE = 300_000
+
+LARGE_SQL = f"""
+CREATE TABLE big AS
+SELECT
+  i AS id,
+  CASE WHEN i % 20 = 0 THEN NULL ELSE (hash(i) % 50000)::BIGINT END AS key,
+  CASE WHEN i % 97 = 0 THEN 'nan'::DOUBLE ELSE ((hash(i * 3) % 100000) / 100.0) ^ 2 END AS amount,
+  CASE WHEN hash(i * 5) % 10 < 5 THEN 'a' WHEN hash(i * 5) % 10 < 8 THEN 'b' ELSE 'c' END AS grade,
+  CASE WHEN i % 10 = 0 THEN 'NA' ELSE 'user' || (hash(i * 7) % 90000) || '@example.com' END AS email,
+  DATE '2020-01-01' + (hash(i * 11) % 1000)::INTEGER AS day
+FROM range({LARGE}) r(i)
+"""
+
+
+@pytest.fixture(scope="module")
+def large(tmp_path_factory):
+    path = tmp_path_factory.mktemp("large") / "big.duckdb"
+    with duckdb.connect(str(path)) as con:
+        con.execute(LARGE_SQL)
+    table = ibis.duckdb.connect(str(path), read_only=True).table("big")
+    raw = duckdb.connect(str(path), read_only=True)
+    yield table, raw
+    raw.close()
+
+
+def test_large_table_is_approximate_within_tolerance(large):
+    table, raw = large
+    # sample_rows below the row count: the sampled mode a 10M-row table gets
+    prof = compute_profile(table, database="d", table_name="big", fingerprint=fp(LARGE),
+                           sample_rows=100_000)
+    assert prof.approximate and prof.row_count == LARGE and prof.queries <= 4
+    for col in prof.columns:
+        count, = one(raw, f"SELECT count({col.name}) FROM big")
+        assert (col.count, col.nulls) == (count, LARGE - count), col.name   # always exact
+        where = "WHERE NOT isnan(amount)" if col.name == "amount" else ""
+        exact, = one(raw, f"SELECT count(DISTINCT {col.name}) FROM big {where}")
+        assert col.distinct_approximate and any("HyperLogLog" in n for n in col.notes)
+        assert abs(col.distinct - exact) <= 0.15 * exact, (col.name, col.distinct, exact)
+
+    amount = prof.column("amount")
+    where = "WHERE NOT isnan(amount)"
+    mn, mx, mean, std, qs = one(raw, f"SELECT min(amount), max(amount), avg(amount), stddev_samp(amount), "
+                                     f"quantile_cont(amount, {list(QUANTILES.values())}) FROM big {where}")
+    assert close(amount.min, mn) and close(amount.max, mx)           # exact: every row
+    assert close(amount.mean, mean) and close(amount.std, std)
+    assert amount.nan_count == one(raw, "SELECT count(*) FILTER (isnan(amount)) FROM big")[0]
+    assert any("quantiles: approximate" in n for n in amount.notes)
+    for key, want in zip(QUANTILES, qs):
+        assert abs(amount.quantiles[key] - want) <= 0.02 * (mx - mn), (key, amount.quantiles[key], want)
+
+    # histogram: the sample's shape, scaled to sum to the exact value count
+    h = amount.histogram
+    assert sum(h.counts) == amount.count - amount.nan_count
+    assert any("histogram: shape from a seeded random sample" in n for n in amount.notes)
+    bins = len(h.counts)
+    want = dict(raw.execute(
+        f"SELECT least(floor((amount - {mn}) / (({mx} - {mn}) / {bins})), {bins - 1})::INT, count(*) "
+        f"FROM big {where} GROUP BY 1").fetchall())
+    for j, got in enumerate(h.counts):
+        assert abs(got - want.get(j, 0)) <= 0.1 * want.get(j, 0) + 0.002 * LARGE, (j, got, want.get(j))
+
+    grade = prof.column("grade")
+    exact = dict(raw.execute("SELECT grade, count(*) FROM big GROUP BY 1").fetchall())
+    assert [tv.value for tv in grade.top_values] == sorted(exact, key=exact.get, reverse=True)
+    for tv in grade.top_values:
+        assert abs(tv.count - exact[tv.value]) <= 0.05 * exact[tv.value], tv
+    assert any("top values: counted in a seeded random sample" in n for n in grade.notes)
+
+    email = prof.column("email")
+    emails, nas = one(raw, f"SELECT count(*) FILTER (regexp_matches(email, '{PATTERN_REGEX['email']}')), "
+                           "count(*) FILTER (email = 'NA') FROM big")
+    assert abs(email.pattern_counts["email"] - emails) <= 0.02 * LARGE
+    assert abs(email.pattern_counts["sentinel"] - nas) <= 0.02 * LARGE
+    assert email.semantic_type == "email"
+    assert any("pattern counts: counted on a seeded random sample" in n for n in email.notes)
+
+    day = prof.column("day")
+    assert (day.min, day.max) == tuple(d.isoformat() for d in one(raw, "SELECT min(day), max(day) FROM big"))
+    assert sum(day.histogram.counts) == LARGE and day.quantiles["p50"] is not None
+
+    ident = prof.column("id")                # every value once: no top values
+    assert ident.top_values is None and any("top values: omitted" in n for n in ident.notes)
+
+
+def test_large_table_below_sample_rows_keeps_exact_counts(large):
+    table, raw = large
+    prof = compute_profile(table, database="d", table_name="big", fingerprint=fp(LARGE))
+    assert prof.approximate
+    grade = prof.column("grade")
+    exact = dict(raw.execute("SELECT grade, count(*) FROM big GROUP BY 1").fetchall())
+    assert {tv.value: tv.count for tv in grade.top_values} == exact
+    email = prof.column("email")
+    emails, = one(raw, f"SELECT count(*) FILTER (regexp_matches(email, '{PATTERN_REGEX['email']}')) FROM big")
+    # many-valued text: regexes on a 200k-row sample, noted; few-valued: exact, per distinct value
+    assert abs(email.pattern_counts["email"] - emails) <= 0.02 * LARGE
+    assert any("pattern counts: counted on a seeded random sample" in n for n in email.notes)
+    assert grade.pattern_counts["sentinel"] == 0 and sum(grade.pattern_counts.values()) == 0
+    assert sum(prof.column("amount").histogram.counts) == prof.column("amount").count - prof.column("amount").nan_count
+    assert not any("sample" in n for c in prof.columns for n in c.notes if not n.startswith("pattern"))
+    assert any("approximate" in n for n in prof.column("amount").notes)
+
+
+def _mixed_rows(n: int):
+    return [(i if i % 5 else None, i / 4, ["a@b.com", "NA", "x", " y "][i % 4], f"u{i}@x.org",
+             f"2024-01-{i % 28 + 1:02d}") for i in range(n)]
+
+
+def _check_large_mode_degrades(prof, rows: int):
+    """Approximate + sampled mode forced on a small table of a backend that
+    lacks some of DuckDB's functions: a note per missing piece, no crash."""
+    assert prof.approximate and prof.row_count == rows and prof.queries <= 4
+    i, f, s, d = (prof.column(n) for n in ("i", "f", "s", "d"))
+    assert i.count == rows - rows // 5 and i.nulls == rows // 5 and f.count == rows
+    assert (i.min, i.max) == (1, rows - 1) and close(f.mean, (rows - 1) / 8)
+    assert sum(f.histogram.counts) == rows and sum(d.histogram.counts) == rows
+    assert all(c.notes for c in prof.columns)
+    assert abs(s.pattern_counts["sentinel"] - rows / 4) <= 0.1 * rows
+    assert abs(s.pattern_counts["email"] - rows / 4) <= 0.1 * rows
+    assert s.top_values and abs(s.top_values[0].count - rows / 4) <= 0.1 * rows
+    assert prof.column("e").semantic_type == "email"
+    json.dumps(prof.model_dump(mode="json"), allow_nan=False)
+
+
+def test_sqlite_large_mode_degrades_gracefully(tmp_path):
+    path = tmp_path / "big.db"
+    con = sqlite3.connect(path)
+    con.execute("CREATE TABLE t (i INTEGER, f REAL, s TEXT, e TEXT, d DATE)")
+    con.executemany("INSERT INTO t VALUES (?, ?, ?, ?, ?)", _mixed_rows(3000))
+    con.commit()
+    prof = compute_profile(ibis.sqlite.connect(path).table("t"), database="s", table_name="t",
+                           fingerprint=fp(3000), approx_distinct_above=1000, sample_rows=1000)
+    _check_large_mode_degrades(prof, 3000)
+    # SQLite has no seeded sample: every row is counted, exactly
+    assert [tv.count for tv in prof.column("s").top_values] == [750] * 4
+    assert any("quantiles" in n for n in prof.column("f").notes)
+
+
+def test_postgres_large_mode(postgres_admin_url, postgres_schema):
+    schema, conn = postgres_schema
+    conn.execute(f"CREATE TABLE {schema}.t (i int, f double precision, s text, e text, d date)")
+    with conn.cursor() as cur:
+        cur.executemany(f"INSERT INTO {schema}.t VALUES (%s, %s, %s, %s, %s)", _mixed_rows(3000))
+    url = postgres_admin_url.replace("postgres://", "postgresql://")
+    table = ibis.connect(url).table("t", database=schema)
+    prof = compute_profile(table, database="pg", table_name="t", fingerprint=fp(3000),
+                           approx_distinct_above=1000, sample_rows=1000)
+    _check_large_mode_degrades(prof, 3000)
+    assert any("sample" in n for n in prof.column("s").notes)        # PostgreSQL samples
+    assert prof.column("f").quantiles is not None
