@@ -109,3 +109,17 @@ def catalog_stack(tmp_path_factory):
     from e2e_support import catalog_stack_session
 
     yield from catalog_stack_session(tmp_path_factory.mktemp("dagster_dev"))
+
+
+@pytest.fixture(scope="session")
+def s3_server():
+    """The endpoint URL of a moto S3 server on 127.0.0.1 and a free port."""
+    from moto.server import ThreadedMotoServer  # moto[server] is a dev dependency
+
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+    server.start()
+    host, port = server.get_host_and_port()
+    try:
+        yield f"http://{host}:{port}"
+    finally:
+        server.stop()

@@ -232,26 +232,12 @@ def test_bad_store_url_is_a_clear_error(tmp_path):
 # ------------------------------------------------------------------------ S3
 
 
-@pytest.fixture(scope="module")
-def s3_endpoint():
-    """A moto S3 server on loopback (as tests/resources/conftest.py's s3_server)."""
-    from moto.server import ThreadedMotoServer
-
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
-    server.start()
-    host, port = server.get_host_and_port()
-    try:
-        yield f"http://{host}:{port}"
-    finally:
-        server.stop()
-
-
 @pytest.fixture
-def s3_env(s3_endpoint, monkeypatch):
+def s3_env(s3_server, monkeypatch):
     for name in ("AWS_PROFILE", "AWS_SESSION_TOKEN", "AWS_ENDPOINT_URL_S3"):
         monkeypatch.delenv(name, raising=False)
     env = {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing",
-           "AWS_DEFAULT_REGION": "us-east-1", "AWS_ENDPOINT_URL": s3_endpoint}
+           "AWS_DEFAULT_REGION": "us-east-1", "AWS_ENDPOINT_URL": s3_server}
     for name, value in env.items():
         monkeypatch.setenv(name, value)
     return env

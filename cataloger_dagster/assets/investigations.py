@@ -5,7 +5,7 @@ import time
 import dagster as dg
 
 from cataloger_dagster.assets.common import GROUP, OWNERS, link, run_folder, table_prefix
-from cataloger_dagster.assets.metadata import investigations_summary
+from cataloger_dagster.assets.metadata import investigations_summary, usage_metadata
 from cataloger_dagster.assets.partitions import tables_partitions
 from cataloger_dagster.learning import SCRIPT, choose_previous_script
 from cataloger_dagster.models import (
@@ -114,6 +114,7 @@ def investigations(
         "fingerprint": table_profile.fingerprint.value,
         "agent": agent.kind,
         "tokens": usage.tokens,
+        "usage": usage.model_dump(),
         "backend": sandbox.backend,
     }
     script_uri = store.write_script_with_metrics(prefix, timestamp, SCRIPT, script, metrics)
@@ -134,7 +135,7 @@ def investigations(
             "why": why,
             "relearned": ", ".join(run.relearned),
             "fingerprint": table_profile.fingerprint.value,
-            "tokens": usage.tokens,
+            **usage_metadata(usage),
             "script": link(script_uri),
             "investigations_json": link(uri),
             "summary": investigations_summary(result),

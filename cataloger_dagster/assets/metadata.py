@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dagster as dg
 
+from cataloger_dagster.resources.agent import AgentUsage
 from cataloger_dagster.models import (
     AnalysisResultModel, ColumnProfile, DatasetUnderstandingModel, InvestigationsResult, TableProfile,
 )
@@ -97,3 +98,18 @@ def catalog_summary(
     ]
     lines += [f"- **{i.severity}** {_cell(i.description)}" for i in issues.issues if i.severity == "high"][:10]
     return dg.MetadataValue.md("\n".join(lines))
+
+
+def usage_metadata(usage: AgentUsage) -> dict:
+    """What a stage's agent cost: every kind of token, and why it fell back, if it did."""
+    return {
+        "agent": usage.agent,
+        "tokens": usage.tokens,
+        "tokens_input": usage.input_tokens,
+        "tokens_output": usage.output_tokens,
+        "tokens_cache_read": usage.cache_read_tokens,
+        "tokens_cache_creation": usage.cache_creation_tokens,
+        "agent_calls": usage.calls,
+        "prompt_version": usage.prompt_version or "",
+        "fallback_reason": usage.fallback_reason or "",
+    }

@@ -3,6 +3,7 @@ import dagster as dg
 from cataloger_dagster.assets.common import (
     GROUP, OWNERS, link, previous_artifacts, run_folder, table_prefix,
 )
+from cataloger_dagster.assets.metadata import usage_metadata
 from cataloger_dagster.assets.partitions import tables_partitions
 from cataloger_dagster.detectors import detect_issues
 from cataloger_dagster.models import AnalysisResultModel, DatasetUnderstandingModel, TableProfile
@@ -50,7 +51,7 @@ def quality_issues(
             "issues": len(result.issues),
             **{f"issues_{s}": n for s, n in counts.items()},
             "summary": dg.MetadataValue.md(result.summary),
-            "tokens": usage.tokens,
+            **usage_metadata(usage),
             "issues_json": link(uri),
         },
     )

@@ -3,7 +3,7 @@ import dagster as dg
 from cataloger_dagster.assets.common import (
     GROUP, OWNERS, link, previous_artifacts, run_folder, table_prefix,
 )
-from cataloger_dagster.assets.metadata import column_schema
+from cataloger_dagster.assets.metadata import column_schema, usage_metadata
 from cataloger_dagster.assets.partitions import tables_partitions
 from cataloger_dagster.models import DatasetUnderstandingModel, TableProfile
 from cataloger_dagster.resources.agent import AgentResource, AgentUsage
@@ -53,10 +53,8 @@ def table_understanding(
             "dagster/row_count": table_profile.row_count,
             "dagster/column_schema": column_schema(table_profile, understanding),
             "description": dg.MetadataValue.md(understanding.summary.description),
-            "agent": agent.kind,
             "reused_from": reused_from or "",
-            "tokens": usage.tokens,
-            "fallback_reason": usage.fallback_reason or "",
+            **usage_metadata(usage),
             "understanding": link(uri),
         },
     )

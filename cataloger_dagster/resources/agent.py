@@ -42,7 +42,8 @@ class AgentUsage(BaseModel):
 
     @property
     def tokens(self) -> int:
-        return self.input_tokens + self.output_tokens
+        """Every token the stage sent or received, cached ones included."""
+        return self.input_tokens + self.output_tokens + self.cache_read_tokens + self.cache_creation_tokens
 
 
 class AgentResource(dg.ConfigurableResource, ABC):

@@ -167,7 +167,7 @@ def list_tables_or_fail(database: DatabaseResource, consequence: str) -> list[st
     job_name=CATALOG_TABLE_JOB,
     minimum_interval_seconds=sensor_interval_s(),
     default_status=dg.DefaultSensorStatus.RUNNING,
-    description="Adds a `tables` partition per new table, removes dropped ones, and catalogs "
+    description="Adds a partition of tables per new table, removes dropped ones, and catalogs "
     f"each table whose fingerprint changed (every {INTERVAL_ENV} seconds).",
 )
 def database_change_sensor(context: dg.SensorEvaluationContext, database: DatabaseResource) -> dg.SensorResult:

@@ -266,7 +266,7 @@ def run_tags_of(instance: dg.DagsterInstance, run_ids: Iterable[str]) -> dict[st
     job_name=CATALOG_TABLE_JOB,
     minimum_interval_seconds=sensor_interval_s(),
     default_status=dg.DefaultSensorStatus.RUNNING,
-    description=f"Reruns a table with `explore: True` (relearning) when its investigations pass rate falls "
+    description=f"Reruns a table with explore=True (relearning) when its investigations pass rate falls "
     f"below {THRESHOLD_ENV} (default {DEFAULT_THRESHOLD}), at most {MAX_ATTEMPTS_ENV} (default "
     f"{DEFAULT_MAX_ATTEMPTS}) times per fingerprint and once per {COOLDOWN_ENV} (default {DEFAULT_COOLDOWN_S}s).",
 )

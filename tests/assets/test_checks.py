@@ -14,10 +14,10 @@ from cataloger_dagster.definitions import TABLE_ASSETS, defs
 from cataloger_dagster.jobs import CATALOG_TABLE_JOB, build_catalog_table_job
 from cataloger_dagster.settings import resources
 from cataloger_dagster.sensors.pass_rate import THRESHOLD_ENV
+from tests.shop import make_shop
 
 pytestmark = pytest.mark.filterwarnings("error::DeprecationWarning")
 
-SHOP_SQL = """
 CREATE TABLE customers AS SELECT range AS customer_id, 'c' || range AS name FROM range(200);
 CREATE TABLE events AS
   SELECT range AS event_id,
@@ -33,10 +33,7 @@ PARTS = ("table_profile", "table_understanding", "quality_issues")
 
 @pytest.fixture
 def shop(tmp_path):
-    path = tmp_path / "shop.duckdb"
-    with duckdb.connect(str(path)) as con:
-        con.execute(SHOP_SQL)
-    return path
+    return make_shop(tmp_path / "shop.duckdb")
 
 
 def run(shop, store, instance, table, *, selection=None, investigate=True):

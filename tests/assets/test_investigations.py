@@ -15,27 +15,7 @@ from cataloger_dagster.learning import SCRIPT, rank_scripts, should_explore
 from cataloger_dagster.resources.investigation_code import parse_records
 from cataloger_dagster.resources.script_store import ScriptRecord
 from cataloger_dagster.settings import resources
-
-SHOP_SQL = """
-CREATE TABLE customers AS SELECT range AS customer_id, 'c' || range AS name FROM range(200);
-CREATE TABLE {name} AS
-  SELECT range AS event_id,
-         range % 250 AS customer_id,
-         CASE WHEN range % 10 = 0 THEN NULL ELSE 'page' || (range % 7) END AS page,
-         ['shipped', 'Shipped', 'pending', 'pending', 'shipped', 'pending'][range % 6 + 1] AS status,
-         range % 5 AS x
-  FROM range(2000);
-INSERT INTO {name} SELECT * FROM {name} WHERE event_id < 30;
-"""
-
-
-def make_db(path: Path, *tables: str) -> Path:
-    with duckdb.connect(str(path)) as con:
-        con.execute(SHOP_SQL.format(name=tables[0]))
-        for other in tables[1:]:
-            con.execute(f"CREATE TABLE {other} AS SELECT * FROM {tables[0]}")
-    return path
-
+from tests.shop import make_shop
 
 def catalog(db: Path, store: Path, instance, table: str, backend: str = "local", **config):
     res = resources(database=f"duckdb://{db}", store=str(store), sandbox=backend)
@@ -59,7 +39,7 @@ def db_name() -> str:
 
 @pytest.fixture
 def shop(tmp_path):
-    return make_db(tmp_path / "shop.duckdb", "events")
+    return make_shop(tmp_path / "shop.duckdb", "events")
 
 
 def test_cold_then_warm_run(shop, tmp_path, sandbox_backend):
@@ -147,7 +127,7 @@ def test_explore_config_ignores_earlier_scripts(shop, tmp_path, local_sandbox):
 
 
 def test_a_new_table_starts_from_the_most_similar_tables_script(tmp_path, local_sandbox):
-    db = make_db(tmp_path / "shop.duckdb", "events", "events_copy")
+    db = make_shop(tmp_path / "shop.duckdb", "events", "events_copy")
     store = tmp_path / "store"
     with dg.instance_for_test() as instance:
         _, first = catalog(db, store, instance, "events")

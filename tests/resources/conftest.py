@@ -1,24 +1,10 @@
-"""Shared fixtures for resources: an S3 server (moto) over HTTP on loopback."""
+"""Shared fixtures for resources: credentials and buckets on the S3 server (tests/conftest.py)."""
 
 from __future__ import annotations
 
 import uuid
 
 import pytest
-
-
-@pytest.fixture(scope="session")
-def s3_server():
-    """The endpoint URL of a moto S3 server on 127.0.0.1 and a free port."""
-    from moto.server import ThreadedMotoServer  # moto[server] is a dev dependency
-
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
-    server.start()
-    host, port = server.get_host_and_port()
-    try:
-        yield f"http://{host}:{port}"
-    finally:
-        server.stop()
 
 
 @pytest.fixture
