@@ -18,16 +18,6 @@ from tests.shop import make_shop
 
 pytestmark = pytest.mark.filterwarnings("error::DeprecationWarning")
 
-CREATE TABLE customers AS SELECT range AS customer_id, 'c' || range AS name FROM range(200);
-CREATE TABLE events AS
-  SELECT range AS event_id,
-         range % 250 AS customer_id,
-         CASE WHEN range % 10 = 0 THEN NULL ELSE 'page' || (range % 7) END AS page,
-         ['shipped', 'Shipped', 'pending', 'pending', 'shipped', 'pending'][range % 6 + 1] AS status,
-         range % 5 AS x
-  FROM range(2000);
-INSERT INTO events SELECT * FROM events WHERE event_id < 30;
-"""
 PARTS = ("table_profile", "table_understanding", "quality_issues")
 
 
