@@ -162,28 +162,34 @@ def start_docker(*, data_dir: str, env: dict[str, str], image: str, memory_mb: i
               "rlimits": {k: v for k, v in rlimits(memory_mb, pids, timeout_s, tmp_size_mb).items()
                           if k != "RLIMIT_NPROC"}}  # pids are the cgroup's job here
     try:
-        container = client.containers.create(
-            image,
-            command=["python3", "-I", "-u", "-c", BOOT, "0"],
-            name=f"cataloger-sandbox-{uuid.uuid4().hex[:12]}",
-            stdin_open=True, tty=False, detach=True,
-            environment=sandbox_env(env),
-            working_dir="/tmp",
-            user="10001:10001",
+        # detach=False makes docker-py set AttachStdin and StdinOnce: the host's end of
+        # the attach closing (the host died) is then EOF on the supervisor's stdin
+        host_config = client.api.create_host_config(
             network_mode="none",
             read_only=True,
             tmpfs={"/tmp": f"rw,nosuid,nodev,size={tmp_size_mb}m,mode=1777"},
-            volumes={data: {"bind": "/data", "mode": "ro"}},
+            binds={data: {"bind": "/data", "mode": "ro"}},
             cap_drop=["ALL"],
-            security_opt=["no-new-privileges:true"],
+            security_opt=["no-new-privileges=true"],
             mem_limit=f"{memory_mb}m",
             memswap_limit=f"{memory_mb}m",
             pids_limit=pids,
             nano_cpus=int(cpus * 1e9),
             init=True,
             ipc_mode="none",
+        )
+        created = client.api.create_container(
+            image,
+            command=["python3", "-I", "-u", "-c", BOOT, "0"],
+            name=f"cataloger-sandbox-{uuid.uuid4().hex[:12]}",
+            stdin_open=True, tty=False, detach=False,
+            environment=sandbox_env(env),
+            working_dir="/tmp",
+            user="10001:10001",
+            host_config=host_config,
             labels={LABEL: "1", OWNER_LABEL: _owner()},
         )
+        container = client.containers.get(created["Id"])
     except docker.errors.ImageNotFound as exc:
         raise SandboxError(f"sandbox image {image!r} not found: build it with `cataloger sandbox build-image`") from exc
     except docker.errors.DockerException as exc:
