@@ -268,7 +268,10 @@ def check_args(issue: IssueModel, issues: list[IssueModel]) -> tuple:
     if kind == "invalid_format":
         return (column, d["pattern"], STRING_SENTINELS)
     if kind == "out_of_range":
-        return (column, sorted(d.get("counts", {})), d["now"], _sentinels_of(column, issues))
+        # "now" at day resolution: the investigation (and the script fed forward) stays the
+        # same from one run to the next within a day, instead of changing every second
+        return (column, sorted(d.get("counts", {})), f"{d['now'][:10]}T00:00:00+00:00",
+                _sentinels_of(column, issues))
     if kind == "orphan_references":
         other_table, other_column = d["references"].split(".", 1)
         return (column, other_table, other_column)
