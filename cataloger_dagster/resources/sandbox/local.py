@@ -195,12 +195,12 @@ def start_local(*, data_dir: str, env: dict[str, str], isolation: str, memory_mb
             argv += ["--ro-bind", str(path), str(path)]
     for name in ETC_FILES:
         argv += ["--ro-bind-try", f"/etc/{name}", f"/etc/{name}"]
+    argv += ["--proc", "/proc", "--dev", "/dev",
+             "--size", str(tmp_size_mb * 1024 * 1024), "--tmpfs", "/tmp"]
+    # after the private /tmp, so that an interpreter living under /tmp stays visible
     for prefix in prefixes:
         argv += ["--ro-bind", prefix, prefix]
-    argv += ["--proc", "/proc", "--dev", "/dev",
-             "--size", str(tmp_size_mb * 1024 * 1024), "--tmpfs", "/tmp",
-             "--ro-bind", str(data), "/data",
-             "--remount-ro", "/", "--chdir", "/tmp"]
+    argv += ["--ro-bind", str(data), "/data", "--remount-ro", "/", "--chdir", "/tmp"]
     for key, value in senv.items():
         argv += ["--setenv", key, value]
     argv += ["--", os.path.realpath(python) if sys.prefix == sys.base_prefix else python,

@@ -1,0 +1,45 @@
+"""The local (bubblewrap) backend with the interpreter in awkward places."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import cataloger_dagster
+
+HOST = """
+import sys
+from cataloger_dagster.resources.sandbox import SandboxResource
+with SandboxResource(backend="local", timeout_s=20).session(sys.argv[1]) as runtime:
+    r = runtime.execute("import sys, os; print(sys.prefix); print(sorted(os.listdir('/data')))")
+    print(r.ok, r.stdout.split(), r.error)
+"""
+
+
+def test_a_virtualenv_under_tmp_is_visible_behind_the_private_tmp(local_sandbox, tmp_path):
+    # A checkout under /tmp (CI clones, `git clone` into a temp dir) puts the venv under the
+    # path the sandbox replaces with its own empty /tmp.
+    top = Path(tempfile.mkdtemp(prefix="cataloger-venv-", dir="/tmp"))
+    try:
+        _run_from_a_venv_in(top / "venv", tmp_path)
+    finally:
+        shutil.rmtree(top)
+
+
+def _run_from_a_venv_in(venv: Path, tmp_path: Path) -> None:
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    # the new venv finds the package and its dependencies through a .pth file
+    site = next((venv / "lib").glob("python*/site-packages"))
+    here = [p for p in sys.path if p.endswith("site-packages")]
+    (site / "outer.pth").write_text("\n".join(here + [str(Path(cataloger_dagster.__file__).parents[1])]))
+    data = tmp_path / "snapshot"
+    data.mkdir()
+    (data / "t.csv").write_text("a\n1\n")
+    out = subprocess.run([str(venv / "bin" / "python"), "-c", HOST, str(data)],
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.split()[0] == "True", out.stdout
+    assert str(venv) in out.stdout and "t.csv" in out.stdout
