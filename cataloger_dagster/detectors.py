@@ -241,7 +241,7 @@ def _sentinels(ctx: _Ctx, cp: ColumnProfile, dtype: dt.DataType) -> Optional[Iss
         hits = t.filter(c.isin(values))
     else:
         return None
-    found = hits.group_by(value=hits[cp.name]).aggregate(n=hits.count()).order_by(ibis.desc("n")).limit(10)
+    found = hits.group_by(value=hits[cp.name]).aggregate(n=hits.count()).order_by([ibis.desc("n"), "value"]).limit(10)
     counts = {str(r["value"]): int(r["n"]) for r in found.to_pyarrow().to_pylist()}
     total = sum(counts.values())
     if total == 0:
@@ -276,7 +276,7 @@ def _duplicate_keys(ctx: _Ctx, cp: ColumnProfile, dtype: dt.DataType) -> Optiona
     keys, rows = int(stats["keys"] or 0), int(stats["rows"] or 0)
     if keys == 0:
         return None
-    examples = [r["key"] for r in groups.order_by(ibis.desc("n")).limit(5).to_pyarrow().to_pylist()]
+    examples = [r["key"] for r in groups.order_by([ibis.desc("n"), "key"]).limit(5).to_pyarrow().to_pylist()]
     own = cp.name.lower() in ("id", f"{_singular(ctx.name).lower()}_id")
     return _issue(
         ctx, "duplicate_keys", cp.name, severity="high" if own else "medium", category="smart_fixes",
@@ -416,7 +416,10 @@ def _inconsistent_categories(ctx: _Ctx, cp: ColumnProfile, dtype: dt.DataType) -
     if cp.distinct > 0.5 * cp.count:
         return None  # free text, not a category
     u = _usable_strings(ctx, cp.name)
-    found = u.group_by(value=u[cp.name]).aggregate(n=u.count()).limit(CATEGORY_MAX_DISTINCT * 2 + 1)
+    # ordered, so that ties and the groups come out the same in every run (the warm run
+    # compares its investigation code with the earlier one)
+    found = (u.group_by(value=u[cp.name]).aggregate(n=u.count()).order_by("value")
+             .limit(CATEGORY_MAX_DISTINCT * 2 + 1))
     counts = {r["value"]: int(r["n"]) for r in found.to_pyarrow().to_pylist()}
     if len(counts) > CATEGORY_MAX_DISTINCT * 2:
         return None
@@ -470,7 +473,8 @@ def _invalid_format(ctx: _Ctx, cp: ColumnProfile, dtype: dt.DataType) -> Optiona
     bad = usable - valid
     if not usable or bad == 0 or valid < FORMAT_SHARE * usable:
         return None
-    examples = [r["v"] for r in u.filter(~ok).select(v=u[cp.name]).limit(5).to_pyarrow().to_pylist()]
+    bad_values = u.filter(~ok).select(v=u[cp.name]).distinct().order_by("v")
+    examples = [r["v"] for r in bad_values.limit(5).to_pyarrow().to_pylist()]
     frac = bad / usable
     return _issue(
         ctx, "invalid_format", cp.name, severity="medium" if frac >= 0.05 else "low",

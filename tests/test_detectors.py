@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import logging
+import os
 import re
+import subprocess
+import sys
 from datetime import datetime, timezone
 
 import duckdb
@@ -17,14 +21,14 @@ from cataloger_dagster.models import ISSUE_TYPES, IssueModel
 from cataloger_dagster.profiling import compute_profile
 
 
-def _detect_all(path) -> dict[str, list[IssueModel]]:
+def _detect_all(path, now: datetime | None = None) -> dict[str, list[IssueModel]]:
     con = ibis.duckdb.connect(str(path), read_only=True)
     catalog = {name: con.table(name) for name in con.list_tables()}
     out = {}
     for name, table in catalog.items():
         profile = compute_profile(table, database="demo", table_name=name,
                                   fingerprint=compute_fingerprint(table))
-        out[name] = detect_issues(table, profile, catalog=catalog)
+        out[name] = detect_issues(table, profile, catalog=catalog, now=now)
     con.disconnect()
     return out
 
@@ -59,6 +63,30 @@ def test_small_scale_demo_too(demo_db):
     recall, precision, missed, extra = _score(_detect_all(demo_db))
     assert recall >= 0.9, f"missed: {missed}"
     assert precision >= 0.9, f"false positives: {extra}"
+
+
+DETECT_IN_A_CHILD = """
+import json, sys
+sys.path.insert(0, sys.argv[2])
+from datetime import datetime, timezone
+from test_detectors import _detect_all
+found = _detect_all(sys.argv[1], now=datetime(2026, 6, 1, tzinfo=timezone.utc))
+print(json.dumps({t: [i.model_dump() for i in issues] for t, issues in found.items()}))
+"""
+
+
+def test_the_same_issues_in_every_process(demo_full):
+    # The warm run reuses an investigation only if its code, built from the issue's details,
+    # is the same as last time: ties and groups must not come out in another order per process.
+    path, _ = demo_full
+    runs = []
+    for seed in ("1", "2"):
+        out = subprocess.run([sys.executable, "-c", DETECT_IN_A_CHILD, str(path), os.path.dirname(__file__)],
+                             capture_output=True, text=True, timeout=300,
+                             env={**os.environ, "PYTHONHASHSEED": seed})
+        assert out.returncode == 0, out.stderr[-2000:]
+        runs.append(json.loads(out.stdout.splitlines()[-1]))
+    assert runs[0] == runs[1]
 
 
 def test_no_issue_on_the_clean_tables(demo_full):
