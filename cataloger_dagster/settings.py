@@ -11,7 +11,7 @@ import os
 import dagster as dg
 
 from cataloger_dagster.resources.agent import AgentResource, HeuristicAgent
-from cataloger_dagster.resources.database import DEFAULT_DATABASE_URL, DatabaseResource
+from cataloger_dagster.resources.database import DEFAULT_DATABASE_URL, SNAPSHOT_URL, DatabaseResource
 from cataloger_dagster.resources.sandbox import DEFAULT_IMAGE, SandboxResource
 from cataloger_dagster.resources.script_store import ScriptStore, script_store_from_url
 
@@ -88,7 +88,10 @@ def sandbox_resource(backend: str | None = None) -> SandboxResource:
         raise ValueError(f"unknown CATALOGER_SANDBOX {backend!r}: use 'local' or 'docker'")
     if isolation not in ("bwrap", "none"):
         raise ValueError(f"unknown CATALOGER_SANDBOX_ISOLATION {isolation!r}: use 'bwrap' or 'none'")
-    return SandboxResource(backend=backend, isolation=isolation, image=image, warmup=IBIS_WARMUP)
+    # the investigations' sandbox starts with the run, warm by the time that step comes
+    prestart = (os.environ.get("CATALOGER_SANDBOX_PRESTART") or "1").lower() not in ("0", "false", "no")
+    return SandboxResource(backend=backend, isolation=isolation, image=image, warmup=IBIS_WARMUP,
+                           prestart_env={"DB_CONNECTION_STRING": SNAPSHOT_URL} if prestart else None)
 
 
 def resources(

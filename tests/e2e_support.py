@@ -239,9 +239,8 @@ class CatalogStack:
             "selector": {"repositoryLocationName": location, "repositoryName": repository,
                          "jobName": "catalog_table"},
             "runConfigData": {
-                # deterministic (no random exploration) and one process: CI has two cores
+                # deterministic: no random exploration (the job runs in one process by itself)
                 "ops": {"investigations": {"config": {"exploration_rate": 0.0}}},
-                "execution": {"config": {"in_process": {}}},
             },
             "executionMetadata": {"tags": [{"key": "dagster/partition", "value": table},
                                            {"key": "cataloger/launched_by", "value": "e2e-test"}]},

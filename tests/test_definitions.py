@@ -8,6 +8,7 @@ import pytest
 
 from cataloger_dagster.assets.partitions import tables_partitions
 from cataloger_dagster.definitions import ALL_ASSETS, TABLE_ASSETS, defs
+from cataloger_dagster.resources.database import SNAPSHOT_URL
 from cataloger_dagster.settings import resources
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -79,3 +80,14 @@ def test_materialize_every_asset_for_two_partitions(demo_db, tmp_path):
         assert {p.name: p.read_bytes() for p in first.iterdir()} == before
         reused = again.asset_materializations_for_node("table_understanding")[0].metadata["reused_from"].value
         assert reused == first.name
+
+
+def test_a_table_runs_in_one_process_with_its_sandbox_started_ahead(monkeypatch):
+    # the chain of a table's assets has nothing to run side by side; in one process the
+    # sandbox resource can start its interpreter as the run begins (CATALOGER_SANDBOX_PRESTART)
+    job = defs.resolve_job_def("catalog_table")
+    assert job.executor_def.name == "in_process"
+    monkeypatch.delenv("CATALOGER_SANDBOX_PRESTART", raising=False)
+    assert resources()["sandbox"].prestart_env == {"DB_CONNECTION_STRING": SNAPSHOT_URL}
+    monkeypatch.setenv("CATALOGER_SANDBOX_PRESTART", "0")
+    assert resources()["sandbox"].prestart_env is None

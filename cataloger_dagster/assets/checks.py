@@ -16,20 +16,18 @@ silenced where the checks are defined and nowhere else.
 """
 
 import json
-import os
-import tempfile
 import warnings
 from typing import Any
 
 import dagster as dg
 
 from cataloger_dagster.assets.common import link, previous_artifacts, table_prefix
-from cataloger_dagster.assets.investigations import SNAPSHOT_URL, investigations
+from cataloger_dagster.assets.investigations import investigations
 from cataloger_dagster.assets.partitions import tables_partitions
 from cataloger_dagster.assets.quality_issues import quality_issues
 from cataloger_dagster.learning import SCRIPT
 from cataloger_dagster.models import AnalysisResultModel, InvestigationsResult
-from cataloger_dagster.resources.database import DatabaseResource
+from cataloger_dagster.resources.database import SNAPSHOT_URL, DatabaseResource
 from cataloger_dagster.resources.investigation_code import parse_records, referenced_tables
 from cataloger_dagster.resources.sandbox import SandboxResource
 from cataloger_dagster.resources.script_store import ScriptStore
@@ -155,11 +153,9 @@ def script_reproduces_evidence(
         )
     expected = InvestigationsResult.model_validate(recorded)
     found = AnalysisResultModel.model_validate(issues).issues
-    with tempfile.TemporaryDirectory(prefix=f"cataloger-check-{table[:40]}-") as data_dir:
-        os.chmod(data_dir, 0o755)  # the sandbox's own user must reach the (read-only) snapshot
-        with sandbox.session(data_dir, env={"DB_CONNECTION_STRING": SNAPSHOT_URL}) as runtime:
-            database.write_snapshot(table, data_dir, references=referenced_tables(found))
-            ran = runtime.execute(script, timeout_s=sandbox.timeout_s * SCRIPT_TIMEOUT_FACTOR)
+    with sandbox.session(env={"DB_CONNECTION_STRING": SNAPSHOT_URL}) as runtime:
+        database.write_snapshot(table, runtime.data_dir, references=referenced_tables(found))
+        ran = runtime.execute(script, timeout_s=sandbox.timeout_s * SCRIPT_TIMEOUT_FACTOR)
     printed = parse_records(ran.stdout)
     problems = [] if ran.ok else [f"the script failed: {ran.error.type}: {ran.error.message}" if ran.error
                                   else "the script failed"]

@@ -1,5 +1,3 @@
-import os
-import tempfile
 import time
 
 import dagster as dg
@@ -16,13 +14,10 @@ from cataloger_dagster.models import (
     pass_rate,
 )
 from cataloger_dagster.resources.agent import AgentResource
-from cataloger_dagster.resources.database import DatabaseResource
+from cataloger_dagster.resources.database import SNAPSHOT_URL, DatabaseResource
 from cataloger_dagster.resources.investigation_code import referenced_tables
 from cataloger_dagster.resources.sandbox import SandboxResource
 from cataloger_dagster.resources.script_store import ScriptStore
-
-SNAPSHOT_URL = "duckdb:///data/snapshot.duckdb?read_only=true"
-
 
 class InvestigationsConfig(dg.Config):
     explore: bool = False            # ignore earlier scripts and explore afresh (relearning)
@@ -60,19 +55,18 @@ def investigations(
     )
     context.log.info(f"{name}: {len(issues)} issues to investigate; {why}")
     started = time.monotonic()
-    with tempfile.TemporaryDirectory(prefix=f"cataloger-{name[:40]}-") as data_dir:
-        os.chmod(data_dir, 0o755)  # the sandbox's own user must reach the (read-only) snapshot
-        # the session starts first, so its interpreter loads ibis while the snapshot is written;
-        # `env` is the sandbox's whole environment: no credential of the host gets in
-        with sandbox.session(data_dir, env={"DB_CONNECTION_STRING": SNAPSHOT_URL}) as runtime:
-            snapshot = database.write_snapshot(name, data_dir, references=referenced_tables(issues))
-            if snapshot.sampled:
-                context.log.info(f"{name}: the sandbox sees a seeded sample of {snapshot.rows:,} of "
-                                 f"{snapshot.source_rows:,} rows")
-            run, usage = agent.investigate(runtime, table_profile, table_understanding, issues, previous)
-            script = runtime.get_session_script()
-            cells, seconds = len(runtime.cells), runtime.sandbox_seconds
-            cell_seconds = [round(c.duration_ms / 1000, 3) for c in runtime.cells]
+    # The session comes before the snapshot (often ready since the run began: the resource's
+    # prestart_env), so its interpreter loads ibis while the snapshot is written into its
+    # private /data.  `env` is the sandbox's whole environment: no credential of the host gets in.
+    with sandbox.session(env={"DB_CONNECTION_STRING": SNAPSHOT_URL}) as runtime:
+        snapshot = database.write_snapshot(name, runtime.data_dir, references=referenced_tables(issues))
+        if snapshot.sampled:
+            context.log.info(f"{name}: the sandbox sees a seeded sample of {snapshot.rows:,} of "
+                             f"{snapshot.source_rows:,} rows")
+        run, usage = agent.investigate(runtime, table_profile, table_understanding, issues, previous)
+        script = runtime.get_session_script()
+        cells, seconds = len(runtime.cells), runtime.sandbox_seconds
+        cell_seconds = [round(c.duration_ms / 1000, 3) for c in runtime.cells]
     rate = pass_rate(run.investigations)
     verdicts = {v: sum(1 for i in run.investigations if i.verdict == v)
                 for v in ("confirmed", "refuted", "inconclusive")}

@@ -20,6 +20,9 @@ from cataloger_dagster.fingerprint import DEFAULT_UPDATE_COLUMNS, compute_finger
 from cataloger_dagster.models import Fingerprint
 
 DEFAULT_DATABASE_URL = "duckdb://data/demo.duckdb"
+SNAPSHOT_FILE = "snapshot.duckdb"
+# How code inside the sandbox reaches the snapshot, which it sees at /data.
+SNAPSHOT_URL = f"duckdb:///data/{SNAPSHOT_FILE}?read_only=true"
 
 log = logging.getLogger(__name__)
 
@@ -221,7 +224,7 @@ class DatabaseResource(dg.ConfigurableResource):
             source = table.sample(fraction, seed=self.snapshot_seed).limit(limit)
         dest = Path(dest_dir)
         dest.mkdir(parents=True, exist_ok=True)
-        path = dest / "snapshot.duckdb"
+        path = dest / SNAPSHOT_FILE
         if path.exists():
             raise DatabaseError(f"snapshot {path} already exists: use a fresh directory")
         reader = source.to_pyarrow_batches(chunk_size=100_000)

@@ -11,7 +11,7 @@ from cataloger_dagster.profiling import compute_profile
 from cataloger_dagster.resources.agent import heuristic_understanding
 from cataloger_dagster.resources.anthropic_agent import AnthropicAgent, prompt_version
 from cataloger_dagster.resources.anthropic_investigation import REPLAY_ID
-from cataloger_dagster.resources.database import DatabaseResource
+from cataloger_dagster.resources.database import SNAPSHOT_URL, DatabaseResource
 from cataloger_dagster.resources.investigator import PreviousScript
 from cataloger_dagster.resources.sandbox import SandboxResource
 from cataloger_dagster.settings import agent_resource
@@ -47,7 +47,7 @@ def session(table, tmp_path, local_sandbox):
     data.mkdir()
     os.chmod(data, 0o755)
     sandbox = SandboxResource(backend="local", isolation="bwrap")
-    with sandbox.session(str(data), env={"DB_CONNECTION_STRING": "duckdb:///data/snapshot.duckdb?read_only=true"}) as rt:
+    with sandbox.session(str(data), env={"DB_CONNECTION_STRING": SNAPSHOT_URL}) as rt:
         db.write_snapshot(TABLE, str(data))
         yield rt
 

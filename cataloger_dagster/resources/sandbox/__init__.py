@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import os
+import shutil
+import tempfile
+import threading
 from contextlib import contextmanager
 from typing import Iterator, Literal, Optional
 
 import dagster as dg
+from pydantic import PrivateAttr
 
 from .base import Cell, ErrorInfo, ExecutionResult, SandboxError, SandboxRuntime
 
@@ -30,6 +35,30 @@ class SandboxResource(dg.ConfigurableResource):
     # code the interpreter runs at once in the background (heavy imports, a first
     # query), in its own namespace, so that the first cells need not wait for them
     warmup: str = ""
+    # With this set, a sandbox with this environment starts as the run starts, so that
+    # its interpreter is warm (imports, `warmup`) by the time a step asks for a session:
+    # in an in-process run the earlier steps hide its start.  Only a session that asks
+    # for no data_dir of its own (and the same env) is given it.
+    prestart_env: Optional[dict[str, str]] = None
+
+    _spare: Optional[SandboxRuntime] = PrivateAttr(default=None)
+    _spare_lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
+
+    def setup_for_execution(self, context: dg.InitResourceContext) -> None:
+        if self.prestart_env is None:
+            return
+        try:
+            self._spare = self._open_private(self.prestart_env)
+        except SandboxError as exc:
+            # not fatal here: the step that needs a sandbox starts one and reports the error itself
+            if context.log:
+                context.log.warning(f"could not start a sandbox ahead of time: {exc}")
+
+    def teardown_after_execution(self, context: dg.InitResourceContext) -> None:
+        with self._spare_lock:
+            spare, self._spare = self._spare, None
+        if spare is not None:
+            spare.close()
 
     def open_session(self, data_dir: str, env: Optional[dict[str, str]] = None) -> SandboxRuntime:
         """A started runtime; the caller must ``close()`` it (``session`` does)."""
@@ -52,13 +81,39 @@ class SandboxResource(dg.ConfigurableResource):
                                     output_cap_bytes=self.output_cap_bytes, warmup=self.warmup)
         else:  # pragma: no cover - pydantic rejects it first
             raise SandboxError(f"unknown sandbox backend {self.backend!r}: use 'local' or 'docker'")
-        return SandboxRuntime(start, timeout_s=self.timeout_s, output_cap_bytes=self.output_cap_bytes,
-                              label=f"{self.backend} sandbox, data {data_dir}")
+        runtime = SandboxRuntime(start, timeout_s=self.timeout_s, output_cap_bytes=self.output_cap_bytes,
+                                 label=f"{self.backend} sandbox")
+        runtime.data_dir = str(data_dir)
+        return runtime
 
     @contextmanager
-    def session(self, data_dir: str, env: Optional[dict[str, str]] = None) -> Iterator[SandboxRuntime]:
-        runtime = self.open_session(data_dir, env)
+    def session(self, data_dir: Optional[str] = None,
+                env: Optional[dict[str, str]] = None) -> Iterator[SandboxRuntime]:
+        """A session over `data_dir`, or, without one, over a private folder of its own
+        (``runtime.data_dir``, empty, removed afterwards) for the caller to fill."""
+        if data_dir is not None:
+            runtime = self.open_session(data_dir, env)
+        else:
+            runtime = self._take_spare(env or {}) or self._open_private(env or {})
         try:
             yield runtime
         finally:
             runtime.close()
+
+    def _take_spare(self, env: dict[str, str]) -> Optional[SandboxRuntime]:
+        with self._spare_lock:
+            if self._spare is None or env != self.prestart_env:
+                return None
+            spare, self._spare = self._spare, None
+            return spare
+
+    def _open_private(self, env: dict[str, str]) -> SandboxRuntime:
+        data_dir = tempfile.mkdtemp(prefix="cataloger-sandbox-data-")
+        os.chmod(data_dir, 0o755)  # the sandbox's own user must reach what the caller writes there
+        try:
+            runtime = self.open_session(data_dir, env)
+        except BaseException:
+            shutil.rmtree(data_dir, ignore_errors=True)
+            raise
+        runtime.on_close(lambda: shutil.rmtree(data_dir, ignore_errors=True))
+        return runtime

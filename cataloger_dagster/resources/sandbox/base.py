@@ -104,6 +104,8 @@ class SandboxRuntime:
         self._closed = False
         self.supervisor_pid: Optional[int] = None
         self.worker_pid: Optional[int] = None
+        self.data_dir: Optional[str] = None  # the host folder the sandbox sees as /data
+        self._on_close: list[Callable[[], None]] = []
         self._boot()
 
     # ------------------------------------------------------------ public
@@ -155,6 +157,13 @@ class SandboxRuntime:
         with self._lock:
             self._closed = True
             self._teardown(graceful=True)
+            callbacks, self._on_close = self._on_close, []
+        for callback in callbacks:
+            callback()
+
+    def on_close(self, callback: Callable[[], None]) -> None:
+        """Run `callback` once, after the sandbox has stopped."""
+        self._on_close.append(callback)
 
     # ------------------------------------------------------------ internals
     def _boot(self) -> None:
