@@ -61,6 +61,10 @@ def run(database, store, agent, sandbox, tables, explore, exploration_rate, as_j
     bar = tqdm(total=len(tables) or None, desc="cataloging", unit="table", file=sys.stderr,
                disable=not sys.stderr.isatty() and as_json)
 
+    def start(names):
+        bar.total = len(names)  # known once the database has been listed: "2/6 tables"
+        bar.refresh()
+
     def done(report):
         bar.update(1)
         bar.set_postfix_str(f"{report.table}: {report.status}")
@@ -71,6 +75,7 @@ def run(database, store, agent, sandbox, tables, explore, exploration_rate, as_j
         report = catalog_database(
             database=database, store=store, agent=agent, sandbox=sandbox, tables=list(tables) or None,
             explore=explore, exploration_rate=exploration_rate, on_table_done=done,
+            on_tables=start,
         )
     except DatabaseError as exc:
         bar.close()

@@ -91,7 +91,10 @@ def catalog_database(
     exploration_rate: float | None = None,
     instance: dg.DagsterInstance | None = None,
     on_table_done: Callable[[TableReport], None] | None = None,
+    on_tables: Callable[[list[str]], None] | None = None,
 ) -> CatalogReport:
+    """Catalog `tables` (default: all) one Dagster run each; `on_tables` hears the list
+    before the first run, `on_table_done` each table's report as it finishes."""
     res = make_resources(database=database, store=store, agent=agent, sandbox=sandbox)
     investigations_config: dict = {"explore": explore}
     if exploration_rate is not None:
@@ -109,13 +112,15 @@ def catalog_database(
             return catalog_database(
                 database=database, store=store, agent=agent, sandbox=sandbox, tables=tables,
                 explore=explore, exploration_rate=exploration_rate, instance=inst,
-                on_table_done=on_table_done,
+                on_table_done=on_table_done, on_tables=on_tables,
             )
     known = [t for t in wanted if t in available]
     existing = set(instance.get_dynamic_partitions(tables_partitions.name))
     new = [t for t in known if t not in existing]
     if new:
         instance.add_dynamic_partitions(tables_partitions.name, new)
+    if on_tables is not None:
+        on_tables(list(wanted))
     reports: list[TableReport] = []
     for name in wanted:
         if name not in available:

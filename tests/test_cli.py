@@ -94,3 +94,15 @@ def test_password_never_printed(postgres_admin_url, postgres_schema, tmp_path):
     for path in (tmp_path / "s").rglob("*"):
         if path.is_file():
             assert b"pw-T0pS3cret" not in path.read_bytes(), path
+
+
+def test_progress_counts_the_tables(tmp_path):
+    db = tmp_path / "two.duckdb"
+    with duckdb.connect(str(db)) as con:
+        con.execute("CREATE TABLE a AS SELECT range AS id FROM range(50)")
+        con.execute("CREATE TABLE b AS SELECT range AS id, 'x' AS tag FROM range(50)")
+    out = cataloger("run", "--database", f"duckdb://{db}", "--store", str(tmp_path / "store"))
+    assert out.returncode == 0, out.stderr
+    # the total is known before the first table starts: "0/2", then "2/2" at 100%
+    assert "| 0/2 [" in out.stderr and "100%" in out.stderr and "| 2/2 [" in out.stderr
+    assert "cataloged 2/2 tables" in out.stdout
