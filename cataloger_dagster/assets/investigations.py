@@ -19,6 +19,7 @@ from cataloger_dagster.resources.investigation_code import referenced_tables
 from cataloger_dagster.resources.sandbox import SandboxResource
 from cataloger_dagster.resources.script_store import ScriptStore
 
+
 class InvestigationsConfig(dg.Config):
     explore: bool = False            # ignore earlier scripts and explore afresh (relearning)
     exploration_rate: float = 0.1    # share of runs that explore anyway (seed 000's A/B testing)
