@@ -62,7 +62,7 @@ def run(database, store, agent, sandbox, tables, explore, exploration_rate, as_j
                disable=not sys.stderr.isatty() and as_json)
 
     def start(names):
-        bar.total = len(names)  # known once the database has been listed: "2/6 tables"
+        bar.total = len(names)  # known once the database has been listed: "2/6", a percentage
         bar.refresh()
 
     def done(report):
