@@ -7,6 +7,7 @@ the demo DuckDB database, a local store, the heuristic agent.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 
 import dagster as dg
 
@@ -16,6 +17,23 @@ from cataloger_dagster.resources.sandbox import DEFAULT_IMAGE, SandboxResource
 from cataloger_dagster.resources.script_store import ScriptStore, script_store_from_url
 
 DEFAULT_STORE = "catalog"
+
+
+def env_number(env: Mapping[str, str], name: str, default: float, *, whole: bool = True,
+               low: float | None = None, high: float | None = None, example: str = "") -> float:
+    """A number from `env[name]` (blank: `default`), with an error that says what to set."""
+    raw = env.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = int(raw) if whole else float(raw)
+    except ValueError:
+        kind = "a whole number" if whole else "a number"
+        raise ValueError(f"{name}={raw!r} is not {kind}: set it to {example}") from None
+    if (low is not None and value < low) or (high is not None and value > high):
+        bounds = f"between {low} and {high}" if high is not None else f"at least {low}"
+        raise ValueError(f"{name}={value} must be {bounds}")
+    return value
 
 
 def _env(name: str, default: str) -> str | dg.EnvVar:

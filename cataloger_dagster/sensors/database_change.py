@@ -26,6 +26,7 @@ from cataloger_dagster.assets.partitions import tables_partitions
 from cataloger_dagster.jobs import CATALOG_TABLE_JOB
 from cataloger_dagster.models import Fingerprint
 from cataloger_dagster.resources.database import DatabaseResource
+from cataloger_dagster.settings import env_number
 
 INTERVAL_ENV = "CATALOGER_SENSOR_INTERVAL_S"
 DEFAULT_INTERVAL_S = 300
@@ -50,16 +51,7 @@ class BadCursor(ValueError):
 
 
 def sensor_interval_s(env: Mapping[str, str] = os.environ) -> int:
-    raw = env.get(INTERVAL_ENV, "").strip()
-    if not raw:
-        return DEFAULT_INTERVAL_S
-    try:
-        value = int(raw)
-    except ValueError:
-        raise ValueError(f"{INTERVAL_ENV}={raw!r} is not a whole number of seconds: set it to e.g. 300") from None
-    if value < 1:
-        raise ValueError(f"{INTERVAL_ENV}={value} must be at least 1 second")
-    return value
+    return env_number(env, INTERVAL_ENV, DEFAULT_INTERVAL_S, low=1, example="a number of seconds, e.g. 300")
 
 
 def read_cursor(cursor: str | None) -> dict[str, str]:

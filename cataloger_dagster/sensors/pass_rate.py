@@ -33,6 +33,7 @@ import dagster as dg
 from cataloger_dagster.assets.partitions import tables_partitions
 from cataloger_dagster.jobs import CATALOG_TABLE_JOB
 from cataloger_dagster.sensors.database_change import FINGERPRINT_TAG, REASON_TAG, sensor_interval_s
+from cataloger_dagster.settings import env_number
 
 THRESHOLD_ENV = "CATALOGER_PASS_RATE_THRESHOLD"
 COOLDOWN_ENV = "CATALOGER_RELEARN_COOLDOWN_S"
@@ -59,37 +60,16 @@ class BadCursor(ValueError):
 
 
 def pass_rate_threshold(env: Mapping[str, str] = os.environ) -> float:
-    raw = env.get(THRESHOLD_ENV, "").strip()
-    if not raw:
-        return DEFAULT_THRESHOLD
-    try:
-        value = float(raw)
-    except ValueError:
-        raise ValueError(f"{THRESHOLD_ENV}={raw!r} is not a number: set it to a share such as 0.8") from None
-    if not 0.0 <= value <= 1.0:
-        raise ValueError(f"{THRESHOLD_ENV}={value} must be between 0 and 1 (a share of investigations)")
-    return value
-
-
-def _whole(env: Mapping[str, str], name: str, default: int, what: str) -> int:
-    raw = env.get(name, "").strip()
-    if not raw:
-        return default
-    try:
-        value = int(raw)
-    except ValueError:
-        raise ValueError(f"{name}={raw!r} is not a whole number: set it to {what}") from None
-    if value < 0:
-        raise ValueError(f"{name}={value} must not be negative")
-    return value
+    return env_number(env, THRESHOLD_ENV, DEFAULT_THRESHOLD, whole=False, low=0.0, high=1.0,
+                      example="a share of investigations, such as 0.8")
 
 
 def relearn_cooldown_s(env: Mapping[str, str] = os.environ) -> int:
-    return _whole(env, COOLDOWN_ENV, DEFAULT_COOLDOWN_S, "a number of seconds, e.g. 3600")
+    return env_number(env, COOLDOWN_ENV, DEFAULT_COOLDOWN_S, low=0, example="a number of seconds, e.g. 3600")
 
 
 def relearn_max_attempts(env: Mapping[str, str] = os.environ) -> int:
-    return _whole(env, MAX_ATTEMPTS_ENV, DEFAULT_MAX_ATTEMPTS, "a number of runs, e.g. 2")
+    return env_number(env, MAX_ATTEMPTS_ENV, DEFAULT_MAX_ATTEMPTS, low=0, example="a number of runs, e.g. 2")
 
 
 @dataclass(frozen=True)
