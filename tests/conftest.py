@@ -16,6 +16,21 @@ import pytest
 REQUIRE_SERVICES = bool(os.environ.get("CATALOGER_REQUIRE_SERVICES"))
 
 
+def pytest_configure(config) -> None:
+    # The suite's runs go to a Dagster instance of their own, never the one `make run` and
+    # `make ui` use, and a fresh clone needs no `.dagster_home` made before `make test`.
+    import tempfile
+
+    config._cataloger_dagster_home = tempfile.mkdtemp(prefix="cataloger-test-dagster-home-")
+    os.environ["DAGSTER_HOME"] = config._cataloger_dagster_home
+
+
+def pytest_unconfigure(config) -> None:
+    home = getattr(config, "_cataloger_dagster_home", None)
+    if home:
+        shutil.rmtree(home, ignore_errors=True)
+
+
 def service_unavailable(what: str) -> None:
     """Skip (locally) or fail (in CI) because `what` is not available."""
     if REQUIRE_SERVICES:
