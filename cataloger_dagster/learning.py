@@ -85,8 +85,7 @@ def similar_table_script(
     """The best script of the most similar other table (Jaccard over names and kinds)."""
     mine = {(c.name.lower(), c.kind) for c in profile.columns}
     best: Optional[tuple[float, str, str]] = None
-    for table in store.list_tables(script_store.table_prefix(database, "x").split("/")[0]):
-        other = _unquote(table)
+    for other in store.list_tables(database):  # names, not folders: the store decodes them
         if other == profile.table:
             continue
         prefix = script_store.table_prefix(database, other)
@@ -107,12 +106,6 @@ def similar_table_script(
         return None
     top = rank_scripts(records, current_ids=set(), schema_hash=None)[0]
     return PreviousScript(timestamp=top.timestamp, code=top.code, table=other), score
-
-
-def _unquote(name: str) -> str:
-    from urllib.parse import unquote
-
-    return unquote(name)
 
 
 def choose_previous_script(

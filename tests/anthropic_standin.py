@@ -251,7 +251,8 @@ class StandIn:
             for issue_id, rec in parse_records(result.get("stdout") or "").items():
                 if rec.get("verdict") in ("confirmed", "refuted", "inconclusive"):
                     answered[issue_id] = (rec, tid)
-        attempted = {m for _, code in ran for m in re.findall(r"^# block: investigate (\S+)", code, re.M)}
+        # the ids as the code names them: a marker shows an odd id only sanitised
+        attempted = {issue_id for _, code in ran for issue_id in parse_script(code).investigations}
         todo = [i for i in issues if i.id not in answered and i.id not in attempted]
         may_call = (body.get("tool_choice") or {}).get("type") != "none"
         code = None

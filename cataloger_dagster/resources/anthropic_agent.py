@@ -19,6 +19,7 @@ from typing import Any, Literal, Optional, TypeVar
 import jinja2
 from pydantic import BaseModel, Field, ValidationError
 
+from cataloger_dagster.codegen import literal
 from cataloger_dagster.models import (
     AnalysisResultModel,
     ColumnSummaryModel,
@@ -168,11 +169,13 @@ class AnthropicAgent(AgentResource):
         return AgentUsage(agent=self.kind, prompt_version=self.prompt_version)
 
     def system(self, profile: TableProfile, stage: str) -> list[dict]:
-        context = render("context.system", database=profile.database, table_context=to_json(compact_profile(profile)))
+        # names go into prompts as literals: a table name is data, never an instruction or code
+        context = render("context.system", database=literal(profile.database),
+                         table_context=to_json(compact_profile(profile)))
         return [
             # identical for every stage of the table, so it is cached once and read after
             {"type": "text", "text": context, "cache_control": {"type": "ephemeral"}},
-            {"type": "text", "text": render(f"{stage}.system", table=profile.table)},
+            {"type": "text", "text": render(f"{stage}.system", table=literal(profile.table))},
         ]
 
     def redact(self, text: str) -> str:
@@ -225,7 +228,7 @@ class AnthropicAgent(AgentResource):
         usage = self.usage()
         try:
             got = self.ask(model=self.understanding_model, system=self.system(profile, "understanding"),
-                           messages=[user_message(render("understanding.user", table=profile.table))],
+                           messages=[user_message(render("understanding.user", table=literal(profile.table)))],
                            usage=usage, answer=UnderstandingAnswer)
             return _understanding(profile, got), usage
         except Exception as exc:  # any failure of the model's stage: the heuristics answer
@@ -237,7 +240,7 @@ class AnthropicAgent(AgentResource):
         if previous is not None and _unchanged(previous, detected, self.review_mark):
             # the detectors see exactly what this prompt version reviewed last time: nothing to ask
             return previous.model_copy(update={"issues": _refreshed(previous, detected)}), usage
-        text = render("issues.user", table=profile.table, understanding=to_json(understanding.model_dump()),
+        text = render("issues.user", table=literal(profile.table), understanding=to_json(understanding.model_dump()),
                       detected=to_json([i.model_dump() for i in detected]),
                       previous=to_json([i.id for i in previous.issues]) if previous else "")
         try:

@@ -20,7 +20,14 @@ from pydantic import BaseModel, Json, ValidationError
 
 from cataloger_dagster.models import CodeInvestigation, IssueModel
 from cataloger_dagster.resources.anthropic_agent import StageFailed, render, to_json, user_message
-from cataloger_dagster.resources.investigation_code import parse_records, parse_script, retarget_setup, setup_block
+from cataloger_dagster.codegen import literal
+from cataloger_dagster.resources.investigation_code import (
+    ParsedScript,
+    parse_records,
+    retarget_setup,
+    reusable_blocks,
+    setup_block,
+)
 from cataloger_dagster.resources.investigator import InvestigationRun, PreviousScript, run_investigations
 
 TOOL = {
@@ -100,24 +107,27 @@ def investigate_with_tools(agent, runtime, profile, understanding, issues: list[
     usage = agent.usage()
     if not issues:
         return InvestigationRun(investigations=[]), usage
+    parsed = reusable_blocks(previous.code, previous.table, issues) if previous is not None else None
     context = {"tables": [profile.table],
-               "previous_script": {"timestamp": previous.timestamp, "code": previous.code} if previous else None}
+               "previous_script": {"timestamp": previous.timestamp, "code": _shown(previous, parsed)}
+               if previous else None}
     if previous is not None and previous.table != profile.table:
         context["previous_script"]["table"] = previous.table
-    text = render("investigation.user", table=profile.table, count=len(issues), context=to_json(context),
+    replay = _replayable(parsed, previous, profile.table)
+    text = render("investigation.user", table=literal(profile.table), count=len(issues), context=to_json(context),
                   understanding=to_json({"description": understanding.summary.description,
                                        "columns": {c.name: c.description for c in understanding.columns}}),
                   issues=to_json([i.model_dump(include=set(_FOR_CODE)) for i in issues]),
-                  setup=None if previous and parse_script(previous.code).setup else setup_block(profile.table),
-                  replayed=REPLAY_ID if previous and parse_script(previous.code).setup else None)
+                  setup=None if replay else setup_block(profile.table),
+                  replayed=REPLAY_ID if replay else None)
     cells: dict[str, _Cell] = {}
-    messages = [user_message(text)] + _replay(agent, runtime, profile.table, issues, previous, cells)
+    messages = [user_message(text)] + _replay(agent, runtime, issues, replay, cells)
     try:
         answer, stop = _loop(agent, runtime, profile, messages, usage, cells)
     except StageFailed as exc:
         usage.fallback_reason = f"investigation: {exc}; investigated by the heuristics"
         return run_investigations(runtime, profile.table, issues, previous), usage
-    run = _collect(issues, answer, cells, previous)
+    run = _collect(issues, answer, cells, parsed)
     missing = [i for i in issues if i.id not in {inv.issue_id for inv in run.investigations}]
     if missing:
         usage.fallback_reason = f"investigation: {stop}; {len(missing)} issues investigated by the heuristics"
@@ -131,15 +141,32 @@ def investigate_with_tools(agent, runtime, profile, understanding, issues: list[
 REPLAY_ID = "toolu_previous_script_replay"
 
 
-def _replay(agent, runtime, table: str, issues: list[IssueModel], previous: Optional[PreviousScript],
+def _shown(previous: PreviousScript, parsed: ParsedScript) -> str:
+    """The previous script as the model sees it: of an earlier format, only its reusable blocks."""
+    if parsed.current_format:
+        return previous.code
+    blocks = [parsed.setup or "", *parsed.checks.values(), *parsed.investigations.values()]
+    return "\n".join(b for b in blocks if b)
+
+
+def _replayable(parsed: Optional[ParsedScript], previous: Optional[PreviousScript],
+                table: str) -> Optional[tuple[ParsedScript, str, bool]]:
+    """The previous script's blocks, the setup to run them after (pointed at `table`) and whether
+    the script was written for `table`; None when it has no setup this table can use."""
+    if parsed is None or previous is None or not parsed.setup:
+        return None
+    same = previous.table == table
+    setup = parsed.setup if same else retarget_setup(parsed.setup, table)
+    return (parsed, setup, same) if setup else None
+
+
+def _replay(agent, runtime, issues: list[IssueModel], replay: Optional[tuple[ParsedScript, str, bool]],
             cells: dict[str, "_Cell"]) -> list[dict]:
     """Run what worked last time (its setup, checks and the investigations of current issues) as the
     conversation's first tool call, so a warm table needs one answer instead of a call and an answer."""
-    parsed = parse_script(previous.code) if previous is not None else None
-    if parsed is None or not parsed.setup:
+    if replay is None:
         return []
-    same = previous.table == table
-    setup = parsed.setup if same else retarget_setup(parsed.setup, table)
+    parsed, setup, same = replay
     kept = [parsed.investigations[i.id] for i in issues if same and i.id in parsed.investigations]
     code = "\n".join([setup, *parsed.checks.values(), *kept])
     result = runtime.execute(code)
@@ -203,9 +230,9 @@ def _loop(agent, runtime, profile, messages, usage, cells) -> tuple[Optional[Inv
 
 
 def _collect(issues, answer: Optional[InvestigationAnswer], cells: dict[str, _Cell],
-             previous: Optional[PreviousScript]) -> InvestigationRun:
+             parsed: Optional[ParsedScript]) -> InvestigationRun:
     known = {i.id for i in issues}
-    old = parse_script(previous.code).investigations if previous is not None else {}
+    old = parsed.investigations if parsed is not None else {}
     run = InvestigationRun(investigations=[])
     for finding in (answer.investigations if answer else []):
         if finding.issue_id not in known or finding.issue_id in {i.issue_id for i in run.investigations}:

@@ -7,6 +7,11 @@ A session script is made of *blocks*, each starting with a marker line:
     # block: explore <issue id>         a look at the data before testing (cold runs)
     # block: investigate <issue id>     one `record(...)` call: the verdict and evidence
 
+A marker is a comment, so it carries the id only as `codegen.comment_id` writes
+it (printable ASCII, a hash for anything else); the id itself is a literal in
+the block's code (`record('<issue id>', ...)`, `_issue = '<issue id>'`), and
+every name or value reaches the code through `codegen.literal` alone.
+
 Every investigation ends in `record(issue_id, check, ...)`, which prints one
 JSON line `{"issue", "verdict", "evidence"}` (or `"error"`).  The same script
 runs in the sandbox against the snapshot and by hand against the real
@@ -15,27 +20,32 @@ database: only DB_CONNECTION_STRING differs.
 
 from __future__ import annotations
 
+import ast
+import io
 import json
-import re
+import tokenize
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
+from cataloger_dagster.codegen import SCRIPT_HEADER, comment_id, is_comment_id, literal, python_lines
 from cataloger_dagster.models import IssueModel
 
 MARKER = "# block: "
 
-SETUP = '''\
+_SETUP_HEAD = """\
 # block: setup
 import json
 import os
 
 import ibis
 
-TABLE = {table!r}
+"""
+
+_SETUP_BODY = '''\
 con = ibis.connect(os.environ["DB_CONNECTION_STRING"])
 t = con.table(TABLE)
 ROWS = int(t.count().execute())
-RESULTS = {{}}
+RESULTS = {}
 
 
 def record(issue_id, check, *args):
@@ -43,9 +53,9 @@ def record(issue_id, check, *args):
     try:
         outcome = check(*args)
     except Exception as exc:  # a failing check is a finding about the check, not the run
-        outcome = {{"verdict": None, "error": f"{{type(exc).__name__}}: {{exc}}"}}
+        outcome = {"verdict": None, "error": f"{type(exc).__name__}: {exc}"}
     RESULTS[issue_id] = outcome
-    print(json.dumps({{"issue": issue_id, **outcome}}, default=str))
+    print(json.dumps({"issue": issue_id, **outcome}, default=str))
 
 
 def pct(part, whole):
@@ -226,13 +236,12 @@ def check_generic(columns):
 ''',
 }
 
-EXPLORE = '''\
-# block: explore {issue_id}
+_EXPLORE_BODY = """\
 print(t.schema())
-for _column in {columns!r}:
+for _column in _columns:
     _top = t[_column].value_counts().order_by(ibis.desc(_column + "_count")).limit(10)
     print(_column, rows_of(_top, 10))
-'''
+"""
 
 STRING_SENTINELS = ["n/a", "na", "#n/a", "-", "--", "?", "null", "nil", "nan", "missing", "undefined", "none"]
 
@@ -280,24 +289,27 @@ def check_args(issue: IssueModel, issues: list[IssueModel]) -> tuple:
     return (column,)
 
 
+def _marker(kind: str, name: str = "") -> str:
+    """A block's marker line: printable ASCII whatever the name (the name itself is in the code)."""
+    return f"{MARKER}{kind} {comment_id(name)}\n" if name else f"{MARKER}{kind}\n"
+
+
 def investigate_block(issue: IssueModel, issues: list[IssueModel]) -> str:
-    args = ", ".join(repr(a) for a in check_args(issue, issues))
-    return (
-        f"{MARKER}investigate {issue.id}\n"
-        f"record({issue.id!r}, check_{check_type(issue)}, {args})\n"
-    )
+    args = [literal(issue.id), f"check_{check_type(issue)}", *(literal(a) for a in check_args(issue, issues))]
+    return f"{_marker('investigate', issue.id)}record({', '.join(args)})\n"
 
 
 def check_block(kind: str) -> str:
-    return f"{MARKER}check {kind}\n{CHECKS[kind]}"
+    return _marker("check", kind) + CHECKS[kind]
 
 
 def explore_block(issue: IssueModel) -> str:
-    return EXPLORE.format(issue_id=issue.id, columns=list(issue.affectedColumns[:3]))
+    return (f"{_marker('explore', issue.id)}_issue = {literal(issue.id)}\n"
+            f"_columns = {literal(list(issue.affectedColumns[:3]))}\n{_EXPLORE_BODY}")
 
 
 def setup_block(table: str) -> str:
-    return SETUP.format(table=table)
+    return f"{_SETUP_HEAD}TABLE = {literal(table)}\n{_SETUP_BODY}"
 
 
 def referenced_tables(issues: list[IssueModel]) -> dict[str, list[str]]:
@@ -322,57 +334,121 @@ class ParsedScript:
     setup: Optional[str] = None
     checks: dict[str, str] = field(default_factory=dict)        # issue type -> block
     investigations: dict[str, str] = field(default_factory=dict)  # issue id -> block
-    explorations: dict[str, str] = field(default_factory=dict)
+    # exported by a version that puts names into code only as literals (`codegen.SCRIPT_HEADER`)
+    current_format: bool = True
 
 
-_BLOCK_END = re.compile(r"^(# block: |# %% cell )")
+_BOUNDARY = ("# block: ", "# %% cell ")
+_OPEN, _CLOSE = set("([{"), set(")]}")
+
+
+def _boundaries(source: str) -> Optional[list[tuple[int, str]]]:
+    """(line index, text) of the comments that start a line outside any bracket and open a block
+    or a cell, found by Python's tokenizer (so never inside a string); None if it cannot read it."""
+    found, depth = [], 0
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+            if tok.type == tokenize.OP and tok.string in _OPEN:
+                depth += 1
+            elif tok.type == tokenize.OP and tok.string in _CLOSE:
+                depth -= 1
+            elif (tok.type == tokenize.COMMENT and tok.start[1] == 0 and depth == 0
+                  and tok.string.startswith(_BOUNDARY)):
+                found.append((tok.start[0] - 1, tok.string))
+    except (tokenize.TokenError, SyntaxError):
+        return None
+    return found
+
+
+def _recorded_id(tree: ast.AST) -> Optional[str]:
+    """The issue id an investigate block names in code: the literal first argument of record()."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "record" \
+                and node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
+            return node.args[0].value
+    return None
 
 
 def parse_script(code: str) -> ParsedScript:
-    """Split a session script into its blocks.  Blocks of failed cells are
-    commented out by the sandbox (`# # block: ...`), so they are not found."""
-    parsed = ParsedScript()
-    current: Optional[tuple[str, str]] = None
-    lines: list[str] = []
-
-    def flush() -> None:
-        if current is None:
-            return
-        kind, name = current
-        text = "\n".join(lines).rstrip() + "\n"
-        if kind == "setup":
-            parsed.setup = text
-        elif kind == "check":
-            parsed.checks[name] = text
-        elif kind == "investigate":
-            parsed.investigations[name] = text
-        elif kind == "explore":
-            parsed.explorations[name] = text
-
-    for line in code.splitlines():
-        if _BLOCK_END.match(line):
-            flush()
-            current, lines = None, []
-            if line.startswith(MARKER):
-                kind, _, name = line[len(MARKER):].strip().partition(" ")
-                current = (kind, name.strip())
-                lines = [line]
+    """Split a session script into its blocks, where Python's tokenizer sees the marker comments.
+    Blocks of failed cells are commented out by the sandbox (`# # block: ...`), so they are not
+    found; neither is a block that is not valid Python on its own.  Each block comes back with its
+    marker line as this version writes it, filed under the id its code names (or its marker's,
+    when that is a plain [A-Za-z0-9_.-] id and the code names none)."""
+    lines = python_lines(code)
+    parsed = ParsedScript(current_format=lines[0] == SCRIPT_HEADER)
+    found = _boundaries("\n".join(lines))
+    if found is None:
+        return parsed
+    ends = [i for i, _ in found[1:]] + [len(lines)]
+    for (start, comment), end in zip(found, ends):
+        if not comment.startswith(MARKER):
+            continue  # a cell boundary only ends the block before it
+        kind, _, name = comment[len(MARKER):].strip().partition(" ")
+        name = name.strip()
+        body = "\n".join(lines[start + 1:end]).rstrip() + "\n"
+        try:
+            tree = ast.parse(body)
+        except SyntaxError:
             continue
-        if current is not None:
-            lines.append(line)
-    flush()
+        if kind == "setup":
+            parsed.setup = _marker("setup") + body
+        elif kind == "check" and name:
+            parsed.checks[name] = _marker("check", name) + body
+        elif kind == "investigate":
+            ident = _recorded_id(tree) or (name if is_comment_id(name) else None)
+            if ident is not None:
+                parsed.investigations[ident] = _marker(kind, ident) + body
     return parsed
 
 
-def retarget_setup(setup: str, table: str) -> str:
-    """An earlier setup block pointed at another table (cross-table transfer)."""
-    return re.sub(r"^TABLE = .*$", f"TABLE = {table!r}", setup, count=1, flags=re.MULTILINE)
+def reusable_blocks(code: str, written_for: str, issues: list[IssueModel]) -> ParsedScript:
+    """The blocks of an earlier script (of table `written_for`) that may run again.
+
+    All of them when the script is of the current format.  An earlier version wrote issue ids
+    raw into marker comments, so a name with a line break could turn into code there: of its
+    scripts, only the blocks this version would write itself from today's names are kept
+    (the heuristic agent's plain-named tables stay warm; anything else is investigated afresh).
+    """
+    parsed = parse_script(code)
+    if parsed.current_format:
+        return parsed
+    same = lambda block, expected: block.rstrip() == expected.rstrip()  # noqa: E731
+    checks = {k: b for k, b in parsed.checks.items() if k in CHECKS and same(b, check_block(k))}
+    by_id = {i.id: i for i in issues}
+    return ParsedScript(
+        setup=parsed.setup if parsed.setup and same(parsed.setup, setup_block(written_for)) else None,
+        checks=checks,
+        investigations={k: b for k, b in parsed.investigations.items()
+                        if k in by_id and check_type(by_id[k]) in checks
+                        and same(b, investigate_block(by_id[k], issues))},
+        current_format=False,
+    )
+
+
+def retarget_setup(setup: str, table: str) -> Optional[str]:
+    """An earlier setup block pointed at another table (cross-table transfer): its top-level
+    `TABLE = ...` assignments now name `table`.  None when it has none to change."""
+    lines = python_lines(setup)
+    try:
+        tree = ast.parse("\n".join(lines))
+    except SyntaxError:
+        return None
+    values = [node.value for node in tree.body if isinstance(node, ast.Assign)
+              and [getattr(t, "id", None) for t in node.targets] == ["TABLE"]]
+    for value in reversed(values):  # from the end, so earlier positions stay valid
+        # ast gives columns as UTF-8 byte offsets
+        head = lines[value.lineno - 1].encode()[:value.col_offset].decode()
+        tail = lines[value.end_lineno - 1].encode()[value.end_col_offset:].decode()
+        lines[value.lineno - 1:value.end_lineno] = [head + literal(table) + tail]
+    return "\n".join(lines) if values else None
 
 
 def parse_records(stdout: str) -> dict[str, dict]:
     """The JSON lines `record` printed, by issue id (the last one wins)."""
     found: dict[str, dict] = {}
-    for line in stdout.splitlines():
+    # print ends lines with \n alone: a value holding U+2028 or \x0c must not start a fake record
+    for line in stdout.split("\n"):
         line = line.strip()
         if not line.startswith('{"issue"'):
             continue

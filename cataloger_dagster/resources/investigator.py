@@ -21,8 +21,8 @@ from cataloger_dagster.resources.investigation_code import (
     explore_block,
     investigate_block,
     parse_records,
-    parse_script,
     retarget_setup,
+    reusable_blocks,
     setup_block,
 )
 from cataloger_dagster.resources.sandbox import SandboxRuntime
@@ -83,10 +83,10 @@ def run_investigations(
         return result.ok
 
     if previous is not None and issues:
-        parsed = parse_script(previous.code)
+        parsed = reusable_blocks(previous.code, previous.table, issues)
         same_table = previous.table == table
-        if parsed.setup:
-            setup = parsed.setup if same_table else retarget_setup(parsed.setup, table)
+        setup = parsed.setup if same_table or not parsed.setup else retarget_setup(parsed.setup, table)
+        if setup:
             kept = [i for i in issues if same_table and i.id in parsed.investigations]
             blocks = [setup, *parsed.checks.values(), *(parsed.investigations[i.id] for i in kept)]
             code_of = {i.id: parsed.checks.get(check_type(i), "") + parsed.investigations[i.id] for i in kept}
@@ -106,6 +106,9 @@ def run_investigations(
             else:
                 answers.clear()
                 run.reuse_error = "the earlier script's setup failed here; explored afresh"
+        elif parsed.setup:
+            run.reuse_error = (f"the setup of {previous.table}'s script names no TABLE to point at this "
+                               "table; explored afresh")
         else:
             run.reuse_error = "the earlier script has no setup block; explored afresh"
 

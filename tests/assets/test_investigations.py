@@ -10,6 +10,7 @@ import dagster as dg
 import duckdb
 import pytest
 
+from cataloger_dagster.codegen import SCRIPT_HEADER
 from cataloger_dagster.definitions import TABLE_ASSETS
 from cataloger_dagster.learning import SCRIPT, rank_scripts, should_explore
 from cataloger_dagster.resources.investigation_code import parse_records
@@ -114,6 +115,21 @@ def test_old_code_that_fails_is_relearned_and_not_fed_forward_again(shop, tmp_pa
         renamed = next(i for i in fourth.investigations if i.issue_id == "events_missing_values_page_name")
         assert renamed.success and renamed.verdict == "confirmed" and renamed.evidence["missing"] > 0
         assert "events_missing_values_page_name" not in fourth.reused
+
+
+def test_a_script_of_the_format_before_literals_keeps_the_table_warm(shop, tmp_path, local_sandbox):
+    """Stores written before format 2 (names only as literals) are still read: their blocks that
+    this version writes the same way are reused."""
+    store = tmp_path / "store"
+    with dg.instance_for_test() as instance:
+        _, cold = catalog(shop, store, instance, "events")
+        script = run_folder(store, "events", 0) / SCRIPT
+        code = script.read_text()
+        assert code.startswith(SCRIPT_HEADER + "\n")
+        script.write_text(code.replace(SCRIPT_HEADER, "# Session script exported by cataloger SandboxResource", 1))
+        _, warm = catalog(shop, store, instance, "events")
+    assert warm.based_on == run_folder(store, "events", 0).name and warm.cells <= 3
+    assert sorted(warm.reused) == sorted(i.issue_id for i in cold.investigations) and warm.relearned == []
 
 
 def test_explore_config_ignores_earlier_scripts(shop, tmp_path, local_sandbox):

@@ -12,6 +12,7 @@ from cataloger_dagster.resources.agent import heuristic_understanding
 from cataloger_dagster.resources.anthropic_agent import AnthropicAgent, prompt_version
 from cataloger_dagster.resources.anthropic_investigation import REPLAY_ID
 from cataloger_dagster.resources.database import SNAPSHOT_URL, DatabaseResource
+from cataloger_dagster.resources.investigation_code import check_block, check_type, investigate_block, setup_block
 from cataloger_dagster.resources.investigator import PreviousScript
 from cataloger_dagster.resources.sandbox import SandboxResource
 from cataloger_dagster.settings import agent_resource
@@ -151,6 +152,28 @@ def test_previous_script_is_replayed_and_reused(standin, table, session, tmp_pat
     assert sorted(warm.reused) == sorted(i.id for i in issues) and usage.fallback_reason is None
     assert [(i.issue_id, i.verdict, i.evidence) for i in warm.investigations] == [
         (i.issue_id, i.verdict, i.evidence) for i in cold.investigations]
+
+
+def test_an_old_format_script_is_shown_and_replayed_only_by_the_blocks_fit_to_rerun(standin, table, session):
+    """A script of the version that wrote ids raw into markers: its blocks this version would write
+    the same way are replayed; one a name could have broken into is neither shown nor run."""
+    _, profile, issues = table
+    poisoned, rest = issues[0], issues[1:]
+    kinds = sorted({check_type(i) for i in issues})
+    blocks = [setup_block(TABLE), *(check_block(k) for k in kinds),
+              f"# block: investigate {poisoned.id}\nprint('PAYLOAD RAN')\n"
+              + investigate_block(poisoned, issues).split("\n", 1)[1],
+              *(investigate_block(i, issues) for i in rest)]
+    old = ("# Session script exported by cataloger SandboxResource\n# local sandbox, exported 2024-01-01T00:00:00Z\n"
+           + "\n".join(f"# %% cell {n}\n{b}" for n, b in enumerate(blocks, 1)))
+    previous = PreviousScript(timestamp="2024-01-01T00:00:00Z", code=old, table=TABLE)
+    run, usage = agent(standin).investigate(session, profile, heuristic_understanding(profile), issues, previous)
+    assert usage.fallback_reason is None
+    first = standin.requests[0]["messages"]
+    assert "PAYLOAD" not in first[0]["content"][0]["text"] and "PAYLOAD" not in first[1]["content"][0]["input"]["code"]
+    assert all("PAYLOAD" not in c.code for c in session.cells)
+    assert sorted(run.reused) == sorted(i.id for i in rest) and run.relearned == []
+    assert all(i.success and i.verdict for i in run.investigations)
 
 
 def test_turn_limit_ends_the_loop_and_the_heuristics_finish(standin, table, session):
