@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import os
 import shutil
-import tempfile
 import threading
 from contextlib import contextmanager
 from typing import Iterator, Literal, Optional
@@ -13,6 +11,7 @@ import dagster as dg
 from pydantic import PrivateAttr
 
 from .base import Cell, ErrorInfo, ExecutionResult, SandboxError, SandboxRuntime
+from .datadir import make_private_dir, remove_stale
 
 DEFAULT_IMAGE = "cataloger-sandbox:latest"
 
@@ -63,6 +62,7 @@ class SandboxResource(dg.ConfigurableResource):
     def open_session(self, data_dir: str, env: Optional[dict[str, str]] = None) -> SandboxRuntime:
         """A started runtime; the caller must ``close()`` it (``session`` does)."""
         env = dict(env or {})
+        remove_stale()  # what a killed run left in /tmp
         if self.backend == "local":
             from .local import start_local
 
@@ -90,7 +90,8 @@ class SandboxResource(dg.ConfigurableResource):
     def session(self, data_dir: Optional[str] = None,
                 env: Optional[dict[str, str]] = None) -> Iterator[SandboxRuntime]:
         """A session over `data_dir`, or, without one, over a private folder of its own
-        (``runtime.data_dir``, empty, removed afterwards) for the caller to fill."""
+        (``runtime.data_dir``, empty, 0700 for the sandbox's user, removed afterwards) for
+        the caller to fill."""
         if data_dir is not None:
             runtime = self.open_session(data_dir, env)
         else:
@@ -108,8 +109,7 @@ class SandboxResource(dg.ConfigurableResource):
             return spare
 
     def _open_private(self, env: dict[str, str]) -> SandboxRuntime:
-        data_dir = tempfile.mkdtemp(prefix="cataloger-sandbox-data-")
-        os.chmod(data_dir, 0o755)  # the sandbox's own user must reach what the caller writes there
+        data_dir = make_private_dir()
         try:
             runtime = self.open_session(data_dir, env)
         except BaseException:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import threading
 import time
 from abc import ABC, abstractmethod
@@ -10,9 +9,11 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Callable, Optional
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
-from .protocol import CappedBuffer, FrameReader, ProtocolError, encode, new_nonce
+from cataloger_dagster.codegen import SCRIPT_HEADER, comment_text, python_lines
+
+from .protocol import CappedBuffer, FrameReader, ProtocolError, decode_message, encode, new_nonce
 
 #: How long a cell may ignore the interrupt before the interpreter is killed.
 INTERRUPT_GRACE_S = 2.0
@@ -135,10 +136,13 @@ class SandboxRuntime:
             return result
 
     def get_session_script(self) -> str:
+        """The cells that ran, in order, as one script; failed cells as comments.  Comments hold
+        printable ASCII only (errors and failed code can hold any character a name holds), and
+        lines are split where Python splits them, so no comment can end early and start code."""
         stamp = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
         lines = [
-            "# Session script exported by cataloger SandboxResource",
-            f"# {self.label or 'sandbox session'}, exported {stamp}",
+            SCRIPT_HEADER,
+            f"# {comment_text(self.label or 'sandbox session')}, exported {stamp}",
             "# Runs standalone: set DB_CONNECTION_STRING and run it with python.",
             "# Cells that failed are kept as comments, with their error.",
             "",
@@ -147,9 +151,10 @@ class SandboxRuntime:
             if cell.ok:
                 lines += [f"# %% cell {i}", cell.code.rstrip("\n"), ""]
             else:
-                first = (cell.error or "error").splitlines()[0] if cell.error else "error"
-                lines.append(f"# %% cell {i} FAILED: {first}")
-                lines += ["# " + ln if ln else "#" for ln in cell.code.rstrip("\n").splitlines()]
+                first = python_lines(cell.error.strip())[0] if cell.error and cell.error.strip() else "error"
+                lines.append(f"# %% cell {i} FAILED: {comment_text(first)}")
+                code = python_lines(cell.code.rstrip("\r\n"))
+                lines += ["# " + comment_text(ln, limit=len(ln)) if ln else "#" for ln in code]
                 lines.append("")
         return "\n".join(lines)
 
@@ -178,16 +183,29 @@ class SandboxRuntime:
                     continue
                 if data == b"":
                     raise SandboxError(f"sandbox exited during start-up: {channel.diagnostics()}")
-                for kind, payload in self._reader.feed(data):
-                    if kind == "J":
-                        msg = json.loads(payload)
-                        if msg.get("op") == "ready":
-                            self.supervisor_pid, self.worker_pid = msg["pid"], msg["worker"]
-                            return
+                try:
+                    if self._ready(self._reader.feed(data)):
+                        return
+                except ProtocolError as exc:
+                    raise SandboxError(f"sandbox broke the protocol during start-up: {exc}") from None
             raise SandboxError(f"sandbox did not start within {STARTUP_TIMEOUT_S}s: {channel.diagnostics()}")
         except BaseException:
             self._teardown(graceful=False)
             raise
+
+    def _ready(self, frames: list[tuple[str, bytes]]) -> bool:
+        for kind, payload in frames:
+            if kind != "J":
+                continue  # output before any call is nobody's
+            msg = decode_message(payload)
+            pids = msg.get("pid"), msg.get("worker")
+            if msg["op"] != "ready":
+                raise ProtocolError(f"expected the supervisor's ready message, got {msg['op']!r}")
+            if not all(type(p) is int for p in pids):
+                raise ProtocolError("the ready message's pids are not integers")
+            self.supervisor_pid, self.worker_pid = pids
+            return True
+        return False
 
     def _teardown(self, graceful: bool) -> None:
         channel, self._channel = self._channel, None
@@ -250,29 +268,47 @@ class SandboxRuntime:
                 return self._finish(streams, dropped, self._failure(
                     "InterpreterDied", f"the sandbox died during the cell {channel.diagnostics()}".rstrip())), True
             try:
-                frames = self._reader.feed(data)
+                for kind, payload in self._reader.feed(data):
+                    if kind != "J":
+                        if payload[:len(tag)] == tag:
+                            streams["O" if kind in "OP" else "E"].feed(payload[len(tag):])
+                        continue
+                    msg = decode_message(payload)
+                    if msg["op"] == "dead":
+                        return self._finish(streams, dropped, self._failure(
+                            "InterpreterDied", str(msg.get("message", ""))[:8192])), True
+                    if msg["op"] != "result" or msg.get("nonce") != nonce:
+                        raise ProtocolError(f"expected the result of call {nonce[:8]}, got {msg['op']!r} "
+                                            f"for {str(msg.get('nonce'))[:8]!r}")
+                    result, restart = self._result(msg, dropped, interrupted, timeout_s)
+                    return self._finish(streams, dropped, result), restart
             except ProtocolError as exc:
-                return self._failure("InterpreterDied", str(exc)), True
-            for kind, payload in frames:
-                if kind in "OEPQ":
-                    if payload[:len(tag)] == tag:
-                        streams["O" if kind in "OP" else "E"].feed(payload[len(tag):])
-                    continue
-                msg = json.loads(payload)
-                if msg.get("op") != "result" or msg.get("nonce") != nonce:
-                    continue
-                dropped["O"], dropped["E"] = msg.get("dropped_O", 0), msg.get("dropped_E", 0)
-                err = msg.get("error")
-                timed_out = interrupted and bool(msg.get("interrupted"))
-                if timed_out:
-                    err = {"type": "TimeoutError",
-                           "message": f"cell exceeded its {timeout_s:g}s limit and was interrupted",
-                           "traceback": (err or {}).get("traceback", "")}
-                result = ExecutionResult(ok=bool(msg.get("ok")), result=msg.get("result"),
-                                         error=ErrorInfo(**err) if err else None, timed_out=timed_out)
-                # Threads a timed-out cell left running can only be stopped with the interpreter.
-                restart = bool(msg.get("dead")) or (timed_out and msg.get("new_threads", 0) > 0)
-                return self._finish(streams, dropped, result), restart
+                # The channel can no longer be trusted to be in step: a fresh sandbox.
+                return self._finish(streams, dropped, self._failure(
+                    "ProtocolError", f"{exc}; the sandbox was restarted")), True
+
+    @staticmethod
+    def _result(msg: dict, dropped: dict[str, int], interrupted: bool,
+                timeout_s: float) -> tuple[ExecutionResult, bool]:
+        """The supervisor's result message as a result, and whether to restart; ProtocolError if malformed."""
+        try:
+            counts = [msg.get(k, 0) for k in ("dropped_O", "dropped_E", "new_threads")]
+            if not all(type(c) is int and c >= 0 for c in counts) or not isinstance(msg.get("ok"), bool):
+                raise ValueError("'ok' or a count has the wrong type")
+            err = msg.get("error")
+            timed_out = interrupted and msg.get("interrupted") is True
+            if timed_out:
+                err = {"type": "TimeoutError",
+                       "message": f"cell exceeded its {timeout_s:g}s limit and was interrupted",
+                       "traceback": err.get("traceback", "") if isinstance(err, dict) else ""}
+            result = ExecutionResult(ok=msg["ok"], result=msg.get("result"), timed_out=timed_out,
+                                     error=None if err is None else ErrorInfo.model_validate(err))
+        except (ValidationError, ValueError) as exc:
+            raise ProtocolError(f"a malformed result from the sandbox ({str(exc).splitlines()[0][:200]})") from None
+        dropped["O"], dropped["E"], threads = counts
+        # Threads a timed-out cell left running can only be stopped with the interpreter.
+        restart = msg.get("dead") is True or (timed_out and threads > 0)
+        return result, restart
 
     @staticmethod
     def _failure(etype: str, message: str) -> ExecutionResult:

@@ -1,4 +1,9 @@
-"""Docker backend: the supervisor as a locked-down container, spoken to over its attach socket."""
+"""Docker backend: the supervisor as a locked-down container, spoken to over its attach socket.
+
+The supervisor is the container's PID 1 (no docker init): an init would hold the
+attach stream's fds as the cells' uid and be dumpable, so a cell could write to
+the host channel through ``/proc/1/fd``.  The non-dumpable supervisor reaps orphans itself.
+"""
 
 from __future__ import annotations
 
@@ -11,6 +16,7 @@ import uuid
 from typing import Optional
 
 from .base import Channel, SandboxError, sandbox_env
+from .datadir import container_user
 from .local import rlimits
 from .protocol import BOOT, bootstrap_payload
 
@@ -175,7 +181,7 @@ def start_docker(*, data_dir: str, env: dict[str, str], image: str, memory_mb: i
             memswap_limit=f"{memory_mb}m",
             pids_limit=pids,
             nano_cpus=int(cpus * 1e9),
-            init=True,
+            init=False,
             ipc_mode="none",
         )
         created = client.api.create_container(
@@ -185,7 +191,7 @@ def start_docker(*, data_dir: str, env: dict[str, str], image: str, memory_mb: i
             stdin_open=True, tty=False, detach=False,
             environment=sandbox_env(env),
             working_dir="/tmp",
-            user="10001:10001",
+            user=container_user(),
             host_config=host_config,
             labels={LABEL: "1", OWNER_LABEL: _owner()},
         )

@@ -1,21 +1,32 @@
-"""Local backend: the supervisor as a child process, inside bubblewrap when present."""
+"""Local backend: the supervisor as a child process, inside bubblewrap when present.
+
+Run as root, bwrap makes the mounts and namespaces but no user namespace, and the
+sandbox becomes host uid SANDBOX_UID with no capabilities (setpriv) before any of its
+Python runs; run as another user, bwrap makes an unprivileged user namespace.  Either
+way a seccomp filter (seccomp.py) holds, and one cgroup (cgroup.py) caps memory and
+pids for the sandbox as a whole: as root it must, as another user where the host lets
+it make one (otherwise only the per-process rlimits do).
+"""
 
 from __future__ import annotations
 
+import functools
 import os
+import re
 import select
 import shutil
 import signal
 import subprocess
 import sys
 import time
-import uuid
 import warnings
 from pathlib import Path
 from typing import Optional
 
 from .base import Channel, SandboxError, sandbox_env
+from .cgroup import SandboxCgroup
 from .protocol import BOOT, bootstrap_payload
+from .seccomp import filter_fd, filter_program
 
 SANDBOX_UID = 10001
 # Only what an interpreter needs from /etc: nothing that could hold a secret.
@@ -95,52 +106,6 @@ class ProcessChannel(Channel):
             self._cleanup = None
 
 
-class PidsCgroup:
-    """A pids cgroup for one sandbox (v1 or v2), when the host lets us make one."""
-
-    def __init__(self, limit: int) -> None:
-        self.path: Optional[Path] = None
-        for base in (Path("/sys/fs/cgroup/pids"), Path("/sys/fs/cgroup")):
-            if base == Path("/sys/fs/cgroup") and "pids" not in _read(base / "cgroup.subtree_control"):
-                continue
-            if not (base / "cgroup.procs").exists():
-                continue
-            path = base / f"cataloger-sandbox-{uuid.uuid4().hex[:12]}"
-            try:
-                path.mkdir()
-                (path / "pids.max").write_text(str(limit))
-            except OSError:
-                try:
-                    path.rmdir()
-                except OSError:
-                    pass
-                continue
-            self.path = path
-            return
-
-    def join(self) -> None:  # runs in the child before exec
-        if self.path is not None:
-            with open(self.path / "cgroup.procs", "w") as f:
-                f.write(str(os.getpid()))
-
-    def remove(self) -> None:
-        if self.path is None:
-            return
-        for _ in range(50):
-            try:
-                self.path.rmdir()
-                return
-            except OSError:
-                time.sleep(0.05)
-
-
-def _read(path: Path) -> str:
-    try:
-        return path.read_text()
-    except OSError:
-        return ""
-
-
 def bwrap_path() -> Optional[str]:
     return shutil.which("bwrap")
 
@@ -155,6 +120,12 @@ def rlimits(memory_mb: int, pids: int, timeout_s: float, tmp_size_mb: int) -> di
         "RLIMIT_CORE": 0,
         "RLIMIT_NOFILE": 1024,
     }
+
+
+MIB = 1024 * 1024
+ROOT_HELP = ("the local sandbox is running as root, and runs cells as uid {uid} with memory capped "
+             "for the whole sandbox only with {needs}; {missing}. Fix that, use backend='docker', "
+             "or run as a non-root user (bubblewrap then uses an unprivileged user namespace)")
 
 
 def start_local(*, data_dir: str, env: dict[str, str], isolation: str, memory_mb: int, pids: int,
@@ -182,32 +153,116 @@ def start_local(*, data_dir: str, env: dict[str, str], isolation: str, memory_mb
             "the local sandbox needs bubblewrap (apt-get install bubblewrap); install it, use "
             "backend='docker', or set isolation='none' to run untrusted code without isolation")
 
-    cgroup = PidsCgroup(pids + 8)  # bwrap and the supervisor take a few
-    prefixes = sorted({os.path.realpath(p) for p in (sys.prefix, sys.base_prefix)})
-    argv = [bwrap, "--unshare-all", "--die-with-parent", "--new-session", "--as-pid-1",
-            "--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_UID), "--hostname", "sandbox",
-            "--cap-drop", "ALL", "--clearenv"]
+    as_root = os.geteuid() == 0
+    setpriv = shutil.which("setpriv")
+    if as_root and setpriv is None:
+        raise SandboxError(ROOT_HELP.format(uid=SANDBOX_UID, needs="setpriv",
+                                            missing="setpriv is missing (apt-get install util-linux)"))
+    if as_root and not _readable_by_sandbox(data):
+        raise SandboxError(f"data_dir {data} is not readable by the sandbox's uid {SANDBOX_UID}: "
+                           f"chown it to {SANDBOX_UID} or make it world-readable")
+    filter_program()  # refuses an architecture it does not know
+    cgroup = SandboxCgroup(memory_mb * MIB, pids + 8)  # bwrap and the supervisor take a few
+    if cgroup.problem and as_root:
+        raise SandboxError(ROOT_HELP.format(uid=SANDBOX_UID, needs="a cgroup with the memory and pids "
+                                            "controllers it may write to", missing=cgroup.problem))
+    if not cgroup.problem:
+        # As root every sandbox is the same host uid, so RLIMIT_NPROC would be one count
+        # shared by all of them; the sandbox's own pids cgroup is the limit instead.
+        limits.pop("RLIMIT_NPROC")
+    else:
+        warnings.warn(f"the local sandbox caps memory per process only ({cgroup.problem})",
+                      RuntimeWarning, stacklevel=4)
+
+    seccomp_fd = filter_fd()
+    argv = [bwrap, *(_drop_root_args() if as_root else _user_namespace_args(bwrap)),
+            "--die-with-parent", "--new-session", "--as-pid-1", "--hostname", "sandbox", "--clearenv",
+            *_filesystem_args(data, tmp_size_mb), "--seccomp", str(seccomp_fd)]
+    for key, value in senv.items():
+        argv += ["--setenv", key, value]
+    argv.append("--")
+    if as_root:
+        # bwrap as root makes no user namespace (whose uid 10001 would be host
+        # root): setpriv becomes host uid 10001 with no capabilities before Python starts.
+        # A change of uid clears the parent-death signal, so it is set again.
+        argv += [os.path.realpath(setpriv), f"--reuid={SANDBOX_UID}", f"--regid={SANDBOX_UID}",
+                 "--clear-groups", "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs",
+                 "--pdeathsig=KILL", "--"]
+    argv += [os.path.realpath(python) if sys.prefix == sys.base_prefix else python,
+             "-I", "-u", "-c", BOOT, "0"]
+    config = {"boot": BOOT, "warmup": warmup, "pidns": True, "rlimits": limits, "cap": output_cap_bytes, "cwd": "/tmp"}
+    try:
+        return ProcessChannel(argv, {}, bootstrap_payload(config), preexec=cgroup.join,
+                              pass_fds=(seccomp_fd,), cleanup=cgroup.remove)
+    except BaseException:
+        cgroup.remove()
+        raise
+    finally:
+        os.close(seccomp_fd)
+
+
+def _drop_root_args() -> list[str]:
+    # only what setpriv needs to change uid and empty the bounding set
+    return ["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try",
+            "--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID",
+            "--cap-add", "CAP_SETPCAP"]
+
+
+def _user_namespace_args(bwrap: str) -> list[str]:
+    # bwrap runs as the invoking user, who can bind what it can read (a pyenv under
+    # $HOME, pytest's 0700 folders); uid 10001 inside is that user outside.
+    argv = ["--unshare-all", "--unshare-user", "--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_UID),
+            "--cap-drop", "ALL"]
+    # the seccomp filter already refuses new namespaces; this holds even without it
+    if _bwrap_version(bwrap) >= (0, 8):
+        argv.append("--disable-userns")
+    return argv
+
+
+@functools.lru_cache(maxsize=None)
+def _bwrap_version(bwrap: str) -> tuple[int, ...]:
+    out = subprocess.run([bwrap, "--version"], capture_output=True, text=True).stdout
+    return tuple(int(part) for part in re.findall(r"\d+", out)[:3])
+
+
+def _filesystem_args(data: Path, tmp_size_mb: int) -> list[str]:
+    argv: list[str] = []
+    made = {"/"}
     for top in ("usr", "bin", "lib", "lib32", "lib64", "sbin"):
         path = Path("/") / top
         if path.is_symlink():
             argv += ["--symlink", os.readlink(path), str(path)]
         elif path.is_dir():
             argv += ["--ro-bind", str(path), str(path)]
+        made.add(str(path))
     for name in ETC_FILES:
         argv += ["--ro-bind-try", f"/etc/{name}", f"/etc/{name}"]
-    argv += ["--proc", "/proc", "--dev", "/dev",
-             "--size", str(tmp_size_mb * 1024 * 1024), "--tmpfs", "/tmp"]
+    # bwrap covers /proc/sys read-only only if it may write the directory itself, which
+    # is 0555 while the files in it are not; its /dev is a tmpfs without a size.  Both
+    # are made read-only (device nodes still work); /dev/shm and /tmp get a size.
+    argv += ["--proc", "/proc", "--remount-ro", "/proc", "--dev", "/dev",
+             *_sized_tmpfs("/dev/shm", tmp_size_mb), "--remount-ro", "/dev",
+             *_sized_tmpfs("/tmp", tmp_size_mb)]
+    made |= {"/proc", "/dev", "/tmp"}
     # after the private /tmp, so that an interpreter living under /tmp stays visible
-    for prefix in prefixes:
+    for prefix in sorted({os.path.realpath(p) for p in (sys.prefix, sys.base_prefix)}):
+        # bwrap would make the missing parents 0700, shut to the sandbox's uid
+        for parent in reversed(Path(prefix).parents):
+            if str(parent) not in made:
+                argv += ["--perms", "0755", "--dir", str(parent)]
+                made.add(str(parent))
         argv += ["--ro-bind", prefix, prefix]
-    argv += ["--ro-bind", str(data), "/data", "--remount-ro", "/", "--chdir", "/tmp"]
-    for key, value in senv.items():
-        argv += ["--setenv", key, value]
-    argv += ["--", os.path.realpath(python) if sys.prefix == sys.base_prefix else python,
-             "-I", "-u", "-c", BOOT, "0"]
-    config = {"boot": BOOT, "warmup": warmup, "pidns": True, "rlimits": limits, "cap": output_cap_bytes, "cwd": "/tmp"}
-    # bwrap runs as the invoking user: an unprivileged host uid could not bind
-    # paths such as /root/.pyenv or pytest's 0700 directories.  Inside, the
-    # cell is uid 10001 with no capabilities, in its own user namespace.
-    return ProcessChannel(argv, {}, bootstrap_payload(config), preexec=cgroup.join,
-                          cleanup=cgroup.remove)
+    return argv + ["--ro-bind", str(data), "/data", "--remount-ro", "/", "--chdir", "/tmp"]
+
+
+def _sized_tmpfs(path: str, size_mb: int) -> list[str]:
+    return ["--perms", "1777", "--size", str(size_mb * MIB), "--tmpfs", path]
+
+
+def _readable_by_sandbox(path: Path) -> bool:
+    st = path.stat()
+    if st.st_uid == SANDBOX_UID:
+        return st.st_mode & 0o500 == 0o500
+    if st.st_gid == SANDBOX_UID:
+        return st.st_mode & 0o050 == 0o050
+    return st.st_mode & 0o005 == 0o005

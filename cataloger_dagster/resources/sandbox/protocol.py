@@ -2,9 +2,19 @@
 
 Every frame is ``>IB`` (payload length, kind) followed by the payload.  Host to
 supervisor: ``J`` frames holding JSON (config, exec, interrupt, shutdown).
-Supervisor to host: ``J`` JSON messages, ``O``/``E`` head chunks and ``P``/``Q``
-tail chunks of the cell's stdout/stderr, each prefixed by the call's nonce.
-The supervisor's own fds 0/1 carry this channel and no cell can reach them.
+Supervisor to host: ``J`` JSON messages (``ready``, ``result``, ``dead``),
+``O``/``E`` head chunks and ``P``/``Q`` tail chunks of the cell's stdout/stderr,
+each prefixed by the call's nonce.
+
+The channel is the supervisor's fds 0/1; the supervisor is the sandbox's
+non-dumpable PID 1, so no cell can open those fds through ``/proc`` or ptrace
+it (see supervisor.py).  Cells run in the worker, which can reach the pipe its
+results go to the supervisor on, and the call's nonce: a cell can fabricate its
+own call's result (the supervisor checks its types and caps it first), not
+another session's, and not a frame on this channel.  The host still trusts no
+frame: one it cannot decode (bad JSON, not an object, an unknown kind or op,
+wrong types, too long) is a ProtocolError, which ends the call with an
+``ok=False`` result and a restarted sandbox, never an exception.
 """
 
 from __future__ import annotations
@@ -17,6 +27,8 @@ from importlib import resources
 HEADER = struct.Struct(">IB")
 MAX_FRAME = 32 * 1024 * 1024
 NONCE_LEN = 32
+KINDS = frozenset("JOEPQ")
+OPS = frozenset({"ready", "result", "dead"})
 
 # Reads ``<len>\n<source>`` from the fd in argv[1], then runs it.  Kept tiny so
 # it fits on a command line and needs nothing in the image but python3.
@@ -72,6 +84,8 @@ class FrameReader:
             n, kind = HEADER.unpack_from(self.buf)
             if n > MAX_FRAME:
                 raise ProtocolError(f"frame of {n} bytes from the sandbox exceeds {MAX_FRAME}")
+            if chr(kind) not in KINDS:
+                raise ProtocolError(f"frame of unknown kind {kind} from the sandbox")
             if len(self.buf) < HEADER.size + n:
                 break
             frames.append((chr(kind), bytes(self.buf[HEADER.size:HEADER.size + n])))
@@ -80,7 +94,20 @@ class FrameReader:
 
 
 class ProtocolError(RuntimeError):
-    pass
+    """The sandbox sent something that is not the protocol."""
+
+
+def decode_message(payload: bytes) -> dict:
+    """A ``J`` frame from the supervisor: a JSON object with a known ``op``."""
+    try:
+        msg = json.loads(payload)
+    except (ValueError, RecursionError) as exc:  # UnicodeDecodeError is a ValueError
+        raise ProtocolError(f"a message from the sandbox is not JSON ({type(exc).__name__})") from None
+    if not isinstance(msg, dict):
+        raise ProtocolError(f"a message from the sandbox is a JSON {type(msg).__name__}, not an object")
+    if msg.get("op") not in OPS:
+        raise ProtocolError(f"a message from the sandbox has an unknown op {str(msg.get('op'))[:40]!r}")
+    return msg
 
 
 class CappedBuffer:

@@ -3,15 +3,26 @@
 It is never imported by the host: the host sends this file's source through the
 bootstrap in ``protocol.BOOT`` and it runs in one of two roles.
 
-* ``supervisor`` holds the host channel (its fds 0 and 1).  It spawns the
-  worker with fresh pipes, so no code a cell runs can reach the host channel:
-  the worker has no copy of those fds and the supervisor is not dumpable, so
-  ``/proc/<pid>/fd`` is closed to it as well.  The supervisor forwards the
-  worker's stdout/stderr (capped, tagged with the call's nonce), applies the
-  interrupt the host asks for and kills whatever a cell left running.
-* ``worker`` is the persistent interpreter.  Its results go to the supervisor
-  on a pipe the cell *can* reach, so the supervisor only accepts a frame that
-  starts with the current call's nonce: fake frames and junk are skipped.
+* ``supervisor`` holds the host channel (its fds 0 and 1) and is the sandbox's
+  PID 1 on both backends (bwrap ``--as-pid-1``; docker without its init).  It
+  makes itself non-dumpable before it starts the worker, so a cell, which runs
+  with the same uid but no capabilities, can neither open ``/proc/1/fd/*`` nor
+  ptrace it, and as a namespace's init it ignores the signals a cell sends.  The
+  worker gets fresh pipes and no copy of the channel.  The supervisor forwards
+  the worker's stdout/stderr (capped, tagged with the call's nonce), applies the
+  interrupt the host asks for, kills the processes a cell left and reaps orphans.
+* ``worker`` is the persistent interpreter, and the cells run in it: a cell can
+  read the result pipe and the current nonce from the worker's frames.  So the
+  result pipe is not trusted: the supervisor takes the first frame carrying the
+  current call's nonce as that call's result, checks its shape and types, caps
+  its fields and passes on only those; anything malformed becomes a
+  ``ProtocolError`` result.  What holds: a cell can fabricate *its own* result
+  and, as it controls the interpreter, change what later cells of its session
+  do; it cannot reach the host channel, affect another session, or make the
+  host raise.  Threads a cell leaves are sent ``SystemExit`` at its end and
+  whatever they write through ``sys.stdout``/``sys.stderr`` afterwards is
+  dropped; a thread that swallows ``SystemExit`` and writes to fd 1 itself (or
+  to ``sys.__stdout__``) can still reach a later cell's output in its session.
 """
 
 import ast
@@ -28,6 +39,9 @@ import traceback
 MAGIC = b"\x00\x1eSBXRES"
 HEADER = struct.Struct(">IB")
 CHUNK = 65536
+MAX_RESULT = 16 * 1024 * 1024
+# What a result may carry on to the host, whatever the worker (or a cell) wrote.
+CAPS = {"result": 65536, "type": 200, "message": 8192, "traceback": 65536}
 
 
 # ---------------------------------------------------------------- framing
@@ -101,7 +115,33 @@ def _compile_cell(code, name):
     return body, (compile(last, name, "eval") if last is not None else None)
 
 
-def _restore_stdio(saved):
+class _Gate:
+    """``sys.stdout``/``sys.stderr`` for the cells: writes from a thread that may
+    not speak now (one a previous cell left, the warm-up) are dropped."""
+
+    def __init__(self, target, allowed):
+        self._target = target
+        self._allowed = allowed
+
+    def write(self, data):
+        if self._allowed():
+            return self._target().write(data)
+        return len(data)
+
+    def writelines(self, lines):
+        if self._allowed():
+            self._target().writelines(lines)
+
+    @property
+    def buffer(self):
+        stream = self._target()
+        return _Gate(lambda: stream.buffer, self._allowed)
+
+    def __getattr__(self, name):
+        return getattr(self._target(), name)
+
+
+def _restore_stdio(saved, allowed):
     # A cell may close or redirect fds 1 and 2; the next cell gets them back.
     import io
 
@@ -115,13 +155,32 @@ def _restore_stdio(saved):
             orig = io.TextIOWrapper(io.FileIO(fd, "w", closefd=False),
                                     write_through=True, errors="backslashreplace")
             setattr(sys, "__%s__" % attr, orig)
-        setattr(sys, attr, orig)
+        setattr(sys, attr, _Gate(lambda attr=attr: getattr(sys, "__%s__" % attr), allowed))
+
+
+def _stop_threads(idents):
+    """Raise SystemExit in each thread; it lands when the thread next runs Python."""
+    try:
+        import ctypes
+    except ImportError:
+        return
+    for ident in idents:
+        ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(ident), ctypes.py_object(SystemExit))
 
 
 def worker_main(cmd_fd, res_fd, warmup=""):
     import linecache
     import threading
 
+    main_ident = threading.get_ident()
+    state = {"in_cell": False, "before": frozenset()}
+
+    def may_write():
+        ident = threading.get_ident()
+        return ident == main_ident or (state["in_cell"] and ident not in state["before"])
+
+    saved = {1: os.dup(1), 2: os.dup(2)}
+    _restore_stdio(saved, may_write)
     if warmup:
         # Warm-up code (heavy imports, a first query) runs at once beside the
         # first cells, in a namespace of its own so the session script stays
@@ -135,12 +194,10 @@ def worker_main(cmd_fd, res_fd, warmup=""):
         threading.Thread(target=_warm, name="cataloger-warmup", daemon=True).start()
 
     my_pid = os.getpid()
-    saved = {1: os.dup(1), 2: os.dup(2)}
     # The real __main__ so that pickling and multiprocessing find the cell's names.
     namespace = sys.modules["__main__"].__dict__
     for key in [k for k in namespace if not k.startswith("__")]:
         del namespace[key]  # the bootstrap's names; the exported script would lack them
-    state = {"in_cell": False}
 
     def on_sigint(signum, frame):
         # Only a running cell may be interrupted, never the loop around it.
@@ -155,10 +212,12 @@ def worker_main(cmd_fd, res_fd, warmup=""):
             os._exit(0)
         if req is None:
             os._exit(0)
+        reap_children()
         counter += 1
         name = "<cell %d>" % counter
         linecache.cache[name] = (len(req["code"]), None, req["code"].splitlines(True), name)
-        before = set(threading.enumerate())
+        # sys._current_frames also sees threads started with _thread, unlike threading.enumerate
+        state["before"] = frozenset(sys._current_frames())
         reply = {"ok": True, "result": None, "error": None, "interrupted": False}
         try:
             body, last = _compile_cell(req["code"], name)
@@ -189,24 +248,32 @@ def worker_main(cmd_fd, res_fd, warmup=""):
                 stream.flush()
             except Exception:
                 pass
-        alive = [t for t in threading.enumerate() if t not in before and t.is_alive()]
-        reply["new_threads"] = len(alive)
+        left = set(sys._current_frames()) - state["before"] - {main_ident}
+        reply["new_threads"] = len(left)
+        _stop_threads(left)
         payload = json.dumps(reply).encode()
         try:
             write_all(res_fd, MAGIC + req["nonce"].encode() + b"%08x" % len(payload) + payload)
         except OSError:
             os._exit(70)  # the cell broke the result channel: start over
-        _restore_stdio(saved)
+        _restore_stdio(saved, may_write)
 
 
 # ---------------------------------------------------------------- supervisor
 def _set_undumpable():
+    """Close /proc/<pid>/fd and ptrace to the cells, or refuse to run at all."""
     try:
         import ctypes
 
-        ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE = 4
+        libc = ctypes.CDLL(None)
+        libc.prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE
+        if libc.prctl(3, 0, 0, 0, 0) == 0:  # PR_GET_DUMPABLE
+            return
     except Exception:
         pass
+    sys.stderr.write("sandbox supervisor: cannot make itself non-dumpable (prctl via ctypes); "
+                     "refusing to run cells that could reach the host channel\n")
+    sys.exit(78)
 
 
 def _rlimits(limits):
@@ -283,13 +350,80 @@ def kill_strays(worker_pid, pidns, deadline=2.0):
             os.kill(pid, signal.SIGKILL)
         except OSError:
             pass
-    while True:  # reap our own children among them
+    # Until the killed are gone they still hold their slots in the pids cgroup, and
+    # the next cell could not start a process.  The worker's own dead children stay
+    # zombies until it reaps them, before its next cell.
+    settle = time.monotonic() + deadline
+    while True:
+        reap(worker_pid)
+        alive = [p for p in _strays(worker_pid, pidns) if not _zombie_of(p, worker_pid)]
+        if not alive or time.monotonic() >= settle:
+            break
+        time.sleep(0.01)
+
+
+def _zombie_of(pid, parent):
+    try:
+        with open("/proc/%d/stat" % pid, "rb") as f:
+            data = f.read()
+    except OSError:
+        return True  # gone
+    fields = data[data.rfind(b")") + 2:].split()
+    return fields[0] == b"Z" and int(fields[1]) == parent
+
+
+def reap_children():
+    """The worker collects its exited children (a cell's killed processes) before a cell."""
+    while True:
         try:
             pid, _ = os.waitpid(-1, os.WNOHANG)
         except ChildProcessError:
-            break
+            return
         if pid == 0:
-            break
+            return
+
+
+def reap(keep):
+    """Collect exited children (as PID 1, orphans too), leaving ``keep``'s status to its waiter."""
+    while True:
+        try:
+            info = os.waitid(os.P_ALL, 0, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+        except ChildProcessError:
+            return
+        if info is None or info.si_pid == keep:
+            return
+        try:
+            os.waitpid(info.si_pid, 0)
+        except ChildProcessError:
+            pass
+
+
+def _malformed(why):
+    return {"ok": False, "result": None, "interrupted": False, "new_threads": 0,
+            "error": {"type": "ProtocolError", "traceback": "",
+                      "message": "the cell's result frame was malformed (%s): only code in "
+                                 "the cell can write one" % why}}
+
+
+def checked_reply(reply):
+    """The worker's reply with the types the host expects, capped, or a ProtocolError."""
+    if not isinstance(reply, dict):
+        return _malformed("not a JSON object")
+    ok, result, error = reply.get("ok"), reply.get("result"), reply.get("error")
+    if not isinstance(ok, bool):
+        return _malformed("'ok' is not a boolean")
+    if result is not None and not isinstance(result, str):
+        return _malformed("'result' is not a string")
+    if error is not None:
+        fields = ("type", "message", "traceback")
+        if not isinstance(error, dict) or "type" not in error or "message" not in error \
+                or not all(isinstance(error.get(k, ""), str) for k in fields):
+            return _malformed("'error' is not {type, message, traceback} strings")
+        error = {k: error.get(k, "")[:CAPS[k]] for k in fields}
+    threads = reply.get("new_threads")
+    return {"ok": ok, "result": None if result is None else result[:CAPS["result"]], "error": error,
+            "interrupted": reply.get("interrupted") is True,
+            "new_threads": threads if type(threads) is int and threads >= 0 else 0}
 
 
 class Supervisor:
@@ -350,44 +484,41 @@ class Supervisor:
             os.set_blocking(fd, True)
 
     def scan_result(self):
-        """Find ``MAGIC nonce len payload`` for the current call; skip the rest."""
+        """The first ``MAGIC nonce len payload`` of the current call, checked; bytes before it are skipped.
+
+        Only code in the worker knows the nonce, so whatever follows it is this
+        call's result, well formed or not: a cell that forges one ends its own call.
+        """
         marker = MAGIC + self.current.encode()
         buf = self.res_buf
-        while True:
-            at = buf.find(marker)
-            if at < 0:
-                keep = len(marker) + 8
-                if len(buf) > keep:
-                    del buf[:-keep]
-                return None
-            del buf[:at]
-            start = len(marker)
-            if len(buf) < start + 8:
-                return None
-            try:
-                n = int(bytes(buf[start:start + 8]), 16)
-            except ValueError:
-                del buf[:1]
-                continue
-            if n > 16 * 1024 * 1024:
-                del buf[:1]
-                continue
-            if len(buf) < start + 8 + n:
-                return None
-            payload = bytes(buf[start + 8:start + 8 + n])
-            del buf[:start + 8 + n]
-            try:
-                return json.loads(payload.decode())
-            except ValueError:
-                continue
+        at = buf.find(marker)
+        if at < 0:
+            keep = len(marker) - 1  # a marker split across reads
+            if len(buf) > keep:
+                del buf[:-keep]
+            return None
+        del buf[:at]
+        start = len(marker)
+        if len(buf) < start + 8:
+            return None
+        size = bytes(buf[start:start + 8])
+        if not all(c in b"0123456789abcdef" for c in size):
+            return _malformed("its length is not 8 hex digits")
+        n = int(size, 16)
+        if n > MAX_RESULT:
+            return _malformed("%d bytes, more than %d" % (n, MAX_RESULT))
+        if len(buf) < start + 8 + n:
+            return None
+        try:
+            reply = json.loads(bytes(buf[start + 8:start + 8 + n]).decode())
+        except Exception as exc:  # bad UTF-8, bad JSON, or nested past the recursion limit
+            return _malformed("not JSON: %s" % type(exc).__name__)
+        return checked_reply(reply)
 
     def worker_death(self):
-        try:
-            _, status = os.waitpid(self.proc.pid, 0)
-        except ChildProcessError:
-            status = 0
-        if os.WIFSIGNALED(status):
-            sig = os.WTERMSIG(status)
+        code = self.proc.wait()  # Popen keeps the status if poll() has reaped it already
+        if code < 0:
+            sig = -code
             try:
                 name = signal.Signals(sig).name
             except ValueError:
@@ -395,7 +526,7 @@ class Supervisor:
             if sig == signal.SIGKILL:
                 return "MemoryError", "the interpreter was killed by SIGKILL (most likely out of memory)"
             return "InterpreterDied", "the interpreter was killed by signal %s" % name
-        return "InterpreterDied", "the interpreter exited with code %d" % os.WEXITSTATUS(status)
+        return "InterpreterDied", "the interpreter exited with code %d" % code
 
     def finish_call(self, reply):
         self.drain(self.out_r, "O")
@@ -414,13 +545,14 @@ class Supervisor:
         self.reply(reply)
 
     def run(self):
-        _set_undumpable()
+        _set_undumpable()  # before the worker exists: no cell ever sees us dumpable
         self.spawn()
         self.reply({"op": "ready", "pid": os.getpid(), "worker": self.proc.pid})
         cap = int(self.cfg.get("cap", 1 << 20))
         while True:
             fds = [0, self.res_r, self.out_r, self.err_r]
             ready, _, _ = select.select(fds, [], [], 1.0)
+            reap(self.proc.pid)
             if 0 in ready:
                 msg = read_json(0)
                 if msg is None or msg.get("op") == "shutdown":

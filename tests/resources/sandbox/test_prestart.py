@@ -19,7 +19,7 @@ def test_a_session_without_data_dir_has_a_private_one(backend):
     sandbox = SandboxResource(backend=backend, timeout_s=10)
     with sandbox.session(env=ENV) as rt:
         folder = rt.data_dir
-        assert oct(os.stat(folder).st_mode & 0o777) == "0o755" and os.listdir(folder) == []
+        assert oct(os.stat(folder).st_mode & 0o777) == "0o700" and os.listdir(folder) == []
         (open(os.path.join(folder, "t.csv"), "w")).write("a\n1\n")  # written after the start
         r = rt.execute("import os\nprint(os.listdir('/data'), os.environ['DB_CONNECTION_STRING'])")
         assert r.ok, r.error
