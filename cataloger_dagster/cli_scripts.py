@@ -62,7 +62,7 @@ class _Ctx:
 
     def _no_scripts(self, runs: list[str]) -> ScriptsError:
         where = self.store.describe()
-        tables = self.store.list_tables(self.prefix.split("/", 1)[0])
+        tables = self.store.list_tables(self.database)
         if runs:
             message = (f"table {self.table!r} of database {self.database!r} has {len(runs)} run(s) "
                        f"in {where} but none holds a {SCRIPT_FILE}")

@@ -1,3 +1,5 @@
+from urllib.parse import quote
+
 import dagster as dg
 
 from cataloger_dagster.assets.catalog_page import catalog_page
@@ -12,7 +14,8 @@ from cataloger_dagster.resources.script_store import ScriptStore
 
 
 class CatalogIndexConfig(dg.Config):
-    # table -> error, for tables whose run failed (the `cataloger run` command fills it)
+    # table -> error, for tables whose run failed (the `cataloger run` command fills it); a
+    # table whose name cannot be a partition key is listed from here alone
     errors: dict[str, str] = {}
 
 
@@ -34,7 +37,8 @@ def index_entry(store: ScriptStore, database: str, table: str, error: str | None
             },
             pass_rate=pass_rate,
             health=health_score(profile, issues, pass_rate),
-            href=f"{prefix.split('/', 1)[1]}/{ts}/catalog.html",
+            # relative to index.html, which sits in the database's folder beside the tables'
+            href="/".join(quote(part, safe="") for part in (prefix.split("/")[1], ts, "catalog.html")),
             updated=ts,
             status="failed" if error else "ok",
             error=error,
@@ -59,7 +63,7 @@ def catalog_index(
     database: DatabaseResource,
     store: ScriptStore,
 ) -> dg.MaterializeResult:
-    tables = sorted(context.instance.get_dynamic_partitions(tables_partitions.name))
+    tables = sorted({*context.instance.get_dynamic_partitions(tables_partitions.name), *config.errors})
     db = database.database_name
     entries = [index_entry(store, db, t, config.errors.get(t)) for t in tables]
     uri = store.write_index(db, render_index(database=db, tables=entries))

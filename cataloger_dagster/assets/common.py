@@ -20,7 +20,7 @@ def table_prefix(database: DatabaseResource, table: str) -> str:
 
 def run_folder(context: dg.AssetExecutionContext, store: ScriptStore, prefix: str) -> str:
     """The timestamp folder of this Dagster run for this table (shared by its assets)."""
-    return store.open_run(prefix, context.run.run_id)
+    return store.open_run(prefix, context.run.run_id, table=context.partition_key)
 
 
 def previous_artifacts(

@@ -6,9 +6,11 @@ Layout (DESIGN.md)::
     <store>/<database>/index.html                     the one file rewritten
     <store>/<database>/index_history/<timestamp>.html every index ever written
 
-``prefix`` in this API is ``"<database>/<table>"`` (see `table_prefix`).
-Timestamps are ISO-8601 UTC with microseconds (``2026-11-22T10:00:00.123456Z``)
-so that they sort as text.
+``prefix`` in this API is ``"<database>/<table>"`` as `table_prefix` makes it:
+every database or table name becomes a folder name through `store_name`, the
+one mapping from names to paths and keys (both backends, the index links, the
+Dagster IO manager).  Timestamps are ISO-8601 UTC with microseconds
+(``2026-11-22T10:00:00.123456Z``) so that they sort as text.
 
 Nothing in a run folder is ever overwritten: every write is exclusive
 (`ArtifactExistsError`), and `open_run` claims a fresh folder per Dagster run
@@ -24,6 +26,7 @@ here) implement only those primitives.
 from __future__ import annotations
 
 import abc
+import hashlib
 import json
 import math
 import os
@@ -34,7 +37,7 @@ from datetime import date, datetime, time, timedelta, timezone
 from decimal import Decimal
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Any, Callable, Optional
-from urllib.parse import quote, unquote, urlparse
+from urllib.parse import unquote, urlparse
 
 import dagster as dg
 from pydantic import BaseModel, Field, PrivateAttr
@@ -50,10 +53,12 @@ __all__ = [
     "ScriptStore",
     "ScriptStoreError",
     "metrics_filename",
+    "name_of_folder",
     "new_timestamp",
     "normalize_timestamp",
     "script_rank",
     "script_store_from_url",
+    "store_name",
     "table_prefix",
 ]
 
@@ -131,40 +136,109 @@ def _next_timestamp(timestamp: str) -> str:
     return format_timestamp(moment + timedelta(microseconds=1))
 
 
-def _check_part(part: str, what: str) -> str:
-    if not isinstance(part, str) or not part or part in (".", "..") \
-            or "/" in part or "\\" in part or "\x00" in part:
+# Names kept exactly as they are, so that stores written before `store_name`
+# existed keep working: letters, digits, _ . - not starting with '.' or '-'.
+_PLAIN_RE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*\Z")
+# Every segment `store_name` makes: URL-unreserved characters only, so that a
+# segment is also a literal URL path segment (index links) and S3 key part.
+_SEGMENT_RE = re.compile(r"[A-Za-z0-9_~][A-Za-z0-9_.~-]*\Z")
+_ESCAPE_RE = re.compile(r"~([0-9A-F]{2})")
+HASH_MARK = "~~"          # never made by escaping: every other '~' starts an escape
+HASH_LENGTH = 16          # hex digits; 64 bits, so no one can craft a name to land in another's folder
+MAX_SEGMENT = 160         # well under the 255 bytes a file name may have, with room for temp names
+# What a database's folder holds besides its tables; compared case-insensitively
+# because a case-insensitive file system would confuse 'INDEX.HTML' with the index.
+_RESERVED = {INDEX_FILE, INDEX_HISTORY}
+
+
+def store_name(name: str) -> str:
+    """The folder (path segment, S3 key part) of a database or table name.
+
+    Plain names (letters, digits, ``_ . -``, not starting with ``.`` or ``-``)
+    stay as they are.  Other names are escaped reversibly, each other byte of
+    their UTF-8 as ``~XX`` (``a/b`` -> ``a~2Fb``, ``index.html`` ->
+    ``index~2Ehtml``, ``..`` -> ``~2E.``); a result longer than
+    `MAX_SEGMENT` is cut and ends in ``~~`` and a hash of the whole name.
+    Distinct names always get distinct segments (up to a hash collision of
+    long names), and no segment is '.', '..', reserved, or holds a '/'.
+    """
+    if not isinstance(name, str) or not name:
+        raise ValueError(f"invalid name {name!r}: database and table names must be non-empty text")
+    reserved = name.casefold() in _RESERVED
+    if len(name) <= MAX_SEGMENT and not reserved and _PLAIN_RE.match(name):
+        return name
+    data = name.encode("utf-8", "surrogatepass")
+    segment = "".join(
+        chr(byte) if _kept(byte, first=i == 0, reserved=reserved) else f"~{byte:02X}"
+        for i, byte in enumerate(data)
+    )
+    if len(segment) <= MAX_SEGMENT:
+        return segment
+    head = segment[:MAX_SEGMENT - len(HASH_MARK) - HASH_LENGTH]
+    head = re.sub(r"~[0-9A-F]?\Z", "", head)  # never cut an escape in two
+    return f"{head}{HASH_MARK}{hashlib.sha256(data).hexdigest()[:HASH_LENGTH]}"
+
+
+def _kept(byte: int, *, first: bool, reserved: bool) -> bool:
+    char = chr(byte)
+    if byte >= 128 or not (char.isalnum() or char in "_.-"):
+        return False
+    if first and char in ".-":
+        return False
+    return char.isalnum() or not reserved
+
+
+def name_of_folder(segment: str) -> str | None:
+    """The name whose `store_name` is ``segment``; None when the segment holds a
+    hash (see `ScriptStore.list_tables`) or is no segment `store_name` makes."""
+    if not isinstance(segment, str) or HASH_MARK in segment:
+        return None
+    data = bytearray()
+    position = 0
+    for escape in _ESCAPE_RE.finditer(segment):
+        data += segment[position:escape.start()].encode("ascii", "replace")
+        data.append(int(escape.group(1), 16))
+        position = escape.end()
+    data += segment[position:].encode("ascii", "replace")
+    try:
+        name = data.decode("utf-8", "surrogatepass")
+    except UnicodeDecodeError:
+        return None
+    return name if name and store_name(name) == segment else None
+
+
+def _check_segment(part: str, what: str) -> str:
+    if not isinstance(part, str) or len(part) > MAX_SEGMENT or not _SEGMENT_RE.match(part) \
+            or part.casefold() in _RESERVED:
         raise ValueError(
-            f"invalid {what} {part!r} for the script store: it must be a non-empty "
-            "name without '/', '\\' or NUL and not '.' or '..' (see table_prefix)"
+            f"invalid {what} {part!r} for the script store: database and table names "
+            "become folders through store_name() (use table_prefix(database, table))"
         )
     return part
 
 
 def _check_prefix(prefix: str) -> str:
-    if not isinstance(prefix, str) or not prefix.strip("/"):
-        raise ValueError(f"invalid prefix {prefix!r}: expected '<database>/<table>'")
-    return "/".join(_check_part(p, "prefix component") for p in prefix.strip("/").split("/"))
+    parts = prefix.strip("/").split("/") if isinstance(prefix, str) else []
+    if len(parts) != 2:
+        raise ValueError(
+            f"invalid prefix {prefix!r}: expected '<database>/<table>' as table_prefix makes it")
+    return "/".join(_check_segment(p, "prefix component") for p in parts)
 
 
 def _check_filename(filename: str) -> str:
-    _check_part(filename, "file name")
-    if filename.startswith("."):
+    if not isinstance(filename, str) or not filename or filename.startswith(".") \
+            or "/" in filename or "\\" in filename or "\x00" in filename:
         # dot-files are the local backend's temporary files
-        raise ValueError(f"invalid file name {filename!r}: it must not start with '.'")
+        raise ValueError(
+            f"invalid file name {filename!r}: it must be a non-empty name without '/', "
+            "'\\' or NUL, not starting with '.'"
+        )
     return filename
-
-
-def _quote_name(name: str) -> str:
-    if not isinstance(name, str) or not name:
-        raise ValueError(f"invalid name {name!r}: database and table names must be non-empty")
-    quoted = quote(name, safe="")
-    return quoted.replace(".", "%2E") if quoted in (".", "..") else quoted
 
 
 def table_prefix(database: str, table: str) -> str:
     """The store prefix of a table, safe for any database or table name."""
-    return f"{_quote_name(database)}/{_quote_name(table)}"
+    return f"{store_name(database)}/{store_name(table)}"
 
 
 def metrics_filename(filename: str) -> str:
@@ -286,18 +360,41 @@ class ScriptStore(dg.ConfigurableResource, abc.ABC):
         return sorted(f for f in folders if _TS_RE.match(f))
 
     def list_tables(self, database: str) -> list[str]:
-        folders, _ = self._list(_check_part(database, "database"))
-        return sorted(unquote(f) for f in folders if f != INDEX_HISTORY)
+        """The names of the tables of ``database`` (a name, not a segment) with a folder."""
+        base = store_name(database)
+        folders, _ = self._list(base)
+        names = []
+        for folder in folders:
+            name = name_of_folder(folder)
+            if name is None and HASH_MARK in folder and _SEGMENT_RE.match(folder):
+                name = self._recorded_table(f"{base}/{folder}")
+            # folders of no table (the index history, foreign or legacy ones) are left out
+            if name is not None and store_name(name) == folder:
+                names.append(name)
+        return sorted(names)
+
+    def _recorded_table(self, prefix: str) -> str | None:
+        """A hashed folder's table name, as `open_run` recorded it in a run.json."""
+        for timestamp in reversed(self.list_runs(prefix)[-RUN_LOOKBACK:]):
+            info = self.run_info(prefix, timestamp)
+            if isinstance(info, dict) and isinstance(info.get("table"), str):
+                return info["table"]
+        return None
 
     # ---- runs
 
-    def open_run(self, prefix: str, run_id: str) -> str:
+    def open_run(self, prefix: str, run_id: str, table: str | None = None) -> str:
         """The timestamp folder of ``run_id`` for this table, claiming a new
         one on first use, so that all assets of one Dagster run write into
-        one folder and no two runs ever share one."""
+        one folder and no two runs ever share one.  ``table``, the table's
+        name, is recorded in the run.json (`list_tables` needs it for names
+        too long to be escaped whole)."""
         prefix = _check_prefix(prefix)
         if not isinstance(run_id, str) or not run_id:
             raise ValueError(f"run_id must be a non-empty string, not {run_id!r}")
+        if table is not None and store_name(table) != prefix.split("/")[1]:
+            raise ValueError(f"table {table!r} does not live under prefix {prefix!r}; "
+                             "use table_prefix(database, table)")
         cached = self._runs_seen.get((prefix, run_id))
         if cached:
             return cached
@@ -306,7 +403,7 @@ class ScriptStore(dg.ConfigurableResource, abc.ABC):
             if claimed:
                 timestamp = claimed[0]
             else:
-                timestamp = self._claim_new_run(prefix, run_id)
+                timestamp = self._claim_new_run(prefix, run_id, table)
                 # Steps of one run in two processes may both claim; they then
                 # agree on the earliest folder and withdraw the other claim.
                 # (Residual race: a claimant that picked an earlier stamp but
@@ -319,7 +416,7 @@ class ScriptStore(dg.ConfigurableResource, abc.ABC):
         return timestamp
 
     def run_info(self, prefix: str, timestamp: str) -> dict | None:
-        """The run.json of a run folder ({"run_id", "created"}), if any."""
+        """The run.json of a run folder ({"run_id", "created", "table"}), if any."""
         return self.read_json(prefix, timestamp, RUN_FILE)
 
     def _runs_claimed_by(self, prefix: str, run_id: str) -> list[str]:
@@ -330,13 +427,16 @@ class ScriptStore(dg.ConfigurableResource, abc.ABC):
                 found.append(timestamp)
         return found
 
-    def _claim_new_run(self, prefix: str, run_id: str) -> str:
+    def _claim_new_run(self, prefix: str, run_id: str, table: str | None) -> str:
         runs = self.list_runs(prefix)
         timestamp = new_timestamp()
         if runs and timestamp <= runs[-1]:
             # keeps "newest folder = latest run" true despite clock steps
             timestamp = _next_timestamp(runs[-1])
-        run_file = json.dumps({"run_id": run_id, "created": new_timestamp()}).encode()
+        info = {"run_id": run_id, "created": new_timestamp()}
+        if table is not None:
+            info["table"] = table
+        run_file = json.dumps(info).encode()
         for _ in range(10_000):
             if self._claim(f"{prefix}/{timestamp}", run_file):
                 return timestamp
@@ -373,7 +473,7 @@ class ScriptStore(dg.ConfigurableResource, abc.ABC):
             ) from None
 
     def write_index(self, database: str, html: str) -> str:
-        database = _check_part(database, "database")
+        database = store_name(database)
         data = _to_bytes(html)
         timestamp = new_timestamp()
         while True:
@@ -387,11 +487,11 @@ class ScriptStore(dg.ConfigurableResource, abc.ABC):
         return self._key_uri(key)
 
     def read_index(self, database: str) -> str | None:
-        data = self._read(f"{_check_part(database, 'database')}/{INDEX_FILE}")
+        data = self._read(f"{store_name(database)}/{INDEX_FILE}")
         return None if data is None else data.decode("utf-8")
 
     def index_uri(self, database: str) -> str:
-        return self._key_uri(f"{_check_part(database, 'database')}/{INDEX_FILE}")
+        return self._key_uri(f"{store_name(database)}/{INDEX_FILE}")
 
     # ---- scripts (seed 000)
 

@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable, Mapping
 
 import dagster as dg
 
-from cataloger_dagster.assets.partitions import tables_partitions
+from cataloger_dagster.assets.partitions import partition_key_problem, tables_partitions
 from cataloger_dagster.jobs import CATALOG_TABLE_JOB
 from cataloger_dagster.models import Fingerprint
 from cataloger_dagster.resources.database import DatabaseResource
@@ -36,10 +36,6 @@ FINGERPRINT_TAG = "cataloger/fingerprint"
 PREVIOUS_FINGERPRINT_TAG = "cataloger/previous_fingerprint"
 NEW_TABLE = "new_table"
 FINGERPRINT_CHANGED = "fingerprint_changed"
-
-
-# Dagster refuses these in partition keys (its own list, not public API).
-INVALID_PARTITION_SUBSTRINGS = ("...", "\a", "\b", "\f", "\n", "\r", "\t", "\v", "\0")
 
 
 class DatabaseUnreachable(RuntimeError):
@@ -80,11 +76,6 @@ def run_key(table: str, fingerprint: str) -> str:
     return f"{table}:{fingerprint}"
 
 
-def _partition_key_problem(table: str) -> str | None:
-    bad = [s for s in INVALID_PARTITION_SUBSTRINGS if s in table]
-    return f"its name contains {bad!r}, which Dagster does not allow in a partition key" if bad else None
-
-
 def plan_changes(
     tables: Iterable[str],
     fingerprint_of: Callable[[str], Fingerprint],
@@ -99,9 +90,9 @@ def plan_changes(
     cursor: dict[str, str] = {}
     skipped = []
     for table in tables:
-        problem = _partition_key_problem(table)
+        problem = partition_key_problem(table)
         if problem:
-            warn(f"table {table!r} is not catalogued: {problem}; rename it or create a view with a plain name")
+            warn(problem)
             skipped.append(table)
             continue
         if table not in existing:

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import re
 import threading
 from pathlib import Path
 
@@ -277,8 +278,73 @@ def test_table_prefix_makes_any_name_safe(store):
     prefix = table_prefix("my db", "weird/name..")
     assert prefix.count("/") == 1
     store.write_artifact(prefix, stamp(1), "catalog.html", "x")
-    assert store.list_tables(prefix.split("/")[0]) == ["weird/name.."]
+    # list_tables takes the database's name, as table_prefix does, and gives names back
+    assert store.list_tables("my db") == ["weird/name.."]
     assert table_prefix("db", "..") != "db/.."
+
+
+# Names that used to break paths (issue 9), with the plain names beside them.
+HOSTILE = ["a/b", "a", "..", ".", "%", "50%25", "x" * 300, "x" * 301, "index.html", "INDEX.HTML",
+           "index_history", "-rf", ".hidden", "Orders", "orders", "line\nbreak", "my table", "a~2Fb",
+           "#frag?q=1", "back\\slash", "café", "é" * 200]
+
+
+def test_store_name_keeps_plain_names_and_maps_the_rest_to_distinct_safe_segments():
+    for plain in ("orders", "Orders", "order_items", "v1.2", "a-b", "_tmp", "x" * 160):
+        assert ss.store_name(plain) == plain
+    segments = [ss.store_name(name) for name in HOSTILE]
+    assert len(set(segments)) == len(HOSTILE)
+    for name, segment in zip(HOSTILE, segments):
+        assert re.fullmatch(r"[A-Za-z0-9_~][A-Za-z0-9_.~-]*", segment), (name, segment)
+        assert len(segment) <= ss.MAX_SEGMENT
+        assert segment.casefold() not in ("index.html", "index_history")
+        assert ss.name_of_folder(segment) == (None if ss.HASH_MARK in segment else name)
+    assert ss.store_name("index.html") == "index~2Ehtml"
+    assert ss.store_name("a/b") == "a~2Fb"
+    # a long name keeps a readable head and ends in a hash of the whole name
+    assert ss.store_name("x" * 300).startswith("x" * 100)
+    assert ss.store_name("x" * 300) != ss.store_name("x" * 301)
+    with pytest.raises(ValueError, match="non-empty"):
+        ss.store_name("")
+
+
+def test_a_prefix_not_made_by_table_prefix_is_refused(store):
+    for prefix in ("shop/index.html", "shop/..", "shop/a/b", "../shop", "shop/-rf", "shop/my table", "shop"):
+        with pytest.raises(ValueError, match="table_prefix"):
+            store.write_artifact(prefix, stamp(1), "catalog.html", "x")
+
+
+def test_every_hostile_table_keeps_to_its_own_folder(store):
+    database = "my db"
+    store.write_index(database, "<h1>index</h1>")
+    for i, name in enumerate(HOSTILE):
+        prefix = table_prefix(database, name)
+        timestamp = store.open_run(prefix, f"run-{i}", table=name)
+        store.write_json(prefix, timestamp, "profile.json", {"table": name})
+        uri = store.uri(prefix, timestamp, "profile.json")
+        base = store.uri(prefix)
+        # every file of the run sits in the table's folder, one level below the database's
+        assert uri == f"{base}/{timestamp}/profile.json"
+        assert base.rsplit("/", 1)[0] == store.index_uri(database).rsplit("/", 1)[0]
+    assert store.read_index(database) == "<h1>index</h1>"
+    for name in HOSTILE:
+        prefix = table_prefix(database, name)
+        [timestamp] = store.list_runs(prefix)
+        assert store.read_json(prefix, timestamp, "profile.json") == {"table": name}
+    # every name comes back, the hashed ones from the run.json that open_run wrote
+    assert store.list_tables(database) == sorted(HOSTILE)
+    if isinstance(store, LocalScriptStore):
+        root = Path(store.root)
+        assert sorted(p.name for p in root.iterdir()) == ["my~20db"]
+        assert {p.name for p in (root / "my~20db").iterdir()} == {
+            "index.html", "index_history", *(ss.store_name(n) for n in HOSTILE)}
+        assert (root / "my~20db" / "index.html").is_file()
+
+
+def test_open_run_refuses_a_table_name_that_is_not_the_prefixs():
+    store = LocalScriptStore(root="/nonexistent-never-written")
+    with pytest.raises(ValueError, match="does not live under"):
+        store.open_run(table_prefix("shop", "a/b"), "run-1", table="a")
 
 
 def test_describe_names_the_location_without_credentials(store, tmp_path):
