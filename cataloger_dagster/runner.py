@@ -15,7 +15,7 @@ import dagster as dg
 from pydantic import BaseModel
 
 from cataloger_dagster.assets.catalog_index import catalog_index
-from cataloger_dagster.assets.partitions import tables_partitions
+from cataloger_dagster.assets.partitions import partition_key_problem, tables_partitions
 from cataloger_dagster.definitions import TABLE_ASSETS
 from cataloger_dagster.resources.database import DatabaseResource
 from cataloger_dagster.settings import database_url
@@ -62,6 +62,8 @@ class CatalogReport(BaseModel):
 def dagster_instance() -> Iterator[dg.DagsterInstance]:
     """The persistent instance when DAGSTER_HOME is set (runs then show in the UI)."""
     if os.environ.get("DAGSTER_HOME"):
+        # a DAGSTER_HOME that does not exist yet (a fresh clone's .dagster_home) is made, not an error
+        os.makedirs(os.environ["DAGSTER_HOME"], exist_ok=True)
         with dg.DagsterInstance.get() as instance:
             yield instance
     else:
@@ -95,6 +97,7 @@ def catalog_database(
 ) -> CatalogReport:
     """Catalog `tables` (default: all) one Dagster run each; `on_tables` hears the list
     before the first run, `on_table_done` each table's report as it finishes."""
+    # the URL becomes this process's CATALOGER_DATABASE: Dagster keeps only that name (settings.use_database)
     res = make_resources(database=database, store=store, agent=agent, sandbox=sandbox)
     investigations_config: dict = {"explore": explore}
     if exploration_rate is not None:
@@ -114,7 +117,8 @@ def catalog_database(
                 explore=explore, exploration_rate=exploration_rate, instance=inst,
                 on_table_done=on_table_done, on_tables=on_tables,
             )
-    known = [t for t in wanted if t in available]
+    # a name Dagster cannot take as a partition key fails alone, reported below
+    known = [t for t in wanted if t in available and partition_key_problem(t) is None]
     existing = set(instance.get_dynamic_partitions(tables_partitions.name))
     new = [t for t in known if t not in existing]
     if new:
@@ -128,6 +132,8 @@ def catalog_database(
                 table=name, status="failed",
                 error=f"table {name!r} not found in {db_res.safe_url}; tables: {', '.join(available)}",
             )
+        elif name not in known:
+            report = TableReport(table=name, status="failed", error=partition_key_problem(name))
         else:
             report = _catalog_table(name, res, instance, investigations_config)
         reports.append(report)

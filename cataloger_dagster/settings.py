@@ -13,6 +13,7 @@ import dagster as dg
 
 from cataloger_dagster.resources.agent import AgentResource, HeuristicAgent
 from cataloger_dagster.resources.database import DEFAULT_DATABASE_URL, SNAPSHOT_URL, DatabaseResource
+from cataloger_dagster.resources.io_manager import TableIOManager
 from cataloger_dagster.resources.sandbox import DEFAULT_IMAGE, SandboxResource
 from cataloger_dagster.resources.script_store import ScriptStore, script_store_from_url
 
@@ -36,17 +37,33 @@ def env_number(env: Mapping[str, str], name: str, default: float, *, whole: bool
     return value
 
 
+DATABASE_VARIABLE = "CATALOGER_DATABASE"
+
+
 def _env(name: str, default: str) -> str | dg.EnvVar:
-    # dg.EnvVar keeps the value (a URL may hold a password) out of the UI's config view
+    # Dagster stores every resource's configured values in the job snapshot of each run
+    # and shows them in the UI; a dg.EnvVar is stored and shown by its name, and read from
+    # the environment only when the run starts.
     return dg.EnvVar(name) if os.environ.get(name) else default
 
 
+def use_database(url: str | None) -> None:
+    """Make `url` this process's CATALOGER_DATABASE, the only way a URL reaches Dagster.
+
+    A database URL may hold a password: given to a resource as a plain string, it would be
+    kept in Dagster's run storage (the job snapshot).  One database per process, then.
+    """
+    if url is not None:
+        os.environ[DATABASE_VARIABLE] = url
+
+
 def database_url(url: str | None = None) -> str:
-    return url or os.environ.get("CATALOGER_DATABASE") or DEFAULT_DATABASE_URL
+    return url or os.environ.get(DATABASE_VARIABLE) or DEFAULT_DATABASE_URL
 
 
 def database_resource(url: str | None = None) -> DatabaseResource:
-    return DatabaseResource(url=url if url is not None else _env("CATALOGER_DATABASE", DEFAULT_DATABASE_URL))
+    use_database(url)
+    return DatabaseResource(url=_env(DATABASE_VARIABLE, DEFAULT_DATABASE_URL))
 
 
 def store_resource(url: str | None = None) -> ScriptStore:
@@ -121,4 +138,6 @@ def resources(
         "store": store_resource(store),
         "agent": agent_resource(agent),
         "sandbox": sandbox_resource(sandbox),
+        # table names as partition keys never become raw paths (see TableIOManager)
+        "io_manager": TableIOManager(),
     }

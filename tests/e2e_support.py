@@ -220,7 +220,7 @@ class CatalogStack:
     """`dagster dev` over a demo database, plus the runs the tests launched through it."""
 
     dev: DagsterDev
-    database: Path
+    database: Path | None  # the demo database, unless the stack was given a URL
     store: Path
     runs: dict[str, str] = field(default_factory=dict)  # table -> run id
 
@@ -259,15 +259,20 @@ class CatalogStack:
         return run_id
 
 
-def catalog_stack_session(root: Path) -> Iterator[CatalogStack]:
-    """Build a demo database, start `dagster dev` on it; on exit stop it and check nothing is left."""
+def catalog_stack_session(root: Path, database_url: str | None = None) -> Iterator[CatalogStack]:
+    """Start `dagster dev` on `database_url` (default: a demo database built here); on exit
+    stop it and check nothing is left."""
     from cataloger_dagster.demo import create_demo_database
 
     root.mkdir(parents=True, exist_ok=True)
     database, store = root / "demo.duckdb", root / "store"
-    create_demo_database(database, scale=0.05)
+    if database_url is None:
+        create_demo_database(database, scale=0.05)
+        database_url = f"duckdb:///{database}"
+    else:
+        database = None
     dev = DagsterDev(home=root / "dagster_home", env={
-        "CATALOGER_DATABASE": f"duckdb:///{database}",
+        "CATALOGER_DATABASE": database_url,
         "CATALOGER_STORE": str(store),
         "CATALOGER_SENSOR_INTERVAL_S": "5",
     })

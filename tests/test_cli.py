@@ -106,3 +106,19 @@ def test_progress_counts_the_tables(tmp_path):
     # the total is known before the first table starts: "0/2", then "2/2" at 100%
     assert "| 0/2 [" in out.stderr and "100%" in out.stderr and "| 2/2 [" in out.stderr
     assert "cataloged 2/2 tables" in out.stdout
+
+
+def test_run_makes_a_dagster_home_that_does_not_exist_yet(tmp_path):
+    # a fresh clone: the Makefile points DAGSTER_HOME at .dagster_home before anything made it
+    db = tmp_path / "one.duckdb"
+    with duckdb.connect(str(db)) as con:
+        con.execute("CREATE TABLE t AS SELECT range AS id FROM range(10)")
+    home = tmp_path / "not-yet" / ".dagster_home"
+    out = subprocess.run(
+        [CATALOGER, "run", "--database", f"duckdb://{db}", "--store", str(tmp_path / "store"), "--json"],
+        capture_output=True, text=True, timeout=600,
+        env={**{k: v for k, v in os.environ.items() if k not in ("CATALOGER_DATABASE", "CATALOGER_STORE")},
+             "DAGSTER_HOME": str(home)})
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["tables"][0]["status"] == "ok"
+    assert (home / "history").is_dir()  # the runs went to that instance

@@ -9,7 +9,7 @@ import sqlite3
 import threading
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, unquote, urlsplit, urlunsplit
+from urllib.parse import parse_qs, unquote, unquote_plus, urlsplit, urlunsplit
 
 import dagster as dg
 import duckdb
@@ -31,14 +31,77 @@ class DatabaseError(RuntimeError):
     """The database or one of its tables cannot be used; the message says what to do."""
 
 
+# Query parameters that carry a credential: password, pass, pwd, sslpassword, token,
+# motherduck_token, api_key, secret...  Hiding a harmless one (sslkey, a file path) costs nothing.
+SECRET_PARAMETER = re.compile(r"pass|pwd|secret|token|key|credential", re.IGNORECASE)
+
+
+def _secret_parameters(query: str) -> list[tuple[int, str]]:
+    """(index, value as written) of each credential among the `&`-separated query parameters."""
+    found = []
+    for i, pair in enumerate(query.split("&")):
+        key, sep, value = pair.partition("=")
+        if sep and value and SECRET_PARAMETER.search(unquote_plus(key)):
+            found.append((i, value))
+    return found
+
+
 def redact_url(url: str) -> str:
-    """The URL with any password replaced, safe for logs, HTML and JSON."""
-    parts = urlsplit(url)
-    if parts.password is None:
+    """The URL with every password (in user:password@ or the query) replaced by ***,
+    safe for logs, HTML and JSON."""
+    try:
+        parts = urlsplit(url)
+        password = parts.password
+    except ValueError:  # not even a URL (a stray bracket): show none of it
+        return f"{url.split('://', 1)[0]}://(URL hidden: it cannot be parsed)" if "://" in url else "(URL hidden)"
+    secret = _secret_parameters(parts.query)
+    if password is None and not secret:
         return url
-    netloc = parts.netloc.rsplit("@", 1)
-    user = parts.username or ""
-    return urlunsplit(parts._replace(netloc=f"{user}:***@{netloc[1]}"))
+    netloc = f"{parts.username or ''}:***@{parts.netloc.rsplit('@', 1)[1]}" if password is not None else parts.netloc
+    pairs = parts.query.split("&")
+    for i, _ in secret:
+        pairs[i] = pairs[i].partition("=")[0] + "=***"
+    query = "&".join(pairs)
+    # in place, so the rest reads as written (urlunsplit would turn duckdb:///x into duckdb:/x),
+    # unless urlsplit changed the text (it drops tabs and newlines)
+    if (password is None or f"//{parts.netloc}" in url) and (not secret or f"?{parts.query}" in url):
+        return url.replace(f"//{parts.netloc}", f"//{netloc}", 1).replace(f"?{parts.query}", f"?{query}", 1)
+    return urlunsplit(parts._replace(netloc=netloc, query=query))
+
+
+def url_secrets(url: str) -> set[str]:
+    """Every credential in the URL, as written and decoded (an error may echo either)."""
+    try:
+        parts = urlsplit(url)
+        values = [parts.password] if parts.password else []
+    except ValueError:
+        return {url}
+    values += [value for _, value in _secret_parameters(parts.query)]
+    return {form for v in values for form in (v, unquote(v), unquote_plus(v)) if form}
+
+
+def scrub_secrets(text: str, url: str) -> str:
+    """`text` (an error message, a log line) with the URL's credentials replaced by ***."""
+    text = text.replace(url, redact_url(url))
+    for secret in sorted(url_secrets(url), key=len, reverse=True):
+        text = text.replace(secret, "***")
+    return text
+
+
+def _postgres_arguments(url: str) -> dict[str, Any]:
+    parts = urlsplit(url)
+    args: dict[str, Any] = {k: v[-1] for k, v in parse_qs(parts.query).items()}
+    # user and password may come in the userinfo or as ?user= / ?password=; the userinfo wins
+    if parts.username:
+        args["user"] = unquote(parts.username)
+    if parts.password:
+        args["password"] = unquote(parts.password)
+    args["host"] = parts.hostname or args.get("host") or "localhost"
+    args["port"] = parts.port or int(args.get("port") or 5432)
+    args["database"] = unquote(parts.path.lstrip("/")) or args.get("database")
+    # the server itself refuses writes from this session; last, so a given `options` cannot undo it
+    args["options"] = f"{args.get('options', '')} -c default_transaction_read_only=on".strip()
+    return args
 
 
 def _file_path(url: str) -> Path:
@@ -89,6 +152,11 @@ class DatabaseResource(dg.ConfigurableResource):
     def safe_url(self) -> str:
         return redact_url(self.url)
 
+    def __repr_args__(self):
+        # a resource's repr can end up in a log line or an error message
+        for name, value in super().__repr_args__():
+            yield name, redact_url(value) if name == "url" and isinstance(value, str) else value
+
     @property
     def database_name(self) -> str:
         if self.name:
@@ -124,24 +192,13 @@ class DatabaseResource(dg.ConfigurableResource):
                 con = sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
                 return ibis.sqlite.from_connection(con)
             if scheme in ("postgres", "postgresql"):
-                parts = urlsplit(self.url)
-                query = {k: v[-1] for k, v in parse_qs(parts.query).items()}
-                return ibis.postgres.connect(
-                    host=parts.hostname or "localhost",
-                    port=parts.port or 5432,
-                    user=unquote(parts.username) if parts.username else None,
-                    password=unquote(parts.password) if parts.password else None,
-                    database=parts.path.lstrip("/") or None,
-                    # the server itself refuses writes from this session
-                    options="-c default_transaction_read_only=on",
-                    **query,
-                )
+                return ibis.postgres.connect(**_postgres_arguments(self.url))
             return ibis.connect(self.url)
         except DatabaseError:
             raise
-        except Exception as exc:  # the driver's message, without the password
-            message = str(exc).replace(self.url, self.safe_url)
-            raise DatabaseError(f"cannot connect to {self.safe_url}: {message}") from None
+        except Exception as exc:  # drivers may echo the URL, the DSN or the password itself
+            raise DatabaseError(
+                f"cannot connect to {self.safe_url}: {scrub_secrets(str(exc), self.url)}") from None
 
     def teardown_after_execution(self, context: dg.InitResourceContext) -> None:
         # a read-only DuckDB connection still keeps writers out of the file
@@ -158,7 +215,12 @@ class DatabaseResource(dg.ConfigurableResource):
     # ----------------------------------------------------------------- tables
 
     def list_tables(self) -> list[str]:
-        return sorted(self.connect().list_tables())
+        conn = self.connect()
+        try:
+            return sorted(conn.list_tables())
+        except Exception as exc:  # the sensors report this message in every failed tick
+            raise DatabaseError(
+                f"cannot list the tables of {self.safe_url}: {scrub_secrets(str(exc), self.url)}") from None
 
     def table(self, name: str) -> ibis.Table:
         conn = self.connect()
@@ -167,7 +229,8 @@ class DatabaseResource(dg.ConfigurableResource):
         except Exception as exc:
             tables = self.list_tables()
             if name in tables:  # it exists but cannot be read: a broken view, no permission
-                first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+                message = scrub_secrets(str(exc), self.url).strip()
+                first = message.splitlines()[0] if message else type(exc).__name__
                 raise DatabaseError(
                     f"table {name!r} in {self.safe_url} cannot be read ({type(exc).__name__}: {first}); "
                     "fix or drop it, or catalog the other tables with --table"
@@ -240,7 +303,9 @@ class DatabaseResource(dg.ConfigurableResource):
                 out.register("snapshot_keys", keys.to_pyarrow_batches(chunk_size=100_000))
                 out.execute(f'CREATE TABLE "{_quote(other)}" AS SELECT * FROM snapshot_keys')
                 out.unregister("snapshot_keys")
-        path.chmod(0o444)
+        # read-only; readable by others only where they can reach it (a sandbox's private
+        # folder is 0700 and setgid to the sandbox's group, which then reads it)
+        path.chmod(0o444 if dest.stat().st_mode & 0o005 == 0o005 else 0o440)
         return Snapshot(
             path=str(path),
             url=f"duckdb://{path}?read_only=true",
