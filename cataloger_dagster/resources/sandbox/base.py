@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from abc import ABC, abstractmethod
@@ -79,6 +80,17 @@ class Channel(ABC):
 
     def diagnostics(self) -> str:
         return ""
+
+
+def pid_alive(pid: int) -> bool:
+    """Whether a process `pid` exists on this host (ours or another user's)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def sandbox_env(env: dict[str, str] | None) -> dict[str, str]:

@@ -15,6 +15,8 @@ import uuid
 from pathlib import Path
 from typing import Optional
 
+from .base import pid_alive
+
 ROOT = Path("/sys/fs/cgroup")
 PREFIX = "cataloger-sandbox-"
 SWAP_FILES = {"memory.memsw.limit_in_bytes", "memory.swap.max"}
@@ -117,7 +119,7 @@ def _remove_abandoned(base: Path) -> None:
         return
     for entry in entries:
         owner = entry.name[len(PREFIX):].split("-")[0]
-        if entry.name.startswith(PREFIX) and owner.isdigit() and not _alive(int(owner)):
+        if entry.name.startswith(PREFIX) and owner.isdigit() and not pid_alive(int(owner)):
             _kill_all(entry)
             try:
                 entry.rmdir()
@@ -143,15 +145,6 @@ def _kill_all(path: Path) -> None:
                 pass
         time.sleep(0.01)
 
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def _read(path: Path) -> str:

@@ -15,7 +15,7 @@ import time
 import uuid
 from typing import Optional
 
-from .base import Channel, SandboxError, sandbox_env
+from .base import Channel, SandboxError, pid_alive, sandbox_env
 from .datadir import container_user
 from .local import rlimits
 from .protocol import BOOT, bootstrap_payload
@@ -47,7 +47,7 @@ def reap_orphans(client=None) -> list[str]:
     for container in client.containers.list(all=True, filters={"label": LABEL}):
         owner = container.labels.get(OWNER_LABEL, "")
         name, _, pid = owner.rpartition(":")
-        if name != host or not pid.isdigit() or _pid_alive(int(pid)):
+        if name != host or not pid.isdigit() or pid_alive(int(pid)):
             continue
         try:
             container.remove(force=True)
@@ -56,15 +56,6 @@ def reap_orphans(client=None) -> list[str]:
             pass
     return removed
 
-
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 class DockerChannel(Channel):

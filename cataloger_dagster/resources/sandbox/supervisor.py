@@ -305,7 +305,7 @@ def _proc_stat(pid):
     except OSError:
         return None
     fields = data[data.rfind(b")") + 2:].split()
-    return int(fields[1]), int(fields[2]), int(fields[3])  # ppid, pgrp, session
+    return int(fields[1]), int(fields[2]), int(fields[3]), fields[0]  # ppid, pgrp, session, state
 
 
 def _strays(worker_pid, pidns):
@@ -363,13 +363,8 @@ def kill_strays(worker_pid, pidns, deadline=2.0):
 
 
 def _zombie_of(pid, parent):
-    try:
-        with open("/proc/%d/stat" % pid, "rb") as f:
-            data = f.read()
-    except OSError:
-        return True  # gone
-    fields = data[data.rfind(b")") + 2:].split()
-    return fields[0] == b"Z" and int(fields[1]) == parent
+    st = _proc_stat(pid)
+    return st is None or (st[3] == b"Z" and st[0] == parent)  # None: gone
 
 
 def reap_children():
