@@ -94,8 +94,8 @@ def measure(tool: str, path: str) -> dict:
         import ibis
 
         sys.path.insert(0, str(ROOT))
-        from cataloger_dagster.models import Fingerprint
-        from cataloger_dagster.profiling import compute_profile
+        from cataloger_dagster.core.models import Fingerprint
+        from cataloger_dagster.core.profile.profiling import compute_profile
 
         con = ibis.duckdb.connect(path, read_only=True)
         table = con.table(TABLE)

@@ -99,7 +99,7 @@ def run(database, store, agent, sandbox, tables, explore, exploration_rate, as_j
 @click.option("--json", "as_json", is_flag=True)
 def profile(database, table, as_json) -> None:
     """Profile one table and print its statistics."""
-    from cataloger_dagster.profiling import compute_profile
+    from cataloger_dagster.core.profile.profiling import compute_profile
     from cataloger_dagster.resources.database import DatabaseResource
 
     db = DatabaseResource(url=database)

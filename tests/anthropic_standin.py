@@ -24,8 +24,8 @@ from datetime import datetime, timezone
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Optional
 
-from cataloger_dagster.models import IssueModel
-from cataloger_dagster.resources.investigation_code import (
+from cataloger_dagster.core.models import IssueModel
+from cataloger_dagster.core.investigate.code import (
     check_block, check_type, investigate_block, parse_records, parse_script,
 )
 

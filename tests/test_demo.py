@@ -9,7 +9,7 @@ import pytest
 
 from cataloger_dagster.demo import ANSWER_KEY_PATH, answer_key, create_demo_database, load_answer_key
 from cataloger_dagster.demo.spec import DEFECTS
-from cataloger_dagster.models import ISSUE_TYPES
+from cataloger_dagster.core.models import ISSUE_TYPES
 
 TABLES = {"countries", "products", "customers", "orders", "order_items", "web_events"}
 

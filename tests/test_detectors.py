@@ -15,10 +15,10 @@ import ibis
 import pytest
 
 from cataloger_dagster.demo import create_demo_database, load_answer_key
-from cataloger_dagster.detectors import detect_issues
-from cataloger_dagster.fingerprint import compute_fingerprint
-from cataloger_dagster.models import ISSUE_TYPES, IssueModel
-from cataloger_dagster.profiling import compute_profile
+from cataloger_dagster.core.issues.detectors import detect_issues
+from cataloger_dagster.core.profile.fingerprint import compute_fingerprint
+from cataloger_dagster.core.models import ISSUE_TYPES, IssueModel
+from cataloger_dagster.core.profile.profiling import compute_profile
 
 
 def _detect_all(path, now: datetime | None = None) -> dict[str, list[IssueModel]]:
@@ -343,7 +343,7 @@ def test_a_broken_column_does_not_stop_the_others(db, caplog):
         'same' AS flag FROM range(60) r(i)""")
     # every query touching `quantity` fails at run time, as a broken view column does
     con.execute("CREATE VIEW v AS SELECT id, amount, CAST(txt AS INTEGER) AS quantity, flag FROM base")
-    with caplog.at_level(logging.WARNING, logger="cataloger_dagster.detectors"):
+    with caplog.at_level(logging.WARNING, logger="cataloger_dagster.core.issues.detectors"):
         found = _issues(path, con, "v")
     assert "v_missing_values_amount" in found and "v_constant_column_flag" in found
     assert re.search(r"out_of_range skipped on v\.quantity", caplog.text)

@@ -30,11 +30,11 @@ import duckdb
 import pytest
 
 from anthropic_standin import StandIn
-from cataloger_dagster.codegen import comment_id, literal
-from cataloger_dagster.models import IssueModel
+from cataloger_dagster.core.investigate.codegen import comment_id, literal
+from cataloger_dagster.core.models import IssueModel
 from cataloger_dagster.resources.database import SNAPSHOT_URL, DatabaseResource
-from cataloger_dagster.resources.investigation_code import CHECKS, parse_records, setup_block
-from cataloger_dagster.resources.investigator import PreviousScript, run_investigations
+from cataloger_dagster.core.investigate.code import CHECKS, parse_records, setup_block
+from cataloger_dagster.core.investigate.investigator import PreviousScript, run_investigations
 from cataloger_dagster.resources.sandbox import SandboxResource
 from cataloger_dagster.resources.sandbox.base import SandboxRuntime
 from cataloger_dagster.runner import catalog_database

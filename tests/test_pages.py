@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from cataloger_dagster.models import (
+from cataloger_dagster.core.models import (
     AnalysisResultModel,
     CodeInvestigation,
     ColumnProfile,
@@ -27,7 +27,7 @@ from cataloger_dagster.models import (
     TableProfile,
     ValueCount,
 )
-from cataloger_dagster.pages import (
+from cataloger_dagster.core.render.pages import (
     IndexEntry,
     health_band,
     health_score,
@@ -507,8 +507,8 @@ def test_script_diff():
 
 RENDER_FROM_INSTALL = """
 import json, sys
-import cataloger_dagster, cataloger_dagster.pages as pages
-from cataloger_dagster.models import *
+import cataloger_dagster, cataloger_dagster.core.render.pages as pages
+from cataloger_dagster.core.models import *
 args = json.load(open(sys.argv[1]))
 html = pages.render_catalog_page(
     profile=TableProfile.model_validate(args["profile"]),
@@ -566,9 +566,9 @@ def test_page_from_a_real_profile(tmp_path):
     import duckdb
     import ibis
 
-    from cataloger_dagster.detectors import detect_issues
-    from cataloger_dagster.fingerprint import compute_fingerprint
-    from cataloger_dagster.profiling import compute_profile
+    from cataloger_dagster.core.issues.detectors import detect_issues
+    from cataloger_dagster.core.profile.fingerprint import compute_fingerprint
+    from cataloger_dagster.core.profile.profiling import compute_profile
     from cataloger_dagster.resources.agent import heuristic_understanding
 
     path = str(tmp_path / "shop.duckdb")

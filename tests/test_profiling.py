@@ -10,8 +10,8 @@ import duckdb
 import ibis
 import pytest
 
-from cataloger_dagster.models import Fingerprint
-from cataloger_dagster.profiling import PATTERN_REGEX, QUANTILES, SENTINELS, compute_profile
+from cataloger_dagster.core.models import Fingerprint
+from cataloger_dagster.core.profile.profiling import PATTERN_REGEX, QUANTILES, SENTINELS, compute_profile
 
 N = 400
 

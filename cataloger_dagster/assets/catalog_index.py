@@ -6,9 +6,9 @@ from cataloger_dagster.assets.catalog_page import catalog_page
 from cataloger_dagster.assets.common import GROUP, OWNERS, link
 from cataloger_dagster.resources import script_store
 from cataloger_dagster.assets.partitions import tables_partitions
-from cataloger_dagster.learning import SCRIPT
-from cataloger_dagster.models import AnalysisResultModel, TableProfile
-from cataloger_dagster.pages import IndexEntry, health_score, render_index
+from cataloger_dagster.core.investigate.learning import SCRIPT
+from cataloger_dagster.core.models import AnalysisResultModel, TableProfile
+from cataloger_dagster.core.render.pages import IndexEntry, health_score, render_index
 from cataloger_dagster.resources.database import DatabaseResource
 from cataloger_dagster.resources.script_store import ScriptStore
 

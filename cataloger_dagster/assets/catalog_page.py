@@ -6,11 +6,11 @@ from cataloger_dagster.assets.common import (
 from cataloger_dagster.assets.metadata import catalog_summary, column_schema
 from cataloger_dagster.assets.partitions import tables_partitions
 from cataloger_dagster.assets.quality_issues import severity_counts
-from cataloger_dagster.learning import SCRIPT
-from cataloger_dagster.models import (
+from cataloger_dagster.core.investigate.learning import SCRIPT
+from cataloger_dagster.core.models import (
     AnalysisResultModel, DatasetUnderstandingModel, InvestigationsResult, TableProfile,
 )
-from cataloger_dagster.pages import render_catalog_page
+from cataloger_dagster.core.render.pages import render_catalog_page
 from cataloger_dagster.resources import script_store
 from cataloger_dagster.resources.database import DatabaseResource
 from cataloger_dagster.resources.script_store import ScriptStore

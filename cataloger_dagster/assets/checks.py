@@ -25,10 +25,10 @@ from cataloger_dagster.assets.common import link, previous_artifacts, table_pref
 from cataloger_dagster.assets.investigations import investigations
 from cataloger_dagster.assets.partitions import tables_partitions
 from cataloger_dagster.assets.quality_issues import quality_issues
-from cataloger_dagster.learning import SCRIPT
-from cataloger_dagster.models import AnalysisResultModel, InvestigationsResult
+from cataloger_dagster.core.investigate.learning import SCRIPT
+from cataloger_dagster.core.models import AnalysisResultModel, InvestigationsResult
 from cataloger_dagster.resources.database import SNAPSHOT_URL, DatabaseResource
-from cataloger_dagster.resources.investigation_code import parse_records, referenced_tables
+from cataloger_dagster.core.investigate.code import parse_records, referenced_tables
 from cataloger_dagster.resources.sandbox import SandboxResource
 from cataloger_dagster.resources.script_store import ScriptStore
 from cataloger_dagster.sensors.pass_rate import THRESHOLD_ENV, pass_rate_threshold

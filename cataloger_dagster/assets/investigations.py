@@ -5,8 +5,8 @@ import dagster as dg
 from cataloger_dagster.assets.common import GROUP, OWNERS, link, run_folder, table_prefix
 from cataloger_dagster.assets.metadata import investigations_summary, usage_metadata
 from cataloger_dagster.assets.partitions import tables_partitions
-from cataloger_dagster.learning import SCRIPT, choose_previous_script
-from cataloger_dagster.models import (
+from cataloger_dagster.core.investigate.learning import SCRIPT, choose_previous_script
+from cataloger_dagster.core.models import (
     AnalysisResultModel,
     DatasetUnderstandingModel,
     InvestigationsResult,
@@ -15,7 +15,7 @@ from cataloger_dagster.models import (
 )
 from cataloger_dagster.resources.agent import AgentResource
 from cataloger_dagster.resources.database import SNAPSHOT_URL, DatabaseResource
-from cataloger_dagster.resources.investigation_code import referenced_tables
+from cataloger_dagster.core.investigate.code import referenced_tables
 from cataloger_dagster.resources.sandbox import SandboxResource
 from cataloger_dagster.resources.script_store import ScriptStore
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import dagster as dg
 
 from cataloger_dagster.resources.agent import AgentUsage
-from cataloger_dagster.models import (
+from cataloger_dagster.core.models import (
     AnalysisResultModel, ColumnProfile, DatasetUnderstandingModel, InvestigationsResult, TableProfile,
 )
 

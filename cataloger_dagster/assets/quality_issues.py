@@ -5,8 +5,8 @@ from cataloger_dagster.assets.common import (
 )
 from cataloger_dagster.assets.metadata import usage_metadata
 from cataloger_dagster.assets.partitions import tables_partitions
-from cataloger_dagster.detectors import detect_issues
-from cataloger_dagster.models import AnalysisResultModel, DatasetUnderstandingModel, TableProfile
+from cataloger_dagster.core.issues.detectors import detect_issues
+from cataloger_dagster.core.models import AnalysisResultModel, DatasetUnderstandingModel, TableProfile
 from cataloger_dagster.resources.agent import AgentResource
 from cataloger_dagster.resources.database import DatabaseResource
 from cataloger_dagster.resources.script_store import ScriptStore

@@ -4,8 +4,8 @@ from cataloger_dagster.assets.common import (
     GROUP, OWNERS, link, previous_artifacts, run_folder, table_prefix,
 )
 from cataloger_dagster.assets.partitions import tables_partitions
-from cataloger_dagster.models import AnalysisResultModel, InvestigationsResult, TableProfile
-from cataloger_dagster.recent_changes import compare_runs, render_recent_summary, summary_script
+from cataloger_dagster.core.models import AnalysisResultModel, InvestigationsResult, TableProfile
+from cataloger_dagster.core.history.recent_changes import compare_runs, render_recent_summary, summary_script
 from cataloger_dagster.resources.database import DatabaseResource
 from cataloger_dagster.resources.script_store import ScriptStore
 

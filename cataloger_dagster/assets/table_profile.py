@@ -3,8 +3,8 @@ import dagster as dg
 from cataloger_dagster.assets.common import GROUP, OWNERS, link, run_folder, table_prefix
 from cataloger_dagster.assets.metadata import column_schema, profile_summary
 from cataloger_dagster.assets.partitions import tables_partitions
-from cataloger_dagster.models import TableProfile
-from cataloger_dagster.profiling import compute_profile
+from cataloger_dagster.core.models import TableProfile
+from cataloger_dagster.core.profile.profiling import compute_profile
 from cataloger_dagster.resources.database import DatabaseResource
 from cataloger_dagster.resources.script_store import ScriptStore
 

@@ -5,7 +5,7 @@ from cataloger_dagster.assets.common import (
 )
 from cataloger_dagster.assets.metadata import column_schema, usage_metadata
 from cataloger_dagster.assets.partitions import tables_partitions
-from cataloger_dagster.models import DatasetUnderstandingModel, TableProfile
+from cataloger_dagster.core.models import DatasetUnderstandingModel, TableProfile
 from cataloger_dagster.resources.agent import AgentResource, AgentUsage
 from cataloger_dagster.resources.database import DatabaseResource
 from cataloger_dagster.resources.script_store import ScriptStore

@@ -15,7 +15,7 @@ from typing import Optional
 import dagster as dg
 from pydantic import BaseModel, Field
 
-from cataloger_dagster.models import (
+from cataloger_dagster.core.models import (
     AnalysisResultModel,
     ColumnProfile,
     ColumnSummaryModel,
@@ -24,7 +24,7 @@ from cataloger_dagster.models import (
     IssueModel,
     TableProfile,
 )
-from cataloger_dagster.resources.investigator import InvestigationRun, PreviousScript, run_investigations
+from cataloger_dagster.core.investigate.investigator import InvestigationRun, PreviousScript, run_investigations
 from cataloger_dagster.resources.sandbox import SandboxRuntime
 
 

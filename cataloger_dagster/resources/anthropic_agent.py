@@ -19,8 +19,8 @@ from typing import Any, Literal, Optional, TypeVar
 import jinja2
 from pydantic import BaseModel, Field, ValidationError
 
-from cataloger_dagster.codegen import literal
-from cataloger_dagster.models import (
+from cataloger_dagster.core.investigate.codegen import literal
+from cataloger_dagster.core.models import (
     AnalysisResultModel,
     ColumnSummaryModel,
     DatasetSummaryModel,
@@ -44,7 +44,7 @@ M = TypeVar("M", bound=BaseModel)
 @lru_cache(maxsize=1)
 def prompt_environment() -> jinja2.Environment:
     """The pages' template loader, without HTML escaping: prompts are plain text."""
-    from cataloger_dagster.pages import template_environment
+    from cataloger_dagster.core.render.pages import template_environment
 
     return jinja2.Environment(loader=template_environment().loader, autoescape=False,
                               undefined=jinja2.StrictUndefined, keep_trailing_newline=False)

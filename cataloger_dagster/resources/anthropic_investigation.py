@@ -18,17 +18,17 @@ from typing import Any, Literal, Optional
 
 from pydantic import BaseModel, Json, ValidationError
 
-from cataloger_dagster.models import CodeInvestigation, IssueModel
+from cataloger_dagster.core.models import CodeInvestigation, IssueModel
 from cataloger_dagster.resources.anthropic_agent import StageFailed, render, to_json, user_message
-from cataloger_dagster.codegen import literal
-from cataloger_dagster.resources.investigation_code import (
+from cataloger_dagster.core.investigate.codegen import literal
+from cataloger_dagster.core.investigate.code import (
     ParsedScript,
     parse_records,
     retarget_setup,
     reusable_blocks,
     setup_block,
 )
-from cataloger_dagster.resources.investigator import InvestigationRun, PreviousScript, run_investigations
+from cataloger_dagster.core.investigate.investigator import InvestigationRun, PreviousScript, run_investigations
 
 TOOL = {
     "name": "execute_python",

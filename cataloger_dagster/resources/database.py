@@ -16,8 +16,8 @@ import duckdb
 import ibis
 from pydantic import BaseModel, Field, PrivateAttr
 
-from cataloger_dagster.fingerprint import DEFAULT_UPDATE_COLUMNS, compute_fingerprint
-from cataloger_dagster.models import Fingerprint
+from cataloger_dagster.core.profile.fingerprint import DEFAULT_UPDATE_COLUMNS, compute_fingerprint
+from cataloger_dagster.core.models import Fingerprint
 
 DEFAULT_DATABASE_URL = "duckdb://data/demo.duckdb"
 SNAPSHOT_FILE = "snapshot.duckdb"

@@ -24,7 +24,7 @@ import dagster as dg
 
 from cataloger_dagster.assets.partitions import partition_key_problem, tables_partitions
 from cataloger_dagster.jobs import CATALOG_TABLE_JOB
-from cataloger_dagster.models import Fingerprint
+from cataloger_dagster.core.models import Fingerprint
 from cataloger_dagster.resources.database import DatabaseResource
 from cataloger_dagster.settings import env_number
 

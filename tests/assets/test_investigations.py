@@ -10,10 +10,10 @@ import dagster as dg
 import duckdb
 import pytest
 
-from cataloger_dagster.codegen import SCRIPT_HEADER
+from cataloger_dagster.core.investigate.codegen import SCRIPT_HEADER
 from cataloger_dagster.definitions import TABLE_ASSETS
-from cataloger_dagster.learning import SCRIPT, rank_scripts, should_explore
-from cataloger_dagster.resources.investigation_code import parse_records
+from cataloger_dagster.core.investigate.learning import SCRIPT, rank_scripts, should_explore
+from cataloger_dagster.core.investigate.code import parse_records
 from cataloger_dagster.resources.script_store import ScriptRecord
 from cataloger_dagster.settings import resources
 from tests.shop import make_shop

@@ -15,7 +15,7 @@ import dagster as dg
 import duckdb
 import pytest
 
-from cataloger_dagster.recent_changes import compare_runs, render_recent_summary, summary_script
+from cataloger_dagster.core.history.recent_changes import compare_runs, render_recent_summary, summary_script
 
 # ---------------------------------------------------------------------------
 # hand-built runs

@@ -1,10 +1,10 @@
 import duckdb
 import pytest
 
-from cataloger_dagster.models import DatasetUnderstandingModel, IssueModel
+from cataloger_dagster.core.models import DatasetUnderstandingModel, IssueModel
 from cataloger_dagster.resources.agent import HeuristicAgent, heuristic_analysis
 from cataloger_dagster.resources.database import DatabaseResource
-from cataloger_dagster.profiling import compute_profile
+from cataloger_dagster.core.profile.profiling import compute_profile
 
 
 @pytest.fixture

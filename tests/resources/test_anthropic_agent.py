@@ -6,14 +6,14 @@ import os
 import pytest
 
 from anthropic_standin import StandIn
-from cataloger_dagster.detectors import detect_issues
-from cataloger_dagster.profiling import compute_profile
+from cataloger_dagster.core.issues.detectors import detect_issues
+from cataloger_dagster.core.profile.profiling import compute_profile
 from cataloger_dagster.resources.agent import heuristic_understanding
 from cataloger_dagster.resources.anthropic_agent import AnthropicAgent, prompt_version
 from cataloger_dagster.resources.anthropic_investigation import REPLAY_ID
 from cataloger_dagster.resources.database import SNAPSHOT_URL, DatabaseResource
-from cataloger_dagster.resources.investigation_code import check_block, check_type, investigate_block, setup_block
-from cataloger_dagster.resources.investigator import PreviousScript
+from cataloger_dagster.core.investigate.code import check_block, check_type, investigate_block, setup_block
+from cataloger_dagster.core.investigate.investigator import PreviousScript
 from cataloger_dagster.resources.sandbox import SandboxResource
 from cataloger_dagster.settings import agent_resource
 

@@ -8,11 +8,11 @@ import tokenize
 
 import pytest
 
-from cataloger_dagster.codegen import SCRIPT_HEADER, comment_id, comment_text, literal, python_lines
-from cataloger_dagster.models import IssueModel
-from cataloger_dagster.recent_changes import summary_script
+from cataloger_dagster.core.investigate.codegen import SCRIPT_HEADER, comment_id, comment_text, literal, python_lines
+from cataloger_dagster.core.models import IssueModel
+from cataloger_dagster.core.history.recent_changes import summary_script
 from cataloger_dagster.resources.anthropic_agent import render
-from cataloger_dagster.resources.investigation_code import (
+from cataloger_dagster.core.investigate.code import (
     check_block,
     explore_block,
     investigate_block,

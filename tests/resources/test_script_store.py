@@ -249,7 +249,7 @@ def test_write_artifact_refuses_to_overwrite(store):
 
 
 def test_json_artifacts_round_trip(store):
-    from cataloger_dagster.models import ValueCount
+    from cataloger_dagster.core.models import ValueCount
 
     store.write_json(PREFIX, stamp(1), "issues.json", {"issues": [{"id": "i1", "n": 3}]})
     store.write_json(PREFIX, stamp(1), "top.json", ValueCount(value="é", count=2))

@@ -12,7 +12,7 @@ from typing import Callable, Optional
 
 from pydantic import BaseModel, ValidationError
 
-from cataloger_dagster.codegen import SCRIPT_HEADER, comment_text, python_lines
+from cataloger_dagster.core.investigate.codegen import SCRIPT_HEADER, comment_text, python_lines
 
 from .protocol import CappedBuffer, FrameReader, ProtocolError, decode_message, encode, new_nonce
 

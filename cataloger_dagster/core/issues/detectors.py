@@ -35,7 +35,7 @@ from typing import Any, Callable, Mapping, Optional
 import ibis
 import ibis.expr.datatypes as dt
 
-from cataloger_dagster.models import ColumnProfile, IssueModel, TableProfile, missing_severity
+from cataloger_dagster.core.models import ColumnProfile, IssueModel, TableProfile, missing_severity
 
 log = logging.getLogger(__name__)
 

@@ -27,8 +27,8 @@ import tokenize
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-from cataloger_dagster.codegen import SCRIPT_HEADER, comment_id, is_comment_id, literal, python_lines
-from cataloger_dagster.models import IssueModel
+from cataloger_dagster.core.investigate.codegen import SCRIPT_HEADER, comment_id, is_comment_id, literal, python_lines
+from cataloger_dagster.core.models import IssueModel
 
 MARKER = "# block: "
 

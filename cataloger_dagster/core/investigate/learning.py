@@ -18,9 +18,9 @@ import math
 import random
 from typing import Optional
 
-from cataloger_dagster.models import TableProfile
+from cataloger_dagster.core.models import TableProfile
 from cataloger_dagster.resources import script_store
-from cataloger_dagster.resources.investigator import PreviousScript
+from cataloger_dagster.core.investigate.investigator import PreviousScript
 from cataloger_dagster.resources.script_store import ScriptRecord, ScriptStore
 
 SCRIPT = "catalog_script.py"

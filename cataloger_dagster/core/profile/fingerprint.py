@@ -8,7 +8,7 @@ from typing import Sequence
 import ibis
 import ibis.expr.datatypes as dt
 
-from cataloger_dagster.models import Fingerprint
+from cataloger_dagster.core.models import Fingerprint
 
 # Names that usually hold a row's last-modified time.  When a table has one,
 # its maximum joins the fingerprint so an in-place UPDATE is noticed even when

@@ -14,8 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Optional
 
-from cataloger_dagster.models import CodeInvestigation, IssueModel
-from cataloger_dagster.resources.investigation_code import (
+from cataloger_dagster.core.models import CodeInvestigation, IssueModel
+from cataloger_dagster.core.investigate.code import (
     check_block,
     check_type,
     explore_block,

@@ -16,7 +16,7 @@ from typing import Any
 
 from markupsafe import Markup, escape
 
-from cataloger_dagster.models import Histogram, ValueCount
+from cataloger_dagster.core.models import Histogram, ValueCount
 
 ELLIPSIS = "…"
 

@@ -21,7 +21,7 @@ import jinja2
 from pydantic import BaseModel, Field
 
 from cataloger_dagster import __version__
-from cataloger_dagster.models import (
+from cataloger_dagster.core.models import (
     AnalysisResultModel,
     CodeInvestigation,
     DatasetUnderstandingModel,
@@ -29,7 +29,7 @@ from cataloger_dagster.models import (
     TableProfile,
     pass_rate,
 )
-from cataloger_dagster.page_charts import fmt_value, script_diff, svg_bar, svg_histogram
+from cataloger_dagster.core.render.charts import fmt_value, script_diff, svg_bar, svg_histogram
 
 __all__ = [
     "IndexEntry", "render_catalog_page", "render_index", "health_score", "health_band",

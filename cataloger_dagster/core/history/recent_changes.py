@@ -19,7 +19,7 @@ from typing import Any, Optional
 
 from pydantic import BaseModel, Field
 
-from cataloger_dagster.codegen import literal
+from cataloger_dagster.core.investigate.codegen import literal
 
 __all__ = [
     "NULL_FRACTION_POINTS", "ColumnRef", "TypeChange", "ValueChange", "ColumnShift", "IssueRef",
@@ -325,7 +325,7 @@ def render_recent_summary(summary: RecentSummary, *, database: str = "",
     """`recent_summary.html`: a complete page with no external resources."""
     from datetime import datetime, timezone
 
-    from cataloger_dagster.pages import template_environment
+    from cataloger_dagster.core.render.pages import template_environment
 
     links = {"Catalog page": "catalog.html", **(links or {})}
     return template_environment().get_template("pages/recent_summary.html.j2").render(

@@ -43,7 +43,7 @@ import ibis
 import ibis.expr.datatypes as dt_
 import ibis.expr.types as ir
 
-from cataloger_dagster.models import (
+from cataloger_dagster.core.models import (
     ColumnProfile,
     Fingerprint,
     Histogram,
