@@ -41,7 +41,7 @@ SEVERITIES = ("high", "medium", "low")
 # Penalty (in health points, out of 100) of one issue touching every row.
 SEVERITY_PENALTY = {"high": 30.0, "medium": 12.0, "low": 4.0}
 
-CHECKOUT_TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
+CHECKOUT_TEMPLATES = Path(__file__).resolve().parents[3] / "templates"
 
 LINK_LABELS = {
     "index": "All tables",
