@@ -93,7 +93,7 @@ ANTHROPIC_SETTINGS = {
 
 
 def anthropic_agent() -> AgentResource:
-    from cataloger_dagster.resources.anthropic_agent import AnthropicAgent
+    from cataloger_dagster.resources.agent.anthropic.agent import AnthropicAgent
 
     if not os.environ.get("ANTHROPIC_API_KEY"):
         raise ValueError("CATALOGER_AGENT=anthropic needs the ANTHROPIC_API_KEY environment variable: set it "

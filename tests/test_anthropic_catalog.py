@@ -62,7 +62,7 @@ def test_cold_and_warm_catalog_runs(standin, demo_db, tmp_path, local_sandbox, c
 
 
 def standin_prompt_version() -> str:
-    from cataloger_dagster.resources.anthropic_agent import prompt_version
+    from cataloger_dagster.resources.agent.anthropic.agent import prompt_version
 
     return prompt_version()
 

@@ -9,8 +9,8 @@ from anthropic_standin import StandIn
 from cataloger_dagster.core.issues.detectors import detect_issues
 from cataloger_dagster.core.profile.profiling import compute_profile
 from cataloger_dagster.resources.agent import heuristic_understanding
-from cataloger_dagster.resources.anthropic_agent import AnthropicAgent, prompt_version
-from cataloger_dagster.resources.anthropic_investigation import REPLAY_ID
+from cataloger_dagster.resources.agent.anthropic.agent import AnthropicAgent, prompt_version
+from cataloger_dagster.resources.agent.anthropic.tool_loop import REPLAY_ID
 from cataloger_dagster.resources.database import SNAPSHOT_URL, DatabaseResource
 from cataloger_dagster.core.investigate.code import check_block, check_type, investigate_block, setup_block
 from cataloger_dagster.core.investigate.investigator import PreviousScript

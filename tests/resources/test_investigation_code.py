@@ -11,7 +11,7 @@ import pytest
 from cataloger_dagster.core.investigate.codegen import SCRIPT_HEADER, comment_id, comment_text, literal, python_lines
 from cataloger_dagster.core.models import IssueModel
 from cataloger_dagster.core.history.recent_changes import summary_script
-from cataloger_dagster.resources.anthropic_agent import render
+from cataloger_dagster.resources.agent.anthropic.agent import render
 from cataloger_dagster.core.investigate.code import (
     check_block,
     explore_block,

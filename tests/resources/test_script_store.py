@@ -12,6 +12,7 @@ import dagster as dg
 import pytest
 
 from cataloger_dagster.resources import script_store as ss
+from cataloger_dagster.resources.script_store import base as store_base
 from cataloger_dagster.resources.script_store import (
     ArtifactExistsError,
     LocalScriptStore,
@@ -160,7 +161,7 @@ def test_open_run_gives_one_folder_per_run_id(store):
 
 def test_a_run_never_takes_or_overwrites_another_runs_folder(store, monkeypatch):
     frozen = "2026-03-01T12:00:00.000000Z"
-    monkeypatch.setattr(ss, "new_timestamp", lambda: frozen)
+    monkeypatch.setattr(store_base, "new_timestamp", lambda: frozen)
     # a folder written directly (seed 000 style), then a run at the same instant
     store.write_script(PREFIX, frozen, SCRIPT, "seed-style")
     run_a = store.open_run(PREFIX, "run-a")
@@ -180,7 +181,7 @@ def test_a_run_never_takes_or_overwrites_another_runs_folder(store, monkeypatch)
 @pytest.mark.parametrize("clock", ["real", "frozen"])
 def test_eight_threads_writing_runs_at_once_lose_nothing(store, monkeypatch, clock):
     if clock == "frozen":  # every claim races for the same microsecond
-        monkeypatch.setattr(ss, "new_timestamp", lambda: "2026-03-01T12:00:00.000000Z")
+        monkeypatch.setattr(store_base, "new_timestamp", lambda: "2026-03-01T12:00:00.000000Z")
     threads_n = 8
     barrier = threading.Barrier(threads_n)
     opened: dict[int, str] = {}

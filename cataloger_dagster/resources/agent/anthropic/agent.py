@@ -28,7 +28,7 @@ from cataloger_dagster.core.models import (
     IssueModel,
     TableProfile,
 )
-from cataloger_dagster.resources.agent import (
+from cataloger_dagster.resources.agent.base import (
     AgentResource,
     AgentUsage,
     heuristic_analysis,
@@ -253,7 +253,7 @@ class AnthropicAgent(AgentResource):
             return heuristic_analysis(profile, detected, previous=previous), usage
 
     def investigate(self, runtime, profile, understanding, issues, previous):
-        from cataloger_dagster.resources.anthropic_investigation import investigate_with_tools
+        from cataloger_dagster.resources.agent.anthropic.tool_loop import investigate_with_tools
 
         return investigate_with_tools(self, runtime, profile, understanding, issues, previous)
 

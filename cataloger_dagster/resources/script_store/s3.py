@@ -19,7 +19,7 @@ from dagster_aws.s3 import S3Resource
 from dagster_aws.s3.resources import ResourceWithS3Configuration
 from pydantic import Field, PrivateAttr
 
-from cataloger_dagster.resources.script_store import (
+from cataloger_dagster.resources.script_store.base import (
     RUN_FILE,
     ArtifactExistsError,
     ScriptStore,

@@ -673,7 +673,7 @@ class LocalScriptStore(ScriptStore):
 # --------------------------------------------------------------------------
 
 # The S3 backend lives in its own module; it is part of this module's API.
-from cataloger_dagster.resources.script_store_s3 import S3ScriptStore  # noqa: E402
+from cataloger_dagster.resources.script_store.s3 import S3ScriptStore  # noqa: E402
 
 
 def script_store_from_url(url: str, *, s3: S3Resource | None = None) -> ScriptStore:
