@@ -96,7 +96,7 @@ fi
 done_step "dockerd"
 
 # --- 3. image ----------------------------------------------------------------
-"$PYTHON" -m cataloger_dagster.cli_sandbox build-image \
+"$PYTHON" -m cataloger_dagster.cli.sandbox build-image \
     --base "$SANDBOX_BASE" --tag "$SANDBOX_TAG" --debootstrap-base --if-missing --json
 done_step "image (base + build)"
 

@@ -50,7 +50,7 @@ def measure(standin: StandIn, since: int, usages_since: int) -> dict:
 
 def run(scale: float) -> tuple[dict, dict, bool]:
     from cataloger_dagster.demo import create_demo_database
-    from cataloger_dagster.runner import catalog_database
+    from cataloger_dagster.cli.runner import catalog_database
 
     with tempfile.TemporaryDirectory() as tmp, StandIn() as standin:
         db = Path(tmp) / "demo.duckdb"

@@ -34,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from report import machine, today, write_section  # noqa: E402
 
 from cataloger_dagster.demo import create_demo_database  # noqa: E402
-from cataloger_dagster.runner import catalog_database  # noqa: E402
+from cataloger_dagster.cli.runner import catalog_database  # noqa: E402
 
 
 def verdicts(store: Path, table: str, run: str) -> dict:

@@ -7,7 +7,7 @@ import dagster as dg
 import pytest
 
 from anthropic_standin import StandIn
-from cataloger_dagster.runner import catalog_database
+from cataloger_dagster.cli.runner import catalog_database
 
 KEY = "sk-ant-test-SECRET123"
 

@@ -102,7 +102,7 @@ def page(browser):
 @pytest.fixture(scope="module")
 def store_pages(demo_db, tmp_path_factory) -> dict[str, Path]:
     """Pages a `cataloger run` of two demo tables wrote: catalog page, recent summary, index."""
-    from cataloger_dagster.runner import catalog_database
+    from cataloger_dagster.cli.runner import catalog_database
 
     store = tmp_path_factory.mktemp("browser_store")
     report = catalog_database(database=f"duckdb:///{demo_db}", store=str(store),

@@ -37,7 +37,7 @@ from cataloger_dagster.core.investigate.code import CHECKS, parse_records, setup
 from cataloger_dagster.core.investigate.investigator import PreviousScript, run_investigations
 from cataloger_dagster.resources.sandbox import SandboxResource
 from cataloger_dagster.resources.sandbox.base import SandboxRuntime
-from cataloger_dagster.runner import catalog_database
+from cataloger_dagster.cli.runner import catalog_database
 
 MARK = f"pwned-{uuid.uuid4().hex[:12]}"
 TMP = Path("/tmp")

@@ -3,7 +3,7 @@ own in the store and a file of its own in Dagster's storage; none fails another 
 the index, and every link of the index resolves.
 
 The database is a real DuckDB file named 'my db.duckdb'; the catalog is the real runner
-(`cataloger_dagster.runner.catalog_database`) with the local sandbox, over a local folder
+(`cataloger_dagster.cli.runner.catalog_database`) with the local sandbox, over a local folder
 and over S3 (moto's server).
 """
 
@@ -25,7 +25,7 @@ from markupsafe import escape
 from cataloger_dagster.cli import main
 from cataloger_dagster.resources.io_manager import TableIOManager
 from cataloger_dagster.resources.script_store import LocalScriptStore, store_name
-from cataloger_dagster.runner import catalog_database
+from cataloger_dagster.cli.runner import catalog_database
 
 DATABASE = "my db"                      # the store's name of 'my db.duckdb'
 NORMAL = ["customers", "orders"]

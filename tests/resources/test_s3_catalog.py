@@ -5,7 +5,7 @@ import json
 import boto3
 import dagster as dg
 
-from cataloger_dagster.runner import catalog_database
+from cataloger_dagster.cli.runner import catalog_database
 
 
 def test_catalog_run_writes_to_s3_and_the_next_run_learns_from_it(demo_db, s3_server, s3_bucket, monkeypatch,

@@ -11,7 +11,7 @@ import docker
 import pytest
 from click.testing import CliRunner
 
-from cataloger_dagster.cli_sandbox import sandbox as sandbox_cli
+from cataloger_dagster.cli.sandbox import sandbox as sandbox_cli
 from cataloger_dagster.resources.sandbox import image as sandbox_image
 from tests.conftest import service_unavailable
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 from dotenv import load_dotenv
 
-from cataloger_dagster.cli_sandbox import sandbox
+from cataloger_dagster.cli.sandbox import sandbox
 from cataloger_dagster.resources.database import DatabaseError
 
 
@@ -56,7 +56,7 @@ def run(database, store, agent, sandbox, tables, explore, exploration_rate, as_j
     """Catalog a database (all tables, or those given) through Dagster."""
     from tqdm import tqdm
 
-    from cataloger_dagster.runner import catalog_database
+    from cataloger_dagster.cli.runner import catalog_database
 
     bar = tqdm(total=len(tables) or None, desc="cataloging", unit="table", file=sys.stderr,
                disable=not sys.stderr.isatty() and as_json)
@@ -121,5 +121,5 @@ def profile(database, table, as_json) -> None:
 
 
 main.add_command(sandbox)
-from cataloger_dagster.cli_scripts import scripts  # noqa: E402
+from cataloger_dagster.cli.scripts import scripts  # noqa: E402
 main.add_command(scripts)

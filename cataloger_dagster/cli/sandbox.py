@@ -1,7 +1,7 @@
 """`cataloger sandbox ...`: build the Docker sandbox image.
 
 Registered in the main CLI with `main.add_command(sandbox)`; also runnable
-alone as `python -m cataloger_dagster.cli_sandbox build-image`.
+alone as `python -m cataloger_dagster.cli.sandbox build-image`.
 """
 
 from __future__ import annotations
