@@ -12,7 +12,7 @@ checks, then investigate every issue in one cell.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 from cataloger_dagster.core.models import CodeInvestigation, IssueModel
 from cataloger_dagster.core.investigate.code import (
@@ -25,7 +25,9 @@ from cataloger_dagster.core.investigate.code import (
     reusable_blocks,
     setup_block,
 )
-from cataloger_dagster.resources.sandbox import SandboxRuntime
+
+if TYPE_CHECKING:  # the runtime is passed in; core never imports resources at run time
+    from cataloger_dagster.resources.sandbox import SandboxRuntime
 
 
 @dataclass

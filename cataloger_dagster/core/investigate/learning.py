@@ -16,14 +16,15 @@ from __future__ import annotations
 
 import math
 import random
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
-from cataloger_dagster.core.models import TableProfile
-from cataloger_dagster.resources import script_store
+from cataloger_dagster.core import layout as script_store
 from cataloger_dagster.core.investigate.investigator import PreviousScript
-from cataloger_dagster.resources.script_store import ScriptRecord, ScriptStore
+from cataloger_dagster.core.layout import PROFILE, SCRIPT, ScriptRecord  # noqa: F401  (SCRIPT: re-exported)
+from cataloger_dagster.core.models import TableProfile
 
-SCRIPT = "catalog_script.py"
+if TYPE_CHECKING:  # the resource is passed in; core never imports resources at run time
+    from cataloger_dagster.resources.script_store import ScriptStore
 WINDOW = 10
 MIN_SIMILARITY = 0.3
 
@@ -90,10 +91,10 @@ def similar_table_script(
             continue
         prefix = script_store.table_prefix(database, other)
         runs = store.list_runs(prefix)
-        latest = next((ts for ts in reversed(runs) if store.read_artifact(prefix, ts, "profile.json")), None)
+        latest = next((ts for ts in reversed(runs) if store.read_artifact(prefix, ts, PROFILE)), None)
         if latest is None:
             continue
-        theirs = _signature(store.read_json(prefix, latest, "profile.json") or {})
+        theirs = _signature(store.read_json(prefix, latest, PROFILE) or {})
         union = mine | theirs
         score = len(mine & theirs) / len(union) if union else 0.0
         if score >= MIN_SIMILARITY and (best is None or score > best[0]):

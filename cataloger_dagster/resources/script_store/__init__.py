@@ -1,10 +1,17 @@
 """The script store resource: every run's scripts, JSON results and HTML pages.
 
 `base` holds the logic over a handful of storage primitives; each backend
-implements only those primitives in a file of its own.
+(`local`, `s3`) implements only those primitives in a file of its own.  The
+layout they share (names, timestamps) is `cataloger_dagster.core.layout`.
 """
 
-from cataloger_dagster.resources.script_store.base import (  # noqa: F401
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+from urllib.parse import unquote, urlparse
+
+from cataloger_dagster.resources.script_store.base import (
     HASH_MARK,
     INDEX_FILE,
     INDEX_HISTORY,
@@ -12,19 +19,66 @@ from cataloger_dagster.resources.script_store.base import (  # noqa: F401
     MAX_SEGMENT,
     RUN_FILE,
     ArtifactExistsError,
-    LocalScriptStore,
-    S3ScriptStore,
     ScriptRecord,
     ScriptStore,
     ScriptStoreError,
-    __all__,
     format_timestamp,
     metrics_filename,
     name_of_folder,
     new_timestamp,
     normalize_timestamp,
     script_rank,
-    script_store_from_url,
     store_name,
     table_prefix,
 )
+from cataloger_dagster.resources.script_store.local import LocalScriptStore
+from cataloger_dagster.resources.script_store.s3 import S3ScriptStore
+
+if TYPE_CHECKING:
+    from dagster_aws.s3 import S3Resource
+
+__all__ = [
+    "ArtifactExistsError",
+    "HASH_MARK",
+    "INDEX_FILE",
+    "INDEX_HISTORY",
+    "LATEST_WINDOW",
+    "LocalScriptStore",
+    "MAX_SEGMENT",
+    "RUN_FILE",
+    "S3ScriptStore",
+    "ScriptRecord",
+    "ScriptStore",
+    "ScriptStoreError",
+    "format_timestamp",
+    "metrics_filename",
+    "name_of_folder",
+    "new_timestamp",
+    "normalize_timestamp",
+    "script_rank",
+    "script_store_from_url",
+    "store_name",
+    "table_prefix",
+]
+
+
+def script_store_from_url(url: str, *, s3: S3Resource | None = None) -> ScriptStore:
+    """``s3://bucket/prefix`` -> S3ScriptStore; a path or ``file://`` URL ->
+    LocalScriptStore.  S3 settings not given in ``s3`` come from the usual AWS
+    environment (AWS_PROFILE, AWS_ENDPOINT_URL, AWS_DEFAULT_REGION...)."""
+    if not isinstance(url, str) or not url.strip():
+        raise ValueError("the script store location is empty; give a folder or s3://bucket/prefix")
+    url = url.strip()
+    scheme = urlparse(url).scheme.lower()
+    if scheme == "s3":
+        parsed = urlparse(url)
+        if not parsed.netloc:
+            raise ValueError(f"S3 store URL {url!r} has no bucket; use s3://bucket/prefix")
+        return S3ScriptStore(bucket=parsed.netloc, prefix=parsed.path.strip("/"), s3=s3)
+    if scheme == "file":
+        return LocalScriptStore(root=unquote(urlparse(url).path))
+    if len(scheme) > 1 and "://" in url:
+        raise ValueError(
+            f"unsupported script store URL {url!r}: use a folder path or s3://bucket/prefix"
+        )
+    return LocalScriptStore(root=str(Path(url).expanduser()))

@@ -1,0 +1,209 @@
+"""The store's layout: folders, file names and timestamps, for every backend.
+
+Layout (DESIGN.md)::
+
+    <store>/<database>/<table>/<timestamp>/<files>    one folder per run
+    <store>/<database>/index.html                     the one file rewritten
+    <store>/<database>/index_history/<timestamp>.html every index ever written
+
+A store prefix is ``"<database>/<table>"`` as `table_prefix` makes it: every
+database or table name becomes a folder name through `store_name`, the one
+mapping from names to paths and keys (both backends, the index links, the
+Dagster IO manager).  Timestamps are ISO-8601 UTC with microseconds
+(``2026-11-22T10:00:00.123456Z``) so that they sort as text.
+
+The artifacts of one run folder have the names below; they are part of the
+store's public layout, and every stage reads and writes them by these names.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from datetime import datetime, timedelta, timezone
+from pathlib import PurePath
+from typing import Any, Optional
+
+from pydantic import BaseModel
+
+# --------------------------------------------------------------------------
+# the artifacts of one run folder
+# --------------------------------------------------------------------------
+
+PROFILE = "profile.json"                    # table_profile
+UNDERSTANDING = "understanding.json"        # table_understanding
+ISSUES = "issues.json"                      # quality_issues
+INVESTIGATIONS = "investigations.json"      # investigations
+SCRIPT = "catalog_script.py"                # investigations: the session script
+SUMMARY_SCRIPT = "summary_script.py"        # recent_summary
+RECENT_SUMMARY = "recent_summary.html"      # recent_summary
+CATALOG_PAGE = "catalog.html"               # catalog_page
+
+RUN_FILE = "run.json"
+INDEX_FILE = "index.html"
+INDEX_HISTORY = "index_history"   # reserved: never listed as a table
+
+_TS_RE = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$")
+_TS_EXAMPLE = "2026-11-22T10:00:00.123456Z"
+
+
+
+
+class ScriptRecord(BaseModel):
+    timestamp: str
+    code: str
+    metrics: Optional[dict[str, Any]] = None
+    uri: str
+
+
+
+# --------------------------------------------------------------------------
+# names and timestamps
+# --------------------------------------------------------------------------
+
+
+def format_timestamp(moment: datetime) -> str:
+    if moment.tzinfo is None:
+        raise ValueError("timestamps must be timezone-aware (UTC)")
+    return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def new_timestamp() -> str:
+    return format_timestamp(datetime.now(timezone.utc))
+
+
+def normalize_timestamp(timestamp: str) -> str:
+    """Any ISO-8601 instant with a zone -> the canonical, text-sortable form.
+
+    Seed 000 writes ``2024-01-15T10:00:00Z``; mixing that with microsecond
+    stamps would break text ordering ('Z' sorts after '.'), so every stamp
+    is stored in one form.
+    """
+    if isinstance(timestamp, str) and _TS_RE.match(timestamp):
+        return timestamp
+    try:
+        moment = datetime.fromisoformat(str(timestamp))
+    except ValueError:
+        raise ValueError(
+            f"timestamp {timestamp!r} is not ISO-8601; use UTC like {_TS_EXAMPLE}"
+        ) from None
+    if moment.tzinfo is None:
+        raise ValueError(
+            f"timestamp {timestamp!r} has no time zone; use UTC like {_TS_EXAMPLE}"
+        )
+    return format_timestamp(moment)
+
+
+def _next_timestamp(timestamp: str) -> str:
+    moment = datetime.strptime(timestamp, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=timezone.utc)
+    return format_timestamp(moment + timedelta(microseconds=1))
+
+
+# Names kept exactly as they are, so that stores written before `store_name`
+# existed keep working: letters, digits, _ . - not starting with '.' or '-'.
+_PLAIN_RE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*\Z")
+# Every segment `store_name` makes: URL-unreserved characters only, so that a
+# segment is also a literal URL path segment (index links) and S3 key part.
+_SEGMENT_RE = re.compile(r"[A-Za-z0-9_~][A-Za-z0-9_.~-]*\Z")
+_ESCAPE_RE = re.compile(r"~([0-9A-F]{2})")
+HASH_MARK = "~~"          # never made by escaping: every other '~' starts an escape
+HASH_LENGTH = 16          # hex digits; 64 bits, so no one can craft a name to land in another's folder
+MAX_SEGMENT = 160         # well under the 255 bytes a file name may have, with room for temp names
+# What a database's folder holds besides its tables; compared case-insensitively
+# because a case-insensitive file system would confuse 'INDEX.HTML' with the index.
+_RESERVED = {INDEX_FILE, INDEX_HISTORY}
+
+
+def store_name(name: str) -> str:
+    """The folder (path segment, S3 key part) of a database or table name.
+
+    Plain names (letters, digits, ``_ . -``, not starting with ``.`` or ``-``)
+    stay as they are.  Other names are escaped reversibly, each other byte of
+    their UTF-8 as ``~XX`` (``a/b`` -> ``a~2Fb``, ``index.html`` ->
+    ``index~2Ehtml``, ``..`` -> ``~2E.``); a result longer than
+    `MAX_SEGMENT` is cut and ends in ``~~`` and a hash of the whole name.
+    Distinct names always get distinct segments (up to a hash collision of
+    long names), and no segment is '.', '..', reserved, or holds a '/'.
+    """
+    if not isinstance(name, str) or not name:
+        raise ValueError(f"invalid name {name!r}: database and table names must be non-empty text")
+    reserved = name.casefold() in _RESERVED
+    if len(name) <= MAX_SEGMENT and not reserved and _PLAIN_RE.match(name):
+        return name
+    data = name.encode("utf-8", "surrogatepass")
+    segment = "".join(
+        chr(byte) if _kept(byte, first=i == 0, reserved=reserved) else f"~{byte:02X}"
+        for i, byte in enumerate(data)
+    )
+    if len(segment) <= MAX_SEGMENT:
+        return segment
+    head = segment[:MAX_SEGMENT - len(HASH_MARK) - HASH_LENGTH]
+    head = re.sub(r"~[0-9A-F]?\Z", "", head)  # never cut an escape in two
+    return f"{head}{HASH_MARK}{hashlib.sha256(data).hexdigest()[:HASH_LENGTH]}"
+
+
+def _kept(byte: int, *, first: bool, reserved: bool) -> bool:
+    char = chr(byte)
+    if byte >= 128 or not (char.isalnum() or char in "_.-"):
+        return False
+    if first and char in ".-":
+        return False
+    return char.isalnum() or not reserved
+
+
+def name_of_folder(segment: str) -> str | None:
+    """The name whose `store_name` is ``segment``; None when the segment holds a
+    hash (see `ScriptStore.list_tables`) or is no segment `store_name` makes."""
+    if not isinstance(segment, str) or HASH_MARK in segment:
+        return None
+    data = bytearray()
+    position = 0
+    for escape in _ESCAPE_RE.finditer(segment):
+        data += segment[position:escape.start()].encode("ascii", "replace")
+        data.append(int(escape.group(1), 16))
+        position = escape.end()
+    data += segment[position:].encode("ascii", "replace")
+    try:
+        name = data.decode("utf-8", "surrogatepass")
+    except UnicodeDecodeError:
+        return None
+    return name if name and store_name(name) == segment else None
+
+
+def _check_segment(part: str, what: str) -> str:
+    if not isinstance(part, str) or len(part) > MAX_SEGMENT or not _SEGMENT_RE.match(part) \
+            or part.casefold() in _RESERVED:
+        raise ValueError(
+            f"invalid {what} {part!r} for the script store: database and table names "
+            "become folders through store_name() (use table_prefix(database, table))"
+        )
+    return part
+
+
+def _check_prefix(prefix: str) -> str:
+    parts = prefix.strip("/").split("/") if isinstance(prefix, str) else []
+    if len(parts) != 2:
+        raise ValueError(
+            f"invalid prefix {prefix!r}: expected '<database>/<table>' as table_prefix makes it")
+    return "/".join(_check_segment(p, "prefix component") for p in parts)
+
+
+def _check_filename(filename: str) -> str:
+    if not isinstance(filename, str) or not filename or filename.startswith(".") \
+            or "/" in filename or "\\" in filename or "\x00" in filename:
+        # dot-files are the local backend's temporary files
+        raise ValueError(
+            f"invalid file name {filename!r}: it must be a non-empty name without '/', "
+            "'\\' or NUL, not starting with '.'"
+        )
+    return filename
+
+
+def table_prefix(database: str, table: str) -> str:
+    """The store prefix of a table, safe for any database or table name."""
+    return f"{store_name(database)}/{store_name(table)}"
+
+
+def metrics_filename(filename: str) -> str:
+    """``catalog_script.py`` -> ``catalog_script.metrics.json``."""
+    return f"{PurePath(filename).stem}.metrics.json"
