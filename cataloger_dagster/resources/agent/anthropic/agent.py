@@ -6,17 +6,14 @@ Pydantic.  An answer that fails validation is asked for once more; a second
 failure, or an API error left after the SDK's own retries, hands the stage to
 the heuristic agent with `fallback_reason` set.  The table context (profile
 and sample rows) is one system block shared by the three stages and marked for
-prompt caching.  The investigation tool loop is in `anthropic_investigation`.
+prompt caching.  The prompts are in `prompts`, the investigation tool loop in `tool_loop`.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
-from functools import lru_cache
 from typing import Any, Literal, Optional, TypeVar
 
-import jinja2
 from pydantic import BaseModel, Field, ValidationError
 
 from cataloger_dagster.core.investigate.codegen import literal
@@ -28,6 +25,14 @@ from cataloger_dagster.core.models import (
     IssueModel,
     TableProfile,
 )
+from cataloger_dagster.resources.agent.anthropic.prompts import (  # noqa: F401  (prompt_version, render: re-exported)
+    StageFailed,
+    prompt_version,
+    render,
+    to_json,
+    user_message,
+)
+from cataloger_dagster.resources.agent.anthropic.tool_loop import investigate_with_tools
 from cataloger_dagster.resources.agent.base import (
     AgentResource,
     AgentUsage,
@@ -35,34 +40,7 @@ from cataloger_dagster.resources.agent.base import (
     heuristic_understanding,
 )
 
-PROMPTS = ("context.system", "understanding.system", "understanding.user", "issues.system",
-           "issues.user", "investigation.system", "investigation.user")
-
 M = TypeVar("M", bound=BaseModel)
-
-
-@lru_cache(maxsize=1)
-def prompt_environment() -> jinja2.Environment:
-    """The pages' template loader, without HTML escaping: prompts are plain text."""
-    from cataloger_dagster.core.render.pages import template_environment
-
-    return jinja2.Environment(loader=template_environment().loader, autoescape=False,
-                              undefined=jinja2.StrictUndefined, keep_trailing_newline=False)
-
-
-@lru_cache(maxsize=1)
-def prompt_version() -> str:
-    """A hash of the prompt templates: a change of wording invalidates cached understandings."""
-    env = prompt_environment()
-    digest = hashlib.sha256()
-    for name in PROMPTS:
-        source, _, _ = env.loader.get_source(env, f"prompts/{name}.j2")
-        digest.update(name.encode() + b"\0" + source.encode() + b"\0")
-    return digest.hexdigest()[:12]
-
-
-def render(name: str, **values: Any) -> str:
-    return prompt_environment().get_template(f"prompts/{name}.j2").render(**values).strip()
 
 
 # ---------------------------------------------------------------------------
@@ -104,10 +82,6 @@ class IssuesAnswer(BaseModel):
     completedAt: str
 
 
-class StageFailed(RuntimeError):
-    """A stage that must fall back to the heuristics."""
-
-
 def compact_profile(profile: TableProfile) -> dict:
     """What the model needs of the profile: no histograms, few top values."""
     keep = ("name", "dtype", "kind", "count", "nulls", "null_fraction", "distinct", "min", "max",
@@ -121,10 +95,6 @@ def compact_profile(profile: TableProfile) -> dict:
         columns.append(item)
     return {"table": profile.table, "row_count": profile.row_count, "column_count": profile.column_count,
             "fingerprint": profile.fingerprint.value, "columns": columns, "sample_rows": profile.sample_rows}
-
-
-def to_json(value: Any) -> str:
-    return json.dumps(value, default=str, sort_keys=True, separators=(",", ":"))
 
 
 class AnthropicAgent(AgentResource):
@@ -253,17 +223,11 @@ class AnthropicAgent(AgentResource):
             return heuristic_analysis(profile, detected, previous=previous), usage
 
     def investigate(self, runtime, profile, understanding, issues, previous):
-        from cataloger_dagster.resources.agent.anthropic.tool_loop import investigate_with_tools
-
         return investigate_with_tools(self, runtime, profile, understanding, issues, previous)
 
 
 def _reason(exc: Exception) -> str:
     return str(exc) if isinstance(exc, StageFailed) else f"{type(exc).__name__}: {exc}"
-
-
-def user_message(text: str) -> dict:
-    return {"role": "user", "content": [{"type": "text", "text": text}]}
 
 
 def _understanding(profile: TableProfile, got: UnderstandingAnswer) -> DatasetUnderstandingModel:

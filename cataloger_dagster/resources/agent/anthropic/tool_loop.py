@@ -19,7 +19,7 @@ from typing import Any, Literal, Optional
 from pydantic import BaseModel, Json, ValidationError
 
 from cataloger_dagster.core.models import CodeInvestigation, IssueModel
-from cataloger_dagster.resources.agent.anthropic.agent import StageFailed, render, to_json, user_message
+from cataloger_dagster.resources.agent.anthropic.prompts import StageFailed, render, to_json, user_message
 from cataloger_dagster.core.investigate.codegen import literal
 from cataloger_dagster.core.investigate.code import (
     ParsedScript,
