@@ -1,0 +1,208 @@
+"""The package's layout holds: no import cycles, a Dagster-free core, dependencies one way.
+
+The import graph is read from the source with `ast`: every `import` a module runs
+(at the top or inside a function), not those under `if TYPE_CHECKING:`, which
+only name types.  Layers, lowest first (DESIGN.md, "Layout"):
+
+    core (and demo)  ->  resources  ->  assets / sensors / jobs / settings  ->  definitions  ->  cli
+
+A module may import its own layer or a lower one, never a higher one.
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import cataloger_dagster
+
+PACKAGE = Path(cataloger_dagster.__file__).resolve().parent
+NAME = "cataloger_dagster"
+
+LAYERS = [
+    ("core", 0), ("demo", 0),
+    ("resources", 1),
+    ("assets", 2), ("sensors", 2), ("jobs", 2), ("settings", 2),
+    ("definitions", 3),
+    ("cli", 4),
+]
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+MODULES = {module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
+
+
+def layer(module: str) -> int:
+    parts = module.split(".")
+    if len(parts) == 1:  # the package itself: its version, nothing else
+        return 0
+    for top, rank in LAYERS:
+        if parts[1] == top:
+            return rank
+    raise AssertionError(f"{module} belongs to no layer: add its folder to LAYERS (and to DESIGN.md)")
+
+
+def _type_checking_only(node: ast.If) -> bool:
+    test = node.test
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+
+
+def _imports(tree: ast.AST):
+    """Every Import/ImportFrom node run at import or call time (not TYPE_CHECKING blocks)."""
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.If) and _type_checking_only(node):
+            stack.extend(node.orelse)
+            continue
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            yield node
+        stack.extend(ast.iter_child_nodes(node))
+
+
+def imported_names(module: str) -> set[str]:
+    """Absolute names of the modules (or module.attribute) that `module` imports."""
+    path = MODULES[module]
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    found: set[str] = set()
+    for node in _imports(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+            continue
+        if node.level:
+            base = package.split(".")
+            base = base[: len(base) - (node.level - 1)]
+            source = ".".join(base + ([node.module] if node.module else []))
+        else:
+            source = node.module
+        for alias in node.names:
+            # `from package import module` imports the module; any other name is
+            # an attribute of `source` (the package's __init__ or a module)
+            submodule = f"{source}.{alias.name}"
+            found.add(submodule if submodule in MODULES else source)
+    return found
+
+
+def internal_edges(module: str) -> set[str]:
+    """The package's modules that `module` imports by name."""
+    return {name for name in imported_names(module) if name in MODULES and name != module}
+
+
+GRAPH = {module: internal_edges(module) for module in MODULES}
+
+
+def loaded_with(module: str) -> set[str]:
+    """Every package module that importing `module` runs, parents' __init__ included."""
+    seen: set[str] = set()
+    todo = [module]
+    while todo:
+        current = todo.pop()
+        if current in seen:
+            continue
+        seen.add(current)
+        parts = current.split(".")
+        todo.extend(".".join(parts[:i]) for i in range(1, len(parts)))
+        todo.extend(GRAPH[current])
+    return seen
+
+
+def cycles() -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(GRAPH[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 10_000))
+    for v in sorted(GRAPH):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def test_the_graph_is_read():
+    assert f"{NAME}.core.models" in GRAPH[f"{NAME}.core.issues.detectors"]
+    assert f"{NAME}.resources.script_store.base" in GRAPH[f"{NAME}.resources.script_store.local"]
+    assert f"{NAME}.definitions" in GRAPH[f"{NAME}.cli.runner"]
+
+
+def test_no_import_cycles():
+    assert cycles() == []
+
+
+def test_dependencies_point_one_way():
+    upward = sorted(
+        f"{a} (layer {layer(a)}) imports {b} (layer {layer(b)})"
+        for a, targets in GRAPH.items() for b in targets if layer(b) > layer(a)
+    )
+    assert upward == []
+
+
+def test_core_does_not_import_resources_or_dagster():
+    core = [m for m in MODULES if m.startswith(f"{NAME}.core")]
+    assert len(core) > 10
+    problems = []
+    for module in core:
+        for loaded in sorted(loaded_with(module)):
+            if not (loaded == NAME or loaded.startswith((f"{NAME}.core", f"{NAME}.demo"))):
+                problems.append(f"{module} loads {loaded}")
+            for name in imported_names(loaded):
+                if name.split(".")[0] in ("dagster", "dagster_aws", "dagster_webserver"):
+                    problems.append(f"{module} loads {loaded}, which imports {name}")
+    assert problems == []
+
+
+def test_core_imports_without_dagster_at_run_time():
+    """The same, as Python sees it: import every core module in a fresh interpreter."""
+    core = [m for m in MODULES if m.startswith(f"{NAME}.core")]
+    code = (
+        "import importlib, sys\n"
+        f"for m in {core!r}: importlib.import_module(m)\n"
+        "bad = sorted(m for m in sys.modules if m.split('.')[0].startswith('dagster')"
+        f" or m.startswith(('{NAME}.resources', '{NAME}.assets', '{NAME}.sensors', '{NAME}.definitions')))\n"
+        "print(bad)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize("folder", ["assets", "resources", "sensors", "core", "cli"])
+def test_every_folder_is_a_package(folder):
+    for directory in [PACKAGE / folder, *(p for p in (PACKAGE / folder).rglob("*") if p.is_dir())]:
+        if directory.name == "__pycache__" or not any(directory.glob("*.py")):
+            continue
+        assert (directory / "__init__.py").is_file(), directory
