@@ -3,7 +3,7 @@
     .venv/bin/python benchmarks/bench_agent_tokens.py [--scale 0.05] [--no-write]
 
 Runs `catalog_database(agent="anthropic")` twice against the local stand-in of
-the Messages API (tests/anthropic_standin.py), reached through
+the Messages API (tests/support/anthropic_standin.py), reached through
 ANTHROPIC_BASE_URL, and counts what went over the wire: the stand-in's usage
 for every answered request (uncached input, cache reads, cache writes, output),
 the requests, and the execute_python calls per table (tool_use blocks in each

@@ -116,7 +116,7 @@ def catalog_stack(tmp_path_factory):
     """A real `dagster dev` over a demo database, for the webserver and browser tests.
 
     One per module, so that it does not tick in the background under unrelated tests;
-    stopping it asserts that no process it started is left (tests/e2e_support.py).
+    stopping it asserts that no process it started is left (tests/support/e2e_support.py).
     """
     problem = sandbox_problem("local")  # the runs it launches investigate in the local sandbox
     if problem:

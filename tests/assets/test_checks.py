@@ -14,7 +14,7 @@ from cataloger_dagster.definitions import TABLE_ASSETS, defs
 from cataloger_dagster.jobs import CATALOG_TABLE_JOB, build_catalog_table_job
 from cataloger_dagster.settings import resources
 from cataloger_dagster.sensors.pass_rate import THRESHOLD_ENV
-from tests.shop import make_shop
+from shop import make_shop
 
 pytestmark = pytest.mark.filterwarnings("error::DeprecationWarning")
 

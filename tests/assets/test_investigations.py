@@ -16,7 +16,7 @@ from cataloger_dagster.core.investigate.learning import SCRIPT, rank_scripts, sh
 from cataloger_dagster.core.investigate.code import parse_records
 from cataloger_dagster.resources.script_store import ScriptRecord
 from cataloger_dagster.settings import resources
-from tests.shop import make_shop
+from shop import make_shop
 
 def catalog(db: Path, store: Path, instance, table: str, backend: str = "local", **config):
     res = resources(database=f"duckdb://{db}", store=str(store), sandbox=backend)

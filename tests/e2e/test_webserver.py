@@ -1,6 +1,6 @@
 """End to end through the real webserver: `dagster dev -w workspace.yaml`, driven by GraphQL.
 
-The `catalog_stack` fixture (tests/conftest.py, tests/e2e_support.py) starts `dagster dev`
+The `catalog_stack` fixture (tests/conftest.py, tests/support/e2e_support.py) starts `dagster dev`
 on a free loopback port over a small demo DuckDB database, with the database-change
 sensor ticking every 5 s; stopping it at the end of the session asserts that none of the
 processes it started is left.

@@ -22,7 +22,7 @@ from typing import Any, Callable, Iterator, TypeVar
 
 import psutil
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 DAGSTER = REPO / ".venv" / "bin" / "dagster"
 T = TypeVar("T")
 

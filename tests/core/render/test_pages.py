@@ -38,7 +38,7 @@ from cataloger_dagster.core.render.pages import (
     svg_histogram,
 )
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[3]
 HOSTILE = "<script>alert(1)</script>"
 HOSTILE_IMG = '<img src=x onerror="alert(2)">'
 
