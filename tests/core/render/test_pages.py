@@ -531,7 +531,7 @@ def test_templates_are_found_from_an_installed_wheel(tmp_path):
     names = set(zipfile.ZipFile(wheel).namelist())
     for template in sorted((REPO / "templates" / "pages").glob("*.j2")):
         assert f"cataloger_dagster/templates/pages/{template.name}" in names
-    assert "cataloger_dagster/pages.py" in names
+    assert "cataloger_dagster/core/render/pages.py" in names
 
     target = tmp_path / "site"
     uv = Path(sys.executable).with_name("uv")
