@@ -6,7 +6,7 @@ from cataloger_dagster.assets.catalog_page import catalog_page
 from cataloger_dagster.assets.common import GROUP, OWNERS, link
 from cataloger_dagster.resources import script_store
 from cataloger_dagster.assets.partitions import tables_partitions
-from cataloger_dagster.core.investigate.learning import SCRIPT
+from cataloger_dagster.core.layout import CATALOG_PAGE, ISSUES, PROFILE, SCRIPT
 from cataloger_dagster.core.models import AnalysisResultModel, TableProfile
 from cataloger_dagster.core.render.pages import IndexEntry, health_score, render_index
 from cataloger_dagster.resources.database import DatabaseResource
@@ -22,10 +22,10 @@ class CatalogIndexConfig(dg.Config):
 def index_entry(store: ScriptStore, database: str, table: str, error: str | None) -> IndexEntry:
     prefix = script_store.table_prefix(database, table)
     for ts in reversed(store.list_runs(prefix)):
-        if store.read_artifact(prefix, ts, "catalog.html") is None:
+        if store.read_artifact(prefix, ts, CATALOG_PAGE) is None:
             continue
-        profile = TableProfile.model_validate(store.read_json(prefix, ts, "profile.json"))
-        issues = AnalysisResultModel.model_validate(store.read_json(prefix, ts, "issues.json"))
+        profile = TableProfile.model_validate(store.read_json(prefix, ts, PROFILE))
+        issues = AnalysisResultModel.model_validate(store.read_json(prefix, ts, ISSUES))
         metrics = store.read_metrics(prefix, ts, SCRIPT) or {}
         pass_rate = metrics.get("pass_rate")
         return IndexEntry(
@@ -38,7 +38,7 @@ def index_entry(store: ScriptStore, database: str, table: str, error: str | None
             pass_rate=pass_rate,
             health=health_score(profile, issues, pass_rate),
             # relative to index.html, which sits in the database's folder beside the tables'
-            href="/".join(quote(part, safe="") for part in (prefix.split("/")[1], ts, "catalog.html")),
+            href="/".join(quote(part, safe="") for part in (prefix.split("/")[1], ts, CATALOG_PAGE)),
             updated=ts,
             status="failed" if error else "ok",
             error=error,

@@ -1,12 +1,10 @@
 import dagster as dg
 
-from cataloger_dagster.assets.common import (
-    GROUP, OWNERS, link, previous_artifacts, run_folder, table_prefix,
-)
+from cataloger_dagster.assets.common import GROUP, OWNERS, TableRun, link, previous_artifacts
 from cataloger_dagster.assets.metadata import catalog_summary, column_schema
 from cataloger_dagster.assets.partitions import tables_partitions
 from cataloger_dagster.assets.quality_issues import severity_counts
-from cataloger_dagster.core.investigate.learning import SCRIPT
+from cataloger_dagster.core.layout import CATALOG_PAGE, ISSUES, PROFILE, RECENT_SUMMARY, SCRIPT, SUMMARY_SCRIPT
 from cataloger_dagster.core.models import (
     AnalysisResultModel, DatasetUnderstandingModel, InvestigationsResult, TableProfile,
 )
@@ -19,8 +17,8 @@ from cataloger_dagster.resources.script_store import ScriptStore
 def run_history(store: ScriptStore, prefix: str, *, limit: int = 10) -> list[dict]:
     """One row per run of the table (this one included), newest first, from its stored JSON."""
     history = []
-    for ts, profile in previous_artifacts(store, prefix, "profile.json", limit=limit):
-        found = (store.read_json(prefix, ts, "issues.json") or {}).get("issues", [])
+    for ts, profile in previous_artifacts(store, prefix, PROFILE, limit=limit):
+        found = (store.read_json(prefix, ts, ISSUES) or {}).get("issues", [])
         metrics = store.read_metrics(prefix, ts, SCRIPT) or {}
         history.append(
             {
@@ -68,35 +66,19 @@ def catalog_page(
     database: DatabaseResource,
     store: ScriptStore,
 ) -> dg.MaterializeResult:
-    name = context.partition_key
-    prefix = table_prefix(database, name)
-    timestamp = run_folder(context, store, prefix)
-    script = store.read_script(prefix, timestamp, SCRIPT)
-    previous_script = None
-    if investigations.based_on:
-        source = script_store.table_prefix(database.database_name, investigations.based_on_table or name)
-        previous_script = store.read_script(source, investigations.based_on, SCRIPT)
+    folder = TableRun.open(context, database, store)
     html = render_catalog_page(
         profile=table_profile,
         understanding=table_understanding,
         issues=quality_issues,
         investigations=investigations.investigations,
-        history=run_history(store, prefix),
-        script=script,
-        previous_script=previous_script,
-        links={"Recent changes": "recent_summary.html", "Catalog script": SCRIPT,
-               "Summary script": "summary_script.py"},
-        run={
-            "timestamp": timestamp,
-            "dagster_run_id": context.run.run_id,
-            "database": database.safe_url,
-            "started from": (f"{investigations.based_on_table or name} @ {investigations.based_on}"
-                             if investigations.based_on else "explored afresh"),
-            "sandbox cells": investigations.cells,
-            "tokens": run_tokens(context),
-        },
+        history=run_history(store, folder.prefix),
+        script=folder.read_script(SCRIPT),
+        previous_script=_previous_script(folder, investigations),
+        links={"Recent changes": RECENT_SUMMARY, "Catalog script": SCRIPT, "Summary script": SUMMARY_SCRIPT},
+        run=_run_facts(context, folder, investigations),
     )
-    uri = store.write_artifact(prefix, timestamp, "catalog.html", html)
+    uri = folder.write_artifact(CATALOG_PAGE, html)
     counts = severity_counts(quality_issues)
     return dg.MaterializeResult(
         metadata={
@@ -107,9 +89,31 @@ def catalog_page(
             **{f"issues_{s}": n for s, n in counts.items()},
             "pass_rate": investigations.pass_rate if investigations.pass_rate is not None else 1.0,
             "sandbox_cells": investigations.cells,
-            "run_folder": timestamp,
+            "run_folder": folder.timestamp,
             "catalog_page": link(uri),
-            "recent_summary": link(store.uri(prefix, timestamp, "recent_summary.html")),
-            "script": link(store.uri(prefix, timestamp, SCRIPT)),
+            "recent_summary": link(folder.uri(RECENT_SUMMARY)),
+            "script": link(folder.uri(SCRIPT)),
         }
     )
+
+
+def _previous_script(folder: TableRun, investigations: InvestigationsResult) -> str | None:
+    """The script this run started from (its own table's, or the similar table's it transferred)."""
+    if not investigations.based_on:
+        return None
+    source = script_store.table_prefix(folder.database.database_name,
+                                       investigations.based_on_table or folder.table)
+    return folder.store.read_script(source, investigations.based_on, SCRIPT)
+
+
+def _run_facts(context: dg.AssetExecutionContext, folder: TableRun, investigations: InvestigationsResult) -> dict:
+    """The page's "this run" box."""
+    return {
+        "timestamp": folder.timestamp,
+        "dagster_run_id": context.run.run_id,
+        "database": folder.database.safe_url,
+        "started from": (f"{investigations.based_on_table or folder.table} @ {investigations.based_on}"
+                         if investigations.based_on else "explored afresh"),
+        "sandbox cells": investigations.cells,
+        "tokens": run_tokens(context),
+    }

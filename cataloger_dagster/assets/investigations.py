@@ -2,20 +2,21 @@ import time
 
 import dagster as dg
 
-from cataloger_dagster.assets.common import GROUP, OWNERS, link, run_folder, table_prefix
+from cataloger_dagster.assets.common import GROUP, OWNERS, TableRun, link
 from cataloger_dagster.assets.metadata import investigations_summary, usage_metadata
 from cataloger_dagster.assets.partitions import tables_partitions
-from cataloger_dagster.core.investigate.learning import SCRIPT, choose_previous_script
+from cataloger_dagster.core.investigate.code import referenced_tables
+from cataloger_dagster.core.investigate.learning import choose_previous_script
+from cataloger_dagster.core.investigate.outcome import SessionStats, investigations_result, script_metrics
+from cataloger_dagster.core.layout import INVESTIGATIONS, SCRIPT
 from cataloger_dagster.core.models import (
     AnalysisResultModel,
     DatasetUnderstandingModel,
     InvestigationsResult,
     TableProfile,
-    pass_rate,
 )
 from cataloger_dagster.resources.agent import AgentResource
 from cataloger_dagster.resources.database import SNAPSHOT_URL, DatabaseResource
-from cataloger_dagster.core.investigate.code import referenced_tables
 from cataloger_dagster.resources.sandbox import SandboxResource
 from cataloger_dagster.resources.script_store import ScriptStore
 
@@ -45,16 +46,59 @@ def investigations(
     sandbox: SandboxResource,
     agent: AgentResource,
 ) -> dg.Output[InvestigationsResult]:
-    name = context.partition_key
-    prefix = table_prefix(database, name)
-    timestamp = run_folder(context, store, prefix)
+    folder = TableRun.open(context, database, store)
     issues = quality_issues.issues
     previous, why = choose_previous_script(
         store, database.database_name, table_profile, {i.id for i in issues},
         explore=config.explore, exploration_rate=config.exploration_rate,
         exploration_seed=config.exploration_seed,
     )
-    context.log.info(f"{name}: {len(issues)} issues to investigate; {why}")
+    context.log.info(f"{folder.table}: {len(issues)} issues to investigate; {why}")
+    run, usage, script, session = _investigate(context, folder, database, sandbox, agent, table_profile,
+                                               table_understanding, issues, previous)
+    result = investigations_result(folder.table, run, previous, session,
+                                   backend=sandbox.backend, agent=agent.kind)
+    metrics = script_metrics(result, run, issues, table_profile, session, why=why,
+                             usage=usage.model_dump(), tokens=usage.tokens)
+    script_uri = folder.write_script(SCRIPT, script, metrics)
+    uri = folder.write_json(INVESTIGATIONS, result)
+    if run.relearned:
+        context.log.warning(f"{folder.table}: the earlier script failed on {run.relearned}; "
+                            "investigated afresh")
+    return dg.Output(result, metadata=_metadata(table_profile, result, metrics, usage, session, folder,
+                                                links={"script": link(script_uri), "investigations_json": link(uri)},
+                                                explore_requested=config.explore))
+
+
+def _metadata(profile: TableProfile, result: InvestigationsResult, metrics: dict, usage, session: SessionStats,
+              folder: TableRun, *, links: dict, explore_requested: bool) -> dict:
+    return {
+        "dagster/row_count": profile.row_count,
+        "pass_rate": metrics["pass_rate"],
+        "investigations": len(result.investigations),
+        **{f"verdict_{v}": n for v, n in metrics["verdicts"].items()},
+        "sandbox_cells": session.cells,
+        "sandbox_seconds": round(session.seconds, 3),
+        "explored": result.explored,
+        "based_on": result.based_on or "",
+        "why": metrics["why"],
+        "relearned": ", ".join(result.relearned),
+        "fingerprint": profile.fingerprint.value,
+        **usage_metadata(usage),
+        **links,
+        "summary": investigations_summary(result),
+        "duration_s": session.wall_seconds,
+        "run_folder": folder.timestamp,
+        # the pass-rate sensor counts a run asked to explore as a relearning attempt
+        "explore_requested": explore_requested,
+    }
+
+
+def _investigate(context, folder: TableRun, database: DatabaseResource, sandbox: SandboxResource,
+                 agent: AgentResource, profile: TableProfile, understanding: DatasetUnderstandingModel,
+                 issues: list, previous):
+    """One sandbox session over a snapshot of the table: the agent investigates every issue."""
+    name = folder.table
     started = time.monotonic()
     # The session comes before the snapshot (often ready since the run began: the resource's
     # prestart_env), so its interpreter loads ibis while the snapshot is written into its
@@ -64,79 +108,10 @@ def investigations(
         if snapshot.sampled:
             context.log.info(f"{name}: the sandbox sees a seeded sample of {snapshot.rows:,} of "
                              f"{snapshot.source_rows:,} rows")
-        run, usage = agent.investigate(runtime, table_profile, table_understanding, issues, previous)
+        run, usage = agent.investigate(runtime, profile, understanding, issues, previous)
         script = runtime.get_session_script()
         cells, seconds = len(runtime.cells), runtime.sandbox_seconds
         cell_seconds = [round(c.duration_ms / 1000, 3) for c in runtime.cells]
-    rate = pass_rate(run.investigations)
-    verdicts = {v: sum(1 for i in run.investigations if i.verdict == v)
-                for v in ("confirmed", "refuted", "inconclusive")}
-    answered = [i.issue_id for i in run.investigations if i.success and i.verdict]
-    result = InvestigationsResult(
-        table=name,
-        investigations=run.investigations,
-        pass_rate=rate,
-        cells=cells,
-        sandbox_seconds=round(seconds, 3),
-        explored=previous is None,
-        based_on=previous.timestamp if previous else None,
-        based_on_table=previous.table if previous and previous.table != name else None,
-        reused=run.reused,
-        relearned=run.relearned,
-        refreshed=run.refreshed,
-        backend=sandbox.backend,
-        agent=agent.kind,
-    )
-    metrics = {
-        "cells": cells,
-        "seconds": round(seconds, 3),
-        "cell_seconds": cell_seconds,
-        "wall_seconds": round(time.monotonic() - started, 3),
-        "pass_rate": rate if rate is not None else 1.0,
-        "investigations": len(run.investigations),
-        "answered": answered,
-        "coverage": len(answered) / len(issues) if issues else 1.0,
-        "verdicts": verdicts,
-        "explored": previous is None,
-        "based_on": result.based_on,
-        "based_on_table": result.based_on_table,
-        "reused": run.reused,
-        "relearned": run.relearned,
-        "refreshed": run.refreshed,
-        "reuse_error": run.reuse_error,
-        "why": why,
-        "schema_hash": table_profile.fingerprint.schema_hash,
-        "fingerprint": table_profile.fingerprint.value,
-        "agent": agent.kind,
-        "tokens": usage.tokens,
-        "usage": usage.model_dump(),
-        "backend": sandbox.backend,
-    }
-    script_uri = store.write_script_with_metrics(prefix, timestamp, SCRIPT, script, metrics)
-    uri = store.write_json(prefix, timestamp, "investigations.json", result)
-    if run.relearned:
-        context.log.warning(f"{name}: the earlier script failed on {run.relearned}; investigated afresh")
-    return dg.Output(
-        result,
-        metadata={
-            "dagster/row_count": table_profile.row_count,
-            "pass_rate": rate if rate is not None else 1.0,
-            "investigations": len(run.investigations),
-            **{f"verdict_{v}": n for v, n in verdicts.items()},
-            "sandbox_cells": cells,
-            "sandbox_seconds": round(seconds, 3),
-            "explored": previous is None,
-            "based_on": result.based_on or "",
-            "why": why,
-            "relearned": ", ".join(run.relearned),
-            "fingerprint": table_profile.fingerprint.value,
-            **usage_metadata(usage),
-            "script": link(script_uri),
-            "investigations_json": link(uri),
-            "summary": investigations_summary(result),
-            "duration_s": metrics["wall_seconds"],
-            "run_folder": timestamp,
-            # the pass-rate sensor counts a run asked to explore as a relearning attempt
-            "explore_requested": config.explore,
-        },
-    )
+    session = SessionStats(cells=cells, seconds=seconds, cell_seconds=cell_seconds,
+                           wall_seconds=round(time.monotonic() - started, 3))
+    return run, usage, script, session

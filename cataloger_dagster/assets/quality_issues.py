@@ -1,11 +1,10 @@
 import dagster as dg
 
-from cataloger_dagster.assets.common import (
-    GROUP, OWNERS, link, previous_artifacts, run_folder, table_prefix,
-)
+from cataloger_dagster.assets.common import GROUP, OWNERS, TableRun, link
 from cataloger_dagster.assets.metadata import usage_metadata
 from cataloger_dagster.assets.partitions import tables_partitions
 from cataloger_dagster.core.issues.detectors import detect_issues
+from cataloger_dagster.core.layout import ISSUES
 from cataloger_dagster.core.models import AnalysisResultModel, DatasetUnderstandingModel, TableProfile
 from cataloger_dagster.resources.agent import AgentResource
 from cataloger_dagster.resources.database import DatabaseResource
@@ -32,18 +31,16 @@ def quality_issues(
     store: ScriptStore,
     agent: AgentResource,
 ) -> dg.Output[AnalysisResultModel]:
-    name = context.partition_key
-    prefix = table_prefix(database, name)
-    timestamp = run_folder(context, store, prefix)
-    detected = detect_issues(database.table(name), table_profile, catalog=database.catalog())
-    previous = previous_artifacts(store, prefix, "issues.json", before=timestamp, limit=1)
+    folder = TableRun.open(context, database, store)
+    detected = detect_issues(database.table(folder.table), table_profile, catalog=database.catalog())
+    previous = folder.previous(ISSUES, limit=1)
     previous_result = AnalysisResultModel.model_validate(previous[0][1]) if previous else None
     result, usage = agent.review_issues(
         table_profile, table_understanding, detected, previous=previous_result
     )
-    uri = store.write_json(prefix, timestamp, "issues.json", result)
+    uri = folder.write_json(ISSUES, result)
     counts = severity_counts(result)
-    context.log.info(f"{name}: {len(result.issues)} issues ({counts})")
+    context.log.info(f"{folder.table}: {len(result.issues)} issues ({counts})")
     return dg.Output(
         result,
         metadata={

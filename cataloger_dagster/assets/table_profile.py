@@ -1,8 +1,9 @@
 import dagster as dg
 
-from cataloger_dagster.assets.common import GROUP, OWNERS, link, run_folder, table_prefix
+from cataloger_dagster.assets.common import GROUP, OWNERS, TableRun, link
 from cataloger_dagster.assets.metadata import column_schema, profile_summary
 from cataloger_dagster.assets.partitions import tables_partitions
+from cataloger_dagster.core.layout import PROFILE
 from cataloger_dagster.core.models import TableProfile
 from cataloger_dagster.core.profile.profiling import compute_profile
 from cataloger_dagster.resources.database import DatabaseResource
@@ -30,9 +31,8 @@ def table_profile(
         fingerprint=fingerprint,
         progress=context.log.debug,
     )
-    prefix = table_prefix(database, name)
-    timestamp = run_folder(context, store, prefix)
-    uri = store.write_json(prefix, timestamp, "profile.json", profile)
+    folder = TableRun.open(context, database, store)  # after profiling: a failed profile claims no folder
+    uri = folder.write_json(PROFILE, profile)
     context.log.info(
         f"profiled {name}: {profile.row_count:,} rows, {profile.column_count} columns, "
         f"{profile.queries} queries in {profile.duration_s:.2f}s"
@@ -46,7 +46,7 @@ def table_profile(
             "fingerprint": profile.fingerprint.value,
             "queries": profile.queries,
             "duration_s": round(profile.duration_s, 3),
-            "run_folder": timestamp,
+            "run_folder": folder.timestamp,
             "profile": link(uri),
         },
     )

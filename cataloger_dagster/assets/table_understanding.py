@@ -1,10 +1,9 @@
 import dagster as dg
 
-from cataloger_dagster.assets.common import (
-    GROUP, OWNERS, link, previous_artifacts, run_folder, table_prefix,
-)
+from cataloger_dagster.assets.common import GROUP, OWNERS, TableRun, link
 from cataloger_dagster.assets.metadata import column_schema, usage_metadata
 from cataloger_dagster.assets.partitions import tables_partitions
+from cataloger_dagster.core.layout import UNDERSTANDING
 from cataloger_dagster.core.models import DatasetUnderstandingModel, TableProfile
 from cataloger_dagster.resources.agent import AgentResource, AgentUsage
 from cataloger_dagster.resources.database import DatabaseResource
@@ -31,13 +30,11 @@ def table_understanding(
     store: ScriptStore,
     agent: AgentResource,
 ) -> dg.Output[DatasetUnderstandingModel]:
-    name = context.partition_key
-    prefix = table_prefix(database, name)
-    timestamp = run_folder(context, store, prefix)
+    folder = TableRun.open(context, database, store)
     key = cache_key(table_profile, agent)
     reused_from = None
     understanding = None
-    for ts, stored in previous_artifacts(store, prefix, "understanding.json", before=timestamp, limit=1):
+    for ts, stored in folder.previous(UNDERSTANDING, limit=1):
         if stored.get("cache_key") == key:
             understanding = DatasetUnderstandingModel.model_validate(stored)
             reused_from = ts
@@ -45,8 +42,8 @@ def table_understanding(
     if understanding is None:
         understanding, usage = agent.understand(table_profile)
     else:
-        context.log.info(f"{name}: fingerprint unchanged, understanding reused from {reused_from}")
-    uri = store.write_json(prefix, timestamp, "understanding.json", {**understanding.model_dump(), "cache_key": key})
+        context.log.info(f"{folder.table}: fingerprint unchanged, understanding reused from {reused_from}")
+    uri = folder.write_json(UNDERSTANDING, {**understanding.model_dump(), "cache_key": key})
     return dg.Output(
         understanding,
         metadata={
