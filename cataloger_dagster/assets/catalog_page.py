@@ -5,10 +5,9 @@ from cataloger_dagster.assets.common import (
 )
 from cataloger_dagster.assets.metadata import catalog_summary, column_schema
 from cataloger_dagster.assets.partitions import tables_partitions
-from cataloger_dagster.assets.quality_issues import severity_counts
 from cataloger_dagster.learning import SCRIPT
 from cataloger_dagster.models import (
-    AnalysisResultModel, DatasetUnderstandingModel, InvestigationsResult, TableProfile,
+    AnalysisResultModel, DatasetUnderstandingModel, InvestigationsResult, TableProfile, severity_counts,
 )
 from cataloger_dagster.pages import render_catalog_page
 from cataloger_dagster.resources import script_store
@@ -28,7 +27,7 @@ def run_history(store: ScriptStore, prefix: str, *, limit: int = 10) -> list[dic
                 "row_count": profile.get("row_count"),
                 "fingerprint": (profile.get("fingerprint") or {}).get("value"),
                 "issues": len(found),
-                "high": sum(1 for i in found if i.get("severity") == "high"),
+                "high": severity_counts(i.get("severity") for i in found)["high"],
                 "pass_rate": metrics.get("pass_rate"),
                 "cells": metrics.get("cells"),
                 "explored": metrics.get("explored"),
@@ -97,7 +96,7 @@ def catalog_page(
         },
     )
     uri = store.write_artifact(prefix, timestamp, "catalog.html", html)
-    counts = severity_counts(quality_issues)
+    counts = severity_counts(i.severity for i in quality_issues.issues)
     return dg.MaterializeResult(
         metadata={
             "dagster/row_count": table_profile.row_count,

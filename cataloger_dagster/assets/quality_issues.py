@@ -6,14 +6,10 @@ from cataloger_dagster.assets.common import (
 from cataloger_dagster.assets.metadata import usage_metadata
 from cataloger_dagster.assets.partitions import tables_partitions
 from cataloger_dagster.detectors import detect_issues
-from cataloger_dagster.models import AnalysisResultModel, DatasetUnderstandingModel, TableProfile
+from cataloger_dagster.models import AnalysisResultModel, DatasetUnderstandingModel, TableProfile, severity_counts
 from cataloger_dagster.resources.agent import AgentResource
 from cataloger_dagster.resources.database import DatabaseResource
 from cataloger_dagster.resources.script_store import ScriptStore
-
-
-def severity_counts(result: AnalysisResultModel) -> dict[str, int]:
-    return {s: sum(1 for i in result.issues if i.severity == s) for s in ("high", "medium", "low")}
 
 
 @dg.asset(
@@ -42,7 +38,7 @@ def quality_issues(
         table_profile, table_understanding, detected, previous=previous_result
     )
     uri = store.write_json(prefix, timestamp, "issues.json", result)
-    counts = severity_counts(result)
+    counts = severity_counts(i.severity for i in result.issues)
     context.log.info(f"{name}: {len(result.issues)} issues ({counts})")
     return dg.Output(
         result,

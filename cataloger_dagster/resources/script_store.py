@@ -28,7 +28,6 @@ from __future__ import annotations
 import abc
 import hashlib
 import json
-import math
 import os
 import re
 import threading
@@ -41,6 +40,8 @@ from urllib.parse import unquote, urlparse
 
 import dagster as dg
 from pydantic import BaseModel, Field, PrivateAttr
+
+from cataloger_dagster.ranking import rank_scripts
 
 if TYPE_CHECKING:
     from dagster_aws.s3 import S3Resource
@@ -56,7 +57,6 @@ __all__ = [
     "name_of_folder",
     "new_timestamp",
     "normalize_timestamp",
-    "script_rank",
     "script_store_from_url",
     "store_name",
     "table_prefix",
@@ -244,26 +244,6 @@ def table_prefix(database: str, table: str) -> str:
 def metrics_filename(filename: str) -> str:
     """``catalog_script.py`` -> ``catalog_script.metrics.json``."""
     return f"{PurePath(filename).stem}.metrics.json"
-
-
-def _number(value: Any, missing: float) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return missing
-    return float(value) if math.isfinite(value) else missing
-
-
-def script_rank(record: ScriptRecord) -> tuple:
-    """Default ranking, higher is better: any metrics at all, pass rate,
-    coverage of the current issues, then fewer seconds."""
-    m = record.metrics
-    if not isinstance(m, dict):
-        return (0, -math.inf, -math.inf, -math.inf)
-    return (
-        1,
-        _number(m.get("pass_rate"), -math.inf),
-        _number(m.get("coverage"), -math.inf),
-        -_number(m.get("seconds"), math.inf),
-    )
 
 
 def _json_default(value: Any) -> Any:
@@ -524,9 +504,13 @@ class ScriptStore(dg.ConfigurableResource, abc.ABC):
         return metrics if isinstance(metrics, dict) else None
 
     def list_scripts(self, prefix: str, filename: str, limit: int = LATEST_WINDOW) -> list[ScriptRecord]:
-        """The scripts among the last ``limit`` runs, newest first."""
-        records = []
-        for timestamp in reversed(self.list_runs(prefix)[-limit:] if limit > 0 else []):
+        """The last ``limit`` scripts, newest first.  Runs without one take no place, so
+        that the run asking (its own folder holds no script yet) and `cataloger scripts`
+        between runs see the same scripts."""
+        records: list[ScriptRecord] = []
+        for timestamp in reversed(self.list_runs(prefix)):
+            if len(records) >= limit:
+                break
             code = self.read_script(prefix, timestamp, filename)
             if code is None:
                 continue
@@ -538,12 +522,19 @@ class ScriptStore(dg.ConfigurableResource, abc.ABC):
         return records
 
     def best_script(self, prefix: str, filename: str, *, limit: int = LATEST_WINDOW,
-                    key: Callable[[ScriptRecord], Any] | None = None) -> ScriptRecord | None:
-        """The best of the last ``limit`` scripts by ``key`` (higher is better;
-        default `script_rank`); ties go to the newest."""
+                    key: Callable[[ScriptRecord], Any] | None = None,
+                    current_ids: set[str] | None = None,
+                    schema_hash: str | None = None) -> ScriptRecord | None:
+        """The best of the last ``limit`` scripts: by `rank_scripts` against the current
+        issues and schema (the feedback loop's one ranking), or by ``key`` (higher is
+        better); ties go to the newest."""
         records = self.list_scripts(prefix, filename, limit)
-        # max() keeps the first of equals, and records are newest first
-        return max(records, key=key or script_rank) if records else None
+        if not records:
+            return None
+        if key is not None:
+            # max() keeps the first of equals, and records are newest first
+            return max(records, key=key)
+        return rank_scripts(records, current_ids=current_ids, schema_hash=schema_hash)[0]
 
 
 # --------------------------------------------------------------------------
