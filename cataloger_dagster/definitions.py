@@ -1,35 +1,37 @@
-"""The one entry point: `dagster dev -w workspace.yaml` loads `defs`."""
+"""The one entry point: `dagster dev -w workspace.yaml` loads `defs`.
+
+The settings are read here, once, when the code location loads (a run's process loads
+it too, so a run sees the environment it was started with), and passed to everything
+that needs them.
+"""
 
 import dagster as dg
 
-from cataloger_dagster.assets.catalog_index import catalog_index
-from cataloger_dagster.assets.checks import ASSET_CHECKS
-from cataloger_dagster.assets.catalog_page import catalog_page
-from cataloger_dagster.assets.investigations import investigations
-from cataloger_dagster.assets.quality_issues import quality_issues
-from cataloger_dagster.assets.recent_summary import recent_summary
-from cataloger_dagster.assets.table_profile import table_profile
-from cataloger_dagster.assets.table_understanding import table_understanding
-from cataloger_dagster.jobs import build_catalog_table_job
-from cataloger_dagster.sensors.database_change import database_change_sensor
-from cataloger_dagster.sensors.pass_rate import pass_rate_sensor
-from cataloger_dagster.sensors.refresh_schedule import refresh_schedule
-from cataloger_dagster.settings import resources
+from cataloger_dagster.assets.checks import build_asset_checks
+from cataloger_dagster.jobs import ALL_ASSETS, TABLE_ASSETS, build_catalog_table_job
+from cataloger_dagster.sensors.database_change import build_database_change_sensor
+from cataloger_dagster.sensors.pass_rate import build_pass_rate_sensor
+from cataloger_dagster.sensors.refresh_schedule import build_refresh_schedule
+from cataloger_dagster.settings import CatalogerSettings, load_settings, resources
 
-TABLE_ASSETS = [table_profile, table_understanding, quality_issues, investigations, recent_summary, catalog_page]
-ALL_ASSETS = [*TABLE_ASSETS, catalog_index]
+__all__ = ["ALL_ASSETS", "TABLE_ASSETS", "build_definitions", "catalog_table_job", "defs"]
 
 catalog_table_job = build_catalog_table_job(TABLE_ASSETS)
 
-defs = dg.Definitions(
-    assets=ALL_ASSETS,
-    jobs=[catalog_table_job],
-    asset_checks=ASSET_CHECKS,
-    sensors=[database_change_sensor, pass_rate_sensor],
-    schedules=[refresh_schedule],
-    resources=resources(),
-    # A table's assets form one chain, so a process per step would buy no parallelism, only
-    # a Python start-up per step; in one process the sandbox also starts with the run, warm
-    # by the time the investigations need it.  Tables still run side by side as separate runs.
-    executor=dg.in_process_executor,
-)
+
+def build_definitions(settings: CatalogerSettings) -> dg.Definitions:
+    return dg.Definitions(
+        assets=ALL_ASSETS,
+        jobs=[catalog_table_job],
+        asset_checks=build_asset_checks(settings),
+        sensors=[build_database_change_sensor(settings), build_pass_rate_sensor(settings)],
+        schedules=[build_refresh_schedule(settings)],
+        resources=resources(settings),
+        # A table's assets form one chain, so a process per step would buy no parallelism, only
+        # a Python start-up per step; in one process the sandbox also starts with the run, warm
+        # by the time the investigations need it.  Tables still run side by side as separate runs.
+        executor=dg.in_process_executor,
+    )
+
+
+defs = build_definitions(load_settings())

@@ -1,50 +1,219 @@
-"""Settings from the environment (a `.env` file in the working directory is read too).
+"""Every setting, in one object read from the environment (and a `.env` file in the working directory).
 
-Every setting has an embedded default that needs nothing beyond `pip install`:
-the demo DuckDB database, a local store, the heuristic agent.
+`CatalogerSettings` is read once, by `definitions.py` (the code location) and by the
+`cataloger` command, and passed to what needs it: the resources built here, the sensors,
+the schedule and the asset checks.  No other module of the package reads the environment
+(tests/test_settings.py checks it).  Every setting has an embedded default that needs
+nothing beyond `pip install`: the demo DuckDB database, a local store, the heuristic agent.
+
+README.md's settings table and `.env.example` are generated from the fields
+(`settings_table`, `env_example`); tests/test_settings.py fails when they drift.
+
+A database URL may hold a password, so it reaches Dagster only by the name of its
+variable (`dg.EnvVar("CATALOGER_DATABASE")`); the settings hold it for listing tables.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal, Optional
 
 import dagster as dg
+from pydantic import Field, ValidationError, field_validator, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from cataloger_dagster.resources.agent import AgentResource, HeuristicAgent
+from cataloger_dagster.resources.agent.anthropic.agent import AnthropicAgent
 from cataloger_dagster.resources.database import DEFAULT_DATABASE_URL, SNAPSHOT_URL, DatabaseResource
 from cataloger_dagster.resources.io_manager import TableIOManager
 from cataloger_dagster.resources.sandbox import DEFAULT_IMAGE, SandboxResource
+from cataloger_dagster.resources.sandbox.image import DEFAULT_MIRROR
 from cataloger_dagster.resources.script_store import ScriptStore, script_store_from_url
 
+PREFIX = "CATALOGER_"
 DEFAULT_STORE = "catalog"
-
-
-def env_number(env: Mapping[str, str], name: str, default: float, *, whole: bool = True,
-               low: float | None = None, high: float | None = None, example: str = "") -> float:
-    """A number from `env[name]` (blank: `default`), with an error that says what to set."""
-    raw = env.get(name, "").strip()
-    if not raw:
-        return default
-    try:
-        value = int(raw) if whole else float(raw)
-    except ValueError:
-        kind = "a whole number" if whole else "a number"
-        raise ValueError(f"{name}={raw!r} is not {kind}: set it to {example}") from None
-    if (low is not None and value < low) or (high is not None and value > high):
-        bounds = f"between {low} and {high}" if high is not None else f"at least {low}"
-        raise ValueError(f"{name}={value} must be {bounds}")
-    return value
-
-
 DATABASE_VARIABLE = "CATALOGER_DATABASE"
+API_KEY_VARIABLE = "ANTHROPIC_API_KEY"
 
 
-def _env(name: str, default: str) -> str | dg.EnvVar:
-    # Dagster stores every resource's configured values in the job snapshot of each run
-    # and shows them in the UI; a dg.EnvVar is stored and shown by its name, and read from
-    # the environment only when the run starts.
-    return dg.EnvVar(name) if os.environ.get(name) else default
+def _agent_default(field: str) -> Any:
+    # AnthropicAgent's own defaults, so that the two cannot disagree
+    return AnthropicAgent.model_fields[field].default
+
+
+def _hint(text: str) -> dict:
+    """What to set, for the error message of a value that is not a number."""
+    return {"hint": text}
+
+
+class CatalogerSettings(BaseSettings):
+    """The settings; each field is the environment variable CATALOGER_<FIELD NAME>."""
+
+    model_config = SettingsConfigDict(
+        env_prefix=PREFIX,
+        env_file=".env",
+        env_file_encoding="utf-8",
+        # CATALOGER_TEST_* and other variables of the tests or of later versions are not errors
+        extra="ignore",
+        frozen=True,
+    )
+
+    database: str = Field(
+        DEFAULT_DATABASE_URL, repr=False,
+        description="the database to catalog, any ibis URL: `duckdb://`, `sqlite://`, "
+        "`postgres://user:pw@host/db?schema=s`")
+    store: str = Field(DEFAULT_STORE, description="where catalog pages, results and scripts go: a folder, "
+                       "or `s3://bucket/prefix`")
+    agent: Literal["heuristic", "anthropic"] = Field(
+        "heuristic", description="`heuristic` (offline) or `anthropic` (needs `ANTHROPIC_API_KEY`)")
+    anthropic_understanding_model: str = Field(
+        _agent_default("understanding_model"), description="the Anthropic agent's model that describes a table")
+    anthropic_issues_model: str = Field(
+        _agent_default("issues_model"), description="the Anthropic agent's model that reviews the issues")
+    anthropic_investigation_model: str = Field(
+        _agent_default("investigation_model"), description="the Anthropic agent's model that investigates "
+        "(the strongest: it writes the code)")
+    anthropic_max_turns: int = Field(
+        _agent_default("max_turns"), json_schema_extra=_hint("a number of turns, e.g. 12"),
+        description="turns of the investigation tool loop; past them the heuristics finish the table")
+    anthropic_token_budget: int = Field(
+        _agent_default("token_budget"), json_schema_extra=_hint("a number of tokens, e.g. 400000"),
+        description="tokens the investigation tool loop may use per table; past them the heuristics finish it")
+    anthropic_timeout_s: float = Field(
+        _agent_default("timeout_s"), json_schema_extra=_hint("a number of seconds, e.g. 120"),
+        description="seconds before an Anthropic API call times out")
+    anthropic_max_retries: int = Field(
+        _agent_default("max_retries"), json_schema_extra=_hint("a number of retries, e.g. 2"),
+        description="retries of a failed Anthropic API call (by the SDK) before the heuristics take over")
+    anthropic_temperature: Optional[float] = Field(
+        _agent_default("temperature"), json_schema_extra=_hint("a number, e.g. 0.2"),
+        description="sampling temperature, sent only when set (the current API rejects it; for proxies "
+        "that accept it)")
+    pass_rate_threshold: float = Field(
+        0.8, ge=0.0, le=1.0, json_schema_extra=_hint("a share of investigations, such as 0.8"),
+        description="below it `pass_rate_sensor` reruns the table with `explore` (relearning), and the "
+        "`pass_rate_at_least_threshold` check fails")
+    relearn_cooldown_s: int = Field(
+        3600, ge=0, json_schema_extra=_hint("a number of seconds, e.g. 3600"),
+        description="seconds between two relearning runs of a table, so that one that keeps failing "
+        "does not loop")
+    relearn_max_attempts: int = Field(
+        2, ge=0, json_schema_extra=_hint("a number of runs, e.g. 2"),
+        description="relearning runs per table fingerprint; then it waits until the data changes")
+    sandbox: Literal["local", "docker"] = Field(
+        "local", description="where investigations run: `local` (bubblewrap) or `docker`")
+    sandbox_isolation: Literal["bwrap", "none"] = Field(
+        "bwrap", description="`none` runs the local sandbox without bubblewrap (with a warning)")
+    sandbox_image: str = Field(
+        DEFAULT_IMAGE, description="the Docker backend's image (`cataloger sandbox build-image`)")
+    sandbox_prestart: bool = Field(
+        True, description="start the investigations' sandbox as each run begins, so its interpreter is "
+        "warm when the step comes (`0`: started by the step)")
+    sandbox_recipe: Optional[Path] = Field(
+        None, description="the folder holding the sandbox image's Dockerfile (default: the one shipped "
+        "with the package)")
+    debian_mirror: str = Field(
+        DEFAULT_MIRROR, description="the Debian mirror of `cataloger sandbox build-image --debootstrap-base`")
+    sensor_interval_s: int = Field(
+        300, ge=1, json_schema_extra=_hint("a number of seconds, e.g. 300"),
+        description="seconds between two looks of `database_change_sensor` for new, changed and dropped "
+        "tables (and between two ticks of `pass_rate_sensor`)")
+    refresh_cron: str = Field("0 3 * * *", description="when the refresh schedule (off by default) "
+                              "recatalogs every table")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _blank_is_unset(cls, data: Any) -> Any:
+        # as before this object: "VAR=" or "VAR= " means the default, and " 45 " means 45
+        if not isinstance(data, dict):
+            return data
+        return {k: v.strip() if isinstance(v, str) else v for k, v in data.items()
+                if not (isinstance(v, str) and not v.strip())}
+
+    @field_validator("agent", "sandbox", mode="before")
+    @classmethod
+    def _any_case(cls, value: Any) -> Any:
+        return value.lower() if isinstance(value, str) else value
+
+    @field_validator("sandbox_prestart", mode="before")
+    @classmethod
+    def _off_only_when_said(cls, value: Any) -> Any:
+        # only 0, false and no turn it off, as documented since the setting exists
+        return value.lower() not in ("0", "false", "no") if isinstance(value, str) else value
+
+    def replace(self, **values: Any) -> CatalogerSettings:
+        """These settings with the given values (None: unchanged), validated; the environment is not read again."""
+        given = {k: v for k, v in values.items() if v is not None}
+        if not given:
+            return self
+        return _validated(lambda: type(self).model_validate({**self.model_dump(exclude_unset=True), **given}))
+
+
+class SettingsError(ValueError):
+    """A setting's value is not valid; the message names each variable and what to set."""
+
+
+def variable(field: str) -> str:
+    """The environment variable of a field."""
+    return PREFIX + field.upper()
+
+
+def default(field: str) -> Any:
+    return CatalogerSettings.model_fields[field].default
+
+
+def _problem(error: dict) -> str:
+    field = str(error["loc"][0]) if error.get("loc") else ""
+    name = variable(field) if field in CatalogerSettings.model_fields else field
+    raw, kind, ctx = error.get("input"), error["type"], error.get("ctx") or {}
+    info = CatalogerSettings.model_fields.get(field)
+    hint = ((info.json_schema_extra or {}).get("hint") if info else None) or "a valid value"
+    if kind in ("int_parsing", "int_from_float", "int_type"):
+        return f"{name}={raw!r} is not a whole number: set it to {hint}"
+    if kind in ("float_parsing", "float_type", "finite_number"):
+        return f"{name}={raw!r} is not a number: set it to {hint}"
+    if kind in ("greater_than_equal", "less_than_equal"):
+        low, high = _bounds(field)
+        bounds = f"between {low} and {high}" if high is not None else f"at least {low}"
+        return f"{name}={raw} must be {bounds}"
+    if kind == "literal_error":
+        return f"unknown {name} {raw!r}: use {ctx.get('expected', 'one of the documented values')}"
+    return f"{name}={raw!r}: {error['msg']}"
+
+
+def _bounds(field: str) -> tuple[Any, Any]:
+    low = high = None
+    for rule in CatalogerSettings.model_fields[field].metadata:
+        low = getattr(rule, "ge", low)
+        high = getattr(rule, "le", high)
+    return low, high
+
+
+def _validated(make):
+    try:
+        return make()
+    except ValidationError as exc:
+        raise SettingsError("; ".join(_problem(e) for e in exc.errors())) from None
+
+
+def load_settings(**overrides: Any) -> CatalogerSettings:
+    """The settings from the environment and `.env` (the environment wins), with `overrides`
+    (None: not overridden) above both; a clear error for any invalid value."""
+    return _validated(lambda: CatalogerSettings(**{k: v for k, v in overrides.items() if v is not None}))
+
+
+def _settings(settings: CatalogerSettings | None, **overrides: Any) -> CatalogerSettings:
+    # the helpers below also serve tests and scripts that give no settings: the environment, then
+    return load_settings(**overrides) if settings is None else settings.replace(**overrides)
+
+
+# ---------------------------------------------------------------- variables of other programs
+# Read by their own programs too; the package looks at them only here.
+
+def dagster_home() -> str | None:
+    """DAGSTER_HOME: Dagster's own variable (DagsterInstance.get() reads it)."""
+    return os.environ.get("DAGSTER_HOME") or None
 
 
 def use_database(url: str | None) -> None:
@@ -57,56 +226,45 @@ def use_database(url: str | None) -> None:
         os.environ[DATABASE_VARIABLE] = url
 
 
-def database_url(url: str | None = None) -> str:
-    return url or os.environ.get(DATABASE_VARIABLE) or DEFAULT_DATABASE_URL
+# ---------------------------------------------------------------- resources
+# Each takes the settings (default: the environment's) and the one value a caller may give instead.
 
 
-def database_resource(url: str | None = None) -> DatabaseResource:
-    use_database(url)
-    return DatabaseResource(url=_env(DATABASE_VARIABLE, DEFAULT_DATABASE_URL))
+def database_resource(url: str | None = None, settings: CatalogerSettings | None = None) -> DatabaseResource:
+    settings = _settings(settings, database=url)
+    if "database" not in settings.model_fields_set:
+        return DatabaseResource(url=DEFAULT_DATABASE_URL)
+    use_database(settings.database)
+    # Dagster stores every resource's configured values in the job snapshot of each run
+    # and shows them in the UI; a dg.EnvVar is stored and shown by its name, and read from
+    # the environment only when the run starts.
+    return DatabaseResource(url=dg.EnvVar(DATABASE_VARIABLE))
 
 
-def store_resource(url: str | None = None) -> ScriptStore:
-    return script_store_from_url(url or os.environ.get("CATALOGER_STORE") or DEFAULT_STORE)
+def store_resource(url: str | None = None, settings: CatalogerSettings | None = None) -> ScriptStore:
+    return script_store_from_url(_settings(settings, store=url).store)
 
 
-def agent_resource(kind: str | None = None) -> AgentResource:
-    kind = (kind or os.environ.get("CATALOGER_AGENT") or "heuristic").lower()
-    if kind == "heuristic":
+def agent_resource(kind: str | None = None, settings: CatalogerSettings | None = None) -> AgentResource:
+    settings = _settings(settings, agent=kind)
+    if settings.agent == "heuristic":
         return HeuristicAgent()
-    if kind == "anthropic":
-        return anthropic_agent()
-    raise ValueError(f"unknown CATALOGER_AGENT {kind!r}: use 'heuristic' or 'anthropic'")
+    return anthropic_agent(settings)
 
 
-# optional overrides of AnthropicAgent's fields: env var -> (field, type)
-ANTHROPIC_SETTINGS = {
-    "CATALOGER_ANTHROPIC_UNDERSTANDING_MODEL": ("understanding_model", str),
-    "CATALOGER_ANTHROPIC_ISSUES_MODEL": ("issues_model", str),
-    "CATALOGER_ANTHROPIC_INVESTIGATION_MODEL": ("investigation_model", str),
-    "CATALOGER_ANTHROPIC_MAX_TURNS": ("max_turns", int),
-    "CATALOGER_ANTHROPIC_TOKEN_BUDGET": ("token_budget", int),
-    "CATALOGER_ANTHROPIC_TIMEOUT_S": ("timeout_s", float),
-    "CATALOGER_ANTHROPIC_MAX_RETRIES": ("max_retries", int),
-    "CATALOGER_ANTHROPIC_TEMPERATURE": ("temperature", float),
-}
+# the AnthropicAgent fields the settings give, each from CATALOGER_ANTHROPIC_<FIELD>
+ANTHROPIC_FIELDS = ("understanding_model", "issues_model", "investigation_model", "max_turns",
+                    "token_budget", "timeout_s", "max_retries", "temperature")
 
 
-def anthropic_agent() -> AgentResource:
-    from cataloger_dagster.resources.agent.anthropic.agent import AnthropicAgent
-
-    if not os.environ.get("ANTHROPIC_API_KEY"):
-        raise ValueError("CATALOGER_AGENT=anthropic needs the ANTHROPIC_API_KEY environment variable: set it "
-                         "(and ANTHROPIC_BASE_URL to reach a proxy), or use CATALOGER_AGENT=heuristic")
-    options = {}
-    for name, (field, kind) in ANTHROPIC_SETTINGS.items():
-        if os.environ.get(name):
-            try:
-                options[field] = kind(os.environ[name])
-            except ValueError:
-                raise ValueError(f"{name}={os.environ[name]!r} is not a valid {kind.__name__}") from None
+def anthropic_agent(settings: CatalogerSettings | None = None) -> AgentResource:
+    settings = _settings(settings)
+    if not os.environ.get(API_KEY_VARIABLE):
+        raise SettingsError("CATALOGER_AGENT=anthropic needs the ANTHROPIC_API_KEY environment variable: set it "
+                            "(and ANTHROPIC_BASE_URL to reach a proxy), or use CATALOGER_AGENT=heuristic")
+    options = {field: getattr(settings, f"anthropic_{field}") for field in ANTHROPIC_FIELDS}
     # dg.EnvVar: Dagster reads the key at run time and shows only the variable's name
-    return AnthropicAgent(api_key=dg.EnvVar("ANTHROPIC_API_KEY"), **options)
+    return AnthropicAgent(api_key=dg.EnvVar(API_KEY_VARIABLE), **options)
 
 
 # The investigations' first cell imports ibis and queries DuckDB; a fresh
@@ -115,29 +273,69 @@ def anthropic_agent() -> AgentResource:
 IBIS_WARMUP = "import ibis\nibis.duckdb.connect().sql('SELECT 1 AS x').count().execute()\n"
 
 
-def sandbox_resource(backend: str | None = None) -> SandboxResource:
-    backend = (backend or os.environ.get("CATALOGER_SANDBOX") or "local").lower()
-    isolation = os.environ.get("CATALOGER_SANDBOX_ISOLATION") or "bwrap"
-    image = os.environ.get("CATALOGER_SANDBOX_IMAGE") or DEFAULT_IMAGE
-    if backend not in ("local", "docker"):
-        raise ValueError(f"unknown CATALOGER_SANDBOX {backend!r}: use 'local' or 'docker'")
-    if isolation not in ("bwrap", "none"):
-        raise ValueError(f"unknown CATALOGER_SANDBOX_ISOLATION {isolation!r}: use 'bwrap' or 'none'")
+def sandbox_resource(backend: str | None = None, settings: CatalogerSettings | None = None) -> SandboxResource:
+    settings = _settings(settings, sandbox=backend)
     # the investigations' sandbox starts with the run, warm by the time that step comes
-    prestart = (os.environ.get("CATALOGER_SANDBOX_PRESTART") or "1").lower() not in ("0", "false", "no")
-    return SandboxResource(backend=backend, isolation=isolation, image=image, warmup=IBIS_WARMUP,
-                           prestart_env={"DB_CONNECTION_STRING": SNAPSHOT_URL} if prestart else None)
+    return SandboxResource(backend=settings.sandbox, isolation=settings.sandbox_isolation,
+                           image=settings.sandbox_image, warmup=IBIS_WARMUP,
+                           prestart_env={"DB_CONNECTION_STRING": SNAPSHOT_URL} if settings.sandbox_prestart else None)
 
 
 def resources(
-    *, database: str | None = None, store: str | None = None, agent: str | None = None,
-    sandbox: str | None = None,
+    settings: CatalogerSettings | None = None, *, database: str | None = None, store: str | None = None,
+    agent: str | None = None, sandbox: str | None = None,
 ) -> dict:
+    """The resources of `settings` (default: the environment's), with the given values instead."""
+    settings = _settings(settings, database=database, store=store, agent=agent, sandbox=sandbox)
     return {
-        "database": database_resource(database),
-        "store": store_resource(store),
-        "agent": agent_resource(agent),
-        "sandbox": sandbox_resource(sandbox),
+        "database": database_resource(settings=settings),
+        "store": store_resource(settings=settings),
+        "agent": agent_resource(settings=settings),
+        "sandbox": sandbox_resource(settings=settings),
         # table names as partition keys never become raw paths (see TableIOManager)
         "io_manager": TableIOManager(),
     }
+
+
+# ---------------------------------------------------------------- documentation
+
+# Variables that other programs read themselves; documented next to the settings.
+OTHER_VARIABLES = {
+    "ANTHROPIC_API_KEY": "the Anthropic agent's key (read through `dg.EnvVar`, never passed to the sandbox "
+                         "or stored)",
+    "ANTHROPIC_BASE_URL": "an optional proxy for the Anthropic API (read by the SDK)",
+    "DAGSTER_HOME": "Dagster's state: runs, partitions, sensors (`make` sets it to `.dagster_home`)",
+    "DOCKER_HOST": "the Docker engine of the `docker` sandbox (read by the docker SDK)",
+}
+
+
+def _shown(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    return str(value)
+
+
+def settings_table() -> str:
+    """README.md's settings table (markdown)."""
+    rows = ["| variable | default | meaning |", "|---|---|---|"]
+    for field, info in CatalogerSettings.model_fields.items():
+        shown = _shown(info.default)
+        rows.append(f"| `{variable(field)}` | {f'`{shown}`' if shown else ''} | {info.description} |")
+    for name, meaning in OTHER_VARIABLES.items():
+        rows.append(f"| `{name}` | | {meaning} |")
+    return "\n".join(rows) + "\n"
+
+
+def env_example() -> str:
+    """The text of `.env.example`: every setting at its default, commented out."""
+    lines = ["# Copy to .env (read by `cataloger` and by `dagster dev`) and uncomment what you change.",
+             "# Generated from cataloger_dagster/settings.py (CatalogerSettings); the environment wins over .env.",
+             ""]
+    for field, info in CatalogerSettings.model_fields.items():
+        lines += [f"# {info.description}", f"# {variable(field)}={_shown(info.default)}", ""]
+    lines.append("# Read by other programs")
+    for name, meaning in OTHER_VARIABLES.items():
+        lines += [f"# {meaning}", f"# {name}=", ""]
+    return "\n".join(lines)

@@ -156,7 +156,7 @@ def cycles() -> list[list[str]]:
 def test_the_graph_is_read():
     assert f"{NAME}.core.models" in GRAPH[f"{NAME}.core.issues.detectors"]
     assert f"{NAME}.resources.script_store.base" in GRAPH[f"{NAME}.resources.script_store.local"]
-    assert f"{NAME}.definitions" in GRAPH[f"{NAME}.cli.runner"]
+    assert f"{NAME}.jobs" in GRAPH[f"{NAME}.cli.runner"]
 
 
 def test_no_import_cycles():

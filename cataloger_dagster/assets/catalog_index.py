@@ -7,7 +7,7 @@ from cataloger_dagster.assets.common import GROUP, OWNERS, link
 from cataloger_dagster.resources import script_store
 from cataloger_dagster.assets.partitions import tables_partitions
 from cataloger_dagster.core.layout import CATALOG_PAGE, ISSUES, PROFILE, SCRIPT
-from cataloger_dagster.core.models import AnalysisResultModel, TableProfile
+from cataloger_dagster.core.models import AnalysisResultModel, TableProfile, severity_counts
 from cataloger_dagster.core.render.pages import IndexEntry, health_score, render_index
 from cataloger_dagster.resources.database import DatabaseResource
 from cataloger_dagster.resources.script_store import ScriptStore
@@ -32,9 +32,7 @@ def index_entry(store: ScriptStore, database: str, table: str, error: str | None
             table=table,
             row_count=profile.row_count,
             column_count=profile.column_count,
-            issues_by_severity={
-                s: sum(1 for i in issues.issues if i.severity == s) for s in ("high", "medium", "low")
-            },
+            issues_by_severity=severity_counts(i.severity for i in issues.issues),
             pass_rate=pass_rate,
             health=health_score(profile, issues, pass_rate),
             # relative to index.html, which sits in the database's folder beside the tables'

@@ -3,10 +3,9 @@ import dagster as dg
 from cataloger_dagster.assets.common import GROUP, OWNERS, TableRun, link, previous_artifacts
 from cataloger_dagster.assets.metadata import catalog_summary, column_schema
 from cataloger_dagster.assets.partitions import tables_partitions
-from cataloger_dagster.assets.quality_issues import severity_counts
 from cataloger_dagster.core.layout import CATALOG_PAGE, ISSUES, PROFILE, RECENT_SUMMARY, SCRIPT, SUMMARY_SCRIPT
 from cataloger_dagster.core.models import (
-    AnalysisResultModel, DatasetUnderstandingModel, InvestigationsResult, TableProfile,
+    AnalysisResultModel, DatasetUnderstandingModel, InvestigationsResult, TableProfile, severity_counts,
 )
 from cataloger_dagster.core.render.pages import render_catalog_page
 from cataloger_dagster.resources import script_store
@@ -26,7 +25,7 @@ def run_history(store: ScriptStore, prefix: str, *, limit: int = 10) -> list[dic
                 "row_count": profile.get("row_count"),
                 "fingerprint": (profile.get("fingerprint") or {}).get("value"),
                 "issues": len(found),
-                "high": sum(1 for i in found if i.get("severity") == "high"),
+                "high": severity_counts(i.get("severity") for i in found)["high"],
                 "pass_rate": metrics.get("pass_rate"),
                 "cells": metrics.get("cells"),
                 "explored": metrics.get("explored"),
@@ -79,7 +78,7 @@ def catalog_page(
         run=_run_facts(context, folder, investigations),
     )
     uri = folder.write_artifact(CATALOG_PAGE, html)
-    counts = severity_counts(quality_issues)
+    counts = severity_counts(i.severity for i in quality_issues.issues)
     return dg.MaterializeResult(
         metadata={
             "dagster/row_count": table_profile.row_count,

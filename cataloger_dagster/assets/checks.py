@@ -31,7 +31,7 @@ from cataloger_dagster.resources.database import SNAPSHOT_URL, DatabaseResource
 from cataloger_dagster.core.investigate.code import parse_records, referenced_tables
 from cataloger_dagster.resources.sandbox import SandboxResource
 from cataloger_dagster.resources.script_store import ScriptStore
-from cataloger_dagster.sensors.pass_rate import THRESHOLD_ENV, pass_rate_threshold
+from cataloger_dagster.settings import CatalogerSettings, default, variable
 
 # the whole script is one cell: give it the time of many
 SCRIPT_TIMEOUT_FACTOR = 10
@@ -57,14 +57,24 @@ def latest_run_folder(instance: dg.DagsterInstance, table: str) -> str | None:
     return getattr(entry, "value", None)
 
 
-@_partitioned_check(
-    asset=investigations,
-    description=f"At least {THRESHOLD_ENV} (default 0.8) of the investigations ran and reached a verdict.",
-)
-def pass_rate_at_least_threshold(
-    context: dg.AssetCheckExecutionContext, investigations: InvestigationsResult
-) -> dg.AssetCheckResult:
-    threshold = pass_rate_threshold()
+def build_pass_rate_check(settings: CatalogerSettings) -> dg.AssetChecksDefinition:
+    threshold = settings.pass_rate_threshold
+
+    @_partitioned_check(
+        name="pass_rate_at_least_threshold",
+        asset=investigations,
+        description=f"At least {variable('pass_rate_threshold')} (default {default('pass_rate_threshold')}) "
+        "of the investigations ran and reached a verdict.",
+    )
+    def pass_rate_at_least_threshold(
+        context: dg.AssetCheckExecutionContext, investigations: InvestigationsResult
+    ) -> dg.AssetCheckResult:
+        return pass_rate_result(investigations, threshold)
+
+    return pass_rate_at_least_threshold
+
+
+def pass_rate_result(investigations: InvestigationsResult, threshold: float) -> dg.AssetCheckResult:
     rate = investigations.pass_rate
     failed = [i.issue_id for i in investigations.investigations if not (i.success and i.verdict)]
     return dg.AssetCheckResult(
@@ -176,4 +186,5 @@ def script_reproduces_evidence(
     )
 
 
-ASSET_CHECKS = [pass_rate_at_least_threshold, no_high_severity_issues, script_reproduces_evidence]
+def build_asset_checks(settings: CatalogerSettings) -> list[dg.AssetChecksDefinition]:
+    return [build_pass_rate_check(settings), no_high_severity_issues, script_reproduces_evidence]

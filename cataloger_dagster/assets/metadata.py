@@ -11,6 +11,7 @@ import dagster as dg
 from cataloger_dagster.resources.agent import AgentUsage
 from cataloger_dagster.core.models import (
     AnalysisResultModel, ColumnProfile, DatasetUnderstandingModel, InvestigationsResult, TableProfile,
+    severity_counts,
 )
 
 
@@ -85,7 +86,7 @@ def catalog_summary(
     issues: AnalysisResultModel,
     investigations: InvestigationsResult,
 ) -> dg.MetadataValue:
-    counts = {s: sum(1 for i in issues.issues if i.severity == s) for s in ("high", "medium", "low")}
+    counts = severity_counts(i.severity for i in issues.issues)
     rate = "n/a" if investigations.pass_rate is None else f"{investigations.pass_rate:.0%}"
     lines = [
         f"### {profile.table}",

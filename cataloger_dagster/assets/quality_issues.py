@@ -5,14 +5,10 @@ from cataloger_dagster.assets.metadata import usage_metadata
 from cataloger_dagster.assets.partitions import tables_partitions
 from cataloger_dagster.core.issues.detectors import detect_issues
 from cataloger_dagster.core.layout import ISSUES
-from cataloger_dagster.core.models import AnalysisResultModel, DatasetUnderstandingModel, TableProfile
+from cataloger_dagster.core.models import AnalysisResultModel, DatasetUnderstandingModel, TableProfile, severity_counts
 from cataloger_dagster.resources.agent import AgentResource
 from cataloger_dagster.resources.database import DatabaseResource
 from cataloger_dagster.resources.script_store import ScriptStore
-
-
-def severity_counts(result: AnalysisResultModel) -> dict[str, int]:
-    return {s: sum(1 for i in result.issues if i.severity == s) for s in ("high", "medium", "low")}
 
 
 @dg.asset(
@@ -39,7 +35,7 @@ def quality_issues(
         table_profile, table_understanding, detected, previous=previous_result
     )
     uri = folder.write_json(ISSUES, result)
-    counts = severity_counts(result)
+    counts = severity_counts(i.severity for i in result.issues)
     context.log.info(f"{folder.table}: {len(result.issues)} issues ({counts})")
     return dg.Output(
         result,

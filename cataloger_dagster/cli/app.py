@@ -24,7 +24,20 @@ def _emit(data, as_json: bool, text: str) -> None:
 @click.version_option(package_name="cataloger-dagster")
 def main() -> None:
     """A self-improving data catalog orchestrated by Dagster."""
+    # The settings read .env themselves; loading it into the environment is for the variables
+    # that others read there: dg.EnvVar (CATALOGER_DATABASE, ANTHROPIC_API_KEY), DAGSTER_HOME,
+    # the SDKs.  The environment wins over the file, as it does for the settings.
     load_dotenv(Path.cwd() / ".env", override=False)
+
+
+def _settings(**overrides):
+    """The settings, with the command line's values above the environment's, or a clear error."""
+    from cataloger_dagster.settings import SettingsError, load_settings
+
+    try:
+        return load_settings(**overrides)
+    except SettingsError as exc:
+        raise click.ClickException(str(exc)) from None
 
 
 @main.command("demo-db")
@@ -44,10 +57,10 @@ def demo_db(path: Path, scale: float, seed: int, as_json: bool) -> None:
 
 
 @main.command("run")
-@click.option("--database", "database", envvar="CATALOGER_DATABASE", help="ibis URL (default: the demo database).")
-@click.option("--store", envvar="CATALOGER_STORE", help="Folder or s3://bucket/prefix for results.")
-@click.option("--agent", envvar="CATALOGER_AGENT", help="heuristic (default) or anthropic.")
-@click.option("--sandbox", envvar="CATALOGER_SANDBOX", help="local (default) or docker.")
+@click.option("--database", "database", help="ibis URL (default: CATALOGER_DATABASE, else the demo database).")
+@click.option("--store", help="Folder or s3://bucket/prefix for results (default: CATALOGER_STORE, else catalog).")
+@click.option("--agent", help="heuristic (default) or anthropic (default: CATALOGER_AGENT).")
+@click.option("--sandbox", help="local (default) or docker (default: CATALOGER_SANDBOX).")
 @click.option("--table", "tables", multiple=True, help="Catalog only this table (repeatable).")
 @click.option("--explore", is_flag=True, help="Ignore earlier scripts and explore afresh (relearn).")
 @click.option("--exploration-rate", type=float, help="Share of runs that explore anyway (default 0.1).")
@@ -57,6 +70,8 @@ def run(database, store, agent, sandbox, tables, explore, exploration_rate, as_j
     from tqdm import tqdm
 
     from cataloger_dagster.cli.runner import catalog_database
+
+    settings = _settings(database=database, store=store, agent=agent, sandbox=sandbox)
 
     bar = tqdm(total=len(tables) or None, desc="cataloging", unit="table", file=sys.stderr,
                disable=not sys.stderr.isatty() and as_json)
@@ -73,9 +88,8 @@ def run(database, store, agent, sandbox, tables, explore, exploration_rate, as_j
 
     try:
         report = catalog_database(
-            database=database, store=store, agent=agent, sandbox=sandbox, tables=list(tables) or None,
-            explore=explore, exploration_rate=exploration_rate, on_table_done=done,
-            on_tables=start,
+            settings=settings, tables=list(tables) or None, explore=explore,
+            exploration_rate=exploration_rate, on_table_done=done, on_tables=start,
         )
     except DatabaseError as exc:
         bar.close()
@@ -94,7 +108,7 @@ def run(database, store, agent, sandbox, tables, explore, exploration_rate, as_j
 
 
 @main.command("profile")
-@click.option("--database", "database", envvar="CATALOGER_DATABASE", required=True, help="ibis URL.")
+@click.option("--database", "database", help="ibis URL (default: CATALOGER_DATABASE).")
 @click.option("--table", "table", required=True)
 @click.option("--json", "as_json", is_flag=True)
 def profile(database, table, as_json) -> None:
@@ -102,7 +116,10 @@ def profile(database, table, as_json) -> None:
     from cataloger_dagster.core.profile.profiling import compute_profile
     from cataloger_dagster.resources.database import DatabaseResource
 
-    db = DatabaseResource(url=database)
+    settings = _settings(database=database)
+    if "database" not in settings.model_fields_set:
+        raise click.UsageError("Missing option '--database' (or set CATALOGER_DATABASE).")
+    db = DatabaseResource(url=settings.database)
     try:
         result = compute_profile(
             db.table(table), database=db.database_name, table_name=table, fingerprint=db.fingerprint(table)

@@ -16,9 +16,9 @@ from pydantic import BaseModel
 
 from cataloger_dagster.assets.catalog_index import catalog_index
 from cataloger_dagster.assets.partitions import partition_key_problem, tables_partitions
-from cataloger_dagster.definitions import TABLE_ASSETS
+from cataloger_dagster.jobs import TABLE_ASSETS
 from cataloger_dagster.resources.database import DatabaseResource
-from cataloger_dagster.settings import database_url
+from cataloger_dagster.settings import CatalogerSettings, dagster_home, load_settings
 from cataloger_dagster.settings import resources as make_resources
 
 QUIET_LOGS = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
@@ -61,9 +61,10 @@ class CatalogReport(BaseModel):
 @contextmanager
 def dagster_instance() -> Iterator[dg.DagsterInstance]:
     """The persistent instance when DAGSTER_HOME is set (runs then show in the UI)."""
-    if os.environ.get("DAGSTER_HOME"):
+    home = dagster_home()
+    if home:
         # a DAGSTER_HOME that does not exist yet (a fresh clone's .dagster_home) is made, not an error
-        os.makedirs(os.environ["DAGSTER_HOME"], exist_ok=True)
+        os.makedirs(home, exist_ok=True)
         with dg.DagsterInstance.get() as instance:
             yield instance
     else:
@@ -94,17 +95,24 @@ def catalog_database(
     instance: dg.DagsterInstance | None = None,
     on_table_done: Callable[[TableReport], None] | None = None,
     on_tables: Callable[[list[str]], None] | None = None,
+    settings: CatalogerSettings | None = None,
 ) -> CatalogReport:
     """Catalog `tables` (default: all) one Dagster run each; `on_tables` hears the list
-    before the first run, `on_table_done` each table's report as it finishes."""
+    before the first run, `on_table_done` each table's report as it finishes.
+
+    `settings` default to the environment's; `database`, `store`, `agent` and `sandbox`
+    replace theirs."""
+    if settings is None:
+        settings = load_settings()
+    settings = settings.replace(database=database, store=store, agent=agent, sandbox=sandbox)
     # the URL becomes this process's CATALOGER_DATABASE: Dagster keeps only that name (settings.use_database)
-    res = make_resources(database=database, store=store, agent=agent, sandbox=sandbox)
+    res = make_resources(settings)
     investigations_config: dict = {"explore": explore}
     if exploration_rate is not None:
         investigations_config["exploration_rate"] = exploration_rate
     st = res["store"]
     # a plain resource outside Dagster, only to list the tables; each run opens its own
-    db_res = DatabaseResource(url=database_url(database))
+    db_res = DatabaseResource(url=settings.database)
     try:
         available = db_res.list_tables()
     finally:
@@ -113,9 +121,8 @@ def catalog_database(
     if instance is None:
         with dagster_instance() as inst:
             return catalog_database(
-                database=database, store=store, agent=agent, sandbox=sandbox, tables=tables,
-                explore=explore, exploration_rate=exploration_rate, instance=inst,
-                on_table_done=on_table_done, on_tables=on_tables,
+                tables=tables, explore=explore, exploration_rate=exploration_rate, instance=inst,
+                on_table_done=on_table_done, on_tables=on_tables, settings=settings,
             )
     # a name Dagster cannot take as a partition key fails alone, reported below
     known = [t for t in wanted if t in available and partition_key_problem(t) is None]

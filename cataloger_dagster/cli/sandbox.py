@@ -7,6 +7,7 @@ alone as `python -m cataloger_dagster.cli.sandbox build-image`.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import click
 import docker.errors
@@ -37,10 +38,18 @@ def sandbox() -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON on stdout.")
 def build_image_cmd(base: str, tag: str, debootstrap_base: bool, if_missing: bool,
                     as_json: bool) -> None:
-    """Build the sandbox image (ibis, duckdb, pandas, numpy inside). Progress goes to stderr."""
+    """Build the sandbox image (ibis, duckdb, pandas, numpy inside). Progress goes to stderr.
+
+    The recipe is CATALOGER_SANDBOX_RECIPE's (default: the one shipped), the debootstrap
+    mirror CATALOGER_DEBIAN_MIRROR's."""
+    # here, not at the top: the settings import Dagster, which `cataloger sandbox --help` needs not
+    from cataloger_dagster.settings import SettingsError, load_settings
+
     try:
-        result = _build(base, tag, debootstrap_base=debootstrap_base, if_missing=if_missing)
-    except sandbox_image.SandboxImageError as exc:
+        settings = load_settings()
+        result = _build(base, tag, debootstrap_base=debootstrap_base, if_missing=if_missing,
+                        recipe=settings.sandbox_recipe, mirror=settings.debian_mirror)
+    except (sandbox_image.SandboxImageError, SettingsError) as exc:
         raise click.ClickException(str(exc)) from exc
     if as_json:
         click.echo(json.dumps(result))
@@ -49,7 +58,9 @@ def build_image_cmd(base: str, tag: str, debootstrap_base: bool, if_missing: boo
         click.echo(f"{result['image']} {result['id']} ({verb}, base {result['base']})")
 
 
-def _build(base: str, tag: str, *, debootstrap_base: bool, if_missing: bool) -> dict:
+def _build(base: str, tag: str, *, debootstrap_base: bool, if_missing: bool, recipe: Path | None,
+           mirror: str) -> dict:
+    recipe_hash = sandbox_image.recipe_hash(recipe)  # a missing recipe is said before Docker is asked
     client = sandbox_image.docker_client()
     try:
         def image_id(ref: str) -> str | None:
@@ -58,16 +69,15 @@ def _build(base: str, tag: str, *, debootstrap_base: bool, if_missing: bool) -> 
             except docker.errors.ImageNotFound:
                 return None
 
-        if if_missing and sandbox_image.image_present(tag, current=True):
+        if if_missing and sandbox_image.image_present(tag, current=True, recipe=recipe):
             return {"image": tag, "id": image_id(tag), "base": base, "built": False,
-                    "recipe_hash": sandbox_image.recipe_hash()}
+                    "recipe_hash": recipe_hash}
         if debootstrap_base and not (if_missing and image_id(base)):
-            sandbox_image.make_debootstrap_base(base, progress=_progress_to_stderr)
+            sandbox_image.make_debootstrap_base(base, mirror=mirror, progress=_progress_to_stderr)
     finally:
         client.close()
-    built_id = sandbox_image.build_image(base, tag, progress=_progress_to_stderr)
-    return {"image": tag, "id": built_id, "base": base, "built": True,
-            "recipe_hash": sandbox_image.recipe_hash()}
+    built_id = sandbox_image.build_image(base, tag, progress=_progress_to_stderr, recipe=recipe)
+    return {"image": tag, "id": built_id, "base": base, "built": True, "recipe_hash": recipe_hash}
 
 
 if __name__ == "__main__":

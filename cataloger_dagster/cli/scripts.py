@@ -14,9 +14,10 @@ from typing import Any, Callable
 
 import click
 
-from cataloger_dagster.resources.database import DEFAULT_DATABASE_URL, DatabaseResource
+from cataloger_dagster.core.investigate.learning import SCRIPT as SCRIPT_FILE
+from cataloger_dagster.core.investigate.learning import WINDOW, rank_scripts, ranking_context
+from cataloger_dagster.resources.database import DatabaseResource
 from cataloger_dagster.resources.script_store import (
-    LATEST_WINDOW,
     ScriptRecord,
     ScriptStore,
     ScriptStoreError,
@@ -24,9 +25,7 @@ from cataloger_dagster.resources.script_store import (
     script_store_from_url,
     table_prefix,
 )
-
-SCRIPT_FILE = "catalog_script.py"
-DEFAULT_STORE = "catalog"   # the same default as cataloger_dagster.settings
+from cataloger_dagster.settings import default, load_settings
 
 
 class ScriptsError(click.ClickException):
@@ -55,10 +54,11 @@ class _Ctx:
             raise self._no_scripts(runs)
         return records
 
-    def best_timestamp(self) -> str | None:
-        # exactly what the investigations asset feeds forward (last 10 runs, script_rank)
-        best = self.store.best_script(self.prefix, SCRIPT_FILE, limit=LATEST_WINDOW)
-        return best.timestamp if best else None
+    def best_timestamp(self, records: list[ScriptRecord]) -> str:
+        """The script the next run starts from unless it explores: the same ranking over the
+        same window (the last WINDOW scripts), against the latest run's issues and schema."""
+        current_ids, schema_hash = ranking_context(self.store, self.prefix)
+        return rank_scripts(records[:WINDOW], current_ids=current_ids, schema_hash=schema_hash)[0].timestamp
 
     def _no_scripts(self, runs: list[str]) -> ScriptsError:
         where = self.store.describe()
@@ -82,14 +82,8 @@ class _Ctx:
         if which.lower() == "latest":
             return records[0]
         if which.lower() == "best":
-            best = self.best_timestamp()
-            for record in records:
-                if record.timestamp == best:
-                    return record
-            raise ScriptsError(
-                f"none of the last {LATEST_WINDOW} runs of table {self.table!r} holds a script, so "
-                "none is fed forward; give a timestamp: " + ", ".join(r.timestamp for r in records),
-                **self.header(), available=[r.timestamp for r in records])
+            best = self.best_timestamp(records)
+            return next(r for r in records if r.timestamp == best)
         by_ts = {r.timestamp: r for r in records}
         try:
             exact = normalize_timestamp(which)
@@ -116,12 +110,12 @@ class _Ctx:
 def _common(func: Callable) -> Callable:
     """The options every `scripts` command takes."""
     options = [
-        click.option("--database", "database_url", envvar="CATALOGER_DATABASE",
-                     default=DEFAULT_DATABASE_URL, show_default=True,
-                     help="ibis URL of the database (only its name is used; no connection)."),
+        click.option("--database", "database_url",
+                     help="ibis URL of the database (only its name is used; no connection) "
+                     f"[default: CATALOGER_DATABASE, else {default('database')}]"),
         click.option("--database-name", help="The database's name in the store (overrides --database)."),
-        click.option("--store", envvar="CATALOGER_STORE", default=DEFAULT_STORE, show_default=True,
-                     help="Folder or s3://bucket/prefix of the script store."),
+        click.option("--store", help="Folder or s3://bucket/prefix of the script store "
+                     f"[default: CATALOGER_STORE, else {default('store')}]"),
         click.option("--json", "as_json", is_flag=True, help="Print the result as JSON."),
     ]
     for option in reversed(options):
@@ -147,11 +141,12 @@ def _fail(as_json: bool, message: str, details: dict) -> None:
     sys.exit(1)
 
 
-def _context(database_url: str, database_name: str | None, store: str, table: str) -> _Ctx:
+def _context(database_url: str | None, database_name: str | None, store: str | None, table: str) -> _Ctx:
     if not table.strip():
         raise ScriptsError("TABLE is empty; give a table name")
-    name = database_name or DatabaseResource(url=database_url).database_name
-    return _Ctx(script_store_from_url(store), name, table)
+    settings = load_settings(database=database_url, store=store)
+    name = database_name or DatabaseResource(url=settings.database).database_name
+    return _Ctx(script_store_from_url(settings.store), name, table)
 
 
 # ---------------------------------------------------------------- formatting
@@ -212,11 +207,12 @@ def scripts() -> None:
 @_common
 def list_cmd(table, database_url, database_name, store, as_json) -> None:
     """One row per run of TABLE that holds a script, newest first; * marks the
-    script the next run is fed (the best of the last 10)."""
+    script the next run is fed (the best of the last 10, ranked against the issues and
+    schema of the latest run: a table changed since may rank differently)."""
     def body():
         ctx = _context(database_url, database_name, store, table)
         records = ctx.records()
-        best = ctx.best_timestamp()
+        best = ctx.best_timestamp(records)
         rows = [_row(r, best) for r in records]
         lines = [f"{ctx.table} ({ctx.database}) in {ctx.store.describe()}: "
                  f"{len(rows)} script(s); * = fed to the next run",
@@ -240,8 +236,9 @@ def show_cmd(table, timestamp, code_only, database_url, database_name, store, as
     """Print TABLE's script of one run (TIMESTAMP, 'best' (default) or 'latest') and its metrics."""
     def body():
         ctx = _context(database_url, database_name, store, table)
-        record = ctx.pick(ctx.records(), timestamp)
-        best = ctx.best_timestamp()
+        records = ctx.records()
+        record = ctx.pick(records, timestamp)
+        best = ctx.best_timestamp(records)
         data = {**ctx.header(), "timestamp": record.timestamp, "best": record.timestamp == best,
                 "uri": record.uri, "metrics": record.metrics, "code": record.code}
         if code_only:

@@ -35,6 +35,7 @@ UNDERSTANDING = "understanding.json"        # table_understanding
 ISSUES = "issues.json"                      # quality_issues
 INVESTIGATIONS = "investigations.json"      # investigations
 SCRIPT = "catalog_script.py"                # investigations: the session script
+LATEST_WINDOW = 10                          # seed 000: "searches the last 10 timestamps"
 SUMMARY_SCRIPT = "summary_script.py"        # recent_summary
 RECENT_SUMMARY = "recent_summary.html"      # recent_summary
 CATALOG_PAGE = "catalog.html"               # catalog_page

@@ -7,7 +7,7 @@ stored JSON and the agents all speak them.  The profile models are ours.
 
 from __future__ import annotations
 
-from typing import Any, Literal, Optional
+from typing import Any, Iterable, Literal, Optional
 
 from pydantic import BaseModel, Field
 
@@ -131,7 +131,15 @@ class DatasetUnderstandingModel(BaseModel):
 # --------------------------------------------------------------------------
 
 Severity = Literal["low", "medium", "high"]
+SEVERITIES: tuple[Severity, ...] = ("high", "medium", "low")   # most severe first
 Category = Literal["quick_fixes", "smart_fixes"]
+
+
+def severity_counts(severities: Iterable[Any]) -> dict[str, int]:
+    """How many of each severity, every severity present (0 if none), most severe first.
+    Takes the severities, not the issues, so stored JSON counts as models do."""
+    found = list(severities)
+    return {s: found.count(s) for s in SEVERITIES}
 
 # The issue types the deterministic detectors emit; an LLM may add others.
 ISSUE_TYPES = (

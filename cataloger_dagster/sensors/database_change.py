@@ -17,7 +17,6 @@ the previous cursor, so nothing is lost and the next tick retries.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Callable, Iterable, Mapping
 
 import dagster as dg
@@ -26,10 +25,11 @@ from cataloger_dagster.assets.partitions import partition_key_problem, tables_pa
 from cataloger_dagster.jobs import CATALOG_TABLE_JOB
 from cataloger_dagster.core.models import Fingerprint
 from cataloger_dagster.resources.database import DatabaseResource
-from cataloger_dagster.settings import env_number
+from cataloger_dagster.sensors.cursor import BadCursor, parse_cursor  # noqa: F401  (BadCursor: read_cursor raises it)
+from cataloger_dagster.settings import CatalogerSettings, default, variable
 
-INTERVAL_ENV = "CATALOGER_SENSOR_INTERVAL_S"
-DEFAULT_INTERVAL_S = 300
+INTERVAL_ENV = variable("sensor_interval_s")
+DEFAULT_INTERVAL_S = default("sensor_interval_s")
 
 REASON_TAG = "cataloger/reason"
 FINGERPRINT_TAG = "cataloger/fingerprint"
@@ -42,30 +42,19 @@ class DatabaseUnreachable(RuntimeError):
     """The sensor could not list the database's tables; the tick fails, the cursor stays."""
 
 
-class BadCursor(ValueError):
-    """The stored cursor is not one this sensor wrote."""
-
-
-def sensor_interval_s(env: Mapping[str, str] = os.environ) -> int:
-    return env_number(env, INTERVAL_ENV, DEFAULT_INTERVAL_S, low=1, example="a number of seconds, e.g. 300")
-
-
 def read_cursor(cursor: str | None) -> dict[str, str]:
     """Table -> fingerprint value from the stored cursor ({} on the first tick)."""
     if not cursor:
         return {}
-    try:
-        data = json.loads(cursor)
+
+    def parse(data) -> dict[str, str]:
         fingerprints = data["fingerprints"]
         if not isinstance(fingerprints, dict):
             raise TypeError("fingerprints is not an object")
         return {str(k): str(v) for k, v in fingerprints.items()}
-    except (ValueError, KeyError, TypeError) as exc:
-        # Starting over silently would rerun every table; say so and let a person choose.
-        raise BadCursor(
-            f"database_change_sensor cursor is not valid ({exc}): reset the sensor's cursor in the "
-            f'Dagster UI (an empty cursor reruns every table) or set it to {{"fingerprints": {{}}}}'
-        ) from None
+
+    return parse_cursor(cursor, parse, sensor="database_change_sensor",
+                        empty_means="an empty cursor reruns every table", initial='{"fingerprints": {}}')
 
 
 def write_cursor(fingerprints: Mapping[str, str]) -> str:
@@ -146,14 +135,23 @@ def list_tables_or_fail(database: DatabaseResource, consequence: str) -> list[st
         ) from None
 
 
-@dg.sensor(
-    job_name=CATALOG_TABLE_JOB,
-    minimum_interval_seconds=sensor_interval_s(),
-    default_status=dg.DefaultSensorStatus.RUNNING,
-    description="Adds a partition of tables per new table, removes dropped ones, and catalogs "
-    f"each table whose fingerprint changed (every {INTERVAL_ENV} seconds).",
-)
-def database_change_sensor(context: dg.SensorEvaluationContext, database: DatabaseResource) -> dg.SensorResult:
+def build_database_change_sensor(settings: CatalogerSettings) -> dg.SensorDefinition:
+    @dg.sensor(
+        name="database_change_sensor",
+        job_name=CATALOG_TABLE_JOB,
+        minimum_interval_seconds=settings.sensor_interval_s,
+        default_status=dg.DefaultSensorStatus.RUNNING,
+        description="Adds a partition of tables per new table, removes dropped ones, and catalogs "
+        f"each table whose fingerprint changed (every {INTERVAL_ENV} seconds).",
+    )
+    def database_change_sensor(context: dg.SensorEvaluationContext, database: DatabaseResource) -> dg.SensorResult:
+        return detect_changes(context, database)
+
+    return database_change_sensor
+
+
+def detect_changes(context: dg.SensorEvaluationContext, database: DatabaseResource) -> dg.SensorResult:
+    """One tick of the sensor (its settings are only its interval)."""
     previous = read_cursor(context.cursor)
     try:
         tables = list_tables_or_fail(database, "The cursor is kept and the next tick retries.")

@@ -22,7 +22,6 @@ seconds, "attempts": {fingerprint: n}, "pending": {...}}}}`.
 from __future__ import annotations
 
 import json
-import os
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -32,15 +31,16 @@ import dagster as dg
 
 from cataloger_dagster.assets.partitions import tables_partitions
 from cataloger_dagster.jobs import CATALOG_TABLE_JOB
-from cataloger_dagster.sensors.database_change import FINGERPRINT_TAG, REASON_TAG, sensor_interval_s
-from cataloger_dagster.settings import env_number
+from cataloger_dagster.sensors.cursor import BadCursor, parse_cursor  # noqa: F401  (BadCursor: read_cursor raises it)
+from cataloger_dagster.sensors.database_change import FINGERPRINT_TAG, REASON_TAG
+from cataloger_dagster.settings import CatalogerSettings, default, variable
 
-THRESHOLD_ENV = "CATALOGER_PASS_RATE_THRESHOLD"
-COOLDOWN_ENV = "CATALOGER_RELEARN_COOLDOWN_S"
-MAX_ATTEMPTS_ENV = "CATALOGER_RELEARN_MAX_ATTEMPTS"
-DEFAULT_THRESHOLD = 0.8
-DEFAULT_COOLDOWN_S = 3600
-DEFAULT_MAX_ATTEMPTS = 2
+THRESHOLD_ENV = variable("pass_rate_threshold")
+COOLDOWN_ENV = variable("relearn_cooldown_s")
+MAX_ATTEMPTS_ENV = variable("relearn_max_attempts")
+DEFAULT_THRESHOLD = default("pass_rate_threshold")
+DEFAULT_COOLDOWN_S = default("relearn_cooldown_s")
+DEFAULT_MAX_ATTEMPTS = default("relearn_max_attempts")
 
 PASS_RATE_BELOW_THRESHOLD = "pass_rate_below_threshold"
 PASS_RATE_TAG = "cataloger/pass_rate"
@@ -53,23 +53,6 @@ INVESTIGATIONS = dg.AssetKey("investigations")
 PAGE_SIZE = 200
 MAX_PAGES_PER_TICK = 25  # the rest waits for the next tick: the cursor keeps the place
 FINGERPRINTS_KEPT = 5     # per table, so the cursor does not grow with every change
-
-
-class BadCursor(ValueError):
-    """The stored cursor is not one this sensor wrote."""
-
-
-def pass_rate_threshold(env: Mapping[str, str] = os.environ) -> float:
-    return env_number(env, THRESHOLD_ENV, DEFAULT_THRESHOLD, whole=False, low=0.0, high=1.0,
-                      example="a share of investigations, such as 0.8")
-
-
-def relearn_cooldown_s(env: Mapping[str, str] = os.environ) -> int:
-    return env_number(env, COOLDOWN_ENV, DEFAULT_COOLDOWN_S, low=0, example="a number of seconds, e.g. 3600")
-
-
-def relearn_max_attempts(env: Mapping[str, str] = os.environ) -> int:
-    return env_number(env, MAX_ATTEMPTS_ENV, DEFAULT_MAX_ATTEMPTS, low=0, example="a number of runs, e.g. 2")
 
 
 @dataclass(frozen=True)
@@ -90,23 +73,26 @@ class Policy:
     cooldown_s: int
     max_attempts: int
 
+    @classmethod
+    def of(cls, settings: CatalogerSettings) -> Policy:
+        return cls(settings.pass_rate_threshold, settings.relearn_cooldown_s, settings.relearn_max_attempts)
+
 
 def read_cursor(cursor: str | None) -> tuple[int | None, dict[str, dict]]:
     if not cursor:
         return None, {}
-    try:
-        data = json.loads(cursor)
+
+    def parse(data) -> tuple[int | None, dict[str, dict]]:
         after = data["after"]
         tables = data["tables"]
         if (after is not None and not isinstance(after, int)) or not isinstance(tables, dict):
             raise TypeError("after must be a storage id and tables an object")
         return after, {str(k): dict(v) for k, v in tables.items()}
-    except (ValueError, KeyError, TypeError) as exc:
-        # Starting over would reread every materialization and might relearn every table.
-        raise BadCursor(
-            f"pass_rate_sensor cursor is not valid ({exc}): reset the sensor's cursor in the Dagster UI "
-            '(an empty cursor rereads every investigations materialization) or set it to {"after": null, "tables": {}}'
-        ) from None
+
+    # starting over would reread every materialization and might relearn every table
+    return parse_cursor(cursor, parse, sensor="pass_rate_sensor",
+                        empty_means="an empty cursor rereads every investigations materialization",
+                        initial='{"after": null, "tables": {}}')
 
 
 def write_cursor(after: int | None, tables: Mapping[str, dict]) -> str:
@@ -242,17 +228,26 @@ def run_tags_of(instance: dg.DagsterInstance, run_ids: Iterable[str]) -> dict[st
     return {run.run_id: run.tags for run in instance.get_runs(filters=dg.RunsFilter(run_ids=ids))}
 
 
-@dg.sensor(
-    job_name=CATALOG_TABLE_JOB,
-    minimum_interval_seconds=sensor_interval_s(),
-    default_status=dg.DefaultSensorStatus.RUNNING,
-    description=f"Reruns a table with explore=True (relearning) when its investigations pass rate falls "
-    f"below {THRESHOLD_ENV} (default {DEFAULT_THRESHOLD}), at most {MAX_ATTEMPTS_ENV} (default "
-    f"{DEFAULT_MAX_ATTEMPTS}) times per fingerprint and once per {COOLDOWN_ENV} (default {DEFAULT_COOLDOWN_S}s).",
-)
-def pass_rate_sensor(context: dg.SensorEvaluationContext) -> dg.SensorResult:
-    # read at every tick, so a changed setting applies without reloading the code location
-    policy = Policy(pass_rate_threshold(), relearn_cooldown_s(), relearn_max_attempts())
+def build_pass_rate_sensor(settings: CatalogerSettings) -> dg.SensorDefinition:
+    policy = Policy.of(settings)
+
+    @dg.sensor(
+        name="pass_rate_sensor",
+        job_name=CATALOG_TABLE_JOB,
+        minimum_interval_seconds=settings.sensor_interval_s,
+        default_status=dg.DefaultSensorStatus.RUNNING,
+        description=f"Reruns a table with explore=True (relearning) when its investigations pass rate falls "
+        f"below {THRESHOLD_ENV} (default {DEFAULT_THRESHOLD}), at most {MAX_ATTEMPTS_ENV} (default "
+        f"{DEFAULT_MAX_ATTEMPTS}) times per fingerprint and once per {COOLDOWN_ENV} (default {DEFAULT_COOLDOWN_S}s).",
+    )
+    def pass_rate_sensor(context: dg.SensorEvaluationContext) -> dg.SensorResult:
+        return relearn(context, policy)
+
+    return pass_rate_sensor
+
+
+def relearn(context: dg.SensorEvaluationContext, policy: Policy) -> dg.SensorResult:
+    """One tick of the sensor."""
     after, tables = read_cursor(context.cursor)
     records = new_materializations(context.instance, after)
     tags = run_tags_of(context.instance, (r.run_id for r in records))

@@ -9,7 +9,6 @@ gets no run: it would only fail.
 from __future__ import annotations
 
 import datetime as _dt
-import os
 
 import dagster as dg
 
@@ -17,14 +16,11 @@ from cataloger_dagster.assets.partitions import tables_partitions
 from cataloger_dagster.jobs import CATALOG_TABLE_JOB
 from cataloger_dagster.resources.database import DatabaseResource
 from cataloger_dagster.sensors.database_change import REASON_TAG, list_tables_or_fail
+from cataloger_dagster.settings import CatalogerSettings, default, variable
 
-CRON_ENV = "CATALOGER_REFRESH_CRON"
-DEFAULT_CRON = "0 3 * * *"
+CRON_ENV = variable("refresh_cron")
+DEFAULT_CRON = default("refresh_cron")
 SCHEDULED_REFRESH = "scheduled_refresh"
-
-
-def refresh_cron(env=os.environ) -> str:
-    return env.get(CRON_ENV, "").strip() or DEFAULT_CRON
 
 
 def refresh_requests(partitions: list[str], tables: list[str], day: _dt.date) -> list[dg.RunRequest]:
@@ -40,13 +36,22 @@ def refresh_requests(partitions: list[str], tables: list[str], day: _dt.date) ->
     ]
 
 
-@dg.schedule(
-    cron_schedule=refresh_cron(),
-    job_name=CATALOG_TABLE_JOB,
-    default_status=dg.DefaultScheduleStatus.STOPPED,
-    description=f"Recatalogs every table (cron from {CRON_ENV}, default {DEFAULT_CRON!r}).",
-)
-def refresh_schedule(context: dg.ScheduleEvaluationContext, database: DatabaseResource):
+def build_refresh_schedule(settings: CatalogerSettings) -> dg.ScheduleDefinition:
+    @dg.schedule(
+        name="refresh_schedule",
+        cron_schedule=settings.refresh_cron,
+        job_name=CATALOG_TABLE_JOB,
+        default_status=dg.DefaultScheduleStatus.STOPPED,
+        description=f"Recatalogs every table (cron from {CRON_ENV}, default {DEFAULT_CRON!r}).",
+    )
+    def refresh_schedule(context: dg.ScheduleEvaluationContext, database: DatabaseResource):
+        return refresh(context, database)
+
+    return refresh_schedule
+
+
+def refresh(context: dg.ScheduleEvaluationContext, database: DatabaseResource):
+    """One tick of the schedule (its settings are only its cron)."""
     when = context.scheduled_execution_time or _dt.datetime.now(_dt.timezone.utc)
     partitions = context.instance.get_dynamic_partitions(tables_partitions.name)
     if not partitions:

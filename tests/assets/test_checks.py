@@ -5,20 +5,21 @@ import duckdb
 import pytest
 
 from cataloger_dagster.assets.checks import (
-    ASSET_CHECKS,
+    build_asset_checks,
     no_high_severity_issues,
-    pass_rate_at_least_threshold,
     script_reproduces_evidence,
 )
 from cataloger_dagster.definitions import TABLE_ASSETS, defs
 from cataloger_dagster.jobs import CATALOG_TABLE_JOB, build_catalog_table_job
-from cataloger_dagster.settings import resources
+from cataloger_dagster.settings import load_settings, resources
 from cataloger_dagster.sensors.pass_rate import THRESHOLD_ENV
 from shop import make_shop
 
 pytestmark = pytest.mark.filterwarnings("error::DeprecationWarning")
 
 PARTS = ("table_profile", "table_understanding", "quality_issues")
+ASSET_CHECKS = build_asset_checks(load_settings())
+pass_rate_at_least_threshold = ASSET_CHECKS[0]
 
 
 @pytest.fixture
@@ -39,9 +40,11 @@ def run(shop, store, instance, table, *, selection=None, investigate=True):
 
 
 def run_check_alone(shop, store, instance, table, check):
-    """As the UI's "Execute" on a check: a subset of the catalog job with the check only."""
+    """As the UI's "Execute" on a check: a subset of the catalog job with the check only, in
+    a run that loads the code location, with the settings of the environment at that time."""
     job = dg.Definitions(
-        assets=TABLE_ASSETS, asset_checks=ASSET_CHECKS, jobs=[build_catalog_table_job(TABLE_ASSETS)],
+        assets=TABLE_ASSETS, asset_checks=build_asset_checks(load_settings()),
+        jobs=[build_catalog_table_job(TABLE_ASSETS)],
         resources=resources(database=f"duckdb://{shop}", store=str(store), sandbox="local"),
     ).resolve_job_def(CATALOG_TABLE_JOB)
     job = job.get_subset(asset_selection=set(), asset_check_selection=set(check.check_keys))

@@ -260,3 +260,56 @@ def test_scripts_on_s3(s3_env):
 
     out = invoke("list", "orders", "--database", DB_URL, "--store", f"s3://missing-{bucket}/x")
     assert out.exit_code == 1 and f"missing-{bucket}" in out.output
+
+
+# ------------------------------------------- "best" is what the next run uses
+
+
+def test_best_is_the_script_the_next_run_starts_from(tmp_path, local_sandbox):
+    """Real runs of the real assets on a DuckDB file: the table changes under the script
+    fed forward (the next run relearns part of it), a relearning run (explore) follows,
+    and the CLI's "best" must be the script that the run after that starts from."""
+    import dagster as dg
+    import duckdb
+
+    from cataloger_dagster.cli.runner import catalog_database
+    from tests.shop import make_shop
+
+    db = make_shop(tmp_path / "shop.duckdb", "events")
+    store_root = tmp_path / "store"
+    store = LocalScriptStore(root=str(store_root))
+    prefix = table_prefix("shop", "events")
+
+    def run(explore: bool = False) -> dict:
+        report = catalog_database(database=f"duckdb://{db}", store=str(store_root), sandbox="local",
+                                  tables=["events"], explore=explore, exploration_rate=0.0,
+                                  instance=instance)
+        assert not report.failed, report.failed
+        return store.read_metrics(prefix, report.tables[0].run, SCRIPT)
+
+    def best() -> str:
+        out = invoke("show", "events", "best", "--database", f"duckdb://{db}", "--store",
+                     str(store_root), "--json")
+        assert out.exit_code == 0, out.output
+        return json.loads(out.stdout)["timestamp"]
+
+    with dg.instance_for_test() as instance:
+        run()
+        run()
+        with duckdb.connect(str(db)) as con:
+            con.execute("ALTER TABLE events DROP COLUMN x")   # the duplicate-rows check compares it
+        broke = run()
+        failed = broke["based_on"]
+        assert failed and broke["relearned"] == ["events_duplicate_rows"]
+        # by its own metrics the script that failed is still perfect: only a ranking that
+        # counts the later run's relearned issues passes it over
+        assert store.read_metrics(prefix, failed, SCRIPT)["pass_rate"] == 1.0
+        relearn = run(explore=True)
+        assert relearn["explored"] and relearn["pass_rate"] == 1.0
+        shown = best()
+        assert shown != failed
+        following = run()
+        assert following["based_on"] == shown and not following["explored"]
+        # and again with that run in the history too
+        shown = best()
+        assert run()["based_on"] == shown

@@ -31,8 +31,8 @@ from cataloger_dagster.sensors.database_change import (
     BadCursor,
     DatabaseUnreachable,
     read_cursor,
-    sensor_interval_s,
 )
+from cataloger_dagster.settings import load_settings
 
 pytestmark = pytest.mark.filterwarnings("error::DeprecationWarning")
 
@@ -238,12 +238,15 @@ def test_corrupt_cursor_is_a_clear_error(ticker):
     assert len(ticker.tick().run_requests) == 2
 
 
-def test_interval_setting():
-    assert sensor_interval_s({}) == DEFAULT_INTERVAL_S
-    assert sensor_interval_s({INTERVAL_ENV: " 45 "}) == 45
+def test_interval_setting(monkeypatch):
+    monkeypatch.delenv(INTERVAL_ENV, raising=False)
+    assert load_settings().sensor_interval_s == DEFAULT_INTERVAL_S
+    monkeypatch.setenv(INTERVAL_ENV, " 45 ")
+    assert load_settings().sensor_interval_s == 45
     for bad in ("5m", "0"):
+        monkeypatch.setenv(INTERVAL_ENV, bad)
         with pytest.raises(ValueError, match=INTERVAL_ENV):
-            sensor_interval_s({INTERVAL_ENV: bad})
+            load_settings()
 
 
 def test_sensor_reads_its_interval_from_the_environment():

@@ -29,12 +29,10 @@ from cataloger_dagster.sensors.pass_rate import (
     THRESHOLD_ENV,
     THRESHOLD_TAG,
     BadCursor,
-    pass_rate_threshold,
+    build_pass_rate_sensor,
     read_cursor,
-    relearn_cooldown_s,
-    relearn_max_attempts,
 )
-from cataloger_dagster.settings import resources
+from cataloger_dagster.settings import load_settings, resources
 
 pytestmark = pytest.mark.filterwarnings("error::DeprecationWarning")
 
@@ -64,7 +62,9 @@ class Ticker:
         context = dg.build_sensor_context(
             instance=self.instance, instance_ref=self.instance.get_ref(), definitions=defs, cursor=self.cursor,
         )
-        data = SENSOR.evaluate_tick(context)
+        # the sensor as the code location builds it from the environment of this tick (a
+        # changed setting reaches a running daemon when the code location is reloaded)
+        data = build_pass_rate_sensor(load_settings()).evaluate_tick(context)
         self.cursor = data.cursor
         return data
 
@@ -228,18 +228,28 @@ def test_corrupt_cursor_is_a_clear_error(ticker):
         ticker.tick()
 
 
-def test_settings():
-    assert pass_rate_threshold({}) == DEFAULT_THRESHOLD == 0.8
-    assert pass_rate_threshold({THRESHOLD_ENV: "0.5"}) == 0.5
-    assert relearn_cooldown_s({}) == DEFAULT_COOLDOWN_S == 3600
-    assert relearn_cooldown_s({COOLDOWN_ENV: "60"}) == 60
-    assert relearn_max_attempts({}) == DEFAULT_MAX_ATTEMPTS == 2
+def settings_with(monkeypatch, **env):
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    return load_settings()
+
+
+def test_settings(monkeypatch):
+    for name in (THRESHOLD_ENV, COOLDOWN_ENV, MAX_ATTEMPTS_ENV):
+        monkeypatch.delenv(name, raising=False)
+    defaults = load_settings()
+    assert defaults.pass_rate_threshold == DEFAULT_THRESHOLD == 0.8
+    assert defaults.relearn_cooldown_s == DEFAULT_COOLDOWN_S == 3600
+    assert defaults.relearn_max_attempts == DEFAULT_MAX_ATTEMPTS == 2
+    assert settings_with(monkeypatch, **{THRESHOLD_ENV: "0.5"}).pass_rate_threshold == 0.5
+    assert settings_with(monkeypatch, **{COOLDOWN_ENV: "60"}).relearn_cooldown_s == 60
     for bad in ("high", "1.5", "-0.1"):
         with pytest.raises(ValueError, match=THRESHOLD_ENV):
-            pass_rate_threshold({THRESHOLD_ENV: bad})
+            settings_with(monkeypatch, **{THRESHOLD_ENV: bad})
+    monkeypatch.delenv(THRESHOLD_ENV)
     for bad in ("soon", "-1"):
         with pytest.raises(ValueError, match=COOLDOWN_ENV):
-            relearn_cooldown_s({COOLDOWN_ENV: bad})
+            settings_with(monkeypatch, **{COOLDOWN_ENV: bad})
     assert SENSOR.default_status == dg.DefaultSensorStatus.RUNNING
 
 

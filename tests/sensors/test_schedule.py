@@ -15,7 +15,13 @@ import pytest
 from cataloger_dagster.definitions import defs
 from cataloger_dagster.resources.database import DatabaseResource
 from cataloger_dagster.sensors.database_change import REASON_TAG, DatabaseUnreachable
-from cataloger_dagster.sensors.refresh_schedule import CRON_ENV, DEFAULT_CRON, SCHEDULED_REFRESH, refresh_cron
+from cataloger_dagster.sensors.refresh_schedule import (
+    CRON_ENV,
+    DEFAULT_CRON,
+    SCHEDULED_REFRESH,
+    build_refresh_schedule,
+)
+from cataloger_dagster.settings import load_settings
 
 pytestmark = pytest.mark.filterwarnings("error::DeprecationWarning")
 
@@ -85,9 +91,11 @@ def test_unreachable_database_fails_the_tick(tmp_path):
         assert "No table is refreshed this tick" in str(err.value.__cause__)
 
 
-def test_cron_setting_and_default_status():
-    assert refresh_cron({}) == DEFAULT_CRON == "0 3 * * *"
-    assert refresh_cron({CRON_ENV: "15 1 * * 1"}) == "15 1 * * 1"
+def test_cron_setting_and_default_status(monkeypatch):
+    monkeypatch.delenv(CRON_ENV, raising=False)
+    assert load_settings().refresh_cron == DEFAULT_CRON == "0 3 * * *"
+    monkeypatch.setenv(CRON_ENV, "15 1 * * 1")
+    assert build_refresh_schedule(load_settings()).cron_schedule == "15 1 * * 1"
     assert SCHEDULE.default_status == dg.DefaultScheduleStatus.STOPPED
     code = (
         "from cataloger_dagster.definitions import defs; "

@@ -14,12 +14,12 @@ holds the previous run's numbers and recomputes the current side with ibis.
 from __future__ import annotations
 
 import json
-import math
 from typing import Any, Optional
 
 from pydantic import BaseModel, Field
 
 from cataloger_dagster.core.investigate.codegen import literal
+from cataloger_dagster.core.values import finite_float
 
 __all__ = [
     "NULL_FRACTION_POINTS", "ColumnRef", "TypeChange", "ValueChange", "ColumnShift", "IssueRef",
@@ -126,12 +126,6 @@ class RecentSummary(BaseModel):
 # --------------------------------------------------------------------------
 
 
-def _num(value: Any) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    return float(value) if math.isfinite(value) else None
-
-
 def _columns(profile: dict) -> dict[str, dict]:
     return {c["name"]: c for c in profile.get("columns") or [] if isinstance(c, dict) and "name" in c}
 
@@ -169,7 +163,7 @@ def _top(column: dict) -> list[Any]:
 
 def _hashable(value: Any) -> Any:
     # 20 and 20.0 are one value: a column retyped int -> float keeps its top values
-    if _num(value) is not None:
+    if finite_float(value) is not None:
         return ("number", float(value))
     return ("json", json.dumps(value, sort_keys=True, default=str))
 
@@ -180,19 +174,20 @@ def _shift(name: str, before: dict, after: dict, rows: tuple[int, int]) -> Colum
         if before.get(stat) != after.get(stat):
             shift.changes.append(ValueChange(stat=stat, before=before.get(stat), after=after.get(stat)))
 
-    nf_before, nf_after = _num(before.get("null_fraction")), _num(after.get("null_fraction"))
+    nf_before, nf_after = finite_float(before.get("null_fraction")), finite_float(after.get("null_fraction"))
     if nf_before is not None and nf_after is not None \
             and abs(nf_after - nf_before) >= NULL_FRACTION_POINTS - 1e-12:
         shift.notable.append(f"null fraction {nf_before:.1%} → {nf_after:.1%} "
                              f"({(nf_after - nf_before) * 100:+.1f} points)")
-    mean_before, mean_after, std = _num(before.get("mean")), _num(after.get("mean")), _num(before.get("std"))
+    mean_before, mean_after = finite_float(before.get("mean")), finite_float(after.get("mean"))
+    std = finite_float(before.get("std"))
     if mean_before is not None and mean_after is not None and mean_after != mean_before:
         moved = abs(mean_after - mean_before)
         if std is not None and std > 0 and moved > MEAN_STDS * std:
             shift.notable.append(f"mean {mean_before:.4g} → {mean_after:.4g} ({moved / std:.1f} std)")
         elif std == 0:       # a constant column that is no longer constant
             shift.notable.append(f"mean {mean_before:.4g} → {mean_after:.4g} (the column was constant)")
-    d_before, d_after = _num(before.get("distinct")), _num(after.get("distinct"))
+    d_before, d_after = finite_float(before.get("distinct")), finite_float(after.get("distinct"))
     if d_before and d_after is not None:
         # relative to the row count: a key column growing with its table is no news
         share_before, share_after = (d_before / rows[0], d_after / rows[1]) if all(rows) else (d_before, d_after)
@@ -346,7 +341,7 @@ def _script_baseline(previous_profile: dict | None) -> dict | None:
     for name, col in _columns(previous_profile).items():
         entry = {"dtype": str(col.get("dtype") or ""), "nulls": col.get("nulls")}
         if col.get("kind") in SCRIPT_KINDS:
-            entry.update(mean=_num(col.get("mean")), std=_num(col.get("std")))
+            entry.update(mean=finite_float(col.get("mean")), std=finite_float(col.get("std")))
         columns[name] = entry
     return {"row_count": previous_profile.get("row_count"), "columns": columns}
 

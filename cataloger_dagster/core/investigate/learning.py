@@ -1,11 +1,12 @@
 """Which earlier script a run starts from: the feedback loop's choices (seeds 000 and 003).
 
-- Ranking: the best of the table's last 10 scripts by pass rate, then coverage
-  of the *current* issues, then whether it was written for the current schema,
-  then time.  A script that a later run found failing on the table (its
-  `relearned` issues) has its pass rate lowered by those failures, so a worse
-  script is never fed forward again: the old one stays stored (the backup), the
-  reuse run tests it, and the ranking reverts to whichever did better.
+- Ranking: the best of the table's last 10 scripts by `ranking.rank_scripts`
+  (pass rate, then coverage of the *current* issues, then whether it was written
+  for the current schema, then time), the ranking `cataloger scripts` shows too.
+  A script that a later run found failing on the table (its `relearned` issues)
+  has its pass rate lowered by those failures, so a worse script is never fed
+  forward again: the old one stays stored (the backup), the reuse run tests it,
+  and the ranking reverts to whichever did better.
 - Exploration: a seeded fraction of runs (and every run asked to `explore`)
   ignores earlier scripts.
 - Transfer: a table with no history starts from the script of the most similar
@@ -14,59 +15,35 @@
 
 from __future__ import annotations
 
-import math
 import random
 from typing import TYPE_CHECKING, Optional
 
 from cataloger_dagster.core import layout as script_store
 from cataloger_dagster.core.investigate.investigator import PreviousScript
-from cataloger_dagster.core.layout import PROFILE, SCRIPT, ScriptRecord  # noqa: F401  (SCRIPT: re-exported)
+from cataloger_dagster.core.investigate.ranking import rank_scripts
+from cataloger_dagster.core.layout import ISSUES, LATEST_WINDOW, PROFILE, SCRIPT  # noqa: F401  (SCRIPT: re-exported)
 from cataloger_dagster.core.models import TableProfile
 
 if TYPE_CHECKING:  # the resource is passed in; core never imports resources at run time
     from cataloger_dagster.resources.script_store import ScriptStore
-WINDOW = 10
+WINDOW = LATEST_WINDOW
 MIN_SIMILARITY = 0.3
 
 
-def effective_pass_rate(record: ScriptRecord, failures: dict[str, int]) -> float:
-    m = record.metrics or {}
-    rate = float(m.get("pass_rate") or 0.0)
-    total = max(1, int(m.get("investigations") or 0))
-    return max(0.0, rate - failures.get(record.timestamp, 0) / total)
-
-
-def rank_key(current_ids: set[str], schema_hash: Optional[str], failures: dict[str, int]):
-    def key(record: ScriptRecord) -> tuple:
-        m = record.metrics
-        if not m:
-            return (0, -1.0, -1.0, False, -math.inf)
-        answered = set(m.get("answered") or [])
-        coverage = len(answered & current_ids) / len(current_ids) if current_ids else 1.0
-        return (
-            1,
-            round(effective_pass_rate(record, failures), 6),
-            round(coverage, 6),
-            m.get("schema_hash") == schema_hash,
-            -float(m.get("seconds") or math.inf),
-        )
-
-    return key
-
-
-def rank_scripts(
-    records: list[ScriptRecord], *, current_ids: set[str], schema_hash: Optional[str]
-) -> list[ScriptRecord]:
-    """Best first.  A later run's `relearned` issues count against the script it reused."""
-    failures: dict[str, int] = {}
-    for r in records:
-        m = r.metrics or {}
-        if m.get("based_on") and not m.get("based_on_table") and m.get("relearned"):
-            failures[m["based_on"]] = failures.get(m["based_on"], 0) + len(m["relearned"])
-    key = rank_key(current_ids, schema_hash, failures)
-    # newest first, so that among equals the newest wins (sorted is stable)
-    ordered = sorted(records, key=lambda r: r.timestamp, reverse=True)
-    return sorted(ordered, key=key, reverse=True)
+def ranking_context(store: ScriptStore, prefix: str) -> tuple[Optional[set[str]], Optional[str]]:
+    """The issues and schema the next run will rank against, as far as the store knows
+    without connecting to the database: those of the latest run that stored its issues
+    (unchanged since, the table gives the next run the same).  (None, None) when none has."""
+    for timestamp in reversed(store.list_runs(prefix)):
+        issues = store.read_json(prefix, timestamp, ISSUES)
+        if not isinstance(issues, dict) or not isinstance(issues.get("issues"), list):
+            continue
+        profile = store.read_json(prefix, timestamp, PROFILE)
+        fingerprint = profile.get("fingerprint") if isinstance(profile, dict) else None
+        schema_hash = fingerprint.get("schema_hash") if isinstance(fingerprint, dict) else None
+        ids = {i["id"] for i in issues["issues"] if isinstance(i, dict) and isinstance(i.get("id"), str)}
+        return ids, schema_hash if isinstance(schema_hash, str) else None
+    return None, None
 
 
 def should_explore(rate: float, seed: int, table: str, run_number: int) -> bool:
@@ -102,7 +79,7 @@ def similar_table_script(
     if best is None:
         return None
     score, other, prefix = best
-    records = [r for r in store.list_scripts(prefix, SCRIPT, limit=WINDOW)]
+    records = store.list_scripts(prefix, SCRIPT, limit=WINDOW)
     if not records:
         return None
     top = rank_scripts(records, current_ids=set(), schema_hash=None)[0]

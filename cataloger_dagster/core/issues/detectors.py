@@ -35,7 +35,9 @@ from typing import Any, Callable, Mapping, Optional
 import ibis
 import ibis.expr.datatypes as dt
 
+from cataloger_dagster.core import text
 from cataloger_dagster.core.models import ColumnProfile, IssueModel, TableProfile, missing_severity
+from cataloger_dagster.core.values import finite_float
 
 log = logging.getLogger(__name__)
 
@@ -134,28 +136,15 @@ def _one(table: ibis.Table, **aggs: Any) -> dict[str, Any]:
     return table.aggregate(**aggs).to_pyarrow().to_pylist()[0]
 
 
-def _words(name: str) -> set[str]:
-    snake = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name).lower()
-    return set(filter(None, re.split(r"[^a-z0-9]+", snake)))
-
-
 def _is_identifier(name: str) -> bool:
     lname = name.lower()
     return bool(re.search(r"(?:^|_)(?:id|key|uuid|code|sku|no|num|number)$", lname)
                 or re.search(r"[a-z]Id$", name))
 
 
-def _singular(table: str) -> str:
-    if table.endswith("ies"):
-        return table[:-3] + "y"
-    if table.endswith(("ses", "xes")):
-        return table[:-2]
-    return table[:-1] if table.endswith("s") else table
-
-
 def _sentinel_expr(col: ibis.Value, name: str) -> ibis.Value:
     values = list(STRING_SENTINELS)
-    if _words(name) & {"country", "code", "state", "region"}:
+    if set(text.words(name)) & {"country", "code", "state", "region"}:
         values.remove("na")  # 'NA' is Namibia / North America in a code column
     return col.strip().lower().isin(values)
 
@@ -166,15 +155,7 @@ def _usable_strings(ctx: _Ctx, name: str) -> ibis.Table:
 
 
 def _numeric_sentinels(cp: ColumnProfile) -> list[float]:
-    return [s for s in NUMERIC_SENTINELS if s in (_num(cp.min), _num(cp.max))]
-
-
-def _num(value: Any) -> Optional[float]:
-    try:
-        f = float(value)
-    except (TypeError, ValueError):
-        return None
-    return f if math.isfinite(f) else None
+    return [s for s in NUMERIC_SENTINELS if s in (finite_float(cp.min), finite_float(cp.max))]
 
 
 # -------------------------------------------------------------- table level
@@ -262,7 +243,7 @@ def _sentinels(ctx: _Ctx, cp: ColumnProfile, dtype: dt.DataType) -> Optional[Iss
 def _candidate_key(ctx: _Ctx, cp: ColumnProfile, dtype: dt.DataType) -> bool:
     if not (dtype.is_integer() or dtype.is_string() or dtype.is_uuid()) or not cp.count:
         return False
-    words = _words(cp.name)
+    words = set(text.words(cp.name))
     named = _is_identifier(cp.name) or bool(words & set(KEY_NAMES)) or cp.semantic_type in ("email", "uuid")
     return named and (cp.distinct or 0) >= 0.9 * cp.count
 
@@ -277,7 +258,7 @@ def _duplicate_keys(ctx: _Ctx, cp: ColumnProfile, dtype: dt.DataType) -> Optiona
     if keys == 0:
         return None
     examples = [r["key"] for r in groups.order_by([ibis.desc("n"), "key"]).limit(5).to_pyarrow().to_pylist()]
-    own = cp.name.lower() in ("id", f"{_singular(ctx.name).lower()}_id")
+    own = cp.name.lower() in ("id", f"{text.singular(ctx.name).lower()}_id")
     return _issue(
         ctx, "duplicate_keys", cp.name, severity="high" if own else "medium", category="smart_fixes",
         affectedRows=rows,
@@ -319,23 +300,14 @@ def _text_types(ctx: _Ctx, cp: ColumnProfile, dtype: dt.DataType) -> Optional[di
 
 
 def _numeric_as_text(ctx: _Ctx, cp: ColumnProfile, dtype: dt.DataType) -> Optional[IssueModel]:
-    if not dtype.is_string() or _words(cp.name) & set(NOT_NUMERIC_TEXT) or _is_identifier(cp.name):
+    if not dtype.is_string() or set(text.words(cp.name)) & set(NOT_NUMERIC_TEXT) or _is_identifier(cp.name):
         return None
     counts = _text_types(ctx, cp, dtype)
     if not counts or not counts["usable"] or counts["leading_zero"]:
         return None  # leading zeros mean codes ('007'), which must stay text
-    share = counts["number"] / counts["usable"]
-    if share < TYPE_SHARE:
-        return None
-    return _issue(
-        ctx, "numeric_as_text", cp.name, severity="medium", category="quick_fixes",
-        affectedRows=counts["number"],
-        description=f"{cp.name} is stored as text ({dtype}) but {_pct(counts['number'], counts['usable'])} "
-                    "of its values are numbers, so sums, sorting and comparisons treat them as strings.",
-        suggestedAction=f"Convert {cp.name} to a numeric type (TRY_CAST({cp.name} AS DECIMAL)) and "
-                        "review the values that do not convert.",
-        details={**counts, "share": share},
-    )
+    return _stored_as_text(ctx, cp, dtype, counts, "number", "numeric_as_text",
+                           "so sums, sorting and comparisons treat them as strings",
+                           "a numeric type (TRY_CAST({name} AS DECIMAL))")
 
 
 def _date_as_text(ctx: _Ctx, cp: ColumnProfile, dtype: dt.DataType) -> Optional[IssueModel]:
@@ -344,15 +316,23 @@ def _date_as_text(ctx: _Ctx, cp: ColumnProfile, dtype: dt.DataType) -> Optional[
     counts = _text_types(ctx, cp, dtype)
     if not counts or not counts["usable"]:
         return None
-    share = counts["date"] / counts["usable"]
+    return _stored_as_text(ctx, cp, dtype, counts, "date", "date_as_text",
+                           "so date arithmetic and ranges do not work on it",
+                           "DATE/TIMESTAMP (TRY_CAST({name} AS DATE))")
+
+
+def _stored_as_text(ctx: _Ctx, cp: ColumnProfile, dtype: dt.DataType, counts: dict, kind: str,
+                    issue_type: str, so: str, target: str) -> Optional[IssueModel]:
+    """The issue of a text column whose usable values are mostly of ``kind`` ("number", "date")."""
+    share = counts[kind] / counts["usable"]
     if share < TYPE_SHARE:
         return None
     return _issue(
-        ctx, "date_as_text", cp.name, severity="medium", category="quick_fixes",
-        affectedRows=counts["date"],
-        description=f"{cp.name} is stored as text ({dtype}) but {_pct(counts['date'], counts['usable'])} "
-                    "of its values are dates, so date arithmetic and ranges do not work on it.",
-        suggestedAction=f"Convert {cp.name} to DATE/TIMESTAMP (TRY_CAST({cp.name} AS DATE)) and "
+        ctx, issue_type, cp.name, severity="medium", category="quick_fixes",
+        affectedRows=counts[kind],
+        description=f"{cp.name} is stored as text ({dtype}) but {_pct(counts[kind], counts['usable'])} "
+                    f"of its values are {kind}s, {so}.",
+        suggestedAction=f"Convert {cp.name} to {target.format(name=cp.name)} and "
                         "review the values that do not convert.",
         details={**counts, "share": share},
     )
@@ -362,7 +342,7 @@ def _outliers(ctx: _Ctx, cp: ColumnProfile, dtype: dt.DataType) -> Optional[Issu
     if not dtype.is_numeric() or dtype.is_boolean() or _is_identifier(cp.name):
         return None
     q = cp.quantiles or {}
-    p05, p95 = _num(q.get("p05")), _num(q.get("p95"))
+    p05, p95 = finite_float(q.get("p05")), finite_float(q.get("p95"))
     if p05 is None or p95 is None or p95 <= p05 or (cp.distinct or 0) < 10:
         return None
     c = ctx.table[cp.name].cast("float64")
@@ -453,7 +433,7 @@ def _inconsistent_categories(ctx: _Ctx, cp: ColumnProfile, dtype: dt.DataType) -
 def _format_of(cp: ColumnProfile) -> Optional[str]:
     if cp.semantic_type in FORMATS:
         return cp.semantic_type
-    hinted = [f for f in FORMATS if f in _words(cp.name)]
+    hinted = [f for f in FORMATS if f in text.words(cp.name)]
     return hinted[0] if hinted else None
 
 
@@ -507,11 +487,11 @@ def _constant(ctx: _Ctx, cp: ColumnProfile, dtype: dt.DataType) -> Optional[Issu
 
 def _out_of_range(ctx: _Ctx, cp: ColumnProfile, dtype: dt.DataType) -> Optional[IssueModel]:
     c = ctx.table[cp.name]
-    words = _words(cp.name)
+    words = set(text.words(cp.name))
     checks: dict[str, Any] = {}
     if dtype.is_numeric() and not dtype.is_boolean() and not _is_identifier(cp.name):
         sentinel = c.isin(_numeric_sentinels(cp)) if _numeric_sentinels(cp) else ibis.literal(False)
-        if words & NON_NEGATIVE and (_num(cp.min) is None or _num(cp.min) < 0):
+        if words & NON_NEGATIVE and (finite_float(cp.min) is None or finite_float(cp.min) < 0):
             checks["negative"] = (c < 0) & ~sentinel
         if words & {"percent", "pct", "percentage"}:
             checks["outside 0-100"] = ((c < 0) | (c > 100)) & ~sentinel
@@ -555,7 +535,7 @@ def _reference_targets(ctx: _Ctx, column: str) -> list[tuple[str, str]]:
     if not m or not m.group(1):
         return []
     stem, suffix = m.group(1).rstrip("_"), m.group(2)
-    if stem == _singular(ctx.name).lower() or lname == "id":
+    if stem == text.singular(ctx.name).lower() or lname == "id":
         return []  # the table's own key
     plurals = {stem, stem + "s", stem + "es", stem[:-1] + "ies" if stem.endswith("y") else stem}
     out = []
@@ -563,7 +543,7 @@ def _reference_targets(ctx: _Ctx, column: str) -> list[tuple[str, str]]:
         if name == ctx.name or name.lower() not in plurals:
             continue
         cols = {c.lower(): c for c in other.columns}
-        for candidate in (lname, suffix, f"{_singular(name).lower()}_{suffix}"):
+        for candidate in (lname, suffix, f"{text.singular(name).lower()}_{suffix}"):
             if candidate in cols:
                 out.append((name, cols[candidate]))
                 break

@@ -51,6 +51,7 @@ from cataloger_dagster.core.models import (
     TableProfile,
     ValueCount,
 )
+from cataloger_dagster.core.values import finite_float
 
 QUANTILES = {"p05": 0.05, "p25": 0.25, "p50": 0.5, "p75": 0.75, "p95": 0.95}
 
@@ -584,7 +585,7 @@ def _histogram_plan(c: _Col, res: dict, bins: int):
     lo, hi = res.get(f"m{c.index}_min"), res.get(f"m{c.index}_max")
     if c.kind in _TEMPORAL:
         lo, hi = _epoch_py(lo), _epoch_py(hi)
-    lo, hi = _num(lo), _num(hi)
+    lo, hi = finite_float(lo), finite_float(hi)
     if lo is None or hi is None:
         return None
     # Fewer bins than distinct whole values would leave empty gaps.
@@ -593,16 +594,6 @@ def _histogram_plan(c: _Col, res: dict, bins: int):
     if c.kind == "date":
         bins = max(1, min(bins, int((hi - lo) // 86400) + 1))
     return lo, hi, bins
-
-
-def _num(v) -> float | None:
-    if v is None:
-        return None
-    try:
-        f = float(v)
-    except (TypeError, ValueError):
-        return None
-    return None if math.isnan(f) or math.isinf(f) else f
 
 
 # --------------------------------------------------------------------------
@@ -853,13 +844,13 @@ def _finish(c: _Col, res, row_count, approximate, tops, hist, plans) -> ColumnPr
     elif c.kind != "boolean":
         p.min, p.max = json_safe(get("min")), json_safe(get("max"))
     if c.kind in _NUMERIC:
-        p.mean = _num(get("mean"))
-        p.std = _num(get("std"))
+        p.mean = finite_float(get("mean"))
+        p.std = finite_float(get("std"))
     if c.kind in _NUMERIC + _TEMPORAL:
         p.quantiles = _quantiles(c, get, approximate)
     if get("len_min") is not None:
         p.length = LengthStats(min=int(get("len_min")), max=int(get("len_max")),
-                               mean=_num(get("len_mean")))
+                               mean=finite_float(get("len_mean")))
     if c.index in tops:
         p.top_values = [ValueCount(value=_from_text(c.kind, v), count=n) for v, n in tops[c.index]]
     if c.index in plans and (c.index in hist or plans[c.index][0] == plans[c.index][1]):
@@ -889,7 +880,7 @@ def _quantiles(c: _Col, get, approximate) -> dict[str, Any] | None:
         values = [get(f"q{j}") for j in range(len(QUANTILES))]
     if values is None:
         return None
-    values = [_num(v) for v in list(values)]
+    values = [finite_float(v) for v in list(values)]
     if c.kind in _TEMPORAL:
         values = [_from_epoch(v, c) for v in values]
     return dict(zip(QUANTILES, values))

@@ -22,6 +22,7 @@ from pydantic import BaseModel, Field
 
 from cataloger_dagster import __version__
 from cataloger_dagster.core.models import (
+    SEVERITIES,
     AnalysisResultModel,
     CodeInvestigation,
     DatasetUnderstandingModel,
@@ -35,8 +36,6 @@ __all__ = [
     "IndexEntry", "render_catalog_page", "render_index", "health_score", "health_band",
     "svg_histogram", "svg_bar", "script_diff", "template_environment", "pass_rate_of",
 ]
-
-SEVERITIES = ("high", "medium", "low")
 
 # Penalty (in health points, out of 100) of one issue touching every row.
 SEVERITY_PENALTY = {"high": 30.0, "medium": 12.0, "low": 4.0}

@@ -15,7 +15,9 @@ from typing import Optional
 import dagster as dg
 from pydantic import BaseModel, Field
 
+from cataloger_dagster.core import text
 from cataloger_dagster.core.models import (
+    SEVERITIES,
     AnalysisResultModel,
     ColumnProfile,
     ColumnSummaryModel,
@@ -23,6 +25,7 @@ from cataloger_dagster.core.models import (
     DatasetUnderstandingModel,
     IssueModel,
     TableProfile,
+    severity_counts,
 )
 from cataloger_dagster.core.investigate.investigator import InvestigationRun, PreviousScript, run_investigations
 from cataloger_dagster.resources.sandbox import SandboxRuntime
@@ -120,19 +123,9 @@ _SUFFIX_MEANINGS = [
 ]
 
 
-def _words(name: str) -> str:
-    return re.sub(r"[_\s]+", " ", name).strip()
-
-
-def _singular(table: str) -> str:
-    word = _words(table.split(".")[-1]).lower()
-    if word.endswith("ies"):
-        return word[:-3] + "y"
-    if word.endswith("ses") or word.endswith("xes"):
-        return word[:-2]
-    if word.endswith("s") and not word.endswith("ss"):
-        return word[:-1]
-    return word
+def _phrase(name: str) -> str:
+    """A name as lower-case words for a sentence: ``order_items`` -> ``order items``."""
+    return " ".join(text.words(name))
 
 
 def _data_type(col: ColumnProfile) -> str:
@@ -156,11 +149,11 @@ def _describe_column(col: ColumnProfile, entity: str, row_count: int) -> str:
     meaning = None
     for pattern, template in _SUFFIX_MEANINGS:
         if re.search(pattern, lowered):
-            stem = _words(re.sub(pattern, "", lowered)) or entity
+            stem = _phrase(re.sub(pattern, "", lowered)) or entity
             meaning = template.format(stem=stem, entity=entity)
             break
     if meaning is None:
-        meaning = f"{_words(col.name).capitalize()} of the {entity}"
+        meaning = f"{_phrase(col.name).capitalize()} of the {entity}"
     facts = []
     if col.count and col.distinct is not None and col.distinct == col.count == row_count:
         facts.append("unique for every row")
@@ -177,7 +170,7 @@ def _describe_column(col: ColumnProfile, entity: str, row_count: int) -> str:
 
 
 def heuristic_understanding(profile: TableProfile) -> DatasetUnderstandingModel:
-    entity = _singular(profile.table)
+    entity = text.singular(_phrase(profile.table.split(".")[-1]))
     columns = [
         ColumnSummaryModel(
             name=col.name,
@@ -224,14 +217,14 @@ def heuristic_understanding(profile: TableProfile) -> DatasetUnderstandingModel:
     )
 
 
-_SEVERITY_ORDER = {"high": 0, "medium": 1, "low": 2}
+_SEVERITY_ORDER = {s: n for n, s in enumerate(SEVERITIES)}
 
 
 def heuristic_analysis(
     profile: TableProfile, detected: list[IssueModel], *, previous: AnalysisResultModel | None = None
 ) -> AnalysisResultModel:
     issues = sorted(detected, key=lambda i: (_SEVERITY_ORDER[i.severity], i.id))
-    counts = {s: sum(1 for i in issues if i.severity == s) for s in ("high", "medium", "low")}
+    counts = severity_counts(i.severity for i in issues)
     if issues:
         summary = (
             f"{len(issues)} data-quality issues in {profile.table}: "

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import docker
 import docker.errors
+from docker.utils import kwargs_from_env
 
 DEFAULT_BASE = "cataloger-base:bookworm"
 DEFAULT_TAG = "cataloger-sandbox:latest"
@@ -52,13 +53,13 @@ class SandboxImageError(RuntimeError):
     """The sandbox image (or its base) could not be built or inspected."""
 
 
-def recipe_dir() -> Path:
-    """The directory holding the Dockerfile and requirements.
+def recipe_dir(override: Path | None = None) -> Path:
+    """The directory holding the Dockerfile and requirements: `override`
+    (CATALOGER_SANDBOX_RECIPE, from the settings) or the one shipped.
 
     An installed wheel carries it as `cataloger_dagster/sandbox_recipe`
     (hatch force-include); a checkout has it at the repository root.
     """
-    override = os.environ.get("CATALOGER_SANDBOX_RECIPE")
     package_root = Path(__file__).resolve().parents[2]
     candidates = [Path(override)] if override else []
     candidates += [package_root / "sandbox_recipe", package_root.parent / "sandbox"]
@@ -73,9 +74,9 @@ def recipe_dir() -> Path:
     )
 
 
-def recipe_hash() -> str:
+def recipe_hash(recipe: Path | None = None) -> str:
     """sha256 over the recipe files, stored as a label on the built image."""
-    root = recipe_dir()
+    root = recipe_dir(recipe)
     h = hashlib.sha256(f"format={_RECIPE_FORMAT}\n".encode())
     for name in _RECIPE_FILES:
         h.update(f"{name}\n".encode())
@@ -85,18 +86,25 @@ def recipe_hash() -> str:
 
 def docker_client() -> docker.DockerClient:
     """A client for the engine the environment points at, or a clear error."""
-    where = os.environ.get("DOCKER_HOST", "unix:///var/run/docker.sock")
     try:
         client = docker.from_env(timeout=_API_TIMEOUT_S)
         client.ping()
     except docker.errors.DockerException as exc:
         raise SandboxImageError(
-            f"Docker engine not reachable at {where}: {exc}. Start it (as root: "
+            f"Docker engine not reachable at {_engine_address()}: {exc}. Start it (as root: "
             "`dockerd >/var/log/dockerd.log 2>&1 &`, or `systemctl start docker`), "
             "or run `bash .ci/sandbox.sh`, which installs and starts it; set "
             "DOCKER_HOST if the engine listens elsewhere."
         ) from exc
     return client
+
+
+def _engine_address() -> str:
+    # DOCKER_HOST is docker's own variable: the SDK says which address it would use
+    try:
+        return kwargs_from_env().get("base_url") or "unix:///var/run/docker.sock"
+    except docker.errors.DockerException:
+        return "DOCKER_HOST (its TLS settings are not valid)"
 
 
 def _image_labels(client: docker.DockerClient, tag: str) -> dict[str, str] | None:
@@ -107,7 +115,7 @@ def _image_labels(client: docker.DockerClient, tag: str) -> dict[str, str] | Non
     return (attrs.get("Config") or {}).get("Labels") or {}
 
 
-def image_present(tag: str = DEFAULT_TAG, *, current: bool = True) -> bool:
+def image_present(tag: str = DEFAULT_TAG, *, current: bool = True, recipe: Path | None = None) -> bool:
     """Whether `tag` exists (and, with `current`, was built from this recipe)."""
     client = docker_client()
     try:
@@ -116,7 +124,7 @@ def image_present(tag: str = DEFAULT_TAG, *, current: bool = True) -> bool:
         client.close()
     if labels is None:
         return False
-    return not current or labels.get(HASH_LABEL) == recipe_hash()
+    return not current or labels.get(HASH_LABEL) == recipe_hash(recipe)
 
 
 def _emit(progress: Progress | None, text: str) -> None:
@@ -174,8 +182,8 @@ def _run_streaming(cmd: list[str], progress: Progress | None, timeout: float, *,
         raise SandboxImageError(f"{what} {reason}:\n{''.join(tail)}")
 
 
-def _prepare_context(ctx: Path, progress: Progress | None) -> None:
-    src = recipe_dir()
+def _prepare_context(ctx: Path, progress: Progress | None, recipe: Path | None) -> None:
+    src = recipe_dir(recipe)
     for name in _RECIPE_FILES:
         shutil.copy2(src / name, ctx / name)
     _emit(progress, "fetching wheels for the sandbox image\n")
@@ -230,22 +238,24 @@ def build_image(
     tag: str = DEFAULT_TAG,
     *,
     progress: Progress | None = None,
+    recipe: Path | None = None,
 ) -> str:
-    """Build the sandbox image from `base_image`, tag it, return its image id."""
+    """Build the sandbox image from `base_image` and the recipe in `recipe` (default: the
+    one shipped), tag it, return its image id."""
     client = docker_client()
     try:
         try:
             client.api.inspect_image(base_image)
         except docker.errors.ImageNotFound:
             raise _base_missing_error(base_image) from None
-        rhash = recipe_hash()
+        rhash = recipe_hash(recipe)
         try:
             old_id = client.api.inspect_image(tag)["Id"]
         except docker.errors.ImageNotFound:
             old_id = None
         with tempfile.TemporaryDirectory(prefix="cataloger-sandbox-build-") as tmp:
             ctx = Path(tmp)
-            _prepare_context(ctx, progress)
+            _prepare_context(ctx, progress, recipe)
             _emit(progress, f"building {tag} from {base_image}\n")
             chunks = client.api.build(
                 path=str(ctx),
@@ -316,7 +326,7 @@ def make_debootstrap_base(
     """
     _check_debootstrap_possible()
     client = docker_client()
-    mirror = mirror or os.environ.get("CATALOGER_DEBIAN_MIRROR", DEFAULT_MIRROR)
+    mirror = mirror or DEFAULT_MIRROR
     work = Path(tempfile.mkdtemp(prefix="cataloger-debootstrap-", dir=os.environ.get("TMPDIR", "/var/tmp")))
     rootfs = work / "rootfs"
     try:

@@ -27,7 +27,6 @@ from cataloger_dagster.resources.script_store.base import (
     name_of_folder,
     new_timestamp,
     normalize_timestamp,
-    script_rank,
     store_name,
     table_prefix,
 )
@@ -55,7 +54,6 @@ __all__ = [
     "name_of_folder",
     "new_timestamp",
     "normalize_timestamp",
-    "script_rank",
     "script_store_from_url",
     "store_name",
     "table_prefix",

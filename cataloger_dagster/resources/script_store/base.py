@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import abc
 import json
-import math
 import threading
 import uuid
 from datetime import date, datetime, time
@@ -29,6 +28,7 @@ from pydantic import BaseModel, PrivateAttr
 
 from cataloger_dagster.core.layout import (  # noqa: F401  (re-exported: the store's API)
     HASH_MARK,
+    LATEST_WINDOW,
     INDEX_FILE,
     INDEX_HISTORY,
     MAX_SEGMENT,
@@ -47,8 +47,8 @@ from cataloger_dagster.core.layout import (  # noqa: F401  (re-exported: the sto
     store_name,
     table_prefix,
 )
+from cataloger_dagster.core.investigate.ranking import rank_scripts
 
-LATEST_WINDOW = 10                # seed 000: "searches the last 10 timestamps"
 RUN_LOOKBACK = 32                 # run folders searched for an open run's id
 
 
@@ -67,24 +67,6 @@ class ArtifactExistsError(FileExistsError):
         self.path = path
 
 
-def _number(value: Any, missing: float) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return missing
-    return float(value) if math.isfinite(value) else missing
-
-
-def script_rank(record: ScriptRecord) -> tuple:
-    """Default ranking, higher is better: any metrics at all, pass rate,
-    coverage of the current issues, then fewer seconds."""
-    m = record.metrics
-    if not isinstance(m, dict):
-        return (0, -math.inf, -math.inf, -math.inf)
-    return (
-        1,
-        _number(m.get("pass_rate"), -math.inf),
-        _number(m.get("coverage"), -math.inf),
-        -_number(m.get("seconds"), math.inf),
-    )
 
 
 def _json_default(value: Any) -> Any:
@@ -345,9 +327,13 @@ class ScriptStore(dg.ConfigurableResource, abc.ABC):
         return metrics if isinstance(metrics, dict) else None
 
     def list_scripts(self, prefix: str, filename: str, limit: int = LATEST_WINDOW) -> list[ScriptRecord]:
-        """The scripts among the last ``limit`` runs, newest first."""
-        records = []
-        for timestamp in reversed(self.list_runs(prefix)[-limit:] if limit > 0 else []):
+        """The last ``limit`` scripts, newest first.  Runs without one take no place, so
+        that the run asking (its own folder holds no script yet) and `cataloger scripts`
+        between runs see the same scripts."""
+        records: list[ScriptRecord] = []
+        for timestamp in reversed(self.list_runs(prefix)):
+            if len(records) >= limit:
+                break
             code = self.read_script(prefix, timestamp, filename)
             if code is None:
                 continue
@@ -359,9 +345,16 @@ class ScriptStore(dg.ConfigurableResource, abc.ABC):
         return records
 
     def best_script(self, prefix: str, filename: str, *, limit: int = LATEST_WINDOW,
-                    key: Callable[[ScriptRecord], Any] | None = None) -> ScriptRecord | None:
-        """The best of the last ``limit`` scripts by ``key`` (higher is better;
-        default `script_rank`); ties go to the newest."""
+                    key: Callable[[ScriptRecord], Any] | None = None,
+                    current_ids: set[str] | None = None,
+                    schema_hash: str | None = None) -> ScriptRecord | None:
+        """The best of the last ``limit`` scripts: by `rank_scripts` against the current
+        issues and schema (the feedback loop's one ranking), or by ``key`` (higher is
+        better); ties go to the newest."""
         records = self.list_scripts(prefix, filename, limit)
-        # max() keeps the first of equals, and records are newest first
-        return max(records, key=key or script_rank) if records else None
+        if not records:
+            return None
+        if key is not None:
+            # max() keeps the first of equals, and records are newest first
+            return max(records, key=key)
+        return rank_scripts(records, current_ids=current_ids, schema_hash=schema_hash)[0]

@@ -36,15 +36,14 @@ def test_requirements_pin_the_host_versions():
     assert not drift, f"sandbox pins differ from the host venv (pin, host): {drift}"
 
 
-def test_recipe_hash_follows_the_recipe_files(tmp_path, monkeypatch):
+def test_recipe_hash_follows_the_recipe_files(tmp_path):
     copy = tmp_path / "recipe"
     shutil.copytree(sandbox_image.recipe_dir(), copy)
     original = sandbox_image.recipe_hash()
-    monkeypatch.setenv("CATALOGER_SANDBOX_RECIPE", str(copy))
-    assert sandbox_image.recipe_hash() == original
+    assert sandbox_image.recipe_hash(copy) == original  # CATALOGER_SANDBOX_RECIPE's, from the settings
     with (copy / "requirements.txt").open("a") as fh:
         fh.write("rich==15.0.0\n")
-    assert sandbox_image.recipe_hash() != original
+    assert sandbox_image.recipe_hash(copy) != original
 
 
 def test_unreachable_engine_says_how_to_start_it(tmp_path, monkeypatch):
