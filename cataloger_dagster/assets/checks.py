@@ -25,7 +25,7 @@ from cataloger_dagster.assets.common import link, previous_artifacts, table_pref
 from cataloger_dagster.assets.investigations import investigations
 from cataloger_dagster.assets.partitions import tables_partitions
 from cataloger_dagster.assets.quality_issues import quality_issues
-from cataloger_dagster.core.investigate.learning import SCRIPT
+from cataloger_dagster.core.layout import INVESTIGATIONS, ISSUES, SCRIPT
 from cataloger_dagster.core.models import AnalysisResultModel, InvestigationsResult
 from cataloger_dagster.resources.database import SNAPSHOT_URL, DatabaseResource
 from cataloger_dagster.core.investigate.code import parse_records, referenced_tables
@@ -110,10 +110,10 @@ def no_high_severity_issues(
 def issues_for(store: ScriptStore, prefix: str, timestamp: str) -> dict | None:
     """The issues the investigations of `timestamp` answered: that run's, or the latest before it
     (a run that rematerialized only `investigations` has no issues.json of its own)."""
-    own = store.read_json(prefix, timestamp, "issues.json")
+    own = store.read_json(prefix, timestamp, ISSUES)
     if own is not None:
         return own
-    earlier = previous_artifacts(store, prefix, "issues.json", before=timestamp, limit=1)
+    earlier = previous_artifacts(store, prefix, ISSUES, before=timestamp, limit=1)
     return earlier[0][1] if earlier else None
 
 
@@ -153,7 +153,7 @@ def script_reproduces_evidence(
     prefix = table_prefix(database, table)
     timestamp = latest_run_folder(context.instance, table)
     script = store.read_script(prefix, timestamp, SCRIPT) if timestamp else None
-    recorded = store.read_json(prefix, timestamp, "investigations.json") if timestamp else None
+    recorded = store.read_json(prefix, timestamp, INVESTIGATIONS) if timestamp else None
     issues = issues_for(store, prefix, timestamp) if timestamp else None
     if script is None or recorded is None or issues is None:
         return dg.AssetCheckResult(

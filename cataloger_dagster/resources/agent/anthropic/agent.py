@@ -33,12 +33,9 @@ from cataloger_dagster.resources.agent.anthropic.prompts import (  # noqa: F401 
     user_message,
 )
 from cataloger_dagster.resources.agent.anthropic.tool_loop import investigate_with_tools
-from cataloger_dagster.resources.agent.base import (
-    AgentResource,
-    AgentUsage,
-    heuristic_analysis,
-    heuristic_understanding,
-)
+from cataloger_dagster.core.issues.analysis import heuristic_analysis
+from cataloger_dagster.core.understanding import heuristic_understanding
+from cataloger_dagster.resources.agent.base import AgentResource, AgentUsage
 
 M = TypeVar("M", bound=BaseModel)
 

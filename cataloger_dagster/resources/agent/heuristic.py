@@ -1,0 +1,36 @@
+"""HeuristicAgent: no model; rules over names and statistics, issues as detected.
+
+The default agent, and the fallback of every other one whenever a model fails
+(seed 001).  Its logic is Dagster-free, in `core.understanding` and `core.issues.analysis`.
+"""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from cataloger_dagster.core.investigate.investigator import run_investigations
+from cataloger_dagster.core.issues.analysis import heuristic_analysis
+from cataloger_dagster.core.models import DatasetUnderstandingModel, TableProfile
+from cataloger_dagster.core.understanding import heuristic_understanding
+from cataloger_dagster.resources.agent.base import AgentResource, AgentUsage
+
+
+class HeuristicAgent(AgentResource):
+    """Rule-based understanding from names and statistics; issues as detected."""
+
+    # (A resource needs at least one field: Dagster 1.13 reads a field-less
+    # resource through pydantic's deprecated `__fields__`.)
+    examples: int = Field(default=5, description="Example values or rows kept as evidence per finding")
+
+    @property
+    def kind(self) -> str:
+        return "heuristic"
+
+    def understand(self, profile: TableProfile) -> tuple[DatasetUnderstandingModel, AgentUsage]:
+        return heuristic_understanding(profile), AgentUsage(agent=self.kind)
+
+    def review_issues(self, profile, understanding, detected, *, previous=None):
+        return heuristic_analysis(profile, detected, previous=previous), AgentUsage(agent=self.kind)
+
+    def investigate(self, runtime, profile, understanding, issues, previous):
+        return run_investigations(runtime, profile.table, issues, previous), AgentUsage(agent=self.kind)
