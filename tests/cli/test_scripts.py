@@ -273,7 +273,7 @@ def test_best_is_the_script_the_next_run_starts_from(tmp_path, local_sandbox):
     import duckdb
 
     from cataloger_dagster.cli.runner import catalog_database
-    from tests.shop import make_shop
+    from shop import make_shop
 
     db = make_shop(tmp_path / "shop.duckdb", "events")
     store_root = tmp_path / "store"
