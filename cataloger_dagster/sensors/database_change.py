@@ -24,7 +24,7 @@ import dagster as dg
 from cataloger_dagster.assets.partitions import partition_key_problem, tables_partitions
 from cataloger_dagster.jobs import CATALOG_TABLE_JOB
 from cataloger_dagster.core.models import Fingerprint
-from cataloger_dagster.resources.database import DatabaseResource
+from cataloger_dagster.resources.database import DatabaseResource, scrub_secrets
 from cataloger_dagster.sensors.cursor import BadCursor, parse_cursor  # noqa: F401  (BadCursor: read_cursor raises it)
 from cataloger_dagster.settings import CatalogerSettings, default, variable
 
@@ -128,7 +128,7 @@ def list_tables_or_fail(database: DatabaseResource, consequence: str) -> list[st
     try:
         return database.list_tables()
     except Exception as exc:  # noqa: BLE001 - whatever the driver raises, the tick fails the same way
-        message = str(exc).replace(database.url, database.safe_url)
+        message = scrub_secrets(str(exc), database.url)
         raise DatabaseUnreachable(
             f"cannot reach the database {database.safe_url} ({type(exc).__name__}: {message}); "
             f"check CATALOGER_DATABASE and that the database is up. {consequence}"

@@ -16,6 +16,9 @@ from cataloger_dagster.core.investigate.codegen import SCRIPT_HEADER, comment_te
 
 from .protocol import CappedBuffer, FrameReader, ProtocolError, decode_message, encode, new_nonce
 
+#: The uid cells run as on both backends (the image's `sandbox` user; as root, the local
+#: backend's host uid).  It must not be a real account on the host.
+SANDBOX_UID = 10001
 #: How long a cell may ignore the interrupt before the interpreter is killed.
 INTERRUPT_GRACE_S = 2.0
 STARTUP_TIMEOUT_S = 30.0

@@ -19,7 +19,7 @@ import stat
 import tempfile
 from typing import Optional
 
-from .local import SANDBOX_UID
+from .base import SANDBOX_UID
 
 PREFIX = "cataloger-sandbox-data-"
 _NAME = re.compile(re.escape(PREFIX) + r"(?P<host>.+)\.(?P<pid>\d+)\.(?P<start>\d+)-[^-.]+$")

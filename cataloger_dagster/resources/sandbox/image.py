@@ -23,12 +23,13 @@ import docker
 import docker.errors
 from docker.utils import kwargs_from_env
 
+from .base import SANDBOX_UID
+
 DEFAULT_BASE = "cataloger-base:bookworm"
 DEFAULT_TAG = "cataloger-sandbox:latest"
 LABEL = "org.cataloger.sandbox"
 HASH_LABEL = "org.cataloger.sandbox.recipe-hash"
 BASE_LABEL = "org.cataloger.sandbox.base"
-SANDBOX_UID = 10001
 DEFAULT_MIRROR = "http://deb.debian.org/debian"
 
 # The interpreter and C library the wheels are chosen for. Bookworm ships

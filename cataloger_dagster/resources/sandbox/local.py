@@ -23,12 +23,11 @@ import warnings
 from pathlib import Path
 from typing import Optional
 
-from .base import Channel, SandboxError, sandbox_env
+from .base import SANDBOX_UID, Channel, SandboxError, sandbox_env
 from .cgroup import SandboxCgroup
 from .protocol import BOOT, bootstrap_payload
 from .seccomp import filter_fd, filter_program
 
-SANDBOX_UID = 10001
 # Only what an interpreter needs from /etc: nothing that could hold a secret.
 ETC_FILES = ["ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives", "ssl", "ca-certificates",
              "localtime", "nsswitch.conf", "mime.types", "hosts"]
