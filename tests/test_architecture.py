@@ -206,3 +206,31 @@ def test_every_folder_is_a_package(folder):
         if directory.name == "__pycache__" or not any(directory.glob("*.py")):
             continue
         assert (directory / "__init__.py").is_file(), directory
+
+
+def has_behaviour(path: Path) -> bool:
+    """A module defines a function or a class; re-exports and constants alone are not behaviour."""
+    tree = ast.parse(path.read_text(), str(path))
+    return any(isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+               for node in ast.walk(tree))
+
+
+def mirror_test(path: Path) -> Path:
+    """Where a module's own tests live: `a/b/c.py` -> `tests/a/b/test_c.py`, `a/b/__init__.py` -> `tests/a/b/test_b.py`."""
+    relative = path.relative_to(PACKAGE)
+    if relative.name == "__init__.py":
+        folder = relative.parent
+        return TESTS / folder / f"test_{folder.name}.py"
+    return TESTS / relative.parent / f"test_{relative.stem}.py"
+
+
+TESTS = Path(__file__).resolve().parent
+
+
+def test_every_module_with_behaviour_has_a_mirroring_test_module():
+    missing = [
+        f"{path.relative_to(PACKAGE.parent)} -> {mirror_test(path).relative_to(TESTS.parent)}"
+        for path in MODULES.values()
+        if path != PACKAGE / "__init__.py" and has_behaviour(path) and not mirror_test(path).exists()
+    ]
+    assert not missing, "modules without their own test module:\n" + "\n".join(missing)

@@ -2,7 +2,7 @@
 
 (The ranking against the current issues and schema, and the relearned penalty, are in
 tests/assets/test_investigations.py; that `cataloger scripts show best` is what the next
-run starts from, over real runs, is in tests/test_cli_scripts.py.)"""
+run starts from, over real runs, is in tests/cli/test_scripts.py.)"""
 
 from cataloger_dagster.core.investigate.ranking import rank_scripts
 from cataloger_dagster.resources.script_store import ScriptRecord

@@ -68,3 +68,66 @@ def nothing_left_behind():
     yield
     assert set(_descendants()) <= before, "a sandbox process outlived its session"
     assert _our_containers() == [], "a sandbox container outlived its session"
+
+
+# ---------------------------------------------------------------- the host's view of a local sandbox
+def _tree_below(root: int) -> list[int]:
+    parent = {}
+    for entry in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as f:
+                data = f.read()
+        except OSError:
+            continue
+        parent[int(entry)] = int(data[data.rfind(b")") + 2:].split()[1])
+    found, frontier = [], [root]
+    while frontier:
+        kids = [pid for pid, ppid in parent.items() if ppid in frontier]
+        found += kids
+        frontier = kids
+    return found
+
+
+def _host_status(ns_pid: int) -> dict[str, str]:
+    """/proc/<pid>/status, read on the host, of our sandboxed process whose pid inside is ns_pid."""
+    for pid in _tree_below(os.getpid()):
+        try:
+            with open(f"/proc/{pid}/status") as f:
+                lines = f.read().splitlines()
+        except OSError:
+            continue
+        status = dict(line.split(":", 1) for line in lines if ":" in line)
+        status = {k: v.strip() for k, v in status.items()}
+        nspids = status.get("NSpid", "").split()
+        if len(nspids) > 1 and nspids[-1] == str(ns_pid):
+            return status
+    raise AssertionError(f"no process of ours has pid {ns_pid} in a pid namespace")
+
+
+def _sandbox_cgroups(host_pid: int) -> list:
+    """The cgroup folders (v1 or v2) the host sees `host_pid` in."""
+    from pathlib import Path
+
+    from cataloger_dagster.resources.sandbox import cgroup
+
+    found = []
+    with open(f"/proc/{host_pid}/cgroup") as f:
+        lines = f.read().splitlines()
+    for line in lines:
+        _, controllers, path = line.split(":", 2)
+        if cgroup.PREFIX in path:
+            for controller in controllers.split(",") if controllers else [""]:
+                found.append(Path("/sys/fs/cgroup", controller, path.lstrip("/")))
+    return found
+
+
+@pytest.fixture
+def host_status():
+    """host_status(ns_pid): the host's /proc status of the sandboxed process with that pid inside."""
+    return _host_status
+
+
+@pytest.fixture
+def sandbox_cgroups():
+    """sandbox_cgroups(host_pid): the sandbox cgroup folders the host process is in."""
+    return _sandbox_cgroups

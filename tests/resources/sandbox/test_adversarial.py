@@ -5,8 +5,6 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-import pytest
-
 NET = """
 import socket
 out = []
@@ -142,14 +140,3 @@ def test_background_work_killed_at_timeout(runtime):
     assert r.stdout == "mine\n"
     r = runtime.execute("import os\nsorted(int(p) for p in os.listdir('/proc') if p.isdigit())")
     assert len(eval(r.result)) <= 3  # supervisor, worker (and an init)
-
-
-def test_local_refuses_without_bwrap_unless_none(data_dir, monkeypatch):
-    from cataloger_dagster.resources.sandbox import SandboxError, SandboxResource
-
-    monkeypatch.setenv("PATH", "/nonexistent")
-    with pytest.raises(SandboxError, match="bubblewrap"):
-        SandboxResource(backend="local").open_session(str(data_dir))
-    with pytest.warns(RuntimeWarning, match="isolation='none'"):
-        with SandboxResource(backend="local", isolation="none").session(str(data_dir)) as rt:
-            assert rt.execute("print(1 + 1)").stdout == "2\n"

@@ -1,4 +1,6 @@
-"""The local (bubblewrap) backend with the interpreter in awkward places."""
+"""local.py: the local (bubblewrap) backend without bubblewrap, and with the interpreter in awkward places.
+
+What it guarantees inside the sandbox is in test_local_hardening.py."""
 
 from __future__ import annotations
 
@@ -7,6 +9,8 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+import pytest
 
 import cataloger_dagster
 
@@ -43,3 +47,14 @@ def _run_from_a_venv_in(venv: Path, tmp_path: Path) -> None:
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.split()[0] == "True", out.stdout
     assert str(venv) in out.stdout and "t.csv" in out.stdout
+
+
+def test_local_refuses_without_bwrap_unless_none(data_dir, monkeypatch):
+    from cataloger_dagster.resources.sandbox import SandboxError, SandboxResource
+
+    monkeypatch.setenv("PATH", "/nonexistent")
+    with pytest.raises(SandboxError, match="bubblewrap"):
+        SandboxResource(backend="local").open_session(str(data_dir))
+    with pytest.warns(RuntimeWarning, match="isolation='none'"):
+        with SandboxResource(backend="local", isolation="none").session(str(data_dir)) as rt:
+            assert rt.execute("print(1 + 1)").stdout == "2\n"

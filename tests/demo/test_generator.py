@@ -1,15 +1,17 @@
-"""The demo database: deterministic, big enough, and holding every defect its key lists."""
+"""demo/generator.py: the demo database: deterministic, big enough, every defect of the spec in the
+data at its rate, defects planted on disjoint rows, and written safely (never over a file, never
+half-written).
+"""
 
 from __future__ import annotations
 
-import json
-
 import duckdb
+import numpy as np
 import pytest
 
-from cataloger_dagster.demo import ANSWER_KEY_PATH, answer_key, create_demo_database, load_answer_key
-from cataloger_dagster.demo.spec import DEFECTS
-from cataloger_dagster.core.models import ISSUE_TYPES
+from cataloger_dagster.demo import create_demo_database
+from cataloger_dagster.demo.generator import _ascii, _count, _n, _Picker
+from cataloger_dagster.demo.spec import DEFECTS, EMAIL_REGEX, FUTURE_FROM, OUTLIER_FLOOR
 
 TABLES = {"countries", "products", "customers", "orders", "order_items", "web_events"}
 
@@ -88,24 +90,6 @@ def test_bad_scale_is_refused(tmp_path):
     assert not (tmp_path / "x.duckdb").exists()
 
 
-def test_answer_key_file_is_the_spec():
-    on_disk = load_answer_key()
-    assert on_disk == json.loads(json.dumps(answer_key())), (
-        f"{ANSWER_KEY_PATH} is stale: regenerate it with "
-        "python -c 'from cataloger_dagster.demo.spec import write_answer_key; write_answer_key()'")
-    assert set(on_disk["tables"]) == TABLES
-    clean = [t for t, meta in on_disk["tables"].items() if meta["clean"]]
-    assert clean, "the key must name at least one clean table"
-    assert not {d["table"] for d in on_disk["defects"]} & set(clean)
-
-
-def test_answer_key_covers_every_issue_type():
-    assert {d["type"] for d in DEFECTS} == set(ISSUE_TYPES)
-    severities = {d["rate"] for d in DEFECTS if d["type"] == "missing_values"}
-    assert any(r > 0.5 for r in severities) and any(0.2 <= r <= 0.5 for r in severities) \
-        and any(r < 0.2 for r in severities)
-
-
 @pytest.mark.parametrize("defect", DEFECTS, ids=lambda d: f"{d['table']}-{d['type']}-{d['columns'][0]}")
 def test_every_defect_is_in_the_data(full_db, small_dbs, defect):
     for path in (full_db[0], small_dbs[0]):
@@ -148,3 +132,61 @@ def test_column_types(full_db):
     assert types["orders.order_date"] == "DATE"
     assert types["web_events.event_time"] == "TIMESTAMP"
     assert types["order_items.quantity"] == "INTEGER"
+
+
+def test_tiny_scales_keep_each_table_big_enough_for_its_defects(tmp_path):
+    info = create_demo_database(tmp_path / "tiny.duckdb", scale=0.0001)
+    tables = info["tables"]
+    assert tables["countries"] == 30
+    assert (tables["products"], tables["customers"], tables["web_events"]) == (40, 200, 2000)
+    # 500 orders, plus the re-imported ones under the same order_id
+    assert 500 < tables["orders"] < 510 and tables["order_items"] > tables["orders"]
+    for defect in DEFECTS:
+        assert _measure(tmp_path / "tiny.duckdb", defect["measure"]) > 0, defect
+
+
+def test_writes_atomically_into_a_new_folder_and_describes_the_result(tmp_path):
+    target = tmp_path / "new" / "folder" / "demo.duckdb"
+    info = create_demo_database(target, scale=0.05, seed=3)
+    assert (info["path"], info["seed"], info["scale"]) == (str(target), 3, 0.05)
+    assert sorted(p.name for p in target.parent.iterdir()) == ["demo.duckdb"]  # no .partial, no .wal
+    assert {n: _rows(target, n) for n in TABLES} == info["tables"]
+
+
+def test_planted_defects_do_not_overlap(small_dbs):
+    path = small_dbs[0]
+    # a doubled order line is never also an orphan or a negative quantity
+    assert _measure(path, "SELECT count(*) FROM (SELECT order_id, quantity FROM order_items GROUP BY order_id, "
+                          "product_id, quantity, unit_price HAVING count(*) > 1) "
+                          "WHERE quantity < 0 OR order_id NOT IN (SELECT order_id FROM orders)") == 0
+    assert _measure(path, "SELECT count(*) FROM order_items WHERE quantity < 0 "
+                          "AND order_id NOT IN (SELECT order_id FROM orders)") == 0
+    # a future order is not also an outlier, an orphan or a status variant
+    assert _measure(path, f"SELECT count(*) FROM orders WHERE order_date > DATE '{FUTURE_FROM}' AND "
+                          f"(total_amount > {OUTLIER_FLOOR} OR customer_id NOT IN (SELECT customer_id FROM customers) "
+                          "OR status NOT IN ('pending', 'shipped', 'delivered', 'cancelled', 'returned'))") == 0
+    # an email registered twice is a valid one, so the duplicate is not also a format error
+    assert _measure(path, "SELECT count(*) FROM customers WHERE email IN (SELECT email FROM customers GROUP BY "
+                          f"email HAVING count(*) > 1) AND NOT regexp_full_match(email, '{EMAIL_REGEX}')") == 0
+
+
+def test_email_local_parts_are_plain_ascii(small_dbs):
+    with duckdb.connect(str(small_dbs[0]), read_only=True) as con:
+        emails = [r[0] for r in con.execute("SELECT email FROM customers").fetchall()]
+    assert all(e.isascii() and "'" not in e for e in emails)
+    assert _ascii("Zoë.O'Brien") == "Zoe.OBrien" and _ascii("Sánchez") == "Sanchez"
+
+
+def test_picker_hands_out_disjoint_sorted_rows_and_refuses_to_run_out():
+    pick = _Picker(np.random.default_rng(1), 10)
+    a, b, c = pick.take(3), pick.take(4), pick.take(3)
+    assert sorted({*a, *b, *c}) == list(range(10))
+    assert list(a) == sorted(a) and list(b) == sorted(b)
+    with pytest.raises(ValueError, match="more defects than the table has rows"):
+        pick.take(1)
+
+
+def test_counts_round_with_floors():
+    assert _n(600, 0.1, 40) == 60 and _n(600, 0.01, 40) == 40
+    assert _count(0.004, 100) == 1  # a defect is never planted zero times
+    assert _count(0.065, 1000) == 65

@@ -1,4 +1,5 @@
-"""refresh_schedule against a real DuckDB file and a real (temporary) Dagster instance."""
+"""sensors/refresh_schedule.py: the daily refresh, ticked against a real DuckDB file and a real
+(temporary) Dagster instance, plus `refresh_requests` on its own."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from cataloger_dagster.sensors.refresh_schedule import (
     DEFAULT_CRON,
     SCHEDULED_REFRESH,
     build_refresh_schedule,
+    refresh_requests,
 )
 from cataloger_dagster.settings import load_settings
 
@@ -105,3 +107,29 @@ def test_cron_setting_and_default_status(monkeypatch):
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "30 2 * * 0"
+
+
+def test_refresh_requests_are_sorted_and_only_for_present_tables():
+    day = dt.date(2026, 1, 2)
+    requests = refresh_requests(["orders", "gone", "customers"], ["customers", "orders", "not_a_partition"], day)
+    assert [(r.partition_key, r.run_key) for r in requests] == [
+        ("customers", "customers:2026-01-02"), ("orders", "orders:2026-01-02")]
+    # a table that is no partition yet is the change sensor's to add, not the schedule's
+    assert all(r.tags == {REASON_TAG: SCHEDULED_REFRESH} for r in requests)
+    assert refresh_requests([], ["customers"], day) == []
+
+
+def test_no_partition_left_in_the_database_skips_with_a_reason(db):
+    with dg.instance_for_test() as instance:
+        instance.add_dynamic_partitions("tables", ["dropped_a", "dropped_b"])
+        data = tick(instance, f"duckdb://{db}")
+        assert data.run_requests == []
+        assert "none of the 2 partitions is still a table" in data.skip_message
+
+
+def test_the_run_key_follows_the_scheduled_day_not_the_clock(db):
+    # a late tick (the daemon was down) still refreshes under its own day's key, once
+    with dg.instance_for_test() as instance:
+        instance.add_dynamic_partitions("tables", ["orders"])
+        late = tick(instance, f"duckdb://{db}", dt.datetime(2025, 12, 31, 23, 59, tzinfo=dt.timezone.utc))
+        assert [r.run_key for r in late.run_requests] == ["orders:2025-12-31"]

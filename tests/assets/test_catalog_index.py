@@ -1,0 +1,125 @@
+"""assets/catalog_index.py: index.html over every table, materialized by Dagster after real runs.
+
+The shop database with `events` catalogued in full, `odd name#1?` (a name that needs escaping in
+paths and links) catalogued in full, and `customers` only profiled; then the index, with an
+error for a table reported by the config.  The entries link the latest run that has a page.
+"""
+
+from pathlib import Path
+from urllib.parse import quote, unquote, urljoin, urlparse
+
+import dagster as dg
+import duckdb
+import pytest
+
+from cataloger_dagster.assets.catalog_index import catalog_index, index_entry
+from cataloger_dagster.assets.table_profile import table_profile
+from cataloger_dagster.core.models import AnalysisResultModel, TableProfile, severity_counts
+from cataloger_dagster.core.render.pages import health_score
+from cataloger_dagster.jobs import ALL_ASSETS, TABLE_ASSETS
+from cataloger_dagster.resources.script_store import LocalScriptStore
+from cataloger_dagster.settings import resources
+from shop import make_shop
+from tests.conftest import sandbox_problem, service_unavailable
+
+pytestmark = pytest.mark.filterwarnings("error::DeprecationWarning")
+
+ODD = "odd name#1?"
+
+
+def build_index(instance, res, errors=None):
+    config = {"ops": {"catalog_index": {"config": {"errors": errors or {}}}}}
+    result = dg.materialize(ALL_ASSETS, selection=[catalog_index], instance=instance, resources=res,
+                            run_config=config)
+    assert result.success
+    return result.asset_materializations_for_node("catalog_index")[0].metadata
+
+
+@pytest.fixture(scope="module")
+def catalogued(tmp_path_factory):
+    problem = sandbox_problem("local")
+    if problem:
+        service_unavailable(problem)
+    tmp = tmp_path_factory.mktemp("catalog_index")
+    db = make_shop(tmp / "shop.duckdb")
+    with duckdb.connect(str(db)) as con:
+        con.execute(f'CREATE TABLE "{ODD}" AS SELECT range AS id, range % 4 AS grp FROM range(40)')
+    store = tmp / "store"
+    res = resources(database=f"duckdb://{db}", store=str(store), sandbox="local")
+    with dg.instance_for_test() as instance:
+        instance.add_dynamic_partitions("tables", ["events", ODD, "customers"])
+        done = {}
+        for table in ("events", ODD):
+            result = dg.materialize(TABLE_ASSETS, partition_key=table, instance=instance, resources=res)
+            assert result.success
+            done[table] = result.asset_materializations_for_node("catalog_page")[0].metadata["run_folder"].value
+        assert dg.materialize([table_profile], partition_key="customers", instance=instance, resources=res).success
+        yield {"instance": instance, "res": res, "store": store, "done": done}
+
+
+def test_the_index_lists_every_partition_and_every_reported_error(catalogued):
+    store = catalogued["store"]
+    meta = build_index(catalogued["instance"], catalogued["res"], {"a...b": "not a partition key"})
+    assert Path(meta["index"].value) == store / "shop" / "index.html"
+    assert meta["tables"].value == 4  # three partitions and the name only the errors know
+    assert meta["failed"].value == 2  # customers has no page yet; a...b failed
+    page = (store / "shop" / "index.html").read_text()
+    for text in ("events", "customers", "a...b", "not a partition key", "not cataloged yet"):
+        assert text in page
+
+
+def test_a_cataloged_table_is_summarised_from_its_stored_run(catalogued):
+    store = LocalScriptStore(root=str(catalogued["store"]))
+    ts = catalogued["done"]["events"]
+    entry = index_entry(store, "shop", "events", None)
+    profile = TableProfile.model_validate(store.read_json("shop/events", ts, "profile.json"))
+    issues = AnalysisResultModel.model_validate(store.read_json("shop/events", ts, "issues.json"))
+    metrics = store.read_metrics("shop/events", ts, "catalog_script.py")
+    assert (entry.status, entry.error, entry.updated) == ("ok", None, ts)
+    assert (entry.row_count, entry.column_count) == (2030, 5)
+    assert entry.issues_by_severity == severity_counts(i.severity for i in issues.issues)
+    assert entry.pass_rate == metrics["pass_rate"] == 1.0
+    assert entry.health == health_score(profile, issues, 1.0) < 100
+    # relative to index.html; the timestamp's colons percent-encoded
+    assert entry.href == f"events/{quote(ts, safe='')}/catalog.html"
+
+
+def test_links_resolve_from_the_index_to_the_page_even_for_odd_names(catalogued):
+    root = catalogued["store"] / "shop"
+    entry = index_entry(LocalScriptStore(root=str(catalogued["store"])), "shop", ODD, None)
+    assert entry.status == "ok" and entry.row_count == 40
+    # what a browser does with the link on file:///.../shop/index.html
+    target = urlparse(urljoin((root / "index.html").as_uri(), entry.href))
+    assert Path(unquote(target.path)).is_file()
+    assert Path(unquote(target.path)).name == "catalog.html" and not target.query and not target.fragment
+
+
+def test_a_later_run_without_a_page_does_not_hide_the_last_page(catalogued):
+    instance, res, store_root = catalogued["instance"], catalogued["res"], catalogued["store"]
+    assert dg.materialize([table_profile], partition_key="events", instance=instance, resources=res).success
+    store = LocalScriptStore(root=str(store_root))
+    assert len(store.list_runs("shop/events")) == 2
+    entry = index_entry(store, "shop", "events", None)
+    assert entry.updated == catalogued["done"]["events"] and entry.status == "ok"
+
+
+def test_missing_and_failed_tables(catalogued):
+    store = LocalScriptStore(root=str(catalogued["store"]))
+    missing = index_entry(store, "shop", "customers", None)
+    assert (missing.status, missing.href, missing.health) == ("missing", "", 0.0)
+    assert "not cataloged yet" in missing.error
+    failed = index_entry(store, "shop", "never_seen", "profile: boom")
+    assert (failed.status, failed.error, failed.href) == ("failed", "profile: boom", "")
+    # a failed run of a table with an earlier page: marked failed, the last page still linked
+    stale = index_entry(store, "shop", "events", "investigations: sandbox died")
+    assert stale.status == "failed" and stale.error == "investigations: sandbox died"
+    assert stale.href.endswith("/catalog.html") and stale.row_count == 2030
+
+
+def test_every_index_is_kept_in_the_history(catalogued):
+    build_index(catalogued["instance"], catalogued["res"])
+    build_index(catalogued["instance"], catalogued["res"])
+    history = list((catalogued["store"] / "shop" / "index_history").iterdir())
+    assert len(history) >= 2
+    latest = (catalogued["store"] / "shop" / "index.html").read_text()
+    assert latest in [p.read_text() for p in history]

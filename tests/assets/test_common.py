@@ -1,0 +1,141 @@
+"""assets/common.py: the run folder every per-table asset of one Dagster run shares, the reads
+and writes of `TableRun`, `previous_artifacts` and `link`.
+
+`TableRun.open` is exercised inside real Dagster runs of two small assets built for the test
+(the catalog's own assets are tested in their own modules), against a real local store.
+"""
+
+import json
+from pathlib import Path
+
+import dagster as dg
+import pytest
+
+from cataloger_dagster.assets.common import TableRun, link, previous_artifacts, run_folder, table_prefix
+from cataloger_dagster.assets.partitions import tables_partitions
+from cataloger_dagster.resources.database import DatabaseResource
+from cataloger_dagster.resources.script_store import LocalScriptStore, ScriptStore
+from shop import make_shop
+
+pytestmark = pytest.mark.filterwarnings("error::DeprecationWarning")
+
+
+@dg.asset(partitions_def=tables_partitions)
+def writer(context: dg.AssetExecutionContext, database: DatabaseResource, store: ScriptStore) -> dict:
+    folder = TableRun.open(context, database, store)
+    uri = folder.write_json("facts.json", {"table": folder.table, "run": context.run.run_id})
+    return {"timestamp": folder.timestamp, "prefix": folder.prefix, "uri": uri,
+            "previous": folder.previous("facts.json"),
+            # run_folder alone, as a second call within the same asset, must agree
+            "again": run_folder(context, store, folder.prefix)}
+
+
+@dg.asset(partitions_def=tables_partitions)
+def reader(context: dg.AssetExecutionContext, writer: dict, database: DatabaseResource,
+           store: ScriptStore) -> dict:
+    folder = TableRun.open(context, database, store)
+    with_metrics = folder.write_script("with.py", "print(1)\n", {"cells": 1})
+    without = folder.write_script("without.py", "print(2)\n")
+    return {"timestamp": folder.timestamp, "facts": folder.read_json("facts.json"),
+            "script": folder.read_script("with.py"), "missing": folder.read_script("nope.py"),
+            "with_uri": with_metrics, "without_uri": without, "uri": folder.uri("with.py")}
+
+
+@pytest.fixture
+def setup(tmp_path):
+    db = make_shop(tmp_path / "shop.duckdb")
+    res = {"database": DatabaseResource(url=f"duckdb://{db}"),
+           "store": LocalScriptStore(root=str(tmp_path / "store"))}
+    with dg.instance_for_test() as instance:
+        instance.add_dynamic_partitions("tables", ["events", "customers"])
+        yield instance, res, tmp_path / "store"
+
+
+def run(instance, res, table="events"):
+    result = dg.materialize([writer, reader], partition_key=table, instance=instance, resources=res)
+    assert result.success
+    return result, result.output_for_node("writer"), result.output_for_node("reader")
+
+
+def test_the_assets_of_one_run_share_one_folder_and_each_run_gets_its_own(setup):
+    instance, res, store = setup
+    result, w, r = run(instance, res)
+    assert w["timestamp"] == r["timestamp"] == w["again"]
+    assert w["prefix"] == "shop/events"
+    folder = store / "shop" / "events" / w["timestamp"]
+    info = json.loads((folder / "run.json").read_text())
+    assert info["run_id"] == result.run_id and info["table"] == "events"
+    # the second asset reads what the first wrote, in the same folder
+    assert r["facts"] == {"table": "events", "run": result.run_id}
+    assert w["previous"] == []
+
+    second, w2, r2 = run(instance, res)
+    assert w2["timestamp"] == r2["timestamp"] > w["timestamp"]
+    assert sorted(p.name for p in (store / "shop" / "events").iterdir()) == [w["timestamp"], w2["timestamp"]]
+    # the earlier run, never this run's own folder
+    assert w2["previous"] == [(w["timestamp"], {"table": "events", "run": result.run_id})]
+    assert json.loads((folder / "facts.json").read_text())["run"] == result.run_id  # left intact
+
+
+def test_partitions_are_kept_apart(setup):
+    instance, res, store = setup
+    _, events, _ = run(instance, res, "events")
+    _, customers, _ = run(instance, res, "customers")
+    assert customers["prefix"] == "shop/customers" and customers["previous"] == []
+    assert (store / "shop" / "customers" / customers["timestamp"] / "facts.json").is_file()
+    assert [p.name for p in (store / "shop" / "events").iterdir()] == [events["timestamp"]]
+
+
+def test_writes_land_where_uri_says_and_metrics_only_when_given(setup):
+    instance, res, store = setup
+    _, w, r = run(instance, res)
+    folder = store / "shop" / "events" / r["timestamp"]
+    assert Path(w["uri"]) == folder / "facts.json"
+    assert Path(r["with_uri"]) == Path(r["uri"]) == folder / "with.py"
+    assert r["script"] == "print(1)\n" and r["missing"] is None
+    assert json.loads((folder / "with.metrics.json").read_text()) == {"cells": 1}
+    assert (folder / "without.py").read_text() == "print(2)\n"
+    assert not (folder / "without.metrics.json").exists()
+
+
+def test_table_prefix_uses_the_database_name_and_escapes_the_table(tmp_path):
+    db = DatabaseResource(url=f"duckdb://{tmp_path / 'sales.duckdb'}")
+    assert table_prefix(db, "orders") == "sales/orders"
+    # a table name with a slash must not become a nested folder
+    assert table_prefix(db, "a/b").count("/") == 1
+
+
+def fill(store: LocalScriptStore, prefix: str, runs: int) -> list[str]:
+    return [store.open_run(prefix, f"run-{i}") for i in range(runs)]
+
+
+def test_previous_artifacts_are_newest_first_and_skip_runs_without_the_file(tmp_path):
+    store = LocalScriptStore(root=str(tmp_path))
+    prefix = "shop/events"
+    ts = fill(store, prefix, 5)
+    for i in (0, 1, 3):  # runs 2 and 4 hold no profile
+        store.write_json(prefix, ts[i], "profile.json", {"n": i})
+    assert previous_artifacts(store, prefix, "profile.json") == [
+        (ts[3], {"n": 3}), (ts[1], {"n": 1}), (ts[0], {"n": 0})]
+    assert previous_artifacts(store, prefix, "profile.json", limit=2) == [(ts[3], {"n": 3}), (ts[1], {"n": 1})]
+    # `before` excludes that run and every later one
+    assert previous_artifacts(store, prefix, "profile.json", before=ts[3]) == [(ts[1], {"n": 1}), (ts[0], {"n": 0})]
+    assert previous_artifacts(store, prefix, "profile.json", before=ts[0]) == []
+    assert previous_artifacts(store, prefix, "other.json") == []
+    assert previous_artifacts(store, "shop/never", "profile.json") == []
+
+
+def test_previous_artifacts_look_past_the_ten_latest_runs(tmp_path):
+    # the limit counts runs holding the file, not runs looked at
+    store = LocalScriptStore(root=str(tmp_path))
+    prefix = "shop/events"
+    ts = fill(store, prefix, 14)
+    store.write_json(prefix, ts[0], "issues.json", {"oldest": True})
+    assert previous_artifacts(store, prefix, "issues.json", limit=1) == [(ts[0], {"oldest": True})]
+
+
+def test_link_is_a_url_for_remote_stores_and_a_path_for_folders():
+    remote = link("s3://bucket/shop/events/2026/catalog.html")
+    assert isinstance(remote, dg.UrlMetadataValue) and remote.value == "s3://bucket/shop/events/2026/catalog.html"
+    local = link("/srv/store/shop/events/2026/catalog.html")
+    assert isinstance(local, dg.PathMetadataValue) and local.value == "/srv/store/shop/events/2026/catalog.html"

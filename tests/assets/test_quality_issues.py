@@ -1,0 +1,87 @@
+"""assets/quality_issues.py: the issues of a table, materialized by Dagster on the shop database.
+
+The planted issues are found, the other tables of the database are consulted (orphans), the
+previous run's issues reach the agent (what is new, what is resolved), and what the asset
+returns is what it stores and reports.
+"""
+
+import json
+from pathlib import Path
+
+import dagster as dg
+import duckdb
+import pytest
+
+from cataloger_dagster.assets.quality_issues import quality_issues
+from cataloger_dagster.assets.table_profile import table_profile
+from cataloger_dagster.assets.table_understanding import table_understanding
+from cataloger_dagster.core.models import AnalysisResultModel
+from cataloger_dagster.settings import resources
+from shop import make_shop
+
+pytestmark = pytest.mark.filterwarnings("error::DeprecationWarning")
+
+ASSETS = [table_profile, table_understanding, quality_issues]
+PLANTED = {"events_missing_values_page", "events_duplicate_rows", "events_orphan_references_customer_id"}
+
+
+@pytest.fixture
+def shop(tmp_path):
+    db = make_shop(tmp_path / "shop.duckdb")
+    with dg.instance_for_test() as instance:
+        instance.add_dynamic_partitions("tables", ["events"])
+        yield db, tmp_path / "store", instance
+
+
+def find_issues(db, store, instance):
+    res = resources(database=f"duckdb://{db}", store=str(store))
+    result = dg.materialize(ASSETS, partition_key="events", instance=instance, resources=res)
+    assert result.success
+    meta = result.asset_materializations_for_node("quality_issues")[0].metadata
+    folder = store / "shop" / "events" / result.asset_materializations_for_node("table_profile")[0].metadata[
+        "run_folder"].value
+    return result.output_for_node("quality_issues"), meta, folder
+
+
+def test_finds_the_planted_issues_and_stores_and_counts_them(shop):
+    result, meta, folder = find_issues(*shop)
+    ids = {i.id for i in result.issues}
+    assert PLANTED <= ids
+    assert "inconsistent_categories" in {i.type for i in result.issues}  # 'shipped' / 'Shipped'
+    missing = next(i for i in result.issues if i.id == "events_missing_values_page")
+    assert missing.affectedColumns == ["page"] and missing.affectedRows == 203
+    # ordered high, medium, low
+    order = {"high": 0, "medium": 1, "low": 2}
+    assert [order[i.severity] for i in result.issues] == sorted(order[i.severity] for i in result.issues)
+
+    assert AnalysisResultModel.model_validate(json.loads((folder / "issues.json").read_text())) == result
+    assert Path(meta["issues_json"].value) == folder / "issues.json"
+    assert meta["issues"].value == len(result.issues)
+    for severity in ("high", "medium", "low"):
+        assert meta[f"issues_{severity}"].value == sum(1 for i in result.issues if i.severity == severity)
+    assert meta["summary"].value == result.summary and "Since the previous run" not in result.summary
+    assert meta["agent"].value == "heuristic" and meta["dagster/row_count"].value == 2030
+
+
+def test_orphans_are_found_through_the_other_tables(shop):
+    db, store, instance = shop
+    with duckdb.connect(str(db)) as con:
+        con.execute("DROP TABLE customers")
+    result, _, _ = find_issues(db, store, instance)
+    ids = {i.id for i in result.issues}
+    assert "events_orphan_references_customer_id" not in ids
+    assert PLANTED - {"events_orphan_references_customer_id"} <= ids
+
+
+def test_the_previous_runs_issues_say_what_is_new_and_what_is_resolved(shop):
+    db, store, instance = shop
+    first, _, _ = find_issues(db, store, instance)
+    again, _, _ = find_issues(db, store, instance)
+    assert {i.id for i in again.issues} == {i.id for i in first.issues}
+    assert "Since the previous run: 0 new, 0 resolved." in again.summary
+    with duckdb.connect(str(db)) as con:
+        con.execute("UPDATE events SET page = 'page0' WHERE page IS NULL")
+    fixed, meta, _ = find_issues(db, store, instance)
+    assert "events_missing_values_page" not in {i.id for i in fixed.issues}
+    assert "Since the previous run: 0 new, 1 resolved." in fixed.summary
+    assert meta["issues"].value == len(first.issues) - 1

@@ -1,0 +1,190 @@
+"""`charts`: value formatting, the inline SVG histogram and bar chart (parsed as XML, so they must be
+well-formed), and the script diff.  (The same helpers inside a rendered page are in test_pages.py.)"""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+
+import pytest
+from markupsafe import Markup
+
+from cataloger_dagster.core.models import Histogram, ValueCount
+from cataloger_dagster.core.render.charts import (
+    fmt_value,
+    script_diff,
+    svg_bar,
+    svg_histogram,
+    truncate,
+    visible_whitespace,
+)
+
+SVG = "{http://www.w3.org/2000/svg}"
+HOSTILE = "<script>alert('x')</script> & \"q\""
+
+
+def svg(markup: Markup) -> ET.Element:
+    assert isinstance(markup, Markup)
+    # the charts carry no xmlns (they are inline HTML): add it to read them as SVG
+    return ET.fromstring(str(markup).replace("<svg ", f'<svg xmlns="{SVG[1:-1]}" ', 1))
+
+
+def find(root: ET.Element, tag: str, cls: str | None = None) -> list[ET.Element]:
+    return [e for e in root.iter(SVG + tag) if cls is None or cls in (e.get("class") or "").split()]
+
+
+# --------------------------------------------------------------------------
+# text
+# --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("value, text", [
+    (None, "—"), (True, "true"), (False, "false"),
+    (1234567, "1,234,567"), (-5, "-5"),
+    (0.0, "0"), (2.0, "2"), (-1500.0, "-1,500"),
+    (3.14159265, "3.14159"), (1234.5678, "1,234.57"), (0.000123, "0.000123"), (0.5, "0.5"),
+    (1e12, "1.000e+12"), (0.00001234, "1.234e-05"),
+    (float("nan"), "NaN"), (float("inf"), "∞"), (float("-inf"), "−∞"),
+    ({"k": "é"}, '{"k": "é"}'), ([1, "a"], '[1, "a"]'),
+])
+def test_fmt_value(value, text):
+    assert fmt_value(value) == text
+
+
+def test_fmt_value_cuts_long_text_to_the_limit():
+    assert fmt_value("x" * 100) == "x" * 79 + "…" and len(fmt_value("x" * 100)) == 80
+    assert fmt_value("x" * 10, limit=5) == "xxxx…"
+    # numbers are never cut: a cut number would read as another number
+    assert fmt_value(123456789012, limit=5) == "123,456,789,012"
+
+
+def test_truncate():
+    assert truncate("abc", 3) == "abc" and truncate("abcd", 3) == "ab…" and truncate("abc", 0) == "…"
+
+
+def test_visible_whitespace_marks_only_the_edges():
+    assert visible_whitespace(" shipped ") == "␣shipped␣"
+    assert visible_whitespace("\tnew york\n") == "⇥new york↵"
+    assert visible_whitespace("  ") == "␣␣"
+    assert visible_whitespace("plain") == "plain"
+
+
+# --------------------------------------------------------------------------
+# histogram
+# --------------------------------------------------------------------------
+
+
+def test_histogram_bars_are_proportional_and_small_bins_stay_visible():
+    root = svg(svg_histogram(Histogram(edges=[0, 5000, 20000, 40000, 1.5e6], counts=[1, 0, 500, 1000]),
+                             width=400, height=120, title="amount"))
+    bars = find(root, "rect", "bar")
+    heights = [float(b.get("height")) for b in bars]
+    plot_h = 120 - 16 - 18
+    assert heights == [1.0, 0.0, plot_h / 2, plot_h]
+    # bars stand on the same axis, side by side, left to right
+    assert len({round(float(b.get("y")) + float(b.get("height")), 2) for b in bars}) == 1
+    xs = [float(b.get("x")) for b in bars]
+    assert xs == sorted(xs)
+    tips = [b.find(SVG + "title").text for b in bars]
+    assert tips[0] == "0 – 5,000: 1" and tips[3] == "40,000 – 1,500,000: 1,000"
+    labels = [t.text for t in find(root, "text", "label")]
+    assert labels == ["0", "1.5M", "max 1,000"]
+    assert root.get("aria-label") == "amount" and root.find(SVG + "title").text == "amount"
+
+
+def test_histogram_of_dates_mappings_and_mislabelled_input():
+    dates = {"edges": ["2024-01-01T00:00:00", "2024-06-01T00:00:00", "2024-12-31T12:30:00"], "counts": [3, 4]}
+    labels = [t.text for t in find(svg(svg_histogram(dates)), "text", "label")]
+    # a midnight edge says no more than its date
+    assert labels[:2] == ["2024-01-01", "2024-12-31T12:30:00"]
+    # edges that do not fit the counts: still drawn, on bin numbers
+    root = svg(svg_histogram(Histogram(edges=[0, 1], counts=[1, 2, 3])))
+    assert len(find(root, "rect", "bar")) == 3
+    assert [t.text for t in find(root, "text", "label")][:2] == ["0", "3"]
+
+
+def test_histogram_with_nothing_to_draw_is_empty():
+    assert svg_histogram(None) == "" and svg_histogram(Histogram(edges=[0], counts=[])) == ""
+    all_zero = svg(svg_histogram(Histogram(edges=[0, 1, 2], counts=[0, 0])))
+    assert [float(b.get("height")) for b in find(all_zero, "rect", "bar")] == [0.0, 0.0]
+
+
+def test_histogram_title_is_text_not_markup():
+    out = str(svg_histogram(Histogram(edges=[0, 1], counts=[1]), title=HOSTILE))
+    assert "<script>" not in out
+    assert svg(Markup(out)).find(SVG + "title").text == HOSTILE
+
+
+# --------------------------------------------------------------------------
+# bars
+# --------------------------------------------------------------------------
+
+
+def rows(markup: Markup) -> list[dict]:
+    out = []
+    for g in find(svg(markup), "g", "row"):
+        label = [t for t in g.iter(SVG + "text") if "label" in t.get("class").split()][0]
+        value = [t for t in g.iter(SVG + "text") if t.get("class") == "value"][0]
+        out.append({"title": g.find(SVG + "title").text, "label": label.text,
+                    "special": "special" in label.get("class").split(),
+                    "width": float(g.find(SVG + "rect").get("width")), "value": value.text})
+    return out
+
+
+def test_bars_from_every_input_shape_agree():
+    shapes = [
+        {"shipped": 10, "void": 5},
+        [("shipped", 10), ("void", 5)],
+        [{"value": "shipped", "count": 10}, {"value": "void", "count": 5}],
+        [ValueCount(value="shipped", count=10), ValueCount(value="void", count=5)],
+    ]
+    drawn = [rows(svg_bar(s)) for s in shapes]
+    assert all(d == drawn[0] for d in drawn)
+    assert [r["label"] for r in drawn[0]] == ["shipped", "void"]
+    assert drawn[0][1]["width"] == pytest.approx(drawn[0][0]["width"] / 2)
+
+
+def test_bar_labels_show_nulls_blanks_and_edge_spaces():
+    got = rows(svg_bar([(None, 3), ("", 2), (" Active", 1), ("Active", 1), ({"a": 1}, 0)]))
+    assert [(r["label"], r["special"]) for r in got] == [
+        ("NULL", True), ("(empty)", True), ("␣Active", False), ("Active", False), ('{"a": 1}', False)]
+    assert got[-1]["width"] == 0.0 and got[-1]["value"] == "0"
+
+
+def test_bar_labels_are_cut_but_their_title_is_whole_and_counts_compact():
+    long = "a very long category name indeed"
+    (row,) = rows(svg_bar({long: 12345}, label_chars=10))
+    assert row["label"] == "a very lo…" and row["title"] == f"{long}: 12.3k" and row["value"] == "12.3k"
+    (row,) = rows(svg_bar({"x": 2.5}))
+    assert row["value"] == "2.5"
+
+
+def test_bars_escape_labels_and_draw_nothing_for_nothing():
+    out = svg_bar({HOSTILE: 1}, title=HOSTILE, label_chars=200)
+    assert "<script>" not in str(out)
+    assert rows(out)[0]["label"] == HOSTILE
+    assert svg_bar(None) == "" and svg_bar({}) == "" and svg_bar([]) == ""
+
+
+# --------------------------------------------------------------------------
+# script diff
+# --------------------------------------------------------------------------
+
+
+def test_script_diff_states():
+    assert script_diff(None, None) == ""
+    assert "First script" in script_diff(None, "x = 1\n")
+    assert script_diff("x = 1\n", None) == '<p class="muted">This run wrote no script.</p>'
+    assert "Unchanged" in script_diff("x = 1\n", "x = 1\n")
+
+
+def test_script_diff_counts_and_classes_each_line():
+    out = str(script_diff("a = 1\nb = '<i>'\nc = 3\n", "a = 1\nb = '<b>'\nc = 3\nd = 4\ne = 5\n"))
+    assert '<span class="add-n">+3</span> <span class="del-n">−1</span> lines' in out
+    spans = ET.fromstring(out[out.index("<pre"):]).findall("span")
+    kinds = [s.get("class") for s in spans]
+    assert kinds[:3] == ["file", "file", "hunk"]
+    assert [s.text for s in spans if s.get("class") == "del"] == ["-b = '<i>'"]
+    assert [s.text for s in spans if s.get("class") == "add"] == ["+b = '<b>'", "+d = 4", "+e = 5"]
+    # code is text, not markup
+    assert "<i>" not in out and "<b>" not in out and "&lt;b&gt;" in out
+    assert kinds.count("ctx") == 2

@@ -1,0 +1,119 @@
+"""`models`: the contracts between stages.  `severity_counts` (one count by severity for models and
+stored JSON alike), `missing_severity`, `pass_rate`, `TableProfile.column`, and the seed field names
+and value sets that stored JSON, prompts and agents rely on."""
+
+import pydantic
+import pytest
+
+from cataloger_dagster.core.models import (
+    SEVERITIES,
+    AnalysisResultModel,
+    CodeInvestigation,
+    ColumnProfile,
+    ColumnSummaryModel,
+    Fingerprint,
+    InvestigationsResult,
+    IssueModel,
+    TableProfile,
+    missing_severity,
+    pass_rate,
+    severity_counts,
+)
+
+
+def issue(n: int, severity: str) -> IssueModel:
+    return IssueModel(id=f"i{n}", type="missing_values", severity=severity, description="d",
+                      affectedColumns=["c"], suggestedAction="a", category="quick_fixes")
+
+
+def test_counts_every_severity_most_severe_first():
+    issues = [issue(1, "low"), issue(2, "high"), issue(3, "low")]
+    counts = severity_counts(i.severity for i in issues)
+    assert counts == {"high": 1, "medium": 0, "low": 2}
+    assert list(counts) == list(SEVERITIES) == ["high", "medium", "low"]
+
+
+def test_stored_json_counts_the_same_and_ignores_unknown_severities():
+    stored = [{"severity": "high"}, {"severity": "critical"}, {}, {"severity": "medium"}]
+    assert severity_counts(i.get("severity") for i in stored) == {"high": 1, "medium": 1, "low": 0}
+    assert severity_counts([]) == {"high": 0, "medium": 0, "low": 0}
+
+
+# --------------------------------------------------------------------------
+# seed 001's thresholds and the pass rate
+# --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("fraction, severity", [
+    (1.0, "high"), (0.5001, "high"),
+    (0.5, "medium"), (0.2, "medium"),      # ">50% high, 20-50% medium": both ends are medium
+    (0.1999, "low"), (0.0, "low"),
+])
+def test_missing_severity_follows_the_seed_thresholds(fraction, severity):
+    assert missing_severity(fraction) == severity
+
+
+def inv(success: bool, verdict) -> CodeInvestigation:
+    return CodeInvestigation(code="", success=success, output=None, verdict=verdict)
+
+
+def test_pass_rate_counts_investigations_that_ran_and_reached_a_verdict():
+    assert pass_rate(None) is None and pass_rate([]) is None
+    assert pass_rate([inv(True, "confirmed"), inv(True, "refuted")]) == 1.0
+    # "inconclusive" is a verdict; code that ran without one, or failed, is not a pass
+    assert pass_rate([inv(True, "inconclusive"), inv(True, None), inv(False, None), inv(False, "confirmed")]) == 0.25
+
+
+# --------------------------------------------------------------------------
+# the models
+# --------------------------------------------------------------------------
+
+
+def profile() -> TableProfile:
+    return TableProfile(
+        database="shop", table="orders", row_count=3, column_count=2,
+        columns=[ColumnProfile(name=n, dtype="int64", kind="integer", count=3, nulls=0, null_fraction=0.0)
+                 for n in ("id", "Id")],
+        sample_rows=[], fingerprint=Fingerprint(schema_hash="s", row_count=3, value="v"),
+    )
+
+
+def test_a_profile_finds_its_columns_by_exact_name():
+    p = profile()
+    assert p.column("Id") is p.columns[1] and p.column("id") is p.columns[0]
+    with pytest.raises(KeyError, match="'orders' has no column 'ID'"):
+        p.column("ID")
+
+
+def test_issue_values_are_limited_to_the_seed_sets():
+    with pytest.raises(pydantic.ValidationError):
+        issue(1, "critical")
+    with pytest.raises(pydantic.ValidationError):
+        IssueModel(id="i", type="t", severity="low", description="", affectedColumns=[], suggestedAction="",
+                   category="slow_fixes")
+    with pytest.raises(pydantic.ValidationError):
+        ColumnSummaryModel(name="c", dataType="integer", description="", sampleValues=[])
+    with pytest.raises(pydantic.ValidationError):
+        inv(True, "maybe")
+
+
+def test_stored_json_with_the_seed_field_names_round_trips():
+    stored = {"issues": [{"id": "orders_missing_values_note", "type": "missing_values", "severity": "high",
+                          "description": "d", "affectedColumns": ["note"], "suggestedAction": "fill",
+                          "category": "quick_fixes", "affectedRows": 7, "temporalPattern": None}],
+              "summary": "s", "completedAt": "2026-01-01T00:00:00Z"}
+    result = AnalysisResultModel.model_validate(stored)
+    # our own fields have defaults, so seed-shaped JSON reads as it is
+    assert result.issues[0].source == "detector" and result.issues[0].details == {}
+    dumped = result.model_dump(mode="json")
+    assert {k: dumped["issues"][0][k] for k in stored["issues"][0]} == stored["issues"][0]
+    assert AnalysisResultModel.model_validate(dumped) == result
+
+
+def test_mutable_defaults_are_not_shared():
+    a, b = issue(1, "low"), issue(2, "low")
+    a.details["rows"] = 3
+    assert b.details == {}
+    r1 = InvestigationsResult(table="t", investigations=[])
+    r1.reused.append("x")
+    assert InvestigationsResult(table="t", investigations=[]).reused == []
