@@ -2,7 +2,7 @@
 
 Assembled here rather than with libseccomp: the program is a dozen comparisons, the
 venv would otherwise need a C library's Python binding, and this way it is built once
-per process in microseconds.  tests/resources/sandbox/test_local_hardening.py runs
+per process in microseconds.  tests/resources/sandbox/test_seccomp.py runs
 every denied call from a cell and checks that it fails with EPERM.
 """
 
