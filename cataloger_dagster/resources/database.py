@@ -7,6 +7,7 @@ import os
 import re
 import sqlite3
 import threading
+import warnings
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, unquote, unquote_plus, urlsplit, urlunsplit
@@ -104,6 +105,51 @@ def _postgres_arguments(url: str) -> dict[str, Any]:
     return args
 
 
+# MySQLdb.connect takes these as numbers; every other query parameter is passed on as text
+MYSQL_INT_PARAMETERS = {"port", "connect_timeout", "read_timeout", "write_timeout", "client_flag"}
+
+
+def _mysql_arguments(url: str) -> dict[str, Any]:
+    """MySQLdb.connect's arguments for a mysql:// or mariadb:// URL, the session read-only."""
+    parts = urlsplit(url)
+    args: dict[str, Any] = {k: v[-1] for k, v in parse_qs(parts.query).items()}
+    if parts.username:
+        args["user"] = unquote(parts.username)
+    if parts.password:
+        args["password"] = unquote(parts.password)
+    args["host"] = parts.hostname or args.get("host") or "localhost"
+    args["port"] = parts.port or args.get("port") or 3306
+    if database := unquote(parts.path.lstrip("/")) or args.get("database"):
+        args["database"] = database
+    for name in MYSQL_INT_PARAMETERS & args.keys():
+        args[name] = int(args[name])
+    # names and text beyond Latin-1 (the server's default on older installs) arrive intact
+    args.setdefault("charset", "utf8mb4")
+    # the server refuses writes from this session; it replaces any given init_command, so that
+    # it cannot be undone.  MariaDB refuses temporary tables as well (MySQL allows them), so an
+    # ibis memtable cannot be joined there: the catalog's queries use none
+    args["init_command"] = "SET SESSION TRANSACTION READ ONLY"
+    return args
+
+
+def _mysql_connect(url: str) -> ibis.BaseBackend:
+    try:
+        import MySQLdb  # noqa: F401 - ibis's mysql backend needs it, and it is an extra
+    except ImportError:
+        raise DatabaseError(
+            "MySQL/MariaDB URLs need the mysql extra: pip install 'cataloger-dagster[mysql]' "
+            "(it compiles mysqlclient: apt-get install libmariadb-dev pkg-config build-essential python3-dev)"
+        ) from None
+    # ibis asks for time zone 'UTC', which a server without its time zone tables (MariaDB's
+    # default) refuses with a warning; the offset means the same and needs no table, so that
+    # TIMESTAMP values read the same whatever the server's own zone
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="Unable to set session timezone", category=UserWarning)
+        con = ibis.mysql.connect(**_mysql_arguments(url))
+    con.raw_sql("SET @@session.time_zone = '+00:00'").close()
+    return con
+
+
 def _file_path(url: str) -> Path:
     # duckdb://relative.db, duckdb:///abs/path.db and a bare path all work
     rest = url.split("://", 1)[1] if "://" in url else url
@@ -126,8 +172,8 @@ class Snapshot(BaseModel):
 class DatabaseResource(dg.ConfigurableResource):
     """The database to catalog, as an ibis connection URL.
 
-    `duckdb://path`, `sqlite://path`, `postgres://user:pass@host:port/db` (and
-    any other URL ibis accepts).  Connections are opened read-only wherever the
+    `duckdb://path`, `sqlite://path`, `postgres://user:pass@host:port/db`,
+    `mysql://user:pass@host:port/db` (or `mariadb://`), and any other URL ibis accepts.  Connections are opened read-only wherever the
     backend allows it: the catalog never writes to the source database.
     """
 
@@ -193,6 +239,8 @@ class DatabaseResource(dg.ConfigurableResource):
                 return ibis.sqlite.from_connection(con)
             if scheme in ("postgres", "postgresql"):
                 return ibis.postgres.connect(**_postgres_arguments(self.url))
+            if scheme in ("mysql", "mariadb"):
+                return _mysql_connect(self.url)
             return ibis.connect(self.url)
         except DatabaseError:
             raise
