@@ -15,6 +15,8 @@ from urllib.parse import parse_qs, unquote, unquote_plus, urlsplit, urlunsplit
 import dagster as dg
 import duckdb
 import ibis
+import ibis.expr.datatypes as dt_
+import ibis.expr.operations as ops
 from pydantic import BaseModel, Field, PrivateAttr
 
 from cataloger_dagster.core.profile.fingerprint import DEFAULT_UPDATE_COLUMNS, compute_fingerprint
@@ -150,6 +152,27 @@ def _mysql_connect(url: str) -> ibis.BaseBackend:
     return con
 
 
+def _mysql_booleans(conn: ibis.BaseBackend, table: ibis.Table) -> ibis.Table:
+    """`table` with its TINYINT(1) columns typed boolean.
+
+    MySQL has no boolean type: BOOLEAN is stored as TINYINT(1), which ibis reads as a
+    small integer.  Read as numbers, flags would get means, quantiles and outliers instead
+    of a true/false count, and findings would differ from the other backends'.  Any other
+    display width (TINYINT(4), TINYINT) stays an integer.
+    """
+    op = table.op()
+    with conn.raw_sql(
+        "SELECT column_name FROM information_schema.columns WHERE table_schema = DATABASE() "
+        "AND table_name = %s AND column_type = 'tinyint(1)'", args=(op.name,)
+    ) as cur:
+        flags = {row[0] for row in cur.fetchall()}
+    if not flags:
+        return table
+    schema = ibis.schema({name: dt_.Boolean(nullable=dtype.nullable) if name in flags else dtype
+                          for name, dtype in table.schema().items()})
+    return ops.DatabaseTable(op.name, schema=schema, source=conn, namespace=op.namespace).to_expr()
+
+
 def _file_path(url: str) -> Path:
     # duckdb://relative.db, duckdb:///abs/path.db and a bare path all work
     rest = url.split("://", 1)[1] if "://" in url else url
@@ -273,7 +296,8 @@ class DatabaseResource(dg.ConfigurableResource):
     def table(self, name: str) -> ibis.Table:
         conn = self.connect()
         try:
-            return conn.table(name)
+            table = conn.table(name)
+            return _mysql_booleans(conn, table) if self.scheme in ("mysql", "mariadb") else table
         except Exception as exc:
             tables = self.list_tables()
             if name in tables:  # it exists but cannot be read: a broken view, no permission

@@ -254,3 +254,18 @@ def test_mysql_without_its_client_says_which_extra_to_install(monkeypatch):
     db = DatabaseResource(url="mysql://u:pw@127.0.0.1/db")
     with pytest.raises(DatabaseError, match=r"cataloger-dagster\[mysql\].*libmariadb-dev"):
         db.list_tables()
+
+
+def test_mysql_flags_read_as_booleans_and_other_tinyints_as_numbers(scratch):
+    import pyarrow as pa
+    from backends import load_tables
+
+    url = load_tables("mysql", {"t": pa.table({
+        "active": pa.array([True, False, None]), "level": pa.array([1, 0, 7], pa.int8())})}, scratch)
+    db = DatabaseResource(url=url)
+    table = db.table("t")
+    assert table.schema()["active"].is_boolean() and table.schema()["level"].is_int8()
+    assert table.filter(table.active).count().execute() == 1
+    assert table.order_by("level").to_pyarrow().to_pylist() == [
+        {"active": False, "level": 0}, {"active": True, "level": 1}, {"active": None, "level": 7}]
+    db.close()

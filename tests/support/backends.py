@@ -14,7 +14,8 @@ a name with a space, and none of them can hold NUL.
 Types, Arrow -> backend (DuckDB takes the Arrow table as it is):
 
     Arrow                 SQLite (declared)     PostgreSQL            MySQL / MariaDB
-    bool                  BOOLEAN (0/1)         boolean               BOOLEAN (= TINYINT(1))
+    bool                  BOOLEAN (0/1)         boolean               BOOLEAN (TINYINT(1): the resource
+                                                                  reads it as boolean)
     int8/16/32/64         INTEGER               smallint/int/bigint   TINYINT/SMALLINT/INT/BIGINT
     uint8/16/32           INTEGER               smallint/int/bigint   ... UNSIGNED
     uint64                INTEGER (< 2**63)     numeric(20,0)         BIGINT UNSIGNED
