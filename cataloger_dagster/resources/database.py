@@ -152,25 +152,66 @@ def _mysql_connect(url: str) -> ibis.BaseBackend:
     return con
 
 
-def _mysql_booleans(conn: ibis.BaseBackend, table: ibis.Table) -> ibis.Table:
-    """`table` with its TINYINT(1) columns typed boolean.
+# MySQL's spatial types (information_schema's DATA_TYPE): ibis reads them as geospatial
+# (which needs geoarrow and geopandas) or not at all; the catalog reads them as WKT text
+MYSQL_SPATIAL = frozenset({"geometry", "point", "linestring", "polygon", "multipoint", "multilinestring",
+                           "multipolygon", "geometrycollection", "geomcollection"})
 
-    MySQL has no boolean type: BOOLEAN is stored as TINYINT(1), which ibis reads as a
-    small integer.  Read as numbers, flags would get means, quantiles and outliers instead
-    of a true/false count, and findings would differ from the other backends'.  Any other
-    display width (TINYINT(4), TINYINT) stays an integer.
+
+@ibis.udf.scalar.builtin(name="ST_AsText")
+def _st_as_text(geometry: bytes) -> str:
+    """MySQL's ST_AsText: the geometry as well-known text."""
+
+
+def _exact_uint64(column: ibis.Column) -> ibis.Column:
+    return column.cast(dt_.Decimal(precision=20, scale=0))
+
+
+def _mysql_table(conn: ibis.BaseBackend, table: ibis.Table) -> ibis.Table:
+    """`table` with the MySQL types that ibis misreads given as the catalog can use them.
+
+    * TINYINT(1), what MySQL makes of BOOLEAN: boolean, as in the other backends (read as
+      numbers, flags get means and outliers instead of a true/false count).  Any other
+      TINYINT stays an integer.
+    * BIT(1): boolean; BIT(n): an integer (ibis would take the driver's bytes for one).
+    * BIGINT UNSIGNED and BIT(64): DECIMAL(20, 0).  ibis reads MySQL results through pandas,
+      where an integer column with NULLs becomes float64: values above 2**53 lose digits
+      and those above 2**63 stop the snapshot ("Float value ... was truncated").
+    * YEAR: a 16-bit integer (ibis's 8-bit one cannot hold 1901..2155).
+    * SET: its text, 'red,blue' (ibis types it an array, which MySQL cannot query).
+    * spatial types: their WKT text, POINT(1 2).
     """
     op = table.op()
     with conn.raw_sql(
-        "SELECT column_name FROM information_schema.columns WHERE table_schema = DATABASE() "
-        "AND table_name = %s AND column_type = 'tinyint(1)'", args=(op.name,)
+        "SELECT column_name, data_type, column_type FROM information_schema.columns "
+        "WHERE table_schema = DATABASE() AND table_name = %s", args=(op.name,)
     ) as cur:
-        flags = {row[0] for row in cur.fetchall()}
-    if not flags:
+        types = {name: (data_type.lower(), column_type.lower()) for name, data_type, column_type in cur.fetchall()}
+    declared, shown = {}, {}
+    for name, dtype in table.schema().items():
+        data_type, column_type = types.get(name, ("", ""))
+        declared[name], shown[name] = dtype, None
+        if column_type == "tinyint(1)":
+            declared[name] = dt_.Boolean(nullable=dtype.nullable)
+        elif data_type == "year":
+            declared[name] = dt_.Int16(nullable=dtype.nullable)
+        elif data_type == "set":
+            declared[name] = dt_.String(nullable=dtype.nullable)
+        elif data_type == "bit":
+            declared[name] = dt_.Binary(nullable=dtype.nullable)
+            shown[name] = (lambda c: c.cast("uint64") != 0) if column_type == "bit(1)" else (
+                _exact_uint64 if column_type == "bit(64)" else lambda c: c.cast("int64"))
+        elif data_type == "bigint" and "unsigned" in column_type:
+            shown[name] = _exact_uint64
+        elif data_type in MYSQL_SPATIAL:
+            declared[name] = dt_.Binary(nullable=dtype.nullable)
+            shown[name] = _st_as_text
+    if all(declared[name] == dtype for name, dtype in table.schema().items()):
         return table
-    schema = ibis.schema({name: dt_.Boolean(nullable=dtype.nullable) if name in flags else dtype
-                          for name, dtype in table.schema().items()})
-    return ops.DatabaseTable(op.name, schema=schema, source=conn, namespace=op.namespace).to_expr()
+    raw = ops.DatabaseTable(op.name, schema=ibis.schema(declared), source=conn, namespace=op.namespace).to_expr()
+    if not any(shown.values()):
+        return raw
+    return raw.select(**{name: show(raw[name]) if show else raw[name] for name, show in shown.items()})
 
 
 def _file_path(url: str) -> Path:
@@ -297,7 +338,7 @@ class DatabaseResource(dg.ConfigurableResource):
         conn = self.connect()
         try:
             table = conn.table(name)
-            return _mysql_booleans(conn, table) if self.scheme in ("mysql", "mariadb") else table
+            return _mysql_table(conn, table) if self.scheme in ("mysql", "mariadb") else table
         except Exception as exc:
             tables = self.list_tables()
             if name in tables:  # it exists but cannot be read: a broken view, no permission
@@ -362,7 +403,7 @@ class DatabaseResource(dg.ConfigurableResource):
         path = dest / SNAPSHOT_FILE
         if path.exists():
             raise DatabaseError(f"snapshot {path} already exists: use a fresh directory")
-        reader = source.to_pyarrow_batches(chunk_size=100_000)
+        reader = _arrow_safe(source).to_pyarrow_batches(chunk_size=100_000)
         with duckdb.connect(str(path)) as out:
             out.register("snapshot_source", reader)
             out.execute(f'CREATE TABLE "{_quote(name)}" AS SELECT * FROM snapshot_source')
@@ -387,6 +428,17 @@ class DatabaseResource(dg.ConfigurableResource):
             sampled=sampled,
             seed=self.snapshot_seed if sampled else None,
         )
+
+
+# DuckDB's DECIMAL holds 38 digits; MySQL's holds 65
+DUCKDB_MAX_DECIMAL_DIGITS = 38
+
+
+def _arrow_safe(table: ibis.Table) -> ibis.Table:
+    """`table` with the columns the DuckDB snapshot cannot hold carried as text (exact)."""
+    wide = [name for name, dtype in table.schema().items()
+            if dtype.is_decimal() and (dtype.precision or 0) > DUCKDB_MAX_DECIMAL_DIGITS]
+    return table.mutate(**{name: table[name].cast("string") for name in wide}) if wide else table
 
 
 def _quote(identifier: str) -> str:
