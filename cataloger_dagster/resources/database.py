@@ -139,7 +139,8 @@ def _mysql_connect(url: str) -> ibis.BaseBackend:
         import MySQLdb  # noqa: F401 - ibis's mysql backend needs it, and it is an extra
     except ImportError:
         raise DatabaseError(
-            "MySQL/MariaDB URLs need the mysql extra: pip install 'cataloger-dagster[mysql]' "
+            f"cannot connect to {redact_url(url)}: MySQL/MariaDB URLs need the mysql extra: "
+            "pip install 'cataloger-dagster[mysql]' "
             "(it compiles mysqlclient: apt-get install libmariadb-dev pkg-config build-essential python3-dev)"
         ) from None
     # ibis asks for time zone 'UTC', which a server without its time zone tables (MariaDB's

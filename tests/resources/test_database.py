@@ -251,8 +251,8 @@ def test_unreachable_mysql_error_hides_password():
 
 def test_mysql_without_its_client_says_which_extra_to_install(monkeypatch):
     monkeypatch.setitem(sys.modules, "MySQLdb", None)  # as if the mysql extra were not installed
-    db = DatabaseResource(url="mysql://u:pw@127.0.0.1/db")
-    with pytest.raises(DatabaseError, match=r"cataloger-dagster\[mysql\].*libmariadb-dev"):
+    db = DatabaseResource(url="mysql://u:s3cret@127.0.0.1/db")
+    with pytest.raises(DatabaseError, match=r"mysql://u:\*\*\*@127.0.0.1/db: .*cataloger-dagster\[mysql\].*libmariadb-dev"):
         db.list_tables()
 
 
