@@ -62,7 +62,7 @@ class CatalogerSettings(BaseSettings):
     database: str = Field(
         DEFAULT_DATABASE_URL, repr=False,
         description="the database to catalog, any ibis URL: `duckdb://`, `sqlite://`, "
-        "`postgres://user:pw@host/db?schema=s`")
+        "`postgres://user:pw@host/db?schema=s`, `mysql://user:pw@host/db` (the `mysql` extra)")
     store: str = Field(DEFAULT_STORE, description="where catalog pages, results and scripts go: a folder, "
                        "or `s3://bucket/prefix`")
     agent: Literal["heuristic", "anthropic"] = Field(

@@ -96,6 +96,52 @@ def postgres_admin_url() -> str:
     return url
 
 
+@pytest.fixture(scope="session")
+def mysql_admin_url() -> str:
+    """A MySQL/MariaDB server's URL, for a user who may create and drop databases."""
+    from cataloger_dagster.resources.database import redact_url
+
+    url = os.environ.get("CATALOGER_TEST_MYSQL_URL")
+    if not url:
+        service_unavailable("MySQL/MariaDB (set CATALOGER_TEST_MYSQL_URL; .ci/mariadb.sh starts one)")
+    try:
+        import MySQLdb
+    except ImportError:
+        service_unavailable("the MySQL client (pip install -e '.[dev,mysql]')")
+    from urllib.parse import unquote, urlsplit
+
+    parts = urlsplit(url)
+    try:
+        MySQLdb.connect(host=parts.hostname, port=parts.port or 3306, user=unquote(parts.username or ""),
+                        password=unquote(parts.password or ""), connect_timeout=5).close()
+    except Exception as exc:  # noqa: BLE001 - any failure means the server is not usable
+        service_unavailable(f"MySQL/MariaDB at {redact_url(url)} ({exc})")
+    return url
+
+
+def _scratch(directory, request):
+    """A `backends.Scratch` whose servers come from the fixtures above (skip or fail when absent)."""
+    from backends import Scratch
+
+    return Scratch(directory, lambda kind: request.getfixturevalue(f"{kind}_admin_url"))
+
+
+@pytest.fixture
+def scratch(tmp_path, request):
+    """Where `backends.load_tables` creates databases; all dropped after the test."""
+    where = _scratch(tmp_path, request)
+    yield where
+    where.close()
+
+
+@pytest.fixture(scope="module")
+def module_scratch(tmp_path_factory, request):
+    """`scratch` for a whole module: load once, test many times."""
+    where = _scratch(tmp_path_factory.mktemp("scratch"), request)
+    yield where
+    where.close()
+
+
 @pytest.fixture
 def postgres_schema(postgres_admin_url):
     """A fresh schema in the test database, dropped afterwards; yields (url, psycopg connection)."""

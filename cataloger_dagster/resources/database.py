@@ -7,6 +7,7 @@ import os
 import re
 import sqlite3
 import threading
+import warnings
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, unquote, unquote_plus, urlsplit, urlunsplit
@@ -14,6 +15,8 @@ from urllib.parse import parse_qs, unquote, unquote_plus, urlsplit, urlunsplit
 import dagster as dg
 import duckdb
 import ibis
+import ibis.expr.datatypes as dt_
+import ibis.expr.operations as ops
 from pydantic import BaseModel, Field, PrivateAttr
 
 from cataloger_dagster.core.profile.fingerprint import DEFAULT_UPDATE_COLUMNS, compute_fingerprint
@@ -104,6 +107,114 @@ def _postgres_arguments(url: str) -> dict[str, Any]:
     return args
 
 
+# MySQLdb.connect takes these as numbers; every other query parameter is passed on as text
+MYSQL_INT_PARAMETERS = {"port", "connect_timeout", "read_timeout", "write_timeout", "client_flag"}
+
+
+def _mysql_arguments(url: str) -> dict[str, Any]:
+    """MySQLdb.connect's arguments for a mysql:// or mariadb:// URL, the session read-only."""
+    parts = urlsplit(url)
+    args: dict[str, Any] = {k: v[-1] for k, v in parse_qs(parts.query).items()}
+    if parts.username:
+        args["user"] = unquote(parts.username)
+    if parts.password:
+        args["password"] = unquote(parts.password)
+    args["host"] = parts.hostname or args.get("host") or "localhost"
+    args["port"] = parts.port or args.get("port") or 3306
+    if database := unquote(parts.path.lstrip("/")) or args.get("database"):
+        args["database"] = database
+    for name in MYSQL_INT_PARAMETERS & args.keys():
+        args[name] = int(args[name])
+    # names and text beyond Latin-1 (the server's default on older installs) arrive intact
+    args.setdefault("charset", "utf8mb4")
+    # the server refuses writes from this session; it replaces any given init_command, so that
+    # it cannot be undone.  MariaDB refuses temporary tables as well (MySQL allows them), so an
+    # ibis memtable cannot be joined there: the catalog's queries use none
+    args["init_command"] = "SET SESSION TRANSACTION READ ONLY"
+    return args
+
+
+def _mysql_connect(url: str) -> ibis.BaseBackend:
+    try:
+        import MySQLdb  # noqa: F401 - ibis's mysql backend needs it, and it is an extra
+    except ImportError:
+        raise DatabaseError(
+            f"cannot connect to {redact_url(url)}: MySQL/MariaDB URLs need the mysql extra: "
+            "pip install 'cataloger-dagster[mysql]' "
+            "(it compiles mysqlclient: apt-get install libmariadb-dev pkg-config build-essential python3-dev)"
+        ) from None
+    # ibis asks for time zone 'UTC', which a server without its time zone tables (MariaDB's
+    # default) refuses with a warning; the offset means the same and needs no table, so that
+    # TIMESTAMP values read the same whatever the server's own zone
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="Unable to set session timezone", category=UserWarning)
+        con = ibis.mysql.connect(**_mysql_arguments(url))
+    con.raw_sql("SET @@session.time_zone = '+00:00'").close()
+    return con
+
+
+# MySQL's spatial types (information_schema's DATA_TYPE): ibis reads them as geospatial
+# (which needs geoarrow and geopandas) or not at all; the catalog reads them as WKT text
+MYSQL_SPATIAL = frozenset({"geometry", "point", "linestring", "polygon", "multipoint", "multilinestring",
+                           "multipolygon", "geometrycollection", "geomcollection"})
+
+
+@ibis.udf.scalar.builtin(name="ST_AsText")
+def _st_as_text(geometry: bytes) -> str:
+    """MySQL's ST_AsText: the geometry as well-known text."""
+
+
+def _exact_uint64(column: ibis.Column) -> ibis.Column:
+    return column.cast(dt_.Decimal(precision=20, scale=0))
+
+
+def _mysql_table(conn: ibis.BaseBackend, table: ibis.Table) -> ibis.Table:
+    """`table` with the MySQL types that ibis misreads given as the catalog can use them.
+
+    * TINYINT(1), what MySQL makes of BOOLEAN: boolean, as in the other backends (read as
+      numbers, flags get means and outliers instead of a true/false count).  Any other
+      TINYINT stays an integer.
+    * BIT(1): boolean; BIT(n): an integer (ibis would take the driver's bytes for one).
+    * BIGINT UNSIGNED and BIT(64): DECIMAL(20, 0).  ibis reads MySQL results through pandas,
+      where an integer column with NULLs becomes float64: values above 2**53 lose digits
+      and those above 2**63 stop the snapshot ("Float value ... was truncated").
+    * YEAR: a 16-bit integer (ibis's 8-bit one cannot hold 1901..2155).
+    * SET: its text, 'red,blue' (ibis types it an array, which MySQL cannot query).
+    * spatial types: their WKT text, POINT(1 2).
+    """
+    op = table.op()
+    with conn.raw_sql(
+        "SELECT column_name, data_type, column_type FROM information_schema.columns "
+        "WHERE table_schema = DATABASE() AND table_name = %s", args=(op.name,)
+    ) as cur:
+        types = {name: (data_type.lower(), column_type.lower()) for name, data_type, column_type in cur.fetchall()}
+    declared, shown = {}, {}
+    for name, dtype in table.schema().items():
+        data_type, column_type = types.get(name, ("", ""))
+        declared[name], shown[name] = dtype, None
+        if column_type == "tinyint(1)":
+            declared[name] = dt_.Boolean(nullable=dtype.nullable)
+        elif data_type == "year":
+            declared[name] = dt_.Int16(nullable=dtype.nullable)
+        elif data_type == "set":
+            declared[name] = dt_.String(nullable=dtype.nullable)
+        elif data_type == "bit":
+            declared[name] = dt_.Binary(nullable=dtype.nullable)
+            shown[name] = (lambda c: c.cast("uint64") != 0) if column_type == "bit(1)" else (
+                _exact_uint64 if column_type == "bit(64)" else lambda c: c.cast("int64"))
+        elif data_type == "bigint" and "unsigned" in column_type:
+            shown[name] = _exact_uint64
+        elif data_type in MYSQL_SPATIAL:
+            declared[name] = dt_.Binary(nullable=dtype.nullable)
+            shown[name] = _st_as_text
+    if all(declared[name] == dtype for name, dtype in table.schema().items()):
+        return table
+    raw = ops.DatabaseTable(op.name, schema=ibis.schema(declared), source=conn, namespace=op.namespace).to_expr()
+    if not any(shown.values()):
+        return raw
+    return raw.select(**{name: show(raw[name]) if show else raw[name] for name, show in shown.items()})
+
+
 def _file_path(url: str) -> Path:
     # duckdb://relative.db, duckdb:///abs/path.db and a bare path all work
     rest = url.split("://", 1)[1] if "://" in url else url
@@ -126,8 +237,8 @@ class Snapshot(BaseModel):
 class DatabaseResource(dg.ConfigurableResource):
     """The database to catalog, as an ibis connection URL.
 
-    `duckdb://path`, `sqlite://path`, `postgres://user:pass@host:port/db` (and
-    any other URL ibis accepts).  Connections are opened read-only wherever the
+    `duckdb://path`, `sqlite://path`, `postgres://user:pass@host:port/db`,
+    `mysql://user:pass@host:port/db` (or `mariadb://`), and any other URL ibis accepts.  Connections are opened read-only wherever the
     backend allows it: the catalog never writes to the source database.
     """
 
@@ -193,6 +304,8 @@ class DatabaseResource(dg.ConfigurableResource):
                 return ibis.sqlite.from_connection(con)
             if scheme in ("postgres", "postgresql"):
                 return ibis.postgres.connect(**_postgres_arguments(self.url))
+            if scheme in ("mysql", "mariadb"):
+                return _mysql_connect(self.url)
             return ibis.connect(self.url)
         except DatabaseError:
             raise
@@ -225,7 +338,8 @@ class DatabaseResource(dg.ConfigurableResource):
     def table(self, name: str) -> ibis.Table:
         conn = self.connect()
         try:
-            return conn.table(name)
+            table = conn.table(name)
+            return _mysql_table(conn, table) if self.scheme in ("mysql", "mariadb") else table
         except Exception as exc:
             tables = self.list_tables()
             if name in tables:  # it exists but cannot be read: a broken view, no permission
@@ -290,7 +404,7 @@ class DatabaseResource(dg.ConfigurableResource):
         path = dest / SNAPSHOT_FILE
         if path.exists():
             raise DatabaseError(f"snapshot {path} already exists: use a fresh directory")
-        reader = source.to_pyarrow_batches(chunk_size=100_000)
+        reader = _arrow_safe(source).to_pyarrow_batches(chunk_size=100_000)
         with duckdb.connect(str(path)) as out:
             out.register("snapshot_source", reader)
             out.execute(f'CREATE TABLE "{_quote(name)}" AS SELECT * FROM snapshot_source')
@@ -315,6 +429,17 @@ class DatabaseResource(dg.ConfigurableResource):
             sampled=sampled,
             seed=self.snapshot_seed if sampled else None,
         )
+
+
+# DuckDB's DECIMAL holds 38 digits; MySQL's holds 65
+DUCKDB_MAX_DECIMAL_DIGITS = 38
+
+
+def _arrow_safe(table: ibis.Table) -> ibis.Table:
+    """`table` with the columns the DuckDB snapshot cannot hold carried as text (exact)."""
+    wide = [name for name, dtype in table.schema().items()
+            if dtype.is_decimal() and (dtype.precision or 0) > DUCKDB_MAX_DECIMAL_DIGITS]
+    return table.mutate(**{name: table[name].cast("string") for name in wide}) if wide else table
 
 
 def _quote(identifier: str) -> str:

@@ -1,6 +1,8 @@
 import hashlib
 import os
 import sqlite3
+import sys
+from urllib.parse import urlsplit
 
 import duckdb
 import ibis
@@ -141,6 +143,8 @@ def test_unreachable_postgres_error_hides_password():
     ("postgres://u@h/db?password=pw&sslmode=require", "postgres://u@h/db?password=***&sslmode=require"),
     ("postgres://u@h/db?sslmode=require&pass=pw", "postgres://u@h/db?sslmode=require&pass=***"),
     ("mysql://u@h/db?pwd=pw", "mysql://u@h/db?pwd=***"),
+    ("mysql://u:p%40ss@h:3306/db?charset=utf8mb4", "mysql://u:***@h:3306/db?charset=utf8mb4"),
+    ("mariadb://u@h/db?password=pw&ssl_mode=REQUIRED", "mariadb://u@h/db?password=***&ssl_mode=REQUIRED"),
     ("postgres://u@h/db?sslpassword=pw&PASSWORD=pw2", "postgres://u@h/db?sslpassword=***&PASSWORD=***"),
     ("duckdb:///x.db?motherduck_token=tok&read_only=true", "duckdb:///x.db?motherduck_token=***&read_only=true"),
     ("snowflake://u:pw@acct/db?private_key=k&warehouse=w", "snowflake://u:***@acct/db?private_key=***&warehouse=w"),
@@ -190,4 +194,78 @@ def test_postgres_password_in_the_query(postgres_admin_url, postgres_schema):
     assert "q-s3cr3t" not in db.safe_url and "password=***" in db.safe_url
     with pytest.raises(Exception, match="read-only"):
         db.connect().raw_sql(f"INSERT INTO {schema}.t VALUES (2)")
+    db.close()
+
+
+# ---------------------------------------------------------------- MySQL / MariaDB
+
+
+def _with_password(url: str, password: str) -> str:
+    """The admin URL with its password replaced (the test server's is known, any other is refused)."""
+    parts = urlsplit(url)
+    return parts._replace(netloc=f"{parts.username}:{password}@{parts.hostname}:{parts.port}").geturl()
+
+
+def test_mysql_reads_read_only_and_never_shows_the_password(scratch):
+    import pyarrow as pa
+    from backends import load_tables
+
+    orders = pa.table({"id": pa.array(range(250), pa.int64()), "qty": pa.array([i % 7 for i in range(250)])})
+    url = load_tables("mysql", {"orders": orders, "customers": pa.table({"id": [1, 2]})}, scratch)
+    password = urlsplit(url).password
+    db = DatabaseResource(url=url)
+    assert password and password not in db.safe_url and password not in repr(db)
+    assert db.list_tables() == ["customers", "orders"]
+    assert db.database_name == url.rsplit("/", 1)[1]
+    assert db.fingerprint("orders").row_count == 250
+    conn = db.connect()
+    # TIMESTAMP values read in UTC whatever the server's zone (MariaDB has no 'UTC' without its zone tables)
+    assert conn.raw_sql("SELECT @@session.time_zone").fetchall() == (("+00:00",),)
+    with pytest.raises(Exception, match="READ ONLY"):
+        conn.raw_sql("INSERT INTO orders VALUES (999, 1)")
+    assert db.table("orders").count().execute() == 250
+    snap = db.write_snapshot("orders", scratch.directory / "snap", references={"customers": ["id"]})
+    assert snap.rows == 250
+    assert ibis.connect(snap.url).table("customers").count().execute() == 2
+    db.close()
+    # the same server as mariadb://, the password in the query instead of the userinfo
+    no_password = url.replace(f":{password}@", "@", 1)
+    db = DatabaseResource(url=no_password.replace("mysql://", "mariadb://", 1) + f"?password={password}")
+    assert db.list_tables() == ["customers", "orders"] and password not in db.safe_url
+    db.close()
+
+
+def test_mysql_wrong_password_error_hides_it(mysql_admin_url):
+    db = DatabaseResource(url=_with_password(mysql_admin_url, "wr0ng-s3cret"))
+    with pytest.raises(DatabaseError, match="Access denied") as info:
+        db.list_tables()
+    assert "wr0ng-s3cret" not in str(info.value) and "127.0.0.1" in str(info.value)
+
+
+def test_unreachable_mysql_error_hides_password():
+    db = DatabaseResource(url="mysql://u:topsecret@127.0.0.1:1/db?connect_timeout=2")
+    with pytest.raises(DatabaseError) as info:
+        db.list_tables()
+    assert "topsecret" not in str(info.value) and "mysql://u:***@127.0.0.1:1/db" in str(info.value)
+
+
+def test_mysql_without_its_client_says_which_extra_to_install(monkeypatch):
+    monkeypatch.setitem(sys.modules, "MySQLdb", None)  # as if the mysql extra were not installed
+    db = DatabaseResource(url="mysql://u:s3cret@127.0.0.1/db")
+    with pytest.raises(DatabaseError, match=r"mysql://u:\*\*\*@127.0.0.1/db: .*cataloger-dagster\[mysql\].*libmariadb-dev"):
+        db.list_tables()
+
+
+def test_mysql_flags_read_as_booleans_and_other_tinyints_as_numbers(scratch):
+    import pyarrow as pa
+    from backends import load_tables
+
+    url = load_tables("mysql", {"t": pa.table({
+        "active": pa.array([True, False, None]), "level": pa.array([1, 0, 7], pa.int8())})}, scratch)
+    db = DatabaseResource(url=url)
+    table = db.table("t")
+    assert table.schema()["active"].is_boolean() and table.schema()["level"].is_int8()
+    assert table.filter(table.active).count().execute() == 1
+    assert table.order_by("level").to_pyarrow().to_pylist() == [
+        {"active": False, "level": 0}, {"active": True, "level": 1}, {"active": None, "level": 7}]
     db.close()
