@@ -63,7 +63,8 @@ def corpus_tables() -> dict[str, pa.Table]:
     absent = fetch.missing()
     if absent:
         raise CorpusMissing(
-            f"the real-data corpus is not in the cache ({', '.join(absent)}). "
+            f"the real-data corpus is not complete in {fetch.CACHE} (missing or altered: "
+            f"{', '.join(absent)}). "
             f"Run `make realdata` (or `python tests/support/realdata/fetch.py`) once, with network."
         )
     con = duckdb.connect()

@@ -117,9 +117,8 @@ def _file_valid(source: Source, file: str) -> bool:
 
 
 def missing() -> list[str]:
-    """The corpus files absent from the cache or altered, as paths relative to the repository."""
-    return [str(path_of(s.name, f).relative_to(REPO))
-            for s in SOURCES for f in s.files if not _file_valid(s, f)]
+    """The corpus files absent from the cache or altered, as "source/file"."""
+    return [f"{s.name}/{f}" for s in SOURCES for f in s.files if not _file_valid(s, f)]
 
 
 def _download(source: Source) -> None:
@@ -197,7 +196,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.check:
         absent = missing()
         for path in absent:
-            print(f"missing: {path}", file=sys.stderr)
+            print(f"missing or altered: {CACHE / path}", file=sys.stderr)
         return 1 if absent else 0
     try:
         fetch()
