@@ -53,9 +53,10 @@ ui: $(BIN)/cataloger $(DEMO) | $(DAGSTER_HOME)
 	CATALOGER_DATABASE=$${CATALOGER_DATABASE:-duckdb://$(DEMO)} CATALOGER_STORE=$${CATALOGER_STORE:-$(STORE)} \
 	  $(BIN)/dagster dev -w workspace.yaml -h 127.0.0.1 -p 3000
 
-bench: $(BIN)/cataloger
+bench: $(BIN)/cataloger realdata
 	$(BIN)/uv pip install --python $(BIN)/python --quiet -e '.[dev,bench]'
 	$(BIN)/python benchmarks/bench_profile.py
+	$(BIN)/python benchmarks/real_data.py
 
 clean:
 	rm -rf $(VENV) data $(STORE) .dagster_home dist build .cache

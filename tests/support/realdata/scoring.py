@@ -2,8 +2,10 @@
 
 An issue *matches* a key entry (a root cause or an acceptable fact) when it is on the same
 table, its type is compatible with the entry's kind (COMPATIBLE below), and its affectedColumns
-share at least one column with the entry's. For a reference, an issue that names its target in
-`details["references"]` ("table.column") must name the key's target table.
+share at least one column with the entry's. Two checks narrow this where the issue gives the
+means: for a reference, an issue that names its target in `details["references"]`
+("table.column") must name the key's target table; for an entry with `values`, an issue whose
+details name the values it flags (VALUE_DETAILS) must flag one of them.
 
 - recall: root causes matched by at least one issue / all root causes;
 - precision: issues that match a root cause or an acceptable fact / all issues;
@@ -28,15 +30,15 @@ KEY_PATH = Path(__file__).with_name("answer_key.yaml")
 # Kinds of root cause that no issue type expresses (the key's NEW_KINDS).
 NEW_KINDS = ("temporal_gap",)
 
-# A root cause's kind -> the issue types that report it. Symmetric within each family:
-# - a placeholder ('NA', 0, 'UNKNOWN') is named rightly as a sentinel or as missing values, and
-#   when it is what turns a numeric column into text, as numbers stored as text too;
-# - text that holds dates is a format problem as well; implausible values and outliers are one
-#   family; so are variants and bad formats of a label, and repeated keys and repeated rows.
+# A root cause's kind -> the issue types that report it. Only where one finding can honestly be
+# typed two ways: the placeholder ('NA') that turns a numeric column into text is one cause with
+# two facts (issue 11, "one root cause, one issue"); text that holds dates is also a bad format;
+# an implausible value is also an outlier; a variant label is also a bad format; a repeated key
+# also repeats rows. A placeholder is not "missing values": NULL counts do not see it.
 COMPATIBLE: dict[str, frozenset[str]] = {
-    "missing_values": frozenset({"missing_values", "sentinel_values"}),
-    "sentinel_values": frozenset({"sentinel_values", "missing_values"}),
-    "numeric_as_text": frozenset({"numeric_as_text", "sentinel_values", "missing_values"}),
+    "missing_values": frozenset({"missing_values"}),
+    "sentinel_values": frozenset({"sentinel_values"}),
+    "numeric_as_text": frozenset({"numeric_as_text", "sentinel_values"}),
     "date_as_text": frozenset({"date_as_text", "invalid_format"}),
     "out_of_range": frozenset({"out_of_range", "outliers"}),
     "outliers": frozenset({"outliers", "out_of_range"}),
@@ -48,6 +50,11 @@ COMPATIBLE: dict[str, frozenset[str]] = {
     "constant_column": frozenset({"constant_column"}),
     "temporal_gap": frozenset({"temporal_gap"}),
 }
+
+# Where an issue's details name the values it flags (a detector's examples, its placeholder
+# counts, its extreme outliers), an entry with `values` matches only if they share one: an
+# outlier issue on the right column that flags the legitimate extremes has not found the cause.
+VALUE_DETAILS = ("examples", "values", "min_outlier", "max_outlier")
 
 
 class AnswerKeyError(ValueError):
@@ -87,18 +94,48 @@ def _kinds_match(issue_type: str, kinds: Iterable[str]) -> bool:
     return any(issue_type in COMPATIBLE.get(kind, frozenset({kind})) for kind in kinds)
 
 
-def _target_matches(issue: Mapping[str, Any], cause: Mapping[str, Any]) -> bool:
+def _target_matches(issue: Mapping[str, Any], entry: Mapping[str, Any]) -> bool:
     named = (issue.get("details") or {}).get("references")
-    expected = cause.get("references")
+    expected = entry.get("references")
     if not named or not expected:
         return True
     return str(named).split(".", 1)[0] == expected.split(".", 1)[0]
 
 
+def _normal(value: Any) -> Any:
+    try:
+        return round(float(value), 6)
+    except (TypeError, ValueError):
+        return str(value)
+
+
+def _flagged_values(issue: Mapping[str, Any]) -> set[Any]:
+    details = issue.get("details") or {}
+    found: set[Any] = set()
+    for name in VALUE_DETAILS:
+        value = details.get(name)
+        if isinstance(value, Mapping):
+            found.update(_normal(v) for v in value)
+        elif isinstance(value, (list, tuple, set)):
+            found.update(_normal(v) for v in value)
+        elif value is not None:
+            found.add(_normal(value))
+    return found
+
+
+def _values_match(issue: Mapping[str, Any], entry: Mapping[str, Any]) -> bool:
+    expected = entry.get("values")
+    flagged = _flagged_values(issue)
+    if not expected or not flagged:
+        return True  # nothing to compare: table, kind and columns decide
+    return bool(flagged & {_normal(v) for v in expected})
+
+
 def _matches(issue: Mapping[str, Any], entry: Mapping[str, Any], kinds: Iterable[str]) -> bool:
     return (_kinds_match(issue["type"], kinds)
             and bool(set(issue.get("affectedColumns") or ()) & set(entry["columns"]))
-            and _target_matches(issue, entry))
+            and _target_matches(issue, entry)
+            and _values_match(issue, entry))
 
 
 @dataclass
@@ -115,7 +152,7 @@ class Reported:
                    issue.get("affectedRows"), issue.get("description", ""))
 
     def __str__(self) -> str:
-        rows = "" if self.rows is None else f", {self.rows} rows"
+        rows = "" if self.rows is None else f", {self.rows} row{'' if self.rows == 1 else 's'}"
         return f"{self.table}: {self.type} on {', '.join(self.columns)}{rows}"
 
 
