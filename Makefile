@@ -40,9 +40,9 @@ endif
 	$(BIN)/cataloger run --database duckdb://$(DEMO) --store $(STORE)
 
 # The real-data corpus of tests/support/realdata: downloaded once into .cache/realdata,
-# checked by sha256; later runs find the cache valid and download nothing.
-realdata: $(BIN)/cataloger
-	$(BIN)/python tests/support/realdata/fetch.py
+# checked by sha256; later runs find the cache valid and download nothing (standard library only).
+realdata:
+	$(PYTHON) tests/support/realdata/fetch.py
 
 # The whole suite.  CATALOGER_REQUIRE_SERVICES=1 turns "service absent" skips into failures.
 test: $(BIN)/cataloger realdata
