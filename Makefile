@@ -13,7 +13,7 @@ ifeq ($(HAVE_BWRAP),)
 export CATALOGER_SANDBOX_ISOLATION ?= none
 endif
 
-.PHONY: run test ui env demo bench clean
+.PHONY: run test ui env demo bench clean realdata
 
 $(BIN)/cataloger: pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -39,8 +39,13 @@ ifeq ($(HAVE_BWRAP),)
 endif
 	$(BIN)/cataloger run --database duckdb://$(DEMO) --store $(STORE)
 
+# The real-data corpus of tests/support/realdata: downloaded once into .cache/realdata,
+# checked by sha256; later runs find the cache valid and download nothing (standard library only).
+realdata:
+	$(PYTHON) tests/support/realdata/fetch.py
+
 # The whole suite.  CATALOGER_REQUIRE_SERVICES=1 turns "service absent" skips into failures.
-test: $(BIN)/cataloger
+test: $(BIN)/cataloger realdata
 	$(BIN)/python -m pytest -ra $(PYTEST_ARGS)
 
 # The Dagster UI on http://127.0.0.1:3000
@@ -48,9 +53,10 @@ ui: $(BIN)/cataloger $(DEMO) | $(DAGSTER_HOME)
 	CATALOGER_DATABASE=$${CATALOGER_DATABASE:-duckdb://$(DEMO)} CATALOGER_STORE=$${CATALOGER_STORE:-$(STORE)} \
 	  $(BIN)/dagster dev -w workspace.yaml -h 127.0.0.1 -p 3000
 
-bench: $(BIN)/cataloger
+bench: $(BIN)/cataloger realdata
 	$(BIN)/uv pip install --python $(BIN)/python --quiet -e '.[dev,bench]'
 	$(BIN)/python benchmarks/bench_profile.py
+	$(BIN)/python benchmarks/real_data.py
 
 clean:
-	rm -rf $(VENV) data $(STORE) .dagster_home dist build
+	rm -rf $(VENV) data $(STORE) .dagster_home dist build .cache

