@@ -185,6 +185,12 @@ class AnalysisResultModel(BaseModel):
     issues: list[IssueModel]
     summary: str
     completedAt: str
+    # what the profile and the detectors could not do: the table's status is then "degraded"
+    degradations: list[Degradation] = Field(default_factory=list)
+
+    @property
+    def status(self) -> str:
+        return "degraded" if self.degradations else "ok"
 
 
 def missing_severity(fraction: float) -> Severity:

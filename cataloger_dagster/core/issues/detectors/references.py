@@ -79,6 +79,24 @@ def _own_key(ctx: Context, cp: ColumnProfile) -> bool:
     return unique and (lname == "id" or lname == f"{text.singular(ctx.name).lower()}_id")
 
 
+GENERIC_WORDS = {"id", "key", "code", "no", "num", "number", "nr", "ref", "fk", "pk"}
+
+
+def _related(cp: ColumnProfile, key: Key) -> bool:
+    """The names share a word beyond 'id': customer_id and customers.customer_id (or customers.id)."""
+    mine = set(text.words(cp.name)) - GENERIC_WORDS
+    theirs = (set(text.words(key.column)) | set(text.words(text.singular(key.table)))) - GENERIC_WORDS
+    return bool(mine & theirs)
+
+
+def _dense(key: Key) -> bool:
+    """A surrogate key 0..N or 1..N: any small integer column falls inside it by chance."""
+    try:
+        return key.dtype.is_integer() and int(key.high) - int(key.low) + 1 == key.distinct
+    except (TypeError, ValueError):
+        return False
+
+
 def _ranges_overlap(cp: ColumnProfile, key: Key) -> bool:
     try:
         return not (cp.max < key.low or cp.min > key.high)
@@ -105,11 +123,12 @@ def _candidates(ctx: Context, cp: ColumnProfile, dtype: dt.DataType) -> list[tup
             if key.distinct < 0.5 * (cp.distinct or 0):
                 continue   # too few keys to hold most of this column's values
             if key.dtype.is_string() == dtype.is_string():
-                if _ranges_overlap(cp, key):
+                if _ranges_overlap(cp, key) and (_related(cp, key) or not _dense(key)):
                     found.append((key, False))
             elif dtype.is_string() and digit_codes and key.dtype.is_integer() and key.distinct <= CROSS_TYPE_MAX_KEYS:
                 found.append((key, True))
-    return found
+    # a key whose names match is tried first: its verdict (clean or orphans) stands
+    return sorted(found, key=lambda kc: not _related(cp, kc[0]))
 
 
 def _verify_same_type(ctx: Context, cp: ColumnProfile, key: Key) -> tuple[int, int, int, list[str]]:
@@ -150,6 +169,8 @@ def orphan_references(ctx: Context, cp: ColumnProfile, dtype: dt.DataType) -> Op
             return None   # a clean reference
         if best is None or n_missing < best[2]:
             best = (key, cross, n_missing, n_values, rows, examples)
+        if _related(cp, key):
+            break   # the key its name points to decides
     if best is None:
         return None
     key, cross, n_missing, n_values, rows, examples = best
