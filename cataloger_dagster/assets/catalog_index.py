@@ -38,7 +38,7 @@ def index_entry(store: ScriptStore, database: str, table: str, error: str | None
             # relative to index.html, which sits in the database's folder beside the tables'
             href="/".join(quote(part, safe="") for part in (prefix.split("/")[1], ts, CATALOG_PAGE)),
             updated=ts,
-            status="failed" if error else "ok",
+            status="failed" if error else issues.status,
             error=error,
         )
     return IndexEntry(

@@ -28,20 +28,29 @@ def quality_issues(
     agent: AgentResource,
 ) -> dg.Output[AnalysisResultModel]:
     folder = TableRun.open(context, database, store)
-    detected = detect_issues(database.table(folder.table), table_profile, catalog=database.catalog())
+    degradations = list(table_profile.degradations)
+    detected = detect_issues(database.table(folder.table), table_profile, catalog=database.catalog(),
+                             degradations=degradations)
     previous = folder.previous(ISSUES, limit=1)
     previous_result = AnalysisResultModel.model_validate(previous[0][1]) if previous else None
     result, usage = agent.review_issues(
         table_profile, table_understanding, detected, previous=previous_result
     )
+    result = result.model_copy(update={"degradations": degradations})
     uri = folder.write_json(ISSUES, result)
     counts = severity_counts(i.severity for i in result.issues)
     context.log.info(f"{folder.table}: {len(result.issues)} issues ({counts})")
+    for d in degradations:
+        context.log.warning(f"{folder.table}: degraded: {d.reason}" + (f" (column {d.column!r})" if d.column else ""))
     return dg.Output(
         result,
         metadata={
             "dagster/row_count": table_profile.row_count,
             "issues": len(result.issues),
+            "status": result.status,
+            **({"degradations": dg.MetadataValue.md("\n".join(
+                f"- {d.stage}{f' `{d.column}`' if d.column else ''}: {d.reason}" for d in degradations))}
+               if degradations else {}),
             **{f"issues_{s}": n for s, n in counts.items()},
             "summary": dg.MetadataValue.md(result.summary),
             **usage_metadata(usage),

@@ -83,8 +83,10 @@ def run(database, store, agent, sandbox, tables, explore, exploration_rate, as_j
     def done(report):
         bar.update(1)
         bar.set_postfix_str(f"{report.table}: {report.status}")
-        if report.status != "ok":
+        if report.status == "failed":
             tqdm.write(f"  {report.table} failed: {report.error}", file=sys.stderr)
+        elif report.status == "degraded":
+            tqdm.write(f"  {report.table} degraded: {'; '.join(report.degradations)}", file=sys.stderr)
 
     try:
         report = catalog_database(
@@ -102,6 +104,9 @@ def run(database, store, agent, sandbox, tables, explore, exploration_rate, as_j
         click.echo(f"cataloged {ok}/{len(report.tables)} tables of {report.database}")
         for t in report.failed:
             click.echo(f"  FAILED {t.table}: {t.error}")
+        for t in report.tables:
+            if t.status == "degraded":
+                click.echo(f"  DEGRADED {t.table}: {'; '.join(t.degradations)}")
         click.echo(f"catalog: {report.index or '(index not written)'}")
     if report.failed or report.index is None:
         sys.exit(1)

@@ -37,8 +37,9 @@ class TableReport(BaseModel):
     table: str
     run: Optional[str] = None           # the run folder (timestamp) in the store
     dagster_run_id: Optional[str] = None
-    status: str                         # "ok" | "failed"
+    status: str                         # "ok" | "degraded" (some checks could not run) | "failed"
     error: Optional[str] = None
+    degradations: list[str] = []        # why the table is degraded, one sentence each
     html: Optional[str] = None
     issues: list[IssueSummary] = []
     pass_rate: Optional[float] = None
@@ -55,7 +56,7 @@ class CatalogReport(BaseModel):
 
     @property
     def failed(self) -> list[TableReport]:
-        return [t for t in self.tables if t.status != "ok"]
+        return [t for t in self.tables if t.status == "failed"]
 
 
 @contextmanager
@@ -146,7 +147,7 @@ def catalog_database(
         reports.append(report)
         if on_table_done is not None:
             on_table_done(report)
-    errors = {r.table: r.error or "failed" for r in reports if r.status != "ok" and r.table in available}
+    errors = {r.table: r.error or "failed" for r in reports if r.status == "failed" and r.table in available}
     index = dg.materialize(
         [*TABLE_ASSETS, catalog_index],
         selection=[catalog_index],
@@ -192,6 +193,9 @@ def _materialize_table(name, res, instance, investigations_config) -> TableRepor
     report.html = str(page["catalog_page"].value)
     issues = result.output_for_node("quality_issues")
     report.issues = [IssueSummary.model_validate(i.model_dump()) for i in issues.issues]
+    report.status = issues.status
+    report.degradations = [f"{d.stage}" + (f" on {d.column}" if d.column else "") + f": {d.reason}"
+                           for d in issues.degradations]
     found = result.output_for_node("investigations")
     report.pass_rate = found.pass_rate
     report.sandbox_cells = found.cells

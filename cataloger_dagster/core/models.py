@@ -80,6 +80,13 @@ class Fingerprint(BaseModel):
     value: str                      # one string that changes when any part does
 
 
+class Degradation(BaseModel):
+    """A stage that could not do part of its work: the table is `degraded`, not `ok`."""
+    stage: str                      # "profile", "detectors", ...
+    column: Optional[str] = None
+    reason: str                     # a sentence for people: no raw backend error, no secret
+
+
 class TableProfile(BaseModel):
     database: str
     table: str
@@ -92,6 +99,7 @@ class TableProfile(BaseModel):
     queries: int = 0                    # queries sent to the database
     duration_s: float = 0.0
     profiled_at: str = ""
+    degradations: list[Degradation] = Field(default_factory=list)
 
     def column(self, name: str) -> ColumnProfile:
         for c in self.columns:
@@ -177,6 +185,12 @@ class AnalysisResultModel(BaseModel):
     issues: list[IssueModel]
     summary: str
     completedAt: str
+    # what the profile and the detectors could not do: the table's status is then "degraded"
+    degradations: list[Degradation] = Field(default_factory=list)
+
+    @property
+    def status(self) -> str:
+        return "degraded" if self.degradations else "ok"
 
 
 def missing_severity(fraction: float) -> Severity:

@@ -107,21 +107,24 @@ def check_duplicate_rows(columns):
                          "examples": examples}}
 ''',
     "duplicate_keys": '''\
-def check_duplicate_keys(column):
-    f = t.filter(t[column].notnull())
-    groups = f.group_by(key=f[column]).aggregate(n=lambda g: g.count()).filter(lambda g: g.n > 1)
+def check_duplicate_keys(columns):
+    columns = [columns] if isinstance(columns, str) else list(columns)
+    f = t.filter(ibis.and_(*[t[c].notnull() for c in columns]))
+    groups = f.group_by(columns).aggregate(n=lambda g: g.count()).filter(lambda g: g.n > 1)
     stats = groups.aggregate(keys=lambda g: g.count(), rows=lambda g: g.n.sum()).to_pyarrow().to_pylist()[0]
     keys, rows = int(stats["keys"] or 0), int(stats["rows"] or 0)
+    examples = rows_of(groups.order_by([ibis.desc("n"), *columns]))
     return {"verdict": "confirmed" if keys else "refuted",
             "evidence": {"repeated_values": keys, "rows": rows, "percent": pct(rows, ROWS),
-                         "examples": [r["key"] for r in rows_of(groups.order_by([ibis.desc("n"), "key"]))]}}
+                         "examples": [r[columns[0]] if len(columns) == 1 else {c: r[c] for c in columns}
+                                      for r in examples]}}
 ''',
     "numeric_as_text": '''\
-def check_numeric_as_text(column):
+def check_numeric_as_text(column, placeholders):
     if not t.schema()[column].is_string():
         return {"verdict": "refuted", "evidence": {"type": str(t.schema()[column])}}
     c = t[column].strip()
-    usable = t.filter(t[column].notnull() & (c != ""))
+    usable = t.filter(t[column].notnull() & (c != "") & ~t[column].isin(placeholders))
     parsed = usable[column].strip().try_cast("float64")
     stats = usable.aggregate(usable=lambda g: g.count(), numbers=parsed.notnull().sum())
     stats = stats.to_pyarrow().to_pylist()[0]
@@ -129,21 +132,33 @@ def check_numeric_as_text(column):
     others = [r[column] for r in rows_of(usable.filter(parsed.isnull()).select(column).distinct().order_by(column))]
     return {"verdict": "confirmed" if n and numbers / n >= 0.9 else "refuted",
             "evidence": {"numbers": numbers, "usable": n, "percent": pct(numbers, n),
-                         "not_numbers": others}}
+                         "placeholders_set_aside": placeholders, "not_numbers": others}}
 ''',
     "date_as_text": '''\
-def check_date_as_text(column):
+def check_date_as_text(column, date_format, placeholders):
+    from datetime import datetime
     if not t.schema()[column].is_string():
         return {"verdict": "refuted", "evidence": {"type": str(t.schema()[column])}}
-    c = t[column].strip()
-    usable = t.filter(t[column].notnull() & (c != ""))
-    s = usable[column].strip()
-    is_date = s.try_cast("timestamp").notnull() & s.try_cast("float64").isnull()
-    stats = usable.aggregate(usable=lambda g: g.count(), dates=is_date.sum()).to_pyarrow().to_pylist()[0]
-    n, dates = int(stats["usable"]), int(stats["dates"] or 0)
-    others = [r[column] for r in rows_of(usable.filter(~is_date).select(column).distinct().order_by(column))]
+    usable = t.filter(t[column].notnull() & (t[column].strip() != "") & ~t[column].isin(placeholders))
+    counts = usable.group_by(v=usable[column]).aggregate(n=lambda g: g.count()).to_pyarrow().to_pylist()
+
+    def parses(value):
+        text = " ".join(value.split())
+        try:
+            if date_format == "ISO 8601":
+                datetime.fromisoformat(text.replace("Z", "+00:00"))
+            else:
+                datetime.strptime(text, date_format)
+            return True
+        except ValueError:
+            return False
+
+    n = sum(r["n"] for r in counts)
+    dates = sum(r["n"] for r in counts if parses(r["v"]))
+    others = sorted(r["v"] for r in counts if not parses(r["v"]))[:5]
     return {"verdict": "confirmed" if n and dates / n >= 0.9 else "refuted",
-            "evidence": {"dates": dates, "usable": n, "percent": pct(dates, n), "not_dates": others}}
+            "evidence": {"dates": dates, "usable": n, "percent": pct(dates, n), "format": date_format,
+                         "not_dates": others}}
 ''',
     "outliers": '''\
 def check_outliers(column, low, high, exclude):
@@ -160,14 +175,15 @@ def check_outliers(column, low, high, exclude):
             "evidence": {"rows": n, "percent": pct(n, ROWS), "fence": [low, high], "examples": examples}}
 ''',
     "inconsistent_categories": '''\
-def check_inconsistent_categories(column, groups):
+def check_inconsistent_categories(column, groups, part):
     variants = sorted({v for g in groups.values() for v in g})
-    found = t.filter(t[column].isin(variants)).group_by(value=t[column]).aggregate(n=lambda g: g.count())
+    value = t[column].re_extract(r"^(\\S+)", 1) if part == "first word" else t[column]
+    found = t.filter(value.isin(variants)).group_by(value=value).aggregate(n=lambda g: g.count())
     counts = {r["value"]: int(r["n"]) for r in found.to_pyarrow().to_pylist()}
     spellings = {canon: {v: counts[v] for v in g if v in counts} for canon, g in groups.items()}
     split = {canon: s for canon, s in spellings.items() if len(s) > 1}
     rows = sum(n for canon, s in split.items() for v, n in s.items() if v != max(s, key=s.get))
-    return {"verdict": "confirmed" if split else "refuted",
+    return {"verdict": "confirmed" if split else "inconclusive",
             "evidence": {"spellings": split, "rows_with_variant": rows, "percent": pct(rows, ROWS)}}
 ''',
     "invalid_format": '''\
@@ -216,9 +232,21 @@ def check_out_of_range(column, rules, now, exclude):
             "evidence": {"rows": n, "percent": pct(n, ROWS), "by_rule": counts}}
 ''',
     "orphan_references": '''\
-def check_orphan_references(column, other_table, other_column):
-    keys = con.table(other_table).select(k=lambda r: r[other_column]).distinct()
+def check_orphan_references(column, other_table, other_column, match):
     present = t.filter(t[column].notnull())
+    if match == "digits":   # text codes against integer keys: compare their digits
+        def digits(v):
+            s = str(v).strip()
+            return (s.lstrip("0") or "0") if s.isdigit() else None
+        keys = {digits(r["k"]) for r in con.table(other_table).select(k=lambda r: r[other_column]).distinct()
+                .to_pyarrow().to_pylist()}
+        counts = present.group_by(v=present[column]).aggregate(n=lambda g: g.count()).to_pyarrow().to_pylist()
+        missing_values = sorted(str(r["v"]) for r in counts if digits(r["v"]) not in keys)
+        n = sum(int(r["n"]) for r in counts if digits(r["v"]) not in keys)
+        return {"verdict": "confirmed" if n else "refuted",
+                "evidence": {"rows": n, "percent": pct(n, ROWS), "distinct_missing": len(missing_values),
+                             "references": f"{other_table}.{other_column}", "examples": missing_values[:5]}}
+    keys = con.table(other_table).select(k=lambda r: r[other_column]).distinct()
     orphans = present.anti_join(keys, present[column] == keys.k)
     n = int(orphans.count().execute())
     missing = orphans.select(v=orphans[column]).distinct()
@@ -261,6 +289,15 @@ def _sentinels_of(column: str, issues: list[IssueModel]) -> list[Any]:
     return []
 
 
+def _reference(details: dict) -> tuple[str, str]:
+    """The table and column an orphan issue points at: named apart, since either may hold a dot
+    (issues stored before they were only have "table.column")."""
+    if "target_table" in details and "target_column" in details:
+        return details["target_table"], details["target_column"]
+    table, _, column = details["references"].partition(".")
+    return table, column
+
+
 def check_args(issue: IssueModel, issues: list[IssueModel]) -> tuple:
     """The arguments of the issue's check, from what the detector saw."""
     d = issue.details or {}
@@ -273,7 +310,13 @@ def check_args(issue: IssueModel, issues: list[IssueModel]) -> tuple:
     if kind == "outliers":
         return (column, float(d["fence_low"]), float(d["fence_high"]), _sentinels_of(column, issues))
     if kind == "inconsistent_categories":
-        return (column, {k: sorted(v) for k, v in d.get("groups", {}).items()})
+        return (column, {k: sorted(v) for k, v in d.get("groups", {}).items()}, d.get("part", "value"))
+    if kind == "duplicate_keys":
+        return (d.get("columns") or column,)
+    if kind == "numeric_as_text":
+        return (column, sorted(d.get("placeholders", {})))
+    if kind == "date_as_text":
+        return (column, d.get("date_format") or "ISO 8601", sorted(d.get("placeholders", {})))
     if kind == "invalid_format":
         return (column, d["pattern"], STRING_SENTINELS)
     if kind == "out_of_range":
@@ -282,8 +325,8 @@ def check_args(issue: IssueModel, issues: list[IssueModel]) -> tuple:
         return (column, sorted(d.get("counts", {})), f"{d['now'][:10]}T00:00:00+00:00",
                 _sentinels_of(column, issues))
     if kind == "orphan_references":
-        other_table, other_column = d["references"].split(".", 1)
-        return (column, other_table, other_column)
+        other_table, other_column = _reference(d)
+        return (column, other_table, other_column, d.get("match", "equal"))
     if kind == "generic":
         return (issue.affectedColumns,)
     return (column,)
@@ -317,7 +360,7 @@ def referenced_tables(issues: list[IssueModel]) -> dict[str, list[str]]:
     refs: dict[str, list[str]] = {}
     for issue in issues:
         if issue.type == "orphan_references" and "references" in (issue.details or {}):
-            other_table, other_column = issue.details["references"].split(".", 1)
+            other_table, other_column = _reference(issue.details)
             refs.setdefault(other_table, [])
             if other_column not in refs[other_table]:
                 refs[other_table].append(other_column)

@@ -306,14 +306,14 @@ class IndexEntry(BaseModel):
     health: float = 0.0
     href: str = ""
     updated: str = ""
-    status: str = "ok"              # "ok" or "failed" (anything else is shown as is)
+    status: str = "ok"              # "ok", "degraded" or "failed" (anything else is shown as is)
     error: str | None = None
 
 
 def render_index(*, database: str, tables: list[IndexEntry]) -> str:
     """`index.html`: every table with its size, issues, pass rate and health."""
     entries = [t if isinstance(t, IndexEntry) else IndexEntry.model_validate(t) for t in tables]
-    ok = [t for t in entries if t.status == "ok"]
+    ok = [t for t in entries if t.status != "failed"]
     totals = {sev: sum(t.issues_by_severity.get(sev, 0) for t in entries) for sev in SEVERITIES}
     context = {
         "database": database,
@@ -322,6 +322,7 @@ def render_index(*, database: str, tables: list[IndexEntry]) -> str:
         "totals": totals,
         "total_rows": sum(t.row_count for t in entries),
         "failed": len(entries) - len(ok),
+        "degraded": sum(1 for t in entries if t.status == "degraded"),
         "mean_health": round(sum(t.health for t in ok) / len(ok), 1) if ok else None,
         "generated_at": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
     }

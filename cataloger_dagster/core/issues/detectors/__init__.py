@@ -1,0 +1,104 @@
+"""Deterministic data-quality detectors: one `IssueModel` per root cause.
+
+Every check is a small query pushed down through ibis, or a reading of a text column's
+value counts on the host (``core/issues/text_values.py``), so that every backend gives
+the same answer.  The profile decides which checks are worth a query at all.  A check
+that fails on one column is recorded as a degradation and skipped: the other columns
+are still checked, and the table's status says the findings are incomplete.
+
+Severity and category (seed 001: quick_fixes can be automated, smart_fixes need business judgement):
+
+  missing_values           seed thresholds (>50% high, 20-50% medium, else low)  quick
+  sentinel_values          the same thresholds: a placeholder is a hidden missing  quick
+  duplicate_rows           high >10% of rows, medium >1%, else low               quick
+  duplicate_keys           high for the table's own id, else medium              smart
+                           (one column, or an entity and a time together)
+  numeric_as_text,         medium: sums, sorts and comparisons go wrong          quick
+  date_as_text             (the placeholders that forced the text type are part of it)
+  outliers                 medium                                                smart
+  inconsistent_categories  medium: group-bys split one value into several        quick
+  invalid_format           medium >=5% of values, else low                       quick
+  constant_column          low: carries no information                           quick
+  out_of_range             high >5% of rows, else medium                         smart
+  orphan_references        high >5% of rows, else medium                         smart
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime, timezone
+from typing import Any, Callable, Mapping, Optional
+
+import ibis
+
+from cataloger_dagster.core.issues.detectors import keys, labels, missing, ranges, references, types
+from cataloger_dagster.core.issues.detectors.context import Context
+from cataloger_dagster.core.models import Degradation, IssueModel, TableProfile
+
+log = logging.getLogger(__name__)
+
+COLUMN_CHECKS: list[tuple[str, Callable[..., Optional[IssueModel]]]] = [
+    ("missing_values", missing.missing_values),
+    ("sentinel_values", missing.sentinel_values),
+    ("duplicate_keys", keys.duplicate_keys),
+    ("stored_as_text", types.stored_as_text),
+    ("outliers", ranges.outliers),
+    ("inconsistent_categories", labels.inconsistent_categories),
+    ("invalid_format", labels.invalid_format),
+    ("constant_column", ranges.constant_column),
+    ("out_of_range", ranges.out_of_range),
+    ("orphan_references", references.orphan_references),
+]
+TABLE_CHECKS: list[tuple[str, Callable[[Context], Optional[IssueModel]]]] = [
+    ("duplicate_rows", keys.duplicate_rows),
+    ("composite_key", keys.composite_key),
+]
+
+
+def detect_issues(
+    table: ibis.Table,
+    profile: TableProfile,
+    *,
+    catalog: Mapping[str, ibis.Table] | None = None,
+    profiles: Mapping[str, TableProfile] | None = None,
+    now: datetime | None = None,
+    degradations: list[Degradation] | None = None,
+) -> list[IssueModel]:
+    """Run every detector on `table`.  `catalog` holds the database's other tables by name,
+    `profiles` their latest stored profiles (optional: they spare the reference search a query
+    per table).  A detector that fails is appended to `degradations` (when given) and logged."""
+    now = now or datetime.now(timezone.utc)
+    if now.tzinfo is None:
+        now = now.replace(tzinfo=timezone.utc)
+    ctx = Context(table, profile, catalog or {}, now, profiles or {})
+    failed = degradations if degradations is not None else []
+    issues: list[IssueModel] = []
+    if profile.row_count == 0:
+        return issues
+    for type_, check in TABLE_CHECKS:
+        _run(issues, failed, ctx, type_, None, lambda check=check: check(ctx))
+    schema = table.schema()
+    for col in profile.columns:
+        if col.name not in schema:
+            log.warning("table %s: profiled column %r is not in the table; skipped", ctx.name, col.name)
+            continue
+        dtype = schema[col.name]
+        for type_, check in COLUMN_CHECKS:
+            _run(issues, failed, ctx, type_, col.name, lambda check=check: check(ctx, col, dtype))
+    return issues
+
+
+def _run(issues: list[IssueModel], failed: list[Degradation], ctx: Context, type_: str,
+         column: Optional[str], fn: Callable[[], Any]) -> None:
+    try:
+        found = fn()
+    except Exception as exc:  # one bad column or backend quirk must not stop the rest
+        where = f"{ctx.name}.{column}" if column else ctx.name
+        first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+        log.warning("detector %s skipped on %s: %s: %s", type_, where, type(exc).__name__, first_line)
+        failed.append(Degradation(stage="detectors", column=column,
+                                  reason=f"the {type_.replace('_', ' ')} check could not run "
+                                         f"({type(exc).__name__} from the database)"))
+        return
+    if found is not None:
+        issues.append(found)

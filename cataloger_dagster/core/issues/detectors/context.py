@@ -1,0 +1,99 @@
+"""What every detector shares: the table, its profile, the other tables, and how an issue is written."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Mapping, Optional
+
+import ibis
+import ibis.expr.datatypes as dt
+
+from cataloger_dagster.core import text
+from cataloger_dagster.core.issues import text_values
+from cataloger_dagster.core.models import ColumnProfile, IssueModel, TableProfile
+from cataloger_dagster.core.values import finite_float
+
+NUMERIC_SENTINELS = (-999, -9999, -99999, -999999, 9999, 99999, 999999, 9999999)
+
+
+@dataclass
+class Context:
+    table: ibis.Table
+    profile: TableProfile
+    catalog: Mapping[str, ibis.Table]
+    now: datetime
+    # the latest stored profiles of the other tables, by name (cheap facts for the reference search)
+    profiles: Mapping[str, TableProfile] = field(default_factory=dict)
+    cache: dict[tuple[str, str], Any] = field(default_factory=dict)
+
+    @property
+    def name(self) -> str:
+        return self.profile.table
+
+    @property
+    def rows(self) -> int:
+        return self.profile.row_count
+
+    def values(self, cp: ColumnProfile) -> Optional[dict[str, int]]:
+        """The text column's distinct values with their rows (None for free text with too many)."""
+        key = ("values", cp.name)
+        if key not in self.cache:
+            too_many = cp.distinct is not None and not cp.distinct_approximate and cp.distinct > text_values.MAX_DISTINCT
+            self.cache[key] = None if too_many else text_values.value_counts(self.table, cp.name)
+        return self.cache[key]
+
+    def reading(self, cp: ColumnProfile) -> Optional[text_values.TextReading]:
+        key = ("reading", cp.name)
+        if key not in self.cache:
+            values = self.values(cp)
+            self.cache[key] = None if values is None else text_values.read_text(values, cp.name)
+        return self.cache[key]
+
+
+def issue(ctx: Context, type_: str, column: Optional[str], *, columns: Optional[list[str]] = None,
+          **fields: Any) -> IssueModel:
+    ident = f"{ctx.name}_{type_}" + (f"_{column}" if column else "")
+    affected = columns or ([column] if column else list(ctx.table.columns))
+    return IssueModel(id=ident, type=type_, affectedColumns=affected, **fields)
+
+
+def pct(part: float, whole: float) -> str:
+    """A share as a person would write it: never "100.00%" unless it is all, never "0.00%" unless none."""
+    if not whole:
+        return "0%"
+    share = 100.0 * part / whole
+    if part == whole:
+        return "100%"
+    if part == 0:
+        return "0%"
+    shown = f"{share:.2f}"
+    if shown == "100.00":
+        return ">99.99%"
+    if shown == "0.00":
+        return "<0.01%"
+    return f"{shown}%"
+
+
+def one(table: ibis.Table, **aggs: Any) -> dict[str, Any]:
+    return table.aggregate(**aggs).to_pyarrow().to_pylist()[0]
+
+
+def is_identifier(name: str) -> bool:
+    lname = name.lower()
+    return bool(re.search(r"(?:^|_| )(?:id|key|uuid|code|sku|no|num|number)$", lname)
+                or re.search(r"[a-z]Id$", name))
+
+
+def numeric_sentinels(cp: ColumnProfile) -> list[float]:
+    return [s for s in NUMERIC_SENTINELS if s in (finite_float(cp.min), finite_float(cp.max))]
+
+
+def is_measure(cp: ColumnProfile, dtype: dt.DataType) -> bool:
+    """A number column that measures something (not a flag, not an identifier)."""
+    return dtype.is_numeric() and not dtype.is_boolean() and not is_identifier(cp.name)
+
+
+def name_words(name: str) -> set[str]:
+    return set(text.words(name))

@@ -1,0 +1,142 @@
+"""Repeated rows and keys: exact duplicate rows, a unique column that repeats, and a key of
+several columns (a station and an hour) that is unique but for a few rows."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import ibis
+import ibis.expr.datatypes as dt
+
+from cataloger_dagster.core import text
+from cataloger_dagster.core.issues.detectors.context import Context, is_identifier, issue, name_words, one, pct
+from cataloger_dagster.core.models import ColumnProfile, IssueModel
+
+KEY_NAMES = {"email", "sku", "username", "uuid", "code", "key"}
+COMPOSITE_MAX_SHARE = 0.002   # a composite key repeats on at most this share of rows...
+COMPOSITE_MAX_ROWS = 50       # ...and this many rows; more means the columns are no key at all
+ENTITY_MAX_DISTINCT = 1000
+TIME_MIN_SHARE = 0.05         # the time part of a key tells most rows apart
+
+
+def _comparable(schema) -> list[str]:
+    # nested / binary / JSON values cannot be compared by every backend
+    return [n for n, d in schema.items() if not (d.is_nested() or d.is_binary() or d.is_json())]
+
+
+def _exact_duplicates(ctx: Context) -> Optional[int]:
+    if ("exact", "") not in ctx.cache:
+        comparable = _comparable(ctx.table.schema())
+        ctx.cache[("exact", "")] = (
+            ctx.rows - int(ctx.table.select(*comparable).distinct().count().execute()) if comparable else None)
+    return ctx.cache[("exact", "")]
+
+
+def duplicate_rows(ctx: Context) -> Optional[IssueModel]:
+    dups = _exact_duplicates(ctx)
+    if not dups or dups <= 0:
+        return None
+    comparable = _comparable(ctx.table.schema())
+    frac = dups / ctx.rows
+    severity = "high" if frac > 0.1 else "medium" if frac > 0.01 else "low"
+    return issue(
+        ctx, "duplicate_rows", None, severity=severity, category="quick_fixes", affectedRows=dups,
+        description=f"{dups:,} {'row' if dups == 1 else 'rows'} ({pct(dups, ctx.rows)}) of {ctx.name} "
+                    f"{'repeats' if dups == 1 else 'repeat'} another row exactly.",
+        suggestedAction="Keep one copy of each row (SELECT DISTINCT) and find which load step inserts rows twice.",
+        details={"rows": ctx.rows, "distinct_rows": ctx.rows - dups, "duplicate_rows": dups,
+                 "fraction": frac, "compared_columns": comparable},
+    )
+
+
+def _candidate_key(cp: ColumnProfile, dtype: dt.DataType) -> bool:
+    if not (dtype.is_integer() or dtype.is_string() or dtype.is_uuid()) or not cp.count:
+        return False
+    named = is_identifier(cp.name) or bool(name_words(cp.name) & KEY_NAMES) or cp.semantic_type in ("email", "uuid")
+    return named and (cp.distinct or 0) >= 0.9 * cp.count
+
+
+def duplicate_keys(ctx: Context, cp: ColumnProfile, dtype: dt.DataType) -> Optional[IssueModel]:
+    if not _candidate_key(cp, dtype):
+        return None
+    f = ctx.table.filter(ctx.table[cp.name].notnull())
+    groups = f.group_by(key=f[cp.name]).aggregate(n=f.count()).filter(lambda g: g.n > 1)
+    stats = one(groups, keys=groups.count(), rows=groups.n.sum())
+    keys, rows = int(stats["keys"] or 0), int(stats["rows"] or 0)
+    if keys == 0:
+        return None
+    examples = [r["key"] for r in groups.order_by([ibis.desc("n"), "key"]).limit(5).to_pyarrow().to_pylist()]
+    own = cp.name.lower() in ("id", f"{text.singular(ctx.name).lower()}_id")
+    return issue(
+        ctx, "duplicate_keys", cp.name, severity="high" if own else "medium", category="smart_fixes",
+        affectedRows=rows,
+        description=f"{cp.name} looks like a unique key but {keys:,} {'value repeats' if keys == 1 else 'values repeat'}, "
+                    f"on {rows:,} rows ({pct(rows, ctx.rows)}).",
+        suggestedAction=f"Decide which record wins for each repeated {cp.name} (latest, most complete), "
+                        f"merge or delete the others, then add a UNIQUE constraint on {cp.name}.",
+        details={"duplicated_values": keys, "rows": rows, "examples": [str(e) for e in examples]},
+    )
+
+
+DATE_PARTS = ("year", "month", "day", "hour", "minute")
+
+
+def _key_parts(ctx: Context) -> tuple[list[str], list[list[str]]]:
+    """(entity columns, times) that could together identify a row; a time is one column, or
+    the year, month, day and hour columns a local time is often split into."""
+    schema = ctx.table.schema()
+    entities: list[str] = []
+    times: list[list[str]] = []
+    parts = {cp.name.lower(): cp.name for cp in ctx.profile.columns
+             if cp.name.lower() in DATE_PARTS and cp.name in schema and schema[cp.name].is_integer()}
+    if len(parts) >= 3 and "year" in parts:
+        times.append([parts[p] for p in DATE_PARTS if p in parts])
+    for cp in ctx.profile.columns:
+        dtype = schema.get(cp.name) if cp.name in schema else None
+        if dtype is None or not cp.count or cp.nulls > 0.01 * ctx.rows:
+            continue
+        reading = ctx.reading(cp) if dtype.is_string() else None
+        is_time = dtype.is_timestamp() or dtype.is_date() or (reading is not None and reading.kind == "date")
+        if is_time and (cp.distinct or 0) >= TIME_MIN_SHARE * ctx.rows:
+            times.append([cp.name])
+        elif cp.name in parts.values():
+            continue
+        elif (dtype.is_string() or dtype.is_integer()) and 1 < (cp.distinct or 0) <= ENTITY_MAX_DISTINCT:
+            entities.append(cp.name)
+    return entities, times
+
+
+def composite_key(ctx: Context) -> Optional[IssueModel]:
+    """An entity and a time (a station and an hour) that identify every row but a few."""
+    if ctx.rows < 100 or any((cp.distinct or 0) >= ctx.rows and not cp.nulls for cp in ctx.profile.columns):
+        return None   # a one-column key exists: duplicate_keys covers it
+    entities, times = _key_parts(ctx)
+    exact = _exact_duplicates(ctx) or 0
+    limit = min(COMPOSITE_MAX_ROWS, COMPOSITE_MAX_SHARE * ctx.rows)
+    best: Optional[tuple[int, list[str]]] = None
+    for time in times:
+        for entity in [None, *entities]:
+            columns = time if entity is None else [entity, *time]
+            extra = ctx.rows - int(ctx.table.select(*columns).distinct().count().execute())
+            if 0 < extra - exact <= limit and (best is None or extra < best[0]):
+                best = (extra, columns)
+            if extra == 0:
+                break   # this time with fewer columns is a key: adding entities changes nothing
+    if best is None:
+        return None
+    extra, columns = best
+    t = ctx.table
+    groups = t.group_by(columns).aggregate(n=t.count()).filter(lambda g: g.n > 1)
+    examples = groups.order_by([ibis.desc("n"), *columns]).limit(5).to_pyarrow().to_pylist()
+    rows = int(one(groups, rows=groups.n.sum())["rows"] or 0)
+    joined = ", ".join(columns)
+    return issue(
+        ctx, "duplicate_keys", joined, columns=columns, severity="medium", category="smart_fixes",
+        affectedRows=rows,
+        description=f"({joined}) identifies every row of {ctx.name} but {extra:,}: {rows:,} rows share "
+                    f"their ({joined}) with another row that differs elsewhere.",
+        suggestedAction=f"Find why ({joined}) repeats (a clock change, a reload), keep one row per "
+                        f"({joined}) and add a UNIQUE constraint on it.",
+        details={"columns": columns, "extra_rows": extra, "rows": rows,
+                 "examples": [{k: str(v) for k, v in e.items()} for e in examples]},
+    )

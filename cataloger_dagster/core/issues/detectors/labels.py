@@ -1,0 +1,117 @@
+"""Labels and formats: one category written several ways, and values that break a known format."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import ibis.expr.datatypes as dt
+
+from cataloger_dagster.core import text
+from cataloger_dagster.core.issues import categories
+from cataloger_dagster.core.issues.detectors.context import Context, issue, one, pct
+from cataloger_dagster.core.issues.text_values import is_placeholder
+from cataloger_dagster.core.models import ColumnProfile, IssueModel
+
+CATEGORY_MAX_DISTINCT = 200
+FORMATS = {
+    "email": r"^[^@\s]+@[^@\s]+\.[A-Za-z]{2,}$",
+    "url": r"^https?://[^\s/$.?#][^\s]*$",
+    "uuid": r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$",
+    "phone": r"^\+?[0-9][0-9 ().\-]{5,18}[0-9]$",
+}
+FORMAT_SHARE = 0.8       # share that must match a format before the rest count as invalid
+
+
+def _labels(ctx: Context, cp: ColumnProfile) -> Optional[dict[str, int]]:
+    reading = ctx.reading(cp)
+    if reading is None or reading.kind:
+        return None   # free text, or numbers / dates: never category variants
+    values = ctx.values(cp) or {}
+    return {v: n for v, n in values.items() if v.strip() and not is_placeholder(v, cp.name)}
+
+
+def inconsistent_categories(ctx: Context, cp: ColumnProfile, dtype: dt.DataType) -> Optional[IssueModel]:
+    if not dtype.is_string() or cp.count < 20:
+        return None
+    labels = _labels(ctx, cp)
+    if not labels:
+        return None
+    is_category = len(labels) <= CATEGORY_MAX_DISTINCT and len(labels) <= 0.5 * cp.count
+    variants = categories.group_variants(labels) if is_category else categories.Variants()
+    if not variants:
+        variants = categories.first_word_variants(labels)
+    cased = categories.case_inside_labels(labels) if is_category and len(labels) <= 100 else {}
+    if not variants and not cased:
+        return None
+    facts, rows = [], 0
+    if variants:
+        rows = variants.rows
+        groups = "; ".join(" / ".join(repr(v) for v in g) for g in variants.groups.values())
+        where = "" if variants.part == "value" else f" in its {variants.part}"
+        n = len(variants.groups)
+        facts.append(f"{cp.name} writes {n} {'value' if n == 1 else 'values'} in several ways{where} ({groups}); "
+                     f"{rows:,} {'row uses' if rows == 1 else 'rows use'} a rarer spelling")
+    if cased:
+        shown = "; ".join(" / ".join(repr(f) for f in spellings) for spellings in cased.values())
+        minority = {label for spellings in cased.values()
+                    for label in min(spellings.values(), key=lambda ls: sum(labels[x] for x in ls))}
+        cased_rows = sum(labels[x] for x in minority)
+        rows = max(rows, cased_rows)
+        facts.append(f"{cp.name} capitalises the same word differently inside its labels ({shown}), "
+                     f"on {cased_rows:,} rows")
+    canon = list(variants.groups) if variants else []
+    return issue(
+        ctx, "inconsistent_categories", cp.name, severity="medium", category="quick_fixes",
+        affectedRows=rows,
+        description="; ".join(facts) + ".",
+        suggestedAction=(f"Map each spelling of {cp.name} to one canonical value"
+                         + (f" ({', '.join(repr(k) for k in canon[:5])})" if canon else "")
+                         + " and validate new values against a reference list."),
+        details={"groups": variants.groups, "rules": variants.why, "part": variants.part,
+                 "case_variants": cased, "rows": rows},
+    )
+
+
+def _format_of(cp: ColumnProfile) -> Optional[str]:
+    if cp.semantic_type in FORMATS:
+        return cp.semantic_type
+    hinted = [f for f in FORMATS if f in text.words(cp.name)]
+    return hinted[0] if hinted else None
+
+
+def invalid_format(ctx: Context, cp: ColumnProfile, dtype: dt.DataType) -> Optional[IssueModel]:
+    if not dtype.is_string() or not cp.count:
+        return None
+    fmt = _format_of(cp)
+    if fmt is None:
+        return None
+    pats = cp.pattern_counts or {}
+    if pats.get(fmt, -1) >= cp.count:
+        return None  # the profile saw every value match: save a scan
+    c = ctx.table[cp.name]
+    u = ctx.table.filter(c.notnull() & (c.strip() != ""))
+    ok = u[cp.name].strip().re_search(FORMATS[fmt])
+    stats = one(u, usable=u.count(), valid=ok.sum())
+    usable, valid = int(stats["usable"]), int(stats["valid"] or 0)
+    bad_values = u.filter(~ok).select(v=u[cp.name]).distinct().order_by("v")
+    bad_list = [r["v"] for r in bad_values.limit(50).to_pyarrow().to_pylist()]
+    placeholders = [v for v in bad_list if is_placeholder(v, cp.name)]
+    examples = [v for v in bad_list if v not in placeholders][:5]
+    bad = usable - valid
+    if placeholders:
+        c2 = u[cp.name]
+        bad -= int(u.filter(c2.isin(placeholders)).count().execute())
+    if not usable or bad <= 0 or valid < FORMAT_SHARE * usable:
+        return None
+    frac = bad / usable
+    return issue(
+        ctx, "invalid_format", cp.name, severity="medium" if frac >= 0.05 else "low",
+        category="quick_fixes", affectedRows=bad,
+        description=f"{bad:,} {'value' if bad == 1 else 'values'} of {cp.name} ({pct(bad, usable)}) "
+                    f"{'is' if bad == 1 else 'are'} not valid {fmt} values, e.g. "
+                    f"{', '.join(repr(e) for e in examples[:3])}.",
+        suggestedAction=f"Validate {cp.name} as {fmt} at entry; correct the malformed values "
+                        "from the source or set them to NULL.",
+        details={"format": fmt, "pattern": FORMATS[fmt], "usable": usable, "invalid": bad,
+                 "fraction": frac, "examples": examples},
+    )

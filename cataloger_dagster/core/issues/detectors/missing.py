@@ -1,0 +1,114 @@
+"""Missing values: NULLs, blanks and NaN, and the placeholders that hide them ('NA', 'Unknown', -999, a $0 gross)."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import ibis
+import ibis.expr.datatypes as dt
+
+from cataloger_dagster.core.issues import text_values
+from cataloger_dagster.core.issues.detectors.context import (
+    Context, is_measure, issue, numeric_sentinels, one, pct,
+)
+from cataloger_dagster.core.models import ColumnProfile, IssueModel, missing_severity
+
+ZERO_MIN_ROWS = 3
+ZERO_MAX_SHARE = 0.5       # zero on most rows is the usual value ("no cost"), not a placeholder
+ZERO_ISOLATION_STEPS = 100  # no value between zero and this many steps of the column's resolution
+ZERO_NEAR_SHARE = 0.01
+
+
+def missing_values(ctx: Context, cp: ColumnProfile, dtype: dt.DataType) -> Optional[IssueModel]:
+    blanks = 0
+    if dtype.is_string():
+        values = ctx.values(cp)
+        if values is not None:
+            blanks = sum(n for v, n in values.items() if not v.strip())
+        elif cp.pattern_counts is not None and "blank" in cp.pattern_counts:
+            blanks = int(cp.pattern_counts["blank"])
+        else:
+            c = ctx.table[cp.name]
+            blanks = int(ctx.table.filter(c.notnull() & (c.strip() == "")).count().execute())
+    nans = cp.nan_count or 0
+    missing = cp.nulls + blanks + nans
+    if missing == 0:
+        return None
+    frac = missing / ctx.rows
+    parts = [f"{cp.nulls:,} NULL"] + ([f"{blanks:,} blank"] if blanks else []) + ([f"{nans:,} NaN"] if nans else [])
+    return issue(
+        ctx, "missing_values", cp.name, severity=missing_severity(frac), category="quick_fixes",
+        affectedRows=missing,
+        description=f"{cp.name} is missing in {missing:,} of {ctx.rows:,} rows ({pct(missing, ctx.rows)}: "
+                    f"{', '.join(parts)}).",
+        suggestedAction=(f"Find out why {cp.name} is missing so often before relying on it." if frac > 0.5 else
+                         f"Fill {cp.name} from its source where it is known, and store blanks as NULL."),
+        details={"nulls": cp.nulls, "blanks": blanks, "nan": nans, "missing": missing, "fraction": frac},
+    )
+
+
+def _text_placeholders(ctx: Context, cp: ColumnProfile) -> dict[str, int]:
+    reading = ctx.reading(cp)
+    if reading is not None:
+        # among numbers or dates the placeholders belong to the "stored as text" issue
+        return {} if reading.kind else dict(reading.placeholders)
+    present = ctx.table.filter(ctx.table[cp.name].notnull())
+    found = (present.group_by(value=present[cp.name]).aggregate(n=present.count())
+             .order_by([ibis.desc("n"), "value"]).limit(1000))
+    return {str(r["value"]): int(r["n"]) for r in found.to_pyarrow().to_pylist()
+            if text_values.is_placeholder(str(r["value"]), cp.name)}
+
+
+def _zero_placeholder(ctx: Context, cp: ColumnProfile, dtype: dt.DataType) -> int:
+    """Rows where 0 stands for "unknown": a non-negative measure whose other values never come
+    near zero (a film's gross of 0 among grosses in the thousands), as opposed to a count or a
+    rainfall where zero sits next to the smallest values."""
+    if not is_measure(cp, dtype) or (cp.distinct or 0) < 20:
+        return 0
+    c = ctx.table[cp.name]
+    smallest = (ctx.table.filter(c > 0).select(v=c).distinct().order_by("v").limit(2000)
+                .to_pyarrow().column("v").to_pylist())
+    if len(smallest) < 20:
+        return 0
+    step = min(float(b) - float(a) for a, b in zip(smallest, smallest[1:]))
+    stats = one(ctx.table, zeros=(c == 0).sum(), negative=(c < 0).sum(), positive=(c > 0).sum(),
+                near=((c > 0) & (c < ZERO_ISOLATION_STEPS * step)).sum())
+    zeros, positive = int(stats["zeros"] or 0), int(stats["positive"] or 0)
+    if int(stats["negative"] or 0) or zeros < ZERO_MIN_ROWS or zeros > ZERO_MAX_SHARE * cp.count:
+        return 0
+    return zeros if int(stats["near"] or 0) <= ZERO_NEAR_SHARE * positive else 0
+
+
+def sentinel_values(ctx: Context, cp: ColumnProfile, dtype: dt.DataType) -> Optional[IssueModel]:
+    if dtype.is_string():
+        counts = _text_placeholders(ctx, cp)
+    elif is_measure(cp, dtype):
+        counts = {}
+        values = numeric_sentinels(cp)
+        if values:
+            c = ctx.table[cp.name]
+            hits = ctx.table.filter(c.isin(values))
+            found = hits.group_by(value=hits[cp.name]).aggregate(n=hits.count()).order_by("value")
+            counts = {f"{r['value']:g}": int(r["n"]) for r in found.to_pyarrow().to_pylist()}
+        zeros = _zero_placeholder(ctx, cp, dtype)
+        if zeros:
+            counts["0"] = zeros
+    else:
+        return None
+    counts = dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:10])
+    total = sum(counts.values())
+    if total == 0:
+        return None
+    frac = total / ctx.rows
+    shown = ", ".join(f"{v!r} ({n:,})" for v, n in counts.items())
+    zero = "0" in counts and not dtype.is_string()
+    return issue(
+        ctx, "sentinel_values", cp.name, severity=missing_severity(frac), category="quick_fixes",
+        affectedRows=total,
+        description=f"{cp.name} stands in for unknown values with placeholders on {total:,} rows "
+                    f"({pct(total, ctx.rows)}): {shown}."
+                    + (" Its other values never come near zero, so a 0 here means unknown." if zero else ""),
+        suggestedAction=f"Store {', '.join(repr(v) for v in counts)} in {cp.name} as NULL, so that counts "
+                        "and averages treat them as unknown.",
+        details={"values": counts, "rows": total, "fraction": frac},
+    )

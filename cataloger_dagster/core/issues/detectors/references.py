@@ -1,0 +1,193 @@
+"""References found from values, not names: a column whose values are (nearly all) the keys of
+another table's unique column is a reference, and its values with no match are orphans.
+
+Any column names, and compatible types: text codes ('01001') against integer keys (1001)
+match on their digits.  Candidates are pruned with the profiles (types, distinct counts,
+ranges); each survivor is verified exactly in the database.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Optional
+
+import ibis
+import ibis.expr.datatypes as dt
+
+from cataloger_dagster.core import text
+from cataloger_dagster.core.issues.detectors.context import Context, is_identifier, issue, one, pct
+from cataloger_dagster.core.models import ColumnProfile, IssueModel, TableProfile
+
+MIN_DISTINCT = 5          # fewer distinct values match some key by chance
+MIN_INCLUSION = 0.8       # share of the distinct values found among the keys
+CROSS_TYPE_MAX_KEYS = 500_000   # keys pulled to the host to match text codes against numbers
+
+
+@dataclass(frozen=True)
+class Key:
+    table: str
+    column: str
+    dtype: dt.DataType
+    distinct: int
+    low: Any
+    high: Any
+
+
+def _keys_of(ctx: Context, name: str) -> list[Key]:
+    """The unique, non-empty integer or text columns of another table (from its stored profile
+    when there is one, else one aggregate query)."""
+    cache_key = ("keys", name)
+    if cache_key in ctx.cache:
+        return ctx.cache[cache_key]
+    other = ctx.catalog[name]
+    schema = other.schema()
+    usable = [c for c, d in schema.items() if d.is_integer() or d.is_string()]
+    keys: list[Key] = []
+    profile: Optional[TableProfile] = ctx.profiles.get(name)
+    if profile is not None:
+        for cp in profile.columns:
+            if cp.name in usable and cp.count and not cp.distinct_approximate and cp.distinct == cp.count \
+                    and not cp.nulls and (cp.distinct or 0) >= MIN_DISTINCT:
+                keys.append(Key(name, cp.name, schema[cp.name], cp.distinct, cp.min, cp.max))
+    elif usable:
+        aggs = {"rows": other.count()}
+        for i, c in enumerate(usable):
+            aggs[f"d{i}"] = other[c].nunique()
+            aggs[f"n{i}"] = other[c].count()
+            aggs[f"lo{i}"] = other[c].min()
+            aggs[f"hi{i}"] = other[c].max()
+        stats = one(other, **aggs)
+        for i, c in enumerate(usable):
+            d, n = int(stats[f"d{i}"] or 0), int(stats[f"n{i}"] or 0)
+            if n and d == n == int(stats["rows"]) and d >= MIN_DISTINCT:
+                keys.append(Key(name, c, schema[c], d, stats[f"lo{i}"], stats[f"hi{i}"]))
+    ctx.cache[cache_key] = keys
+    return keys
+
+
+def _digits(value: Any) -> Optional[str]:
+    """A code or number as its digits without leading zeros ('01001' and 1001 -> '1001')."""
+    s = str(value).strip()
+    if s.isdigit():
+        return s.lstrip("0") or "0"
+    return None
+
+
+def _own_key(ctx: Context, cp: ColumnProfile) -> bool:
+    lname = cp.name.lower()
+    unique = cp.distinct is not None and cp.distinct == cp.count and not cp.nulls
+    return unique and (lname == "id" or lname == f"{text.singular(ctx.name).lower()}_id")
+
+
+GENERIC_WORDS = {"id", "key", "code", "no", "num", "number", "nr", "ref", "fk", "pk"}
+
+
+def _related(cp: ColumnProfile, key: Key) -> bool:
+    """The names share a word beyond 'id': customer_id and customers.customer_id (or customers.id)."""
+    mine = set(text.words(cp.name)) - GENERIC_WORDS
+    theirs = (set(text.words(key.column)) | set(text.words(text.singular(key.table)))) - GENERIC_WORDS
+    return bool(mine & theirs)
+
+
+def _dense(key: Key) -> bool:
+    """A surrogate key 0..N or 1..N: any small integer column falls inside it by chance."""
+    try:
+        return key.dtype.is_integer() and int(key.high) - int(key.low) + 1 == key.distinct
+    except (TypeError, ValueError):
+        return False
+
+
+def _ranges_overlap(cp: ColumnProfile, key: Key) -> bool:
+    try:
+        return not (cp.max < key.low or cp.min > key.high)
+    except TypeError:
+        return True
+
+
+def _candidates(ctx: Context, cp: ColumnProfile, dtype: dt.DataType) -> list[tuple[Key, bool]]:
+    """(key, cross_type) pairs worth verifying for column ``cp``."""
+    if not (dtype.is_integer() or dtype.is_string()) or (cp.distinct or 0) < MIN_DISTINCT or _own_key(ctx, cp):
+        return []
+    if dtype.is_integer() and not is_identifier(cp.name):
+        return []   # an integer measure (an hour, a count) matches some id range by chance
+    digit_codes = False
+    if dtype.is_string():
+        reading = ctx.reading(cp)
+        codes = [] if reading is None else [*reading.parsed_counts, *reading.unparsed]
+        digit_codes = bool(codes) and all(_digits(v) is not None for v in codes)
+    found = []
+    for name in sorted(ctx.catalog):
+        if name == ctx.name:
+            continue
+        for key in _keys_of(ctx, name):
+            if key.distinct < 0.5 * (cp.distinct or 0):
+                continue   # too few keys to hold most of this column's values
+            if key.dtype.is_string() == dtype.is_string():
+                if _ranges_overlap(cp, key) and (_related(cp, key) or not _dense(key)):
+                    found.append((key, False))
+            elif dtype.is_string() and digit_codes and key.dtype.is_integer() and key.distinct <= CROSS_TYPE_MAX_KEYS:
+                found.append((key, True))
+    # a key whose names match is tried first: its verdict (clean or orphans) stands
+    return sorted(found, key=lambda kc: not _related(cp, kc[0]))
+
+
+def _verify_same_type(ctx: Context, cp: ColumnProfile, key: Key) -> tuple[int, int, int, list[str]]:
+    """(distinct values, distinct missing, rows missing, examples) by an anti-join in the database."""
+    t, c = ctx.table, ctx.table[cp.name]
+    target = ctx.catalog[key.table]
+    values = t.filter(c.notnull()).select(v=c).distinct()
+    keys = target.select(k=target[key.column]).distinct()
+    missing = values.anti_join(keys, values.v == keys.k)
+    stats = one(values, n=values.count())
+    n_missing = int(missing.count().execute())
+    if n_missing == 0:
+        return int(stats["n"]), 0, 0, []
+    rows = int(t.filter(c.notnull()).anti_join(keys, c == keys.k).count().execute())
+    examples = [str(r["v"]) for r in missing.order_by("v").limit(5).to_pyarrow().to_pylist()]
+    return int(stats["n"]), n_missing, rows, examples
+
+
+def _verify_digits(ctx: Context, cp: ColumnProfile, key: Key) -> tuple[int, int, int, list[str]]:
+    """The same, for text codes against integer keys, matched on their digits on the host."""
+    target = ctx.catalog[key.table]
+    keys = {_digits(v) for v in target.select(k=target[key.column]).distinct().to_pyarrow().column("k").to_pylist()}
+    values = ctx.values(cp) or {}
+    missing = {v: n for v, n in values.items() if v.strip() and _digits(v) not in keys}
+    distinct = sum(1 for v in values if v.strip())
+    return distinct, len(missing), sum(missing.values()), sorted(missing)[:5]
+
+
+def orphan_references(ctx: Context, cp: ColumnProfile, dtype: dt.DataType) -> Optional[IssueModel]:
+    if not cp.count:
+        return None
+    best = None
+    for key, cross in _candidates(ctx, cp, dtype):
+        n_values, n_missing, rows, examples = (_verify_digits if cross else _verify_same_type)(ctx, cp, key)
+        if n_values < MIN_DISTINCT or (n_values - n_missing) < MIN_INCLUSION * n_values:
+            continue   # too little overlap: not a reference
+        if n_missing == 0:
+            return None   # a clean reference
+        if best is None or n_missing < best[2]:
+            best = (key, cross, n_missing, n_values, rows, examples)
+        if _related(cp, key):
+            break   # the key its name points to decides
+    if best is None:
+        return None
+    key, cross, n_missing, n_values, rows, examples = best
+    frac = rows / ctx.rows
+    target = f"{key.table}.{key.column}"
+    return issue(
+        ctx, "orphan_references", cp.name, severity="high" if frac > 0.05 else "medium",
+        category="smart_fixes", affectedRows=rows,
+        description=f"{rows:,} {'row' if rows == 1 else 'rows'} ({pct(rows, ctx.rows)}) of {ctx.name} "
+                    f"{'has' if rows == 1 else 'have'} a {cp.name} with no match in {target}, which holds "
+                    f"{pct(n_values - n_missing, n_values)} of its values "
+                    f"({n_missing:,} distinct {'value' if n_missing == 1 else 'values'} missing"
+                    + (", matched on their digits: text codes against numbers" if cross else "") + ").",
+        suggestedAction=f"Restore the missing {key.table} rows or correct {cp.name} on those rows; then "
+                        f"enforce a foreign key from {cp.name} to {target}"
+                        + (" after giving both the same type." if cross else "."),
+        details={"references": target, "target_table": key.table, "target_column": key.column,
+                 "match": "digits" if cross else "equal", "rows": rows, "fraction": frac,
+                 "distinct_values": n_values, "missing_values": n_missing, "examples": examples},
+    )
