@@ -17,7 +17,7 @@ import pytest
 from cataloger_dagster.demo import create_demo_database, load_answer_key
 from cataloger_dagster.core.issues.detectors import detect_issues
 from cataloger_dagster.core.profile.fingerprint import compute_fingerprint
-from cataloger_dagster.core.models import ISSUE_TYPES, IssueModel
+from cataloger_dagster.core.models import ISSUE_TYPES, Degradation, IssueModel
 from cataloger_dagster.core.profile.profiling import compute_profile
 
 
@@ -150,7 +150,7 @@ def db(tmp_path):
     con.close()
 
 
-def _issues(path, con, name, *, catalog=False, now=None) -> dict[str, IssueModel]:
+def _issues(path, con, name, *, catalog=False, now=None, degradations=None) -> dict[str, IssueModel]:
     con.execute("CHECKPOINT")
     icon = ibis.duckdb.connect(str(path), read_only=False)
     try:
@@ -158,7 +158,7 @@ def _issues(path, con, name, *, catalog=False, now=None) -> dict[str, IssueModel
         cat = {n: icon.table(n) for n in icon.list_tables()} if catalog else None
         profile = compute_profile(table, database="t", table_name=name,
                                   fingerprint=compute_fingerprint(table))
-        return {i.id: i for i in detect_issues(table, profile, catalog=cat, now=now)}
+        return {i.id: i for i in detect_issues(table, profile, catalog=cat, now=now, degradations=degradations)}
     finally:
         icon.disconnect()
 
@@ -347,6 +347,30 @@ def test_a_broken_column_does_not_stop_the_others(db, caplog):
         found = _issues(path, con, "v")
     assert "v_missing_values_amount" in found and "v_constant_column_flag" in found
     assert re.search(r"out_of_range skipped on v\.quantity", caplog.text)
+
+
+def test_a_failing_check_is_recorded_as_a_degradation(db):
+    path, con = db
+    con.execute("""CREATE TABLE base AS SELECT i AS id,
+        CASE WHEN i % 4 = 0 THEN NULL ELSE i END AS amount,
+        CASE WHEN i = 40 THEN 'secret-oops-value' ELSE CAST(i AS VARCHAR) END AS txt,
+        'same' AS flag FROM range(60) r(i)""")
+    con.execute("CREATE VIEW v AS SELECT id, amount, CAST(txt AS INTEGER) AS quantity, flag FROM base")
+    degradations: list[Degradation] = []
+    found = _issues(path, con, "v", degradations=degradations)
+    # the other columns are still checked
+    assert "v_missing_values_amount" in found and "v_constant_column_flag" in found
+    assert degradations, "a check that failed on v.quantity left no trace"
+    assert {d.stage for d in degradations} == {"detectors"}
+    by_column = {d.column: d for d in degradations}
+    # the checks of quantity, and the table-wide checks that read every column
+    assert "quantity" in by_column and set(by_column) <= {"quantity", None}
+    assert any(d.column == "quantity" and "out of range" in d.reason for d in degradations)
+    assert all("duplicate rows" in d.reason or "composite key" in d.reason for d in degradations if d.column is None)
+    for d in degradations:
+        # a sentence for people: neither the database's message nor the value that broke it
+        assert "secret-oops-value" not in d.reason and "Could not convert" not in d.reason
+        assert "\n" not in d.reason and "could not run" in d.reason
 
 
 def test_empty_table_has_no_issues(db):

@@ -1,0 +1,106 @@
+"""Repeated rows and keys: exact duplicates, a unique column that repeats, and a key of an entity and a time."""
+
+from __future__ import annotations
+
+import random
+from datetime import datetime, timedelta
+
+from cataloger_dagster.core.issues.detectors.keys import composite_key, duplicate_keys, duplicate_rows
+
+ORIGINS = ("EWR", "JFK", "LGA")
+
+
+def _weather(tables, *, hours: int = 600, exact_copies: int = 0) -> None:
+    """Hourly weather at three airports.  time_hour is UTC; year/month/day/hour are local time, so the
+    hour the clocks go back (2013-11-03 01:00 EDT, then 01:00 EST) repeats once per airport."""
+    rng = random.Random(7)
+    start = datetime(2013, 11, 1, 0)          # UTC
+    switch = datetime(2013, 11, 3, 6)         # 02:00 EDT = 01:00 EST
+    rows = []
+    for origin in ORIGINS:
+        for h in range(hours):
+            utc = start + timedelta(hours=h)
+            local = utc - timedelta(hours=4 if utc < switch else 5)
+            rows.append((origin, local.year, local.month, local.day, local.hour, utc,
+                         rng.randrange(0, 370, 10), round(rng.uniform(20, 70), 1)))
+    rows += rows[:exact_copies]
+    tables.rows("weather", "origin VARCHAR, year INTEGER, month INTEGER, day INTEGER, hour INTEGER, "
+                           "time_hour TIMESTAMP, wind_dir INTEGER, temp DOUBLE", rows)
+
+
+def test_a_local_hour_that_repeats_when_the_clocks_go_back(tables):
+    _weather(tables)
+    found = composite_key(tables.context("weather"))
+    assert found is not None
+    assert found.affectedColumns == ["origin", "year", "month", "day", "hour"]
+    assert found.details["extra_rows"] == 3 and found.affectedRows == 6
+    assert {e["hour"] for e in found.details["examples"]} == {"1"}
+    assert {e["origin"] for e in found.details["examples"]} == set(ORIGINS)
+    assert found.id == "weather_duplicate_keys_origin, year, month, day, hour"
+
+
+def test_exact_copies_are_duplicate_rows_not_a_broken_key(tables):
+    _weather(tables, exact_copies=2)
+    ctx = tables.context("weather")
+    rows = duplicate_rows(ctx)
+    assert rows.affectedRows == 2 and rows.details["distinct_rows"] == 1800
+    # the clock change still shows; the two copies are not counted in it a second time
+    assert composite_key(ctx).details["extra_rows"] == 5
+
+
+def test_a_clean_composite_key_is_no_issue(tables):
+    rows = [(o, utc, round(20 + i * 0.01, 2)) for i, utc in enumerate(
+        datetime(2013, 1, 1) + timedelta(hours=h) for h in range(600)) for o in ORIGINS]
+    tables.rows("clean", "origin VARCHAR, time_hour TIMESTAMP, temp DOUBLE", rows)
+    assert composite_key(tables.context("clean")) is None
+
+
+def test_columns_that_repeat_often_are_no_key(tables):
+    # (station, taken_at) repeats on a fifth of the rows: not "unique but for a few", no key at all
+    rows = [(f"S{s}", datetime(2020, 1, 1) + timedelta(days=d + 1 if d % 5 == 0 else d), 1.0 * d)
+            for s in range(5) for d in range(300)]
+    tables.rows("readings", "station VARCHAR, taken_at TIMESTAMP, value DOUBLE", rows)
+    assert composite_key(tables.context("readings")) is None
+
+
+def test_no_composite_key_search_when_one_column_is_a_key(tables):
+    rows = [(i, o, datetime(2013, 1, 1) + timedelta(hours=i // 3)) for i, o in
+            enumerate(ORIGINS * 200)]
+    rows[5] = (5, rows[4][1], rows[4][2])     # (origin, time) repeats once, but the id is the key
+    tables.rows("obs", "obs_id INTEGER, origin VARCHAR, taken_at TIMESTAMP", rows)
+    assert composite_key(tables.context("obs")) is None
+
+
+def test_a_unique_column_that_repeats(tables):
+    rows = [(f"N{i:04d}", 1990 + i % 30, "BOEING" if i % 2 else "AIRBUS") for i in range(300)]
+    rows += [("N0007", 2001, "EMBRAER"), ("N0007", 2002, "EMBRAER"), ("N0042", 1999, "AIRBUS")]
+    tables.rows("planes", "tailnum_code VARCHAR, year INTEGER, manufacturer VARCHAR", rows)
+    found = duplicate_keys(tables.context("planes"), *_col(tables, "planes", "tailnum_code"))
+    assert found.details["duplicated_values"] == 2 and found.affectedRows == 5
+    assert found.details["examples"] == ["N0007", "N0042"]
+    assert found.severity == "medium"
+
+
+def test_the_tables_own_id_repeating_is_high(tables):
+    tables.sql("CREATE TABLE counties AS SELECT i AS id FROM range(100) r(i) UNION ALL SELECT 3")
+    assert duplicate_keys(tables.context("counties"), *_col(tables, "counties", "id")).severity == "high"
+
+
+def test_codes_that_repeat_by_nature_are_no_key(tables):
+    # most rows share a country code: the column was never unique
+    rows = [(["US", "CA", "FR"][i % 3], i) for i in range(300)]
+    tables.rows("cities", "country_code VARCHAR, population INTEGER", rows)
+    assert duplicate_keys(tables.context("cities"), *_col(tables, "cities", "country_code")) is None
+
+
+def test_duplicate_rows_ignore_nested_columns(tables):
+    tables.sql("CREATE TABLE n AS SELECT i % 50 AS k, [i % 50, 1] AS tags, {'a': i % 50} AS s "
+               "FROM range(60) r(i)")
+    found = duplicate_rows(tables.context("n"))
+    assert found.affectedRows == 10
+    assert found.details["compared_columns"] == ["k"]
+
+
+def _col(tables, table: str, column: str):
+    cp = next(c for c in tables.profile(table).columns if c.name == column)
+    return cp, tables.con.table(table).schema()[column]

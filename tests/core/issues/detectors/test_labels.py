@@ -1,0 +1,129 @@
+"""One category written several ways (never numbers, signs or dates), and values that break a format."""
+
+from __future__ import annotations
+
+import random
+
+from cataloger_dagster.core.issues.detectors.labels import inconsistent_categories, invalid_format
+
+MAKES = {
+    "chevrolet": ["chevelle malibu", "impala", "monte carlo", "nova", "vega 2300", "caprice classic", "camaro",
+                  "citation", "malibu", "concours", "monza 2+2", "chevette", "vega", "bel air"],
+    "ford": ["pinto", "maverick", "torino", "galaxie 500", "mustang", "fiesta", "granada", "fairmont",
+             "ltd", "gran torino", "mustang ii", "futura", "thunderbird", "country squire (sw)"],
+    "toyota": ["corolla", "corona", "celica gt", "carina", "cressida", "starlet", "tercel", "mark ii",
+               "corolla 1200", "corona mark ii", "corolla tercel", "celica gt liftback", "corona hardtop"],
+    "mazda": ["rx-4", "glc deluxe", "rx3", "626", "rx-7 gs", "glc", "glc custom", "rx2 coupe", "glc 4"],
+    "volkswagen": ["rabbit", "dasher", "super beetle", "jetta", "scirocco", "type 3", "model 111", "pickup",
+                   "rabbit custom", "rabbit l"],
+    "honda": ["civic", "accord", "prelude", "civic cvcc", "accord lx", "civic 1300", "civic 1500 gl"],
+    "datsun": ["510", "b210", "710", "200sx", "280-zx", "pl510", "b-210", "f-10 hatchback", "1200", "610"],
+    "plymouth": ["fury iii", "valiant", "duster", "volare", "horizon", "satellite", "arrow gs", "champ",
+                 "reliant", "sapporo", "cricket"],
+    "amc": ["hornet", "gremlin", "matador", "ambassador dpl", "rebel sst", "pacer", "concord", "spirit dl"],
+    "dodge": ["colt", "dart custom", "aspen", "charger 2.2", "omni", "challenger se", "coronet", "rampage"],
+}
+
+
+def _cars(tables, misspelled: list[str]) -> None:
+    names = [f"{make} {model}" for make, models in MAKES.items() for model in models]
+    # most names once, some twice (a model sold over several years), as in the cars dataset
+    rows = [(n,) for n in names] + [(n,) for n in names[::3]] + [(m,) for m in misspelled]
+    tables.rows("cars", "name VARCHAR", rows)
+
+
+def test_misspelled_makes_inside_car_names(tables):
+    _cars(tables, ["chevroelt chevelle malibu", "toyouta corona mark ii", "maxda glc deluxe", "maxda rx3"])
+    found = inconsistent_categories(tables.context("cars"), *_col(tables, "cars", "name"))
+    assert found is not None and found.details["part"] == "first word"
+    groups = found.details["groups"]
+    assert set(groups) == {"chevrolet", "toyota", "mazda"}
+    assert set(groups["chevrolet"]) == {"chevrolet", "chevroelt"}
+    assert set(groups["toyota"]) == {"toyota", "toyouta"}
+    assert groups["mazda"]["maxda"] == 2
+    assert found.affectedRows == 4
+    assert "in its first word" in found.description
+
+
+def test_correct_car_names_are_clean(tables):
+    _cars(tables, [])
+    assert inconsistent_categories(tables.context("cars"), *_col(tables, "cars", "name")) is None
+
+
+def test_company_suffix_variants_but_not_a_studio_and_its_division(tables):
+    makers = ["BOEING"] * 90 + ["AIRBUS"] * 50 + ["AIRBUS INDUSTRIE"] * 30 + ["EMBRAER"] * 20 + ["CESSNA"] * 10
+    studios = (["Sony Pictures"] * 50 + ["Sony Pictures Classics"] * 30 + ["Paramount Pictures"] * 60
+               + ["Paramount Vantage"] * 10 + ["Warner Bros."] * 50)
+    tables.rows("strikes", "aircraft_make VARCHAR, distributor VARCHAR", list(zip(makers, studios)))
+    ctx = tables.context("strikes")
+    make = inconsistent_categories(ctx, *_col(tables, "strikes", "aircraft_make"))
+    assert make.details["groups"] == {"AIRBUS": {"AIRBUS": 50, "AIRBUS INDUSTRIE": 30}}
+    assert make.affectedRows == 30
+    assert inconsistent_categories(ctx, *_col(tables, "strikes", "distributor")) is None
+
+
+def test_capitals_inside_species_labels(tables):
+    species = (["Adelie Penguin (Pygoscelis adeliae)"] * 152 + ["Gentoo penguin (Pygoscelis papua)"] * 124
+               + ["Chinstrap penguin (Pygoscelis antarctica)"] * 68)
+    islands = ["Torgersen", "Biscoe", "Dream"] * (len(species) // 3) + ["Dream"] * (len(species) % 3)
+    tables.rows("penguins", "species VARCHAR, island VARCHAR", list(zip(species, islands)))
+    ctx = tables.context("penguins")
+    found = inconsistent_categories(ctx, *_col(tables, "penguins", "species"))
+    assert found is not None
+    assert set(found.details["case_variants"]) == {"penguin"}
+    assert found.affectedRows == 152        # the rarer spelling, 'Penguin'
+    assert found.details["groups"] == {}
+    assert inconsistent_categories(ctx, *_col(tables, "penguins", "island")) is None
+
+
+def test_signed_numbers_in_a_text_column_are_not_categories(tables):
+    # SQLite's .import leaves every column TEXT: temperatures are text there
+    rng = random.Random(1)
+    temps = [f"{rng.choice([-1, 1]) * rng.randint(0, 150) / 10:.1f}" for _ in range(1500)]
+    tables.rows("weather", "temp_min VARCHAR", [(t,) for t in temps])
+    assert "-0.6" in temps and "0.6" in temps
+    assert inconsistent_categories(tables.context("weather"), *_col(tables, "weather", "temp_min")) is None
+
+
+def test_dates_one_keystroke_apart_in_text_are_not_categories(tables):
+    days = [f"2012-{m:02d}-{d:02d}" for m in range(1, 13) for d in range(1, 29)]
+    rows = [(d, f"2001/01/{1 + i % 28:02d} 00:{i % 60:02d}") for i, d in enumerate(days)]
+    tables.rows("weather", "date VARCHAR, observed VARCHAR", rows * 2)
+    ctx = tables.context("weather")
+    assert inconsistent_categories(ctx, *_col(tables, "weather", "date")) is None
+    assert inconsistent_categories(ctx, *_col(tables, "weather", "observed")) is None
+
+
+def test_numbers_mixed_into_labels_are_not_spellings(tables):
+    # mostly labels, with a few numbers one keystroke apart: the numbers are never grouped
+    rows = [(["Sunny", "Rain", "Fog", "Drizzle", "Snow"][i % 5],) for i in range(300)] + \
+           [("-0.6",), ("0.6",), ("0.6",), ("10",), ("100",)]
+    tables.rows("w", "weather VARCHAR", rows)
+    assert inconsistent_categories(tables.context("w"), *_col(tables, "w", "weather")) is None
+
+
+def test_placeholders_are_not_variants(tables):
+    rows = [(["R", "PG", "PG-13", "G", "Not Rated", "Unrated", "NC-17"][i % 7],) for i in range(350)]
+    tables.rows("movies", "mpaa_rating VARCHAR", rows)
+    assert inconsistent_categories(tables.context("movies"), *_col(tables, "movies", "mpaa_rating")) is None
+
+
+def test_invalid_emails_but_not_placeholders(tables):
+    rows = [("N/A" if i % 20 == 0 else ("person" + str(i) + ".example.com" if i % 25 == 0
+                                         else f"person{i}@example.com"),) for i in range(500)]
+    tables.rows("people", "email VARCHAR", rows)
+    found = invalid_format(tables.context("people"), *_col(tables, "people", "email"))
+    broken = sum(1 for i in range(500) if i % 20 and i % 25 == 0)
+    assert found.affectedRows == broken and "N/A" not in found.details["examples"]
+
+
+def test_no_format_issue_when_most_values_do_not_match(tables):
+    # a column called email that holds names: it is no email column with bad values
+    rows = [(f"name {i}",) for i in range(90)] + [(f"x{i}@example.com",) for i in range(10)]
+    tables.rows("contacts", "email VARCHAR", rows)
+    assert invalid_format(tables.context("contacts"), *_col(tables, "contacts", "email")) is None
+
+
+def _col(tables, table: str, column: str):
+    cp = next(c for c in tables.profile(table).columns if c.name == column)
+    return cp, tables.con.table(table).schema()[column]

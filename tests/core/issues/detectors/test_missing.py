@@ -1,0 +1,109 @@
+"""Missing values and the placeholders that hide them: 'NA', 'Unknown', 'Not Rated', -999, a film's $0 gross."""
+
+from __future__ import annotations
+
+import random
+
+from cataloger_dagster.core.issues.detectors.missing import missing_values, sentinel_values
+
+
+def _films(tables, zeros: int = 12) -> None:
+    rng = random.Random(11)
+    # grosses spread from ten thousand to a billion dollars, as real box-office figures are
+    grosses = [float(round(10 ** rng.uniform(4, 9))) for _ in range(400)] + [0.0] * zeros
+    ratings = ["R", "PG-13", "PG", "G", "NC-17"]
+    rows = [(i, g, ratings[i % 5] if i % 9 else "Not Rated", "Drama" if i % 13 else "Unknown")
+            for i, g in enumerate(grosses)]
+    tables.rows("movies", "film_id INTEGER, worldwide_gross DOUBLE, mpaa_rating VARCHAR, creative_type VARCHAR",
+                rows)
+
+
+def test_a_zero_gross_among_millions_is_a_placeholder(tables):
+    _films(tables)
+    found = sentinel_values(tables.context("movies"), *_col(tables, "movies", "worldwide_gross"))
+    assert found is not None
+    assert found.details["values"] == {"0": 12} and found.affectedRows == 12
+    assert "never come near zero" in found.description
+
+
+def test_a_zero_rainfall_is_a_measurement(tables):
+    rng = random.Random(3)
+    # dry days are common, and the wet days start at the gauge's resolution, right next to zero
+    rain = [0.0 if rng.random() < 0.4 else round(rng.expovariate(1 / 6) + 0.1, 1) for _ in range(1461)]
+    tables.rows("weather", "precipitation DOUBLE", [(r,) for r in rain])
+    assert sentinel_values(tables.context("weather"), *_col(tables, "weather", "precipitation")) is None
+
+
+def test_zero_is_no_placeholder_where_values_go_negative_or_for_ids(tables):
+    rng = random.Random(5)
+    rows = [(0 if i % 30 == 0 else i, 0.0 if i % 30 == 0 else round(rng.uniform(-40, 40) * 1000, 1))
+            for i in range(600)]
+    tables.rows("readings", "sensor_id INTEGER, temp_delta DOUBLE", rows)
+    ctx = tables.context("readings")
+    assert sentinel_values(ctx, *_col(tables, "readings", "sensor_id")) is None
+    assert sentinel_values(ctx, *_col(tables, "readings", "temp_delta")) is None
+
+
+def test_zero_on_most_rows_is_the_usual_value(tables):
+    # a strike's repair cost: most strikes cost nothing
+    rows = [(0,) if i % 3 else (float(1000 + 37 * i),) for i in range(900)]
+    tables.rows("strikes", "cost_repairs DOUBLE", rows)
+    assert sentinel_values(tables.context("strikes"), *_col(tables, "strikes", "cost_repairs")) is None
+
+
+def test_text_placeholders_in_a_label_column(tables):
+    _films(tables)
+    ctx = tables.context("movies")
+    rating = sentinel_values(ctx, *_col(tables, "movies", "mpaa_rating"))
+    assert rating.details["values"] == {"Not Rated": 46}
+    creative = sentinel_values(ctx, *_col(tables, "movies", "creative_type"))
+    assert creative.details["values"] == {"Unknown": 32}
+
+
+def test_codes_and_levels_that_look_like_placeholders(tables):
+    rows = [(["JFK", "LGA", "EWR", "UNK"][i % 4], ["Minor", "None", "None", "Substantial"][i % 4],
+             ["US", "CA", "NA", "FR"][i % 4]) for i in range(200)]
+    tables.rows("strikes", "origin VARCHAR, damage_level VARCHAR, country VARCHAR", rows)
+    ctx = tables.context("strikes")
+    for column in ("origin", "damage_level", "country"):
+        assert sentinel_values(ctx, *_col(tables, "strikes", column)) is None, column
+
+
+def test_na_among_numbers_belongs_to_the_stored_as_text_issue(tables):
+    rows = [("NA" if i % 8 == 0 else f"{5 + (i % 40) / 10:.1f}",) for i in range(300)]
+    tables.rows("films", "imdb_rating VARCHAR", rows)
+    assert sentinel_values(tables.context("films"), *_col(tables, "films", "imdb_rating")) is None
+
+
+def test_numeric_sentinels(tables):
+    tables.sql("CREATE TABLE s AS SELECT CASE WHEN i % 20 = 0 THEN -999 ELSE 100 + i END AS reading "
+               "FROM range(200) r(i)")
+    found = sentinel_values(tables.context("s"), *_col(tables, "s", "reading"))
+    assert found.details["values"] == {"-999": 10}
+
+
+def test_missing_counts_nulls_blanks_and_nan(tables):
+    tables.sql("""CREATE TABLE m AS SELECT
+        CASE WHEN i < 5 THEN NULL WHEN i < 8 THEN '  ' WHEN i < 9 THEN '' ELSE 'v' || i END AS name,
+        CASE WHEN i < 2 THEN 'NaN'::DOUBLE WHEN i < 6 THEN NULL ELSE i END AS score,
+        CASE WHEN i < 70 THEN NULL ELSE i END AS note,
+        i AS full
+        FROM range(100) r(i)""")
+    ctx = tables.context("m")
+    name = missing_values(ctx, *_col(tables, "m", "name"))
+    assert name.affectedRows == 9 and name.details["blanks"] == 4 and name.severity == "low"
+    score = missing_values(ctx, *_col(tables, "m", "score"))
+    assert score.details["nan"] == 2 and score.affectedRows == 6
+    assert missing_values(ctx, *_col(tables, "m", "note")).severity == "high"
+    assert missing_values(ctx, *_col(tables, "m", "full")) is None
+
+
+def test_placeholders_are_not_counted_as_missing_values(tables):
+    rows = [("Unknown" if i % 10 == 0 else f"director {i % 7}",) for i in range(100)]
+    tables.rows("d", "director VARCHAR", rows)
+    assert missing_values(tables.context("d"), *_col(tables, "d", "director")) is None
+
+
+def _col(tables, table: str, column: str):
+    cp = next(c for c in tables.profile(table).columns if c.name == column)
+    return cp, tables.con.table(table).schema()[column]

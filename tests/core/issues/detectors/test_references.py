@@ -1,0 +1,111 @@
+"""References found from values: any names, text codes against integer keys, verified exactly."""
+
+from __future__ import annotations
+
+import pytest
+
+from cataloger_dagster.core.issues.detectors.references import orphan_references
+
+# FIPS codes of a few states' counties: state * 1000 + county
+FIPS = [s * 1000 + c for s in (1, 2, 4, 5, 6, 8, 9, 10) for c in range(1, 140, 2)]
+
+
+def _species(tables, orphans: list[str]) -> int:
+    tables.rows("counties", "id BIGINT, name VARCHAR, rate DOUBLE",
+                [(f, f"county {f}", f / 1e5) for f in FIPS])
+    codes = [f"{f:05d}" for f in FIPS[::2]] + orphans
+    rows = [(i, codes[i % len(codes)], ["bird", "fish", "mammal"][i % 3]) for i in range(1500)]
+    tables.rows("species", "species_id INTEGER, county_id VARCHAR, kind VARCHAR", rows)
+    return sum(1 for _, code, _ in rows if code in orphans)
+
+
+@pytest.mark.parametrize("stored_profiles", [False, True], ids=["queried", "from-profiles"])
+def test_text_county_codes_against_integer_ids(tables, stored_profiles):
+    orphan_rows = _species(tables, ["03001", "07005", "99999"])
+    ctx = tables.context("species", catalog=True, profiles=stored_profiles)
+    found = orphan_references(ctx, *_col(tables, "species", "county_id"))
+    assert found is not None
+    assert found.details["references"] == "counties.id" and found.details["match"] == "digits"
+    assert found.details["missing_values"] == 3 and found.affectedRows == orphan_rows
+    assert found.details["examples"] == ["03001", "07005", "99999"]
+    assert "text codes against numbers" in found.description
+
+
+def test_a_clean_text_code_reference_is_no_issue(tables):
+    _species(tables, [])
+    ctx = tables.context("species", catalog=True)
+    assert orphan_references(ctx, *_col(tables, "species", "county_id")) is None
+
+
+def _flights(tables, dests: list[str]) -> None:
+    faa = [f"{a}{b}{c}" for a in "ABDE" for b in "ACLMS" for c in "BFKOW"]     # 100 airports
+    tables.rows("airports", "faa VARCHAR, name VARCHAR, lat DOUBLE, lon DOUBLE",
+                [(f, f"{f} Regional", 30 + i / 10, -90 - i / 10) for i, f in enumerate(faa)])
+    rows = [(i, ["EWR", "JFK", "LGA"][i % 3], (faa[:60] + dests)[i % (60 + len(dests))], i % 24)
+            for i in range(2000)]
+    tables.rows("flights", "flight_id INTEGER, origin VARCHAR, dest VARCHAR, hour INTEGER", rows)
+
+
+def test_destinations_against_airport_codes_with_another_name(tables):
+    _flights(tables, ["SJU", "BQN", "STT", "PSE"])      # the four not in the airports table
+    found = orphan_references(tables.context("flights", catalog=True), *_col(tables, "flights", "dest"))
+    assert found is not None and found.details["references"] == "airports.faa"
+    assert found.details["match"] == "equal"
+    assert found.details["examples"] == ["BQN", "PSE", "SJU", "STT"]
+    assert found.affectedRows == sum(1 for i in range(2000) if i % 64 >= 60)
+
+
+def test_too_little_overlap_is_no_reference(tables):
+    # origin's three airports are not among the keys: no reference, so no orphans
+    _flights(tables, [])
+    ctx = tables.context("flights", catalog=True)
+    assert orphan_references(ctx, *_col(tables, "flights", "origin")) is None
+    assert orphan_references(ctx, *_col(tables, "flights", "dest")) is None
+
+
+def test_an_hour_is_never_a_reference_to_an_id(tables):
+    tables.sql("CREATE TABLE stations AS SELECT i AS id, 'station ' || i AS name FROM range(1, 41) r(i)")
+    tables.sql("CREATE TABLE readings AS SELECT i AS reading_id, i % 24 AS hour, 1 + i % 12 AS month, "
+               "i % 30 AS minutes_late FROM range(3000) r(i)")
+    ctx = tables.context("readings", catalog=True)
+    for column in ("hour", "month", "minutes_late"):
+        assert orphan_references(ctx, *_col(tables, "readings", column)) is None, column
+
+
+def test_a_tables_own_id_is_not_a_reference(tables):
+    tables.sql("CREATE TABLE customers AS SELECT i AS id FROM range(1, 91) r(i)")
+    tables.sql("CREATE TABLE orders AS SELECT i AS id, 1 + i % 90 AS customer_id FROM range(1, 101) r(i)")
+    ctx = tables.context("orders", catalog=True)
+    assert orphan_references(ctx, *_col(tables, "orders", "id")) is None
+    assert orphan_references(ctx, *_col(tables, "orders", "customer_id")) is None
+
+
+def test_integer_key_against_integer_key_with_orphans(tables):
+    tables.sql("CREATE TABLE planes AS SELECT 1000 + i AS plane_key, 'N' || i AS tailnum FROM range(300) r(i)")
+    tables.sql("CREATE TABLE flights AS SELECT i AS flight_id, "
+               "CASE WHEN i % 20 = 0 THEN 5000 + i % 7 ELSE 1000 + i % 300 END AS aircraft_id "
+               "FROM range(3000) r(i)")
+    found = orphan_references(tables.context("flights", catalog=True), *_col(tables, "flights", "aircraft_id"))
+    assert found is not None and found.details["references"] == "planes.plane_key"
+    assert found.affectedRows == 150 and found.details["missing_values"] == 7
+
+
+def test_tail_numbers_against_planes_with_the_same_name(tables):
+    tails = [f"N{100 + i}UA" for i in range(400)]
+    tables.rows("planes", "tailnum VARCHAR, year INTEGER", [(t, 1990 + i % 20) for i, t in enumerate(tails)])
+    flown = tails[:300] + [f"N{900 + i}AA" for i in range(40)]       # 40 of 340 flown planes not listed
+    tables.rows("flights", "flight_id INTEGER, tailnum VARCHAR",
+                [(i, flown[i % len(flown)]) for i in range(3400)])
+    found = orphan_references(tables.context("flights", catalog=True), *_col(tables, "flights", "tailnum"))
+    assert found is not None and found.details["references"] == "planes.tailnum"
+    assert found.details["missing_values"] == 40 and found.affectedRows == 400
+
+
+def test_no_catalog_no_reference(tables):
+    _species(tables, ["99999"])
+    assert orphan_references(tables.context("species"), *_col(tables, "species", "county_id")) is None
+
+
+def _col(tables, table: str, column: str):
+    cp = next(c for c in tables.profile(table).columns if c.name == column)
+    return cp, tables.con.table(table).schema()[column]
