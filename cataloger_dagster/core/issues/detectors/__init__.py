@@ -94,8 +94,8 @@ def _run(issues: list[IssueModel], failed: list[Degradation], ctx: Context, type
         found = fn()
     except Exception as exc:  # one bad column or backend quirk must not stop the rest
         where = f"{ctx.name}.{column}" if column else ctx.name
-        first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-        log.warning("detector %s skipped on %s: %s: %s", type_, where, type(exc).__name__, first_line)
+        # the error's text may quote the table's values: the log gets its kind only
+        log.warning("detector %s skipped on %s: %s", type_, where, type(exc).__name__)
         failed.append(Degradation(stage="detectors", column=column,
                                   reason=f"the {type_.replace('_', ' ')} check could not run "
                                          f"({type(exc).__name__} from the database)"))

@@ -35,9 +35,17 @@ EARLIEST = datetime(1900, 1, 1)
 COORDINATES = {"lat", "latitude", "lon", "lng", "long", "longitude"}
 
 
-def fence(p05: float, p95: float) -> tuple[float, float, bool]:
-    """(low, high, logarithmic): positive measures (amounts, durations) are skewed, so their fence is on a log scale."""
-    if p05 > 0:
+def fence(p05: float, p95: float, p50: Optional[float] = None) -> tuple[float, float, bool]:
+    """(low, high, logarithmic).  Positive measures that are skewed (amounts, durations) get
+    their fence on a log scale; evenly spread ones (a wind speed of 1 to 43) keep a linear one,
+    where a log fence would reach past any error.  The scale is the one in which the median
+    sits nearer the middle of p05..p95."""
+    log = p05 > 0
+    if log and p50 is not None and p05 < p50 < p95:
+        linear = abs((p95 - p50) / (p50 - p05) - 1)
+        logged = abs((math.log(p95) - math.log(p50)) / (math.log(p50) - math.log(p05)) - 1)
+        log = logged < linear
+    if log:
         lp05, lp95 = math.log(p05), math.log(p95)
         return math.exp(lp05 - OUTLIER_K * (lp95 - lp05)), math.exp(lp95 + OUTLIER_K * (lp95 - lp05)), True
     return p05 - OUTLIER_K * (p95 - p05), p95 + OUTLIER_K * (p95 - p05), False
@@ -86,10 +94,10 @@ def _outlier_issue(ctx: Context, cp: ColumnProfile, n: int, low: float, high: fl
 def _text_outliers(ctx: Context, cp: ColumnProfile, pairs: list[tuple[float, int]]) -> Optional[IssueModel]:
     if len(pairs) < 10:
         return None
-    p05, p95 = weighted_quantile(pairs, 0.05), weighted_quantile(pairs, 0.95)
+    p05, p50, p95 = (weighted_quantile(pairs, q) for q in (0.05, 0.5, 0.95))
     if p95 <= p05:
         return None
-    lo, hi, log = fence(p05, p95)
+    lo, hi, log = fence(p05, p95, p50)
     inside = [v for v, _ in pairs if lo <= v <= hi]
     high = [(v, n) for v, n in pairs if v > hi]
     low = [(v, n) for v, n in pairs if v < lo and (v > 0 or not log)]
@@ -115,7 +123,7 @@ def outliers(ctx: Context, cp: ColumnProfile, dtype: dt.DataType) -> Optional[Is
     if p05 is None or p95 is None or p95 <= p05 or (cp.distinct or 0) < 10:
         return None
     c = ctx.table[cp.name].cast("float64")
-    lo, hi, log = fence(p05, p95)
+    lo, hi, log = fence(p05, p95, finite_float(q.get("p50")))
     usable = c.notnull()
     sentinels = numeric_sentinels(cp)
     if sentinels:

@@ -89,12 +89,17 @@ def _related(cp: ColumnProfile, key: Key) -> bool:
     return bool(mine & theirs)
 
 
+DENSE_FROM = 100   # a run of keys starting below this is where counts, hours and codes fall by chance
+
+
 def _dense(key: Key) -> bool:
-    """A surrogate key 0..N or 1..N: any small integer column falls inside it by chance."""
+    """A surrogate key 0..N or 1..N: any small integer column (an hour, a count) falls inside it
+    by chance.  A run that starts far from zero (1000..1299) is specific enough to go by values."""
     try:
-        return key.dtype.is_integer() and int(key.high) - int(key.low) + 1 == key.distinct
+        low, high = int(key.low), int(key.high)
     except (TypeError, ValueError):
         return False
+    return key.dtype.is_integer() and high - low + 1 == key.distinct and low < DENSE_FROM
 
 
 def _ranges_overlap(cp: ColumnProfile, key: Key) -> bool:
