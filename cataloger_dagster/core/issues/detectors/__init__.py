@@ -85,7 +85,43 @@ def detect_issues(
         dtype = schema[col.name]
         for type_, check in COLUMN_CHECKS:
             _run(issues, failed, ctx, type_, col.name, lambda check=check: check(ctx, col, dtype))
-    return issues
+    return merge_placeholder_text(ctx.name, issues)
+
+
+def merge_placeholder_text(table: str, issues: list[IssueModel]) -> list[IssueModel]:
+    """One root cause, one issue: columns that the same placeholders ('NA') made text, and the
+    text columns where those placeholders stand for missing, are one issue (a load that did not
+    read 'NA' as NULL), not one per column."""
+    typed = [i for i in issues if i.type in ("numeric_as_text", "date_as_text") and (i.details or {}).get("placeholders")]
+    groups: dict[frozenset, list[IssueModel]] = {}
+    for i in typed:
+        groups.setdefault(frozenset(i.details["placeholders"]), []).append(i)
+    merged: dict[str, IssueModel] = {}
+    drop: set[str] = set()
+    for marks, group in groups.items():
+        if len(group) < 2:
+            continue
+        alike: list[IssueModel] = []   # text columns with the same placeholders are a cause of their own
+        first = group[0]
+        columns = [c for i in group + alike for c in i.affectedColumns]
+        shown = ", ".join(repr(m) for m in sorted(marks))
+        placeholder_rows = {i.affectedColumns[0]: sum(i.details.get("placeholders", i.details.get("values", {})).values())
+                            for i in group + alike}
+        merged[first.id] = first.model_copy(update={
+            "affectedColumns": columns,
+            "affectedRows": max(i.affectedRows or 0 for i in group),
+            "description": f"{len(columns)} columns of {table} write missing values as {shown}: "
+                           f"{', '.join(i.affectedColumns[0] for i in group)} are stored as text because of it"
+                           + (f", and {', '.join(i.affectedColumns[0] for i in alike)} "
+                              f"{'holds' if len(alike) == 1 else 'hold'} the same placeholders" if alike else "")
+                           + f" ({sum(placeholder_rows.values()):,} placeholders in all).",
+            "suggestedAction": f"Load the table again reading {shown} as NULL (for example nullstr / na_values), "
+                               "so that these columns get their numeric or date types back.",
+            "details": {"placeholders": sorted(marks), "placeholder_rows": placeholder_rows,
+                        "columns": {i.affectedColumns[0]: i.details for i in group}},
+        })
+        drop.update(i.id for i in group[1:] + alike)
+    return [merged.get(i.id, i) for i in issues if i.id not in drop]
 
 
 def _run(issues: list[IssueModel], failed: list[Degradation], ctx: Context, type_: str,

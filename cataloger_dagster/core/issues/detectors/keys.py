@@ -101,9 +101,26 @@ def _key_parts(ctx: Context) -> tuple[list[str], list[list[str]]]:
             times.append([cp.name])
         elif cp.name in parts.values():
             continue
-        elif (dtype.is_string() or dtype.is_integer()) and 1 < (cp.distinct or 0) <= ENTITY_MAX_DISTINCT:
+        elif (dtype.is_string() or (dtype.is_integer() and is_identifier(cp.name))) \
+                and 1 < (cp.distinct or 0) <= ENTITY_MAX_DISTINCT:   # an entity is named, not measured
             entities.append(cp.name)
     return entities, times
+
+
+CHANCE_SHARE = 0.5   # a designed key repeats far less often than rows placed at random times would
+
+
+def _chance_repeats(ctx: Context, entity: Optional[str], time: list[str]) -> float:
+    """How many rows would share their key by chance, if each entity's rows fell at random among
+    the table's distinct times.  Events (flights to one place in the same minute) repeat about this
+    often; a designed key (one reading per station and hour) far less."""
+    slots = int(ctx.table.select(*time).distinct().count().execute())
+    if not slots:
+        return 0.0
+    t = ctx.table
+    sizes = (t.group_by(entity).aggregate(n=t.count()).to_pyarrow().column("n").to_pylist()
+             if entity else [ctx.rows])
+    return sum(n * (n - 1) / (2 * slots) for n in sizes)
 
 
 def composite_key(ctx: Context) -> Optional[IssueModel]:
@@ -113,18 +130,21 @@ def composite_key(ctx: Context) -> Optional[IssueModel]:
     entities, times = _key_parts(ctx)
     exact = _exact_duplicates(ctx) or 0
     limit = min(COMPOSITE_MAX_ROWS, COMPOSITE_MAX_SHARE * ctx.rows)
-    best: Optional[tuple[int, list[str]]] = None
+    best: Optional[tuple[int, Optional[str], list[str]]] = None
     for time in times:
         for entity in [None, *entities]:
             columns = time if entity is None else [entity, *time]
             extra = ctx.rows - int(ctx.table.select(*columns).distinct().count().execute())
             if 0 < extra - exact <= limit and (best is None or extra < best[0]):
-                best = (extra, columns)
+                best = (extra, entity, time)
             if extra == 0:
                 break   # this time with fewer columns is a key: adding entities changes nothing
     if best is None:
         return None
-    extra, columns = best
+    extra, entity, time = best
+    columns = time if entity is None else [entity, *time]
+    if extra >= CHANCE_SHARE * _chance_repeats(ctx, entity, time):
+        return None   # no more unique than chance: event times, not a key
     t = ctx.table
     groups = t.group_by(columns).aggregate(n=t.count()).filter(lambda g: g.n > 1)
     examples = groups.order_by([ibis.desc("n"), *columns]).limit(5).to_pyarrow().to_pylist()

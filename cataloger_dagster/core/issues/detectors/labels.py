@@ -79,7 +79,38 @@ def _format_of(cp: ColumnProfile) -> Optional[str]:
     return hinted[0] if hinted else None
 
 
+QUOTED_SHARE = 0.5
+
+
+def _quoted(ctx: Context, cp: ColumnProfile, dtype: dt.DataType) -> Optional[IssueModel]:
+    """Text wrapped in literal double quotes ('"Avatar"'): a load that kept the JSON or CSV quoting."""
+    s = ctx.table[cp.name].cast("string")
+    present = ctx.table.filter(s.notnull())
+    q = present[cp.name].cast("string")
+    is_quoted = q.startswith('"') & q.endswith('"') & (q.length() >= 2)
+    stats = one(present, n=present.count(), quoted=is_quoted.sum())
+    n, quoted = int(stats["n"] or 0), int(stats["quoted"] or 0)
+    if not n or quoted < QUOTED_SHARE * n:
+        return None
+    examples = [r["v"] for r in present.filter(is_quoted).select(v=q).distinct().order_by("v").limit(3)
+                .to_pyarrow().to_pylist()]
+    return issue(
+        ctx, "invalid_format", cp.name, severity="medium", category="quick_fixes", affectedRows=quoted,
+        description=f"{pct(quoted, n)} of {cp.name}'s values ({quoted:,} rows) carry literal double quotes "
+                    f"({', '.join(examples)}), kept from the file they were loaded from"
+                    + (f"; the column is typed {dtype}" if dtype.is_json() else "") + ".",
+        suggestedAction=f"Reload {cp.name} as text without its quotes (or strip them: trim(both '\"' from ...)), "
+                        "so that searches and joins on it match.",
+        details={"format": "unquoted text", "quoted": quoted, "values": n, "fraction": quoted / n,
+                 "examples": examples},
+    )
+
+
 def invalid_format(ctx: Context, cp: ColumnProfile, dtype: dt.DataType) -> Optional[IssueModel]:
+    if (dtype.is_string() or dtype.is_json()) and cp.count:
+        quoted = _quoted(ctx, cp, dtype)
+        if quoted is not None:
+            return quoted
     if not dtype.is_string() or not cp.count:
         return None
     fmt = _format_of(cp)

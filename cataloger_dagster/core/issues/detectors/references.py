@@ -92,6 +92,18 @@ def _related(cp: ColumnProfile, key: Key) -> bool:
 DENSE_FROM = 100   # a run of keys starting below this is where counts, hours and codes fall by chance
 
 
+def _family(table: str) -> str:
+    """The first word of a table's name: nyc_flights and nyc_airports come from one source."""
+    words = text.words(table)
+    return words[0] if len(words) > 1 else ""
+
+
+def _decisive(ctx: Context, cp: ColumnProfile, key: Key) -> bool:
+    """A key that the names point to (customer_id -> customers), or in a table of the same
+    family (nyc_flights.dest -> nyc_airports.faa): its verdict stands over chance matches elsewhere."""
+    return _related(cp, key) or (_family(ctx.name) != "" and _family(ctx.name) == _family(key.table))
+
+
 def _dense(key: Key) -> bool:
     """A surrogate key 0..N or 1..N: any small integer column (an hour, a count) falls inside it
     by chance.  A run that starts far from zero (1000..1299) is specific enough to go by values."""
@@ -133,7 +145,7 @@ def _candidates(ctx: Context, cp: ColumnProfile, dtype: dt.DataType) -> list[tup
             elif dtype.is_string() and digit_codes and key.dtype.is_integer() and key.distinct <= CROSS_TYPE_MAX_KEYS:
                 found.append((key, True))
     # a key whose names match is tried first: its verdict (clean or orphans) stands
-    return sorted(found, key=lambda kc: not _related(cp, kc[0]))
+    return sorted(found, key=lambda kc: (not _related(cp, kc[0]), not _decisive(ctx, cp, kc[0])))
 
 
 def _verify_same_type(ctx: Context, cp: ColumnProfile, key: Key) -> tuple[int, int, int, list[str]]:
@@ -174,8 +186,8 @@ def orphan_references(ctx: Context, cp: ColumnProfile, dtype: dt.DataType) -> Op
             return None   # a clean reference
         if best is None or n_missing < best[2]:
             best = (key, cross, n_missing, n_values, rows, examples)
-        if _related(cp, key):
-            break   # the key its name points to decides
+        if _decisive(ctx, cp, key):
+            break   # the key its names or its family point to decides
     if best is None:
         return None
     key, cross, n_missing, n_values, rows, examples = best
