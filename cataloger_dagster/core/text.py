@@ -4,6 +4,12 @@ from __future__ import annotations
 
 import re
 
+import inflect
+
+_INFLECT = inflect.engine()
+_LAST_WORD = re.compile(r"[A-Za-z]+$")
+_MASS_NOUNS = {"data", "metadata", "media"}   # a table of data holds data, not one datum
+
 _CAMEL = re.compile(r"([a-z0-9])([A-Z])")
 _SEPARATORS = re.compile(r"[\W_]+")   # \W is Unicode-aware: "prénom" stays one word
 
@@ -15,13 +21,15 @@ def words(name: str) -> list[str]:
 
 
 def singular(name: str) -> str:
-    """A plural name's last word made singular, the rest kept as given: ``categories`` ->
-    ``category``, ``order_boxes`` -> ``order_box``, ``orders`` -> ``order``; a name that
-    ends in ``ss`` (``address``) is already singular."""
-    if name.endswith("ies"):
-        return name[:-3] + "y"
-    if name.endswith(("ses", "xes")):
-        return name[:-2]
-    if name.endswith("s") and not name.endswith("ss"):
-        return name[:-1]
-    return name
+    """A plural name's last word made singular by inflect, the rest kept as given:
+    ``movies`` -> ``movie``, ``categories`` -> ``category``, ``order_boxes`` -> ``order_box``,
+    ``species`` stays ``species``; a word inflect does not know as a plural (``address``,
+    ``status``, ``analysis``) is kept."""
+    match = _LAST_WORD.search(name)
+    if not match:
+        return name
+    word = match.group(0)
+    if word.lower().endswith(("ss", "is", "us")) or word.lower() in _MASS_NOUNS:
+        return name
+    one = _INFLECT.singular_noun(word)
+    return name[:match.start()] + one if one else name

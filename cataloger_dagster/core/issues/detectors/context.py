@@ -9,12 +9,14 @@ from typing import Any, Mapping, Optional
 
 import ibis
 import ibis.expr.datatypes as dt
+import inflect
 
 from cataloger_dagster.core import text
 from cataloger_dagster.core.issues import text_values
 from cataloger_dagster.core.models import ColumnProfile, IssueModel, TableProfile
 from cataloger_dagster.core.values import finite_float
 
+_INFLECT = inflect.engine()
 NUMERIC_SENTINELS = (-999, -9999, -99999, -999999, 9999, 99999, 999999, 9999999)
 
 
@@ -74,6 +76,11 @@ def pct(part: float, whole: float) -> str:
     if shown == "0.00":
         return "<0.01%"
     return f"{shown}%"
+
+
+def count(n: int, noun: str) -> str:
+    """``1 row``, ``2 rows``: a number with its noun in the right number."""
+    return f"{n:,} {noun if n == 1 else _INFLECT.plural_noun(noun)}"
 
 
 def one(table: ibis.Table, **aggs: Any) -> dict[str, Any]:

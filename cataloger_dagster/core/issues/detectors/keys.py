@@ -9,7 +9,9 @@ import ibis
 import ibis.expr.datatypes as dt
 
 from cataloger_dagster.core import text
-from cataloger_dagster.core.issues.detectors.context import Context, is_identifier, issue, name_words, one, pct
+from cataloger_dagster.core.issues.detectors.context import (
+    Context, count, is_identifier, issue, name_words, one, pct,
+)
 from cataloger_dagster.core.models import ColumnProfile, IssueModel
 
 KEY_NAMES = {"email", "sku", "username", "uuid", "code", "key"}
@@ -71,7 +73,7 @@ def duplicate_keys(ctx: Context, cp: ColumnProfile, dtype: dt.DataType) -> Optio
         ctx, "duplicate_keys", cp.name, severity="high" if own else "medium", category="smart_fixes",
         affectedRows=rows,
         description=f"{cp.name} looks like a unique key but {keys:,} {'value repeats' if keys == 1 else 'values repeat'}, "
-                    f"on {rows:,} rows ({pct(rows, ctx.rows)}).",
+                    f"on {count(rows, 'row')} ({pct(rows, ctx.rows)}).",
         suggestedAction=f"Decide which record wins for each repeated {cp.name} (latest, most complete), "
                         f"merge or delete the others, then add a UNIQUE constraint on {cp.name}.",
         details={"duplicated_values": keys, "rows": rows, "examples": [str(e) for e in examples]},

@@ -8,7 +8,7 @@ import ibis.expr.datatypes as dt
 
 from cataloger_dagster.core import text
 from cataloger_dagster.core.issues import categories
-from cataloger_dagster.core.issues.detectors.context import Context, issue, one, pct
+from cataloger_dagster.core.issues.detectors.context import Context, count, issue, one, pct
 from cataloger_dagster.core.issues.text_values import is_placeholder
 from cataloger_dagster.core.models import ColumnProfile, IssueModel
 
@@ -58,7 +58,7 @@ def inconsistent_categories(ctx: Context, cp: ColumnProfile, dtype: dt.DataType)
         cased_rows = sum(labels[x] for x in minority)
         rows = max(rows, cased_rows)
         facts.append(f"{cp.name} capitalises the same word differently inside its labels ({shown}), "
-                     f"on {cased_rows:,} rows")
+                     f"on {count(cased_rows, 'row')}")
     canon = list(variants.groups) if variants else []
     return issue(
         ctx, "inconsistent_categories", cp.name, severity="medium", category="quick_fixes",
@@ -96,7 +96,7 @@ def _quoted(ctx: Context, cp: ColumnProfile, dtype: dt.DataType) -> Optional[Iss
                 .to_pyarrow().to_pylist()]
     return issue(
         ctx, "invalid_format", cp.name, severity="medium", category="quick_fixes", affectedRows=quoted,
-        description=f"{pct(quoted, n)} of {cp.name}'s values ({quoted:,} rows) carry literal double quotes "
+        description=f"{pct(quoted, n)} of {cp.name}'s values ({count(quoted, 'row')}) carry literal double quotes "
                     f"({', '.join(examples)}), kept from the file they were loaded from"
                     + (f"; the column is typed {dtype}" if dtype.is_json() else "") + ".",
         suggestedAction=f"Reload {cp.name} as text without its quotes (or strip them: trim(both '\"' from ...)), "

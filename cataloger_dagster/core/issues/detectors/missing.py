@@ -9,7 +9,7 @@ import ibis.expr.datatypes as dt
 
 from cataloger_dagster.core.issues import text_values
 from cataloger_dagster.core.issues.detectors.context import (
-    Context, is_measure, issue, numeric_sentinels, one, pct,
+    Context, count, is_measure, issue, numeric_sentinels, one, pct,
 )
 from cataloger_dagster.core.models import ColumnProfile, IssueModel, missing_severity
 
@@ -39,7 +39,7 @@ def missing_values(ctx: Context, cp: ColumnProfile, dtype: dt.DataType) -> Optio
     return issue(
         ctx, "missing_values", cp.name, severity=missing_severity(frac), category="quick_fixes",
         affectedRows=missing,
-        description=f"{cp.name} is missing in {missing:,} of {ctx.rows:,} rows ({pct(missing, ctx.rows)}: "
+        description=f"{cp.name} is missing in {missing:,} of {count(ctx.rows, 'row')} ({pct(missing, ctx.rows)}: "
                     f"{', '.join(parts)}).",
         suggestedAction=(f"Find out why {cp.name} is missing so often before relying on it." if frac > 0.5 else
                          f"Fill {cp.name} from its source where it is known, and store blanks as NULL."),
@@ -105,7 +105,7 @@ def sentinel_values(ctx: Context, cp: ColumnProfile, dtype: dt.DataType) -> Opti
     return issue(
         ctx, "sentinel_values", cp.name, severity=missing_severity(frac), category="quick_fixes",
         affectedRows=total,
-        description=f"{cp.name} stands in for unknown values with placeholders on {total:,} rows "
+        description=f"{cp.name} stands in for unknown values with placeholders on {count(total, 'row')} "
                     f"({pct(total, ctx.rows)}): {shown}."
                     + (" Its other values never come near zero, so a 0 here means unknown." if zero else ""),
         suggestedAction=f"Store {', '.join(repr(v) for v in counts)} in {cp.name} as NULL, so that counts "

@@ -10,7 +10,9 @@ from typing import Optional
 
 import ibis.expr.datatypes as dt
 
-from cataloger_dagster.core.issues.detectors.context import Context, is_identifier, issue, name_words, pct
+from cataloger_dagster.core.issues.detectors.context import (
+    Context, count, is_identifier, issue, name_words, pct,
+)
 from cataloger_dagster.core.models import ColumnProfile, IssueModel
 
 TYPE_SHARE = 0.9   # share of the non-placeholder values that must parse before a text column "is" numbers or dates
@@ -35,13 +37,15 @@ def stored_as_text(ctx: Context, cp: ColumnProfile, dtype: dt.DataType) -> Optio
     shown = (lambda v: f"{v:g}") if kind == "number" else (lambda v: v.isoformat(sep=" ").removesuffix(" 00:00:00"))
     placeholders = reading.placeholders
     unparsed = reading.unparsed
-    held = f"{pct(reading.parsed_rows, reading.candidates)} of its {reading.candidates:,} values are {kind}s"
+    held = f"{pct(reading.parsed_rows, reading.candidates)} of its {count(reading.candidates, 'value')} are {kind}s"
     extra = []
     if placeholders:
-        extra.append(f"{sum(placeholders.values()):,} rows hold placeholders "
+        n = sum(placeholders.values())
+        extra.append(f"{count(n, 'row')} {'holds' if n == 1 else 'hold'} placeholders "
                      f"({', '.join(repr(v) for v in _examples(placeholders, 3))}) that forced the text type")
     if unparsed:
-        extra.append(f"{sum(unparsed.values()):,} rows hold other text "
+        n = sum(unparsed.values())
+        extra.append(f"{count(n, 'row')} {'holds' if n == 1 else 'hold'} other text "
                      f"({', '.join(repr(v) for v in _examples(unparsed, 3))})")
     if kind == "date":
         extra.append(f"read as dates they run from {shown(low)} to {shown(high)}, "

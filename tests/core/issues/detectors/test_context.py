@@ -6,7 +6,7 @@ import pytest
 
 from cataloger_dagster.core.issues import text_values
 from cataloger_dagster.core.issues.detectors.context import (
-    is_identifier, is_measure, issue, numeric_sentinels, pct,
+    count, is_identifier, is_measure, issue, numeric_sentinels, pct,
 )
 
 
@@ -89,3 +89,11 @@ def test_free_text_with_too_many_values_is_not_read(tables, monkeypatch):
     ctx = tables.context("f")
     cp = ctx.profile.columns[0]
     assert ctx.values(cp) is None and ctx.reading(cp) is None
+
+
+@pytest.mark.parametrize(("n", "noun", "expected"), [
+    (1, "row", "1 row"), (0, "row", "0 rows"), (2, "value", "2 values"),
+    (3201, "movie", "3,201 movies"), (2, "category", "2 categories"),
+])
+def test_count_puts_the_noun_in_the_right_number(n, noun, expected):
+    assert count(n, noun) == expected
