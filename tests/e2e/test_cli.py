@@ -122,3 +122,27 @@ def test_run_makes_a_dagster_home_that_does_not_exist_yet(tmp_path):
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout)["tables"][0]["status"] == "ok"
     assert (home / "history").is_dir()  # the runs went to that instance
+
+
+def test_a_table_whose_checks_cannot_all_run_is_degraded_not_ok(tmp_path):
+    """The reference search of `orders` reads `customers`, a view that fails whenever its rows are
+    read: orders is still cataloged, but says which check could not run, everywhere it is shown."""
+    db = tmp_path / "degraded.duckdb"
+    with duckdb.connect(str(db)) as con:
+        con.execute("CREATE TABLE orders AS SELECT range AS order_id, range % 40 AS customer_id FROM range(400)")
+        con.execute("CREATE TABLE base AS SELECT CASE WHEN range = 7 THEN 'oops' ELSE range::VARCHAR END AS txt "
+                    "FROM range(50)")
+        con.execute("CREATE VIEW customers AS SELECT CAST(txt AS INTEGER) AS customer_id FROM base")
+    store = tmp_path / "store"
+    out = cataloger("run", "--database", f"duckdb://{db}", "--store", str(store), "--json")
+    report = json.loads(out.stdout)
+    tables = {t["table"]: t for t in report["tables"]}
+    orders = tables["orders"]
+    assert orders["status"] == "degraded", orders
+    assert any("orphan references" in d for d in orders["degradations"]), orders["degradations"]
+    assert not any("oops" in d for d in orders["degradations"])  # the kind of error, never its text
+    page = Path(orders["html"]).read_text()
+    assert 'id="degraded"' in page and "orphan references" in page
+    index = Path(report["index"]).read_text()
+    assert "degraded" in index
+    assert "DEGRADED" not in out.stdout  # --json prints only the JSON
