@@ -16,6 +16,7 @@ import duckdb
 import ibis
 from pydantic import BaseModel, Field, PrivateAttr
 
+from cataloger_dagster.core import portable
 from cataloger_dagster.core.profile.fingerprint import DEFAULT_UPDATE_COLUMNS, compute_fingerprint
 from cataloger_dagster.core.models import Fingerprint
 
@@ -121,6 +122,8 @@ class Snapshot(BaseModel):
     source_rows: int
     sampled: bool
     seed: int | None = None
+    # columns the copy holds as text (or leaves out: portable.LEFT_OUT), and why
+    as_text: dict[str, str] = Field(default_factory=dict)
 
 
 class DatabaseResource(dg.ConfigurableResource):
@@ -290,16 +293,33 @@ class DatabaseResource(dg.ConfigurableResource):
         path = dest / SNAPSHOT_FILE
         if path.exists():
             raise DatabaseError(f"snapshot {path} already exists: use a fresh directory")
-        reader = source.to_pyarrow_batches(chunk_size=100_000)
+        # Types Arrow cannot carry (DuckDB's INTERVAL and UNION, PostgreSQL's ranges, mixed
+        # SQLite columns...) go as text; a column that still fails is found and sent as text
+        # too, and one that fails even as text is left out: never the whole table.
+        view, as_text = portable.portable(source, portable.sqlite_mixed_reasons(table))
+        try:
+            self._copy(view, path, name)
+        except Exception:
+            _remove_database(path)
+            view, as_text = portable.portable(source, portable.retry_reasons(view, as_text))
+            try:
+                self._copy(view, path, name)
+            except Exception as exc:
+                _remove_database(path)
+                raise DatabaseError(
+                    f"table {name!r} cannot be copied for the sandbox even with its unusual columns "
+                    f"as text ({type(exc).__name__}: {scrub_secrets(str(exc), self.url).splitlines()[0][:200]})"
+                ) from None
+        for column, why in as_text.items():
+            log.info("snapshot of %s: column %r %s (%s)", name, column,
+                     "left out" if why == portable.LEFT_OUT else "carried as text", why)
         with duckdb.connect(str(path)) as out:
-            out.register("snapshot_source", reader)
-            out.execute(f'CREATE TABLE "{_quote(name)}" AS SELECT * FROM snapshot_source')
-            out.unregister("snapshot_source")
             rows = out.execute(f'SELECT count(*) FROM "{_quote(name)}"').fetchone()[0]
             for other, columns in (references or {}).items():
                 if other == name:
                     continue
-                keys = self.table(other).select(*columns).distinct()
+                keys, _ = portable.portable(self.table(other).select(*columns))
+                keys = keys.distinct()
                 out.register("snapshot_keys", keys.to_pyarrow_batches(chunk_size=100_000))
                 out.execute(f'CREATE TABLE "{_quote(other)}" AS SELECT * FROM snapshot_keys')
                 out.unregister("snapshot_keys")
@@ -314,7 +334,21 @@ class DatabaseResource(dg.ConfigurableResource):
             source_rows=total,
             sampled=sampled,
             seed=self.snapshot_seed if sampled else None,
+            as_text=as_text,
         )
+
+    @staticmethod
+    def _copy(view: ibis.Table, path: Path, name: str) -> None:
+        reader = view.to_pyarrow_batches(chunk_size=100_000)
+        with duckdb.connect(str(path)) as out:
+            out.register("snapshot_source", reader)
+            out.execute(f'CREATE TABLE "{_quote(name)}" AS SELECT * FROM snapshot_source')
+            out.unregister("snapshot_source")
+
+
+def _remove_database(path: Path) -> None:
+    for leftover in (path, path.with_name(path.name + ".wal")):
+        leftover.unlink(missing_ok=True)
 
 
 def _quote(identifier: str) -> str:

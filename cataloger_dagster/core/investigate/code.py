@@ -63,7 +63,11 @@ def pct(part, whole):
 
 
 def rows_of(expr, limit=5):
-    return expr.limit(limit).to_pyarrow().to_pylist()
+    expr = expr.limit(limit)
+    try:
+        return expr.to_pyarrow().to_pylist()
+    except Exception:  # a type Arrow cannot take (INTERVAL, BIT, ranges...): its text instead
+        return expr.select(*[expr[c].cast("string") for c in expr.columns]).to_pyarrow().to_pylist()
 '''
 
 # One function per issue type.  Each returns {"verdict", "evidence"}; the

@@ -201,6 +201,13 @@ def _short(exc: BaseException) -> str:
     return text[:200]
 
 
+# A very wide table's queries are cut in pieces: PostgreSQL takes at most 1,664 expressions
+# in a SELECT and SQLite 500 terms in a UNION, and DuckDB takes minutes to plan a UNION of
+# a thousand branches that runs in a second as ten of a hundred.
+MAX_AGGREGATES = 1500
+MAX_BRANCHES = 100
+
+
 class _Runner:
     """Sends the queries, counts them, and isolates failing columns."""
 
@@ -221,6 +228,12 @@ class _Runner:
             raise RuntimeError(f"{what}: failed on {self.backend_name}: {_short(exc)}") from exc
 
     def aggregate(self, metrics: list[_Metric]) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for start in range(0, len(metrics), MAX_AGGREGATES):
+            out.update(self._aggregate(metrics[start:start + MAX_AGGREGATES]))
+        return out
+
+    def _aggregate(self, metrics: list[_Metric]) -> dict[str, Any]:
         if not metrics:
             return {}
         try:
@@ -255,7 +268,13 @@ class _Runner:
 
     def union(self, branches: list[tuple]) -> list[tuple[int, str, Any, int]]:
         """Run (col, stat, table[c, k, v, n][, the same on the column's text]) branches as
-        one UNION ALL query."""
+        one UNION ALL query (per MAX_BRANCHES)."""
+        rows: list = []
+        for start in range(0, len(branches), MAX_BRANCHES):
+            rows += self._union_all(branches[start:start + MAX_BRANCHES])
+        return rows
+
+    def _union_all(self, branches: list[tuple]) -> list[tuple[int, str, Any, int]]:
         if not branches:
             return []
         try:
