@@ -230,6 +230,8 @@ class DatabaseResource(dg.ConfigurableResource):
         try:
             return conn.table(name)
         except Exception as exc:
+            if self.scheme == "sqlite" and (declared := _sqlite_declared(conn, name)) is not None:
+                return declared
             tables = self.list_tables()
             if name in tables:  # it exists but cannot be read: a broken view, no permission
                 message = scrub_secrets(str(exc), self.url).strip()
@@ -344,6 +346,24 @@ class DatabaseResource(dg.ConfigurableResource):
             out.register("snapshot_source", reader)
             out.execute(f'CREATE TABLE "{_quote(name)}" AS SELECT * FROM snapshot_source')
             out.unregister("snapshot_source")
+
+
+def _sqlite_declared(conn: ibis.BaseBackend, name: str) -> ibis.Table | None:
+    """A SQLite table ibis cannot open: a column declared without a type in an empty table
+    leaves ibis nothing to infer its type from.  Such a column is read as text."""
+    from ibis.backends.sql.datatypes import SQLiteType
+
+    try:
+        with conn._safe_raw_sql(f"PRAGMA table_info(\"{_quote(name)}\")") as cur:
+            declared = [(row[1], row[2]) for row in cur.fetchall()]
+        if not declared:
+            return None
+        schema = {col: SQLiteType.from_string(kind) if kind else ibis.dtype("string") for col, kind in declared}
+        # a type name ibis does not know (CREATE TABLE AS writes "NUM") is read as text too
+        schema = {col: ibis.dtype("string") if t.is_unknown() else t for col, t in schema.items()}
+        return conn.sql(f'SELECT * FROM "{_quote(name)}"', schema=schema)
+    except Exception:  # the caller reports the table's own error
+        return None
 
 
 def _remove_database(path: Path) -> None:

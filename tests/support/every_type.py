@@ -28,6 +28,7 @@ ODD_TABLES = ["order", "données"]
 
 @dataclass
 class Built:
+    backend: str
     url: str                                  # what `cataloger run --database` takes
     tables: list[str]
     unusual: dict[str, list[str]] = field(default_factory=dict)   # table -> columns of unusual types
@@ -95,7 +96,7 @@ def build_duckdb(root: Path, _schema=None) -> Built:
         series = f"(SELECT range AS i FROM range(1, {ROWS + 1}))"
         _typed_tables(con.execute, _DUCKDB_TYPES, series)
         _common_tables(con.execute, "INTEGER", "VARCHAR", "DOUBLE", "DATE", series)
-    return Built(f"duckdb://{path}", _tables(), {"every_type": DUCKDB_UNUSUAL})
+    return Built("duckdb", f"duckdb://{path}", _tables(), {"every_type": DUCKDB_UNUSUAL})
 
 
 # --------------------------------------------------------------------------- PostgreSQL
@@ -164,7 +165,7 @@ def build_postgres(admin_url: str, schema: str) -> Built:
         series = f"(SELECT generate_series(1, {ROWS}) AS i)"
         _typed_tables(con.execute, _POSTGRES_TYPES, series)
         _common_tables(con.execute, "integer", "text", "double precision", "date", series)
-    return Built(f"{admin_url}?schema={schema}", _tables(), {"every_type": POSTGRES_UNUSUAL})
+    return Built("postgres", f"{admin_url}?schema={schema}", _tables(), {"every_type": POSTGRES_UNUSUAL})
 
 
 # --------------------------------------------------------------------------- SQLite
@@ -197,7 +198,7 @@ def build_sqlite(root: Path, _schema=None) -> Built:
                    "SELECT i FROM s)")
     con.commit()
     con.close()
-    return Built(f"sqlite://{path}", _tables(), {"every_type": ["anything", "mixed_int", "mixed_text"]})
+    return Built("sqlite", f"sqlite://{path}", _tables(), {"every_type": ["anything", "mixed_int", "mixed_text"]})
 
 
 # --------------------------------------------------------------------------- shared
