@@ -12,7 +12,6 @@ text and why, in a sentence for the reader.
 from __future__ import annotations
 
 import logging
-from typing import Iterator
 
 import ibis
 import ibis.expr.datatypes as dt
