@@ -70,6 +70,9 @@ class ColumnProfile(BaseModel):
     semantic_type: Optional[str] = None
     # statistics skipped for this column and why ("std: not defined for boolean")
     notes: list[str] = Field(default_factory=list)
+    # SQLite only: non-null values per storage class ("integer", "real", "text", "blob"),
+    # set when they are not all of the class the declared type implies
+    storage_classes: Optional[dict[str, int]] = None
 
 
 class Fingerprint(BaseModel):
@@ -81,10 +84,13 @@ class Fingerprint(BaseModel):
 
 
 class Degradation(BaseModel):
-    """A stage that could not do part of its work: the table is `degraded`, not `ok`."""
-    stage: str                      # "profile", "detectors", ...
-    column: Optional[str] = None
-    reason: str                     # a sentence for people: no raw backend error, no secret
+    """A stage that could not do its whole work on a table: the table is `degraded`, not `ok`.
+
+    `reason` is a short sentence for a person (never a backend's raw error text)."""
+
+    stage: str                      # "profile", "snapshot", a detector's name...
+    column: Optional[str] = None    # None when the whole table is concerned
+    reason: str
 
 
 class TableProfile(BaseModel):
@@ -99,6 +105,7 @@ class TableProfile(BaseModel):
     queries: int = 0                    # queries sent to the database
     duration_s: float = 0.0
     profiled_at: str = ""
+    # what the profile could not compute, column by column (see Degradation)
     degradations: list[Degradation] = Field(default_factory=list)
 
     def column(self, name: str) -> ColumnProfile:

@@ -19,6 +19,7 @@ import ibis.expr.datatypes as dt_
 import ibis.expr.operations as ops
 from pydantic import BaseModel, Field, PrivateAttr
 
+from cataloger_dagster.core import portable
 from cataloger_dagster.core.profile.fingerprint import DEFAULT_UPDATE_COLUMNS, compute_fingerprint
 from cataloger_dagster.core.models import Fingerprint
 
@@ -232,6 +233,8 @@ class Snapshot(BaseModel):
     source_rows: int
     sampled: bool
     seed: int | None = None
+    # columns the copy holds as text (or leaves out: portable.LEFT_OUT), and why
+    as_text: dict[str, str] = Field(default_factory=dict)
 
 
 class DatabaseResource(dg.ConfigurableResource):
@@ -341,6 +344,8 @@ class DatabaseResource(dg.ConfigurableResource):
             table = conn.table(name)
             return _mysql_table(conn, table) if self.scheme in ("mysql", "mariadb") else table
         except Exception as exc:
+            if self.scheme == "sqlite" and (declared := _sqlite_declared(conn, name)) is not None:
+                return declared
             tables = self.list_tables()
             if name in tables:  # it exists but cannot be read: a broken view, no permission
                 message = scrub_secrets(str(exc), self.url).strip()
@@ -404,16 +409,35 @@ class DatabaseResource(dg.ConfigurableResource):
         path = dest / SNAPSHOT_FILE
         if path.exists():
             raise DatabaseError(f"snapshot {path} already exists: use a fresh directory")
-        reader = _arrow_safe(source).to_pyarrow_batches(chunk_size=100_000)
+        # Types Arrow cannot carry (DuckDB's INTERVAL and UNION, PostgreSQL's ranges, mixed
+        # SQLite columns...) go as text; a column that still fails is found and sent as text
+        # too, and one that fails even as text is left out: never the whole table.
+        # MySQL decimals wider than DuckDB's 38 digits go as exact text first
+        source = _arrow_safe(source)
+        view, as_text = portable.portable(source, portable.sqlite_mixed_reasons(table))
+        try:
+            self._copy(view, path, name)
+        except Exception:
+            _remove_database(path)
+            view, as_text = portable.portable(source, portable.retry_reasons(view, as_text))
+            try:
+                self._copy(view, path, name)
+            except Exception as exc:
+                _remove_database(path)
+                raise DatabaseError(
+                    f"table {name!r} cannot be copied for the sandbox even with its unusual columns "
+                    f"as text ({type(exc).__name__}: {scrub_secrets(str(exc), self.url).splitlines()[0][:200]})"
+                ) from None
+        for column, why in as_text.items():
+            log.info("snapshot of %s: column %r %s (%s)", name, column,
+                     "left out" if why == portable.LEFT_OUT else "carried as text", why)
         with duckdb.connect(str(path)) as out:
-            out.register("snapshot_source", reader)
-            out.execute(f'CREATE TABLE "{_quote(name)}" AS SELECT * FROM snapshot_source')
-            out.unregister("snapshot_source")
             rows = out.execute(f'SELECT count(*) FROM "{_quote(name)}"').fetchone()[0]
             for other, columns in (references or {}).items():
                 if other == name:
                     continue
-                keys = self.table(other).select(*columns).distinct()
+                keys, _ = portable.portable(self.table(other).select(*columns))
+                keys = keys.distinct()
                 out.register("snapshot_keys", keys.to_pyarrow_batches(chunk_size=100_000))
                 out.execute(f'CREATE TABLE "{_quote(other)}" AS SELECT * FROM snapshot_keys')
                 out.unregister("snapshot_keys")
@@ -428,7 +452,39 @@ class DatabaseResource(dg.ConfigurableResource):
             source_rows=total,
             sampled=sampled,
             seed=self.snapshot_seed if sampled else None,
+            as_text=as_text,
         )
+
+    @staticmethod
+    def _copy(view: ibis.Table, path: Path, name: str) -> None:
+        reader = view.to_pyarrow_batches(chunk_size=100_000)
+        with duckdb.connect(str(path)) as out:
+            out.register("snapshot_source", reader)
+            out.execute(f'CREATE TABLE "{_quote(name)}" AS SELECT * FROM snapshot_source')
+            out.unregister("snapshot_source")
+
+
+def _sqlite_declared(conn: ibis.BaseBackend, name: str) -> ibis.Table | None:
+    """A SQLite table ibis cannot open: a column declared without a type in an empty table
+    leaves ibis nothing to infer its type from.  Such a column is read as text."""
+    from ibis.backends.sql.datatypes import SQLiteType
+
+    try:
+        with conn._safe_raw_sql(f"PRAGMA table_info(\"{_quote(name)}\")") as cur:
+            declared = [(row[1], row[2]) for row in cur.fetchall()]
+        if not declared:
+            return None
+        schema = {col: SQLiteType.from_string(kind) if kind else ibis.dtype("string") for col, kind in declared}
+        # a type name ibis does not know (CREATE TABLE AS writes "NUM") is read as text too
+        schema = {col: ibis.dtype("string") if t.is_unknown() else t for col, t in schema.items()}
+        return conn.sql(f'SELECT * FROM "{_quote(name)}"', schema=schema)
+    except Exception:  # the caller reports the table's own error
+        return None
+
+
+def _remove_database(path: Path) -> None:
+    for leftover in (path, path.with_name(path.name + ".wal")):
+        leftover.unlink(missing_ok=True)
 
 
 # DuckDB's DECIMAL holds 38 digits; MySQL's holds 65

@@ -269,3 +269,43 @@ def test_mysql_flags_read_as_booleans_and_other_tinyints_as_numbers(scratch):
     assert table.order_by("level").to_pyarrow().to_pylist() == [
         {"active": False, "level": 0}, {"active": True, "level": 1}, {"active": None, "level": 7}]
     db.close()
+
+def test_snapshot_carries_what_arrow_cannot_as_text(tmp_path):
+    """Issue 11: an INTERVAL column failed the whole snapshot ("Unsupported cast from
+    month_day_nano_interval to duration"); now it and the other awkward types are text."""
+    path = tmp_path / "odd.duckdb"
+    with duckdb.connect(str(path)) as con:
+        con.execute("CREATE TABLE odd AS SELECT range AS id, INTERVAL (range) DAY + INTERVAL 1 MONTH AS span, "
+                    "'0101'::BIT AS bits, range::UHUGEINT AS huge, DATE '2024-01-01' + range::INT AS day "
+                    "FROM range(30)")
+    snap = DatabaseResource(url=f"duckdb://{path}").write_snapshot("odd", tmp_path / "snap")
+    assert snap.rows == 30 and set(snap.as_text) == {"span", "bits", "huge"}
+    with duckdb.connect(snap.path, read_only=True) as con:
+        types = dict(con.execute("SELECT column_name, data_type FROM information_schema.columns").fetchall())
+        assert types == {"id": "BIGINT", "span": "VARCHAR", "bits": "VARCHAR", "huge": "VARCHAR", "day": "DATE"}
+        assert con.execute("SELECT span FROM odd WHERE id = 2").fetchone() == ("1 month 2 days",)
+
+
+def test_snapshot_of_postgres_types_without_an_arrow_form(postgres_schema, postgres_admin_url, tmp_path):
+    schema, conn = postgres_schema
+    conn.execute(f"CREATE TABLE {schema}.odd AS SELECT g AS id, int4range(g, g + 2) AS span, "
+                 f"point(g, g) AS spot, (g * 1.5)::numeric::money AS cash, ('10.0.0.' || g)::inet AS host "
+                 "FROM generate_series(1, 20) g")
+    db = DatabaseResource(url=f"{postgres_admin_url}?schema={schema}")
+    snap = db.write_snapshot("odd", tmp_path / "snap")
+    assert snap.rows == 20 and set(snap.as_text) == {"span", "spot", "cash", "host"}
+    with duckdb.connect(snap.path, read_only=True) as con:
+        assert con.execute("SELECT span, spot, cash, host FROM odd WHERE id = 2").fetchone() == (
+            "[2,4)", "(2,2)", "$3.00", "10.0.0.2/32")
+
+
+def test_an_empty_sqlite_table_with_untyped_columns_opens(tmp_path):
+    path = tmp_path / "e.sqlite"
+    con = sqlite3.connect(path)
+    con.execute("CREATE TABLE e (a, b INTEGER)")
+    con.commit()
+    with pytest.raises(Exception, match="infer types"):      # what ibis says by itself
+        ibis.sqlite.connect(path).table("e")
+    table = DatabaseResource(url=f"sqlite://{path}").table("e")
+    assert dict(table.schema().items()) == {"a": ibis.dtype("string"), "b": ibis.dtype("int64")}
+    assert table.count().execute() == 0

@@ -63,7 +63,11 @@ def pct(part, whole):
 
 
 def rows_of(expr, limit=5):
-    return expr.limit(limit).to_pyarrow().to_pylist()
+    expr = expr.limit(limit)
+    try:
+        return expr.to_pyarrow().to_pylist()
+    except Exception:  # a type Arrow cannot take (INTERVAL, BIT, ranges...): its text instead
+        return expr.select(*[expr[c].cast("string") for c in expr.columns]).to_pyarrow().to_pylist()
 '''
 
 # One function per issue type.  Each returns {"verdict", "evidence"}; the
@@ -76,8 +80,9 @@ def check_missing_values(column):
     dtype = t.schema()[column]
     missing = c.isnull()
     if dtype.is_string():
-        missing = missing | (c.strip() == "")
-    if dtype.is_floating():
+        # `|| ''`: ibis takes a PostgreSQL enum for text, but the database has no trim of it
+        missing = missing | (c.concat("").strip() == "")
+    if dtype.is_floating() and con.name != "sqlite":  # SQLite stores a NaN as NULL
         missing = missing | c.isnan()
     n = int(t.filter(missing).count().execute())
     return {"verdict": "confirmed" if n else "refuted",
@@ -267,8 +272,16 @@ def check_generic(columns):
 _EXPLORE_BODY = """\
 print(t.schema())
 for _column in _columns:
-    _top = t[_column].value_counts().order_by(ibis.desc(_column + "_count")).limit(10)
-    print(_column, rows_of(_top, 10))
+    _top = f"(its values cannot be shown: {t.schema()[_column]})"
+    # as itself, else as its text (PostgreSQL cannot group a point or json; SQLite's text of
+    # a blob may not be UTF-8): what is printed only helps the reader
+    for _values in (t[_column], t[_column].cast("string").name(_column)):
+        try:
+            _top = rows_of(_values.value_counts().order_by(ibis.desc(_column + "_count")), 10)
+            break
+        except Exception:
+            continue
+    print(_column, _top)
 """
 
 STRING_SENTINELS = ["n/a", "na", "#n/a", "-", "--", "?", "null", "nil", "nan", "missing", "undefined", "none"]

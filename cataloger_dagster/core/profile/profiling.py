@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import base64
 import datetime as dt
+import logging
 import decimal
 import math
 import time
@@ -43,8 +44,10 @@ import ibis
 import ibis.expr.datatypes as dt_
 import ibis.expr.types as ir
 
+from cataloger_dagster.core import portable
 from cataloger_dagster.core.models import (
     ColumnProfile,
+    Degradation,
     Fingerprint,
     Histogram,
     LengthStats,
@@ -52,6 +55,8 @@ from cataloger_dagster.core.models import (
     ValueCount,
 )
 from cataloger_dagster.core.values import finite_float
+
+log = logging.getLogger(__name__)
 
 QUANTILES = {"p05": 0.05, "p25": 0.25, "p50": 0.5, "p75": 0.75, "p95": 0.95}
 
@@ -139,13 +144,45 @@ class _Col:
     kind: str
     expr: ir.Column
     notes: list[str] = field(default_factory=list)
+    text: str | None = None        # why the column is profiled as its text, if it is
+    # figures the backend cannot compute, computed in process (_local_figures):
+    # "q" -> the value quantiles are taken of, "p" -> the text the patterns are matched on
+    local: dict[str, ir.Value] = field(default_factory=dict)
+    storage_classes: dict[str, int] | None = None
+    degradations: list[Degradation] = field(default_factory=list)
 
     @property
     def word(self) -> str:
-        return _type_word(self.dtype, self.kind)
+        return portable.type_text(self.dtype) if self.kind == "other" else _type_word(self.dtype, self.kind)
+
+    @property
+    def counted(self) -> bool:
+        """Whether its values get top values (and, for numbers and dates, histograms)."""
+        return self.kind in _TOP_KINDS or self.text is not None
 
     def skip(self, stats: str, why: str | None = None) -> None:
         self.notes.append(f"{stats}: {why or f'not defined for {self.word}'}")
+
+    def fail(self, stats: str, backend: str, exc: BaseException) -> None:
+        """`stats` could not be computed: a note and a degradation, in words (the backend's
+        error text, which may quote values, goes to the debug log only)."""
+        log.debug("profile of %r: %s failed: %s", self.name, stats, _short(exc))
+        stats = _stat_words(stats)
+        reason = f"{stats} could not be computed on {backend} for this {self.word} column"
+        if any(d.reason == reason for d in self.degradations):
+            return
+        self.notes.append(f"{stats}: could not be computed on {backend} for {self.word}")
+        self.degradations.append(Degradation(stage="profile", column=self.name, reason=reason))
+
+
+_STAT_WORDS = {"q": "quantiles", "pat": "pattern counts", "len": "lengths", "true": "true count",
+               "distinct": "distinct count", "nan": "NaN count", "count": "non-null count"}
+
+
+def _stat_words(stat: str) -> str:
+    """A query's statistic as the reader knows it: "q_approx" and "q3" are "quantiles"."""
+    head = stat.split("_")[0].rstrip("0123456789")
+    return _STAT_WORDS.get(head, stat.replace("_", " "))
 
 
 @dataclass
@@ -164,6 +201,13 @@ def _short(exc: BaseException) -> str:
     return text[:200]
 
 
+# A very wide table's queries are cut in pieces: PostgreSQL takes at most 1,664 expressions
+# in a SELECT and SQLite 500 terms in a UNION, and DuckDB takes minutes to plan a UNION of
+# a thousand branches that runs in a second as ten of a hundred.
+MAX_AGGREGATES = 1500
+MAX_BRANCHES = 100
+
+
 class _Runner:
     """Sends the queries, counts them, and isolates failing columns."""
 
@@ -178,13 +222,18 @@ class _Runner:
         return expr.execute()
 
     def _note_failure(self, col: int, what: str, exc: BaseException) -> None:
-        msg = f"{what}: failed on {self.backend_name}: {_short(exc)}"
         if col >= 0:
-            self.cols[col].notes.append(msg)
+            self.cols[col].fail(what, self.backend_name, exc)
         else:
-            raise RuntimeError(msg) from exc
+            raise RuntimeError(f"{what}: failed on {self.backend_name}: {_short(exc)}") from exc
 
     def aggregate(self, metrics: list[_Metric]) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for start in range(0, len(metrics), MAX_AGGREGATES):
+            out.update(self._aggregate(metrics[start:start + MAX_AGGREGATES]))
+        return out
+
+    def _aggregate(self, metrics: list[_Metric]) -> dict[str, Any]:
         if not metrics:
             return {}
         try:
@@ -213,11 +262,19 @@ class _Runner:
 
     def _agg(self, metrics: list[_Metric]) -> dict[str, Any]:
         expr = self.table.aggregate(**{m.name: m.expr for m in metrics})
-        row = self._execute(expr).iloc[0]
-        return {m.name: row[m.name] for m in metrics}
+        df = self._execute(expr)
+        # column by column: a row of the frame would turn integers to floats beside a float
+        return {m.name: df[m.name].iloc[0] for m in metrics}
 
-    def union(self, branches: list[tuple[int, str, ir.Table]]) -> list[tuple[int, str, Any, int]]:
-        """Run (col, stat, table[c, k, v, n]) branches as one UNION ALL query."""
+    def union(self, branches: list[tuple]) -> list[tuple[int, str, Any, int]]:
+        """Run (col, stat, table[c, k, v, n][, the same on the column's text]) branches as
+        one UNION ALL query (per MAX_BRANCHES)."""
+        rows: list = []
+        for start in range(0, len(branches), MAX_BRANCHES):
+            rows += self._union_all(branches[start:start + MAX_BRANCHES])
+        return rows
+
+    def _union_all(self, branches: list[tuple]) -> list[tuple[int, str, Any, int]]:
         if not branches:
             return []
         try:
@@ -225,12 +282,16 @@ class _Runner:
         except Exception:
             pass
         rows: list = []
-        for col, stat, branch in branches:
-            try:
-                rows.extend(self._union([branch]))
-            except Exception as exc:
-                if col >= 0:       # table-level branches have a fallback
-                    self._note_failure(col, stat, exc)
+        for col, stat, branch, *as_text in branches:
+            for attempt in [branch, *as_text]:
+                try:
+                    rows.extend(self._union([attempt]))
+                    if attempt is not branch:
+                        self.cols[col].notes.append(f"{stat}: counted on the values as text")
+                    break
+                except Exception as exc:
+                    if col >= 0 and attempt is ([branch, *as_text][-1]):
+                        self._note_failure(col, stat, exc)   # table-level branches have a fallback
         return rows
 
     def _union(self, tables: list[ir.Table]) -> list:
@@ -260,7 +321,8 @@ def _capabilities(table: ir.Table, backend, cols: list[_Col]) -> dict[str, bool]
         "regex": lambda: txt.re_search("^a$").sum(),
         "std": lambda: num.std(),
     }
-    caps = {}
+    # SQLite stores a NaN as NULL: a float column there has no NaN to count
+    caps = {"nan_is_null": getattr(backend, "name", "") == "sqlite"}
     for name, make in probes.items():
         try:
             caps[name] = _compiles(backend, table.aggregate(x=make()))
@@ -333,9 +395,11 @@ def _column_metrics(c: _Col, caps, approximate: bool, sampled: bool = False) -> 
         x = ibis.ifelse(x.isnan(), ibis.null("float64"), x)
     if k == "float":
         if caps["isnan"]:
-            ms.append(_Metric(i, "nan", c.expr.isnan().sum()))
+            ms.append(_Metric(i, "nan", _ones(c.expr.isnan())))
+        elif caps["nan_is_null"]:
+            ms.append(_Metric(i, "nan", ibis.literal(0, "int64")))
         else:
-            c.skip("nan_count", f"isnan not available on this backend")
+            c.skip("nan_count", "isnan not available on this backend")
     if k in ("nested", "binary", "json"):
         c.skip("distinct/min/max/mean/std/quantiles/histogram"
                + ("" if k == "json" else "/top values"))
@@ -351,7 +415,7 @@ def _column_metrics(c: _Col, caps, approximate: bool, sampled: bool = False) -> 
             c.notes.append("distinct: exact (approx_nunique not available on this backend)")
         ms.append(_Metric(i, "distinct", x.nunique()))
     if k == "boolean":
-        ms.append(_Metric(i, "true", x.cast("int64").sum()))
+        ms.append(_Metric(i, "true", _ones(x)))
         c.skip("std/quantiles/histogram")
         c.notes.append("mean: fraction of true values")
         return ms
@@ -381,18 +445,21 @@ def _column_metrics(c: _Col, caps, approximate: bool, sampled: bool = False) -> 
         ms += [_Metric(i, "len_min", n.min()), _Metric(i, "len_max", n.max()),
                _Metric(i, "len_mean", n.mean())]
         if not approximate:
-            ms += [_Metric(i, f"pat_{p}", e.cast("int64").sum())
-                   for p, e in _patterns(c, x, caps).items()]
+            ms += [_Metric(i, f"pat_{p}", _ones(e)) for p, e in _patterns(c, x, caps).items()]
     return ms
+
+
+def _ones(flag: ir.BooleanValue) -> ir.IntegerValue:
+    """How many rows `flag` holds for.  Not `flag.cast("int64").sum()`: PostgreSQL has no
+    cast from boolean to bigint, and that failed every text column's pattern counts."""
+    return ibis.ifelse(flag, 1, 0).sum()
 
 
 def _patterns(c: _Col, x: ir.StringValue, caps, note: bool = True) -> dict[str, ir.BooleanValue]:
     pats = _pattern_exprs(x)
     if not caps["regex"]:
-        if note:
-            c.notes.append("pattern counts: regex not available on this backend; "
-                           "only sentinel/blank/padded counted")
-        pats = {p: pats[p] for p in ("sentinel", "blank", "padded")}
+        c.local["p"] = c.expr      # the regex patterns are matched in process
+        pats = {p: pats[p] for p in _PLAIN_PATTERNS}
     return pats
 
 
@@ -404,8 +471,63 @@ def _quantile_metrics(c, v, caps, approximate) -> list[_Metric]:
         return [_Metric(c.index, "q", v.quantile(qs))]
     if caps["quantile"]:
         return [_Metric(c.index, f"q{j}", v.quantile(q)) for j, q in enumerate(qs)]
-    c.skip("quantiles", "not available on this backend")
+    c.local["q"] = v          # no quantile function (SQLite): computed in process
     return []
+
+
+# --------------------------------------------------------------------------
+# figures the backend cannot compute, from its values pulled into DuckDB
+# --------------------------------------------------------------------------
+
+LOCAL_VALUES = 4_000_000    # values pulled into the in-process DuckDB at most
+_PLAIN_PATTERNS = ("sentinel", "blank", "padded")
+
+
+def _local_figures(table: ir.Table, cols: list[_Col], res: dict, row_count: int,
+                   runner: _Runner) -> None:
+    """Quantiles and regex pattern counts where the backend has no function for them (SQLite
+    has no quantiles): the values, all of them or every k-th row, go into an in-process
+    DuckDB that computes what the database would have.  The notes say which."""
+    wanted = {f"{stat}{c.index}": (c, stat, e) for c in cols for stat, e in c.local.items()}
+    if not wanted or row_count == 0:
+        return
+    step = max(1, math.ceil(row_count * len(wanted) / LOCAL_VALUES))
+    pulled = table.select(**{k: e for k, (_, _, e) in wanted.items()})
+    if step > 1:     # the backend has no seeded sample (that is why we are here): every k-th row
+        pulled = pulled.mutate(_row=ibis.row_number()).filter(ibis._._row % step == 0).drop("_row")
+    try:
+        runner.queries += 1
+        values = pulled.to_pyarrow()
+    except Exception as exc:
+        for c, stat, _ in wanted.values():
+            c.fail("quantiles" if stat == "q" else "pattern counts", runner.backend_name, exc)
+        return
+    where = (f"in process (DuckDB) on all {values.num_rows:,} rows" if step == 1 else
+             f"in process (DuckDB) on a systematic sample of every {step:,}th row "
+             f"({values.num_rows:,} of {row_count:,})")
+    local = ibis.duckdb.connect()
+    try:
+        m = local.create_table("local_values", values)
+        for key, (c, stat, _) in wanted.items():
+            try:
+                if stat == "q":
+                    res[f"m{c.index}_q"] = m.aggregate(
+                        q=m[key].quantile(list(QUANTILES.values()))).execute()["q"].iloc[0]
+                    c.notes.append(f"quantiles: computed {where}; {runner.backend_name} has no "
+                                   "quantile function")
+                else:
+                    regex = {k: e for k, e in _pattern_exprs(m[key]).items() if k not in _PLAIN_PATTERNS}
+                    got = m.aggregate(**{k: _ones(e) for k, e in regex.items()}).execute().iloc[0]
+                    scale = 1 if step == 1 else (res.get(f"m{c.index}_count") or 0) / max(
+                        1, int(m.aggregate(n=m[key].count()).execute()["n"].iloc[0]))
+                    res.update({f"m{c.index}_pat_{k}": round(int(got[k] or 0) * scale) for k in regex})
+                    c.notes.append(f"pattern counts: matched {where}"
+                                   + ("" if step == 1 else ", scaled to the column's values")
+                                   + f"; {runner.backend_name} has no regular expressions")
+            except Exception as exc:
+                c.fail("quantiles" if stat == "q" else "pattern counts", runner.backend_name, exc)
+    finally:
+        local.disconnect()
 
 
 # --------------------------------------------------------------------------
@@ -432,8 +554,9 @@ def _sample_of(table: ir.Table, cols: list[_Col], fraction: float) -> ir.Table:
     materialises the common table expression (the sample, not the table).
     Not block sampling: it is 10x cheaper to read in DuckDB, but on sorted
     or clustered columns its histograms came out 30-40% off per bin."""
-    used = [c.name for c in cols if c.kind in _TOP_KINDS]
-    return table.sample(min(1.0, fraction), method="row", seed=0).select(*used)
+    sample = table.sample(min(1.0, fraction), method="row", seed=0)
+    return sample.select(**{c.name: portable.as_text(sample, c.name) if c.text else sample[c.name]
+                            for c in cols if c.counted})
 
 
 def _counts(source: ir.Table, value: ir.Value, keep: ir.BooleanValue) -> ir.Table:
@@ -448,15 +571,16 @@ def _counts(source: ir.Table, value: ir.Value, keep: ir.BooleanValue) -> ir.Tabl
 
 def _second_query(source: ir.Table, cols: list[_Col], res: dict, caps, plans: dict, *,
                   top_k: int, bins: int, approximate: bool, sampled: bool,
-                  source_rows: int) -> list:
-    """Branches of query 2 over `source` (the table, or its sample when `sampled`)."""
+                  source_rows: int, backend: str) -> list:
+    """Branches of query 2 over `source` (the table's columns, those profiled as text as
+    text; or their sample when `sampled`)."""
     branches: list = []
     wide_text = None
     if sampled:
         branches.append((-1, "sample size", _tag(
             source.aggregate(v=ibis.null("string"), n=ibis._.count()), -1, "s")))
     for c in cols:
-        if c.kind not in _TOP_KINDS:
+        if not c.counted:
             if c.kind not in ("nested", "binary", "json"):
                 c.skip("top values")
             continue
@@ -464,7 +588,7 @@ def _second_query(source: ir.Table, cols: list[_Col], res: dict, caps, plans: di
             x = source[c.name]
             keep = _keep(x, c, caps)
         except Exception as exc:
-            c.notes.append(f"top values/histogram: cannot be expressed for {c.word}: {_short(exc)}")
+            c.fail("top values/histogram", backend, exc)
             continue
         distinct = res.get(f"m{c.index}_distinct_approx")
         valid = (res.get(f"m{c.index}_count") or 0) - (res.get(f"m{c.index}_nan") or 0)
@@ -476,11 +600,13 @@ def _second_query(source: ir.Table, cols: list[_Col], res: dict, caps, plans: di
                            f"(~{int(distinct):,} distinct of {int(valid):,} values)")
         elif top_k > 0:
             try:
-                g = _counts(source, x, keep)
-                g = g.order_by([ibis.desc("n"), "v"]).limit(top_k + 1)   # + the NULL group
-                branches.append((c.index, "top values", _tag(g, c.index, "t")))
+                tops = [_counts(source, v, keep).order_by([ibis.desc("n"), "v"]).limit(top_k + 1)
+                        for v in ([x] if x.type().is_string() else [x, x.cast("string")])]
+                # (+ 1 for the NULL group) and, if the type cannot be grouped (json and
+                # timetz on some backends), the same on the values as text
+                branches.append((c.index, "top values", *(_tag(g, c.index, "t") for g in tops)))
             except Exception as exc:
-                c.notes.append(f"top values: cannot be expressed for {c.word}: {_short(exc)}")
+                c.fail("top values", backend, exc)
         if c.kind in _NUMERIC + _TEMPORAL and bins > 0:
             plan = _histogram_plan(c, res, bins)
             if plan is None:
@@ -542,7 +668,7 @@ def _pattern_counts_grouped(source: ir.Table, x: ir.StringValue, c: _Col, caps) 
 
 def _pattern_counts(source: ir.Table, x: ir.StringValue, c: _Col, caps) -> ir.Table:
     """One row: v = the pattern counts joined by commas, n = values counted."""
-    pats = [e.cast("int64").sum().fill_null(0).cast("string")
+    pats = [_ones(e).fill_null(0).cast("string")
             for e in _patterns(c, x, caps, note=False).values()]
     return source.aggregate(v=ibis.literal(",").join(pats), n=x.count())
 
@@ -730,9 +856,8 @@ def compute_profile(
     say = progress or (lambda _msg: None)
     backend = table.get_backend()
     backend_name = getattr(backend, "name", type(backend).__module__)
-    schema = table.schema()
-    cols = [_Col(i, name, dtype, column_kind(dtype), table[name])
-            for i, (name, dtype) in enumerate(schema.items())]
+    cols = _columns(table, backend_name)
+    runner = _Runner(table, cols, backend_name)
     caps = _capabilities(table, backend, cols)
     approximate = fingerprint.row_count > approx_distinct_above
     # Above `sample_rows`, quantiles, top values, histograms and text patterns
@@ -741,7 +866,6 @@ def compute_profile(
     # time and memory (BENCHMARKS.md).
     # Without a seeded sample (SQLite) every row is counted: slower, exact.
     sampled = approximate and fingerprint.row_count > sample_rows > 0 and caps["sample"]
-    runner = _Runner(table, cols, backend_name)
 
     say(f"{table_name}: aggregates over {len(cols)} columns")
     metrics = [_Metric(-1, "rows", table.count())]
@@ -749,20 +873,24 @@ def compute_profile(
         try:
             metrics += _column_metrics(c, caps, approximate, sampled=sampled)
         except Exception as exc:      # an expression ibis cannot even build
-            c.notes.append(f"statistics: cannot be expressed for {c.word}: {_short(exc)}")
+            c.fail("statistics", backend_name, exc)
+    if backend_name == "sqlite":
+        metrics += [_Metric(-1, k, e) for k, e in portable.sqlite_storage_metrics(table).items()]
     res = runner.aggregate(metrics)
     row_count = int(res["mT_rows"])
+    _reprofile_as_text(table, cols, res, runner, caps, approximate, sampled)
 
     say(f"{table_name}: top values, histograms" + (" and text patterns on a sample" if sampled else ""))
-    source = _sample_of(table, cols, sample_rows / max(row_count, 1)) if sampled else table
+    source = _sample_of(table, cols, sample_rows / max(row_count, 1)) if sampled else _as_profiled(table, cols)
     plans: dict[int, tuple] = {}
     branches = _second_query(source, cols, res, caps, plans, top_k=top_k, bins=histogram_bins,
                              approximate=approximate, sampled=sampled,
-                             source_rows=min(row_count, sample_rows) if sampled else row_count)
+                             source_rows=min(row_count, sample_rows) if sampled else row_count,
+                             backend=backend_name)
     rows = runner.union(branches)
 
     say(f"{table_name}: sample rows")
-    sample = _sample(table, sample_size, runner)
+    sample = _sample(table, cols, sample_size, runner)
 
     tops: dict[int, list] = {}
     hist: dict[int, dict[int, int]] = {}
@@ -788,6 +916,7 @@ def compute_profile(
                                       f"values, scaled to the column's {count:,} values")
             res.update({f"m{ci}_pat_{name}": round(int(x) * scale)
                         for name, x in zip(names, v.split(","))})
+    _local_figures(table, cols, res, row_count, runner)
     for ci in tops:     # the database's order does not survive the UNION
         tops[ci] = sorted(tops[ci], key=lambda vn: (-vn[1], str(vn[0])))[:top_k]
     if sampled:
@@ -798,18 +927,81 @@ def compute_profile(
         columns=columns, sample_rows=sample, fingerprint=fingerprint, approximate=approximate,
         queries=runner.queries, duration_s=round(time.perf_counter() - started, 3),
         profiled_at=dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+        degradations=[d for c in cols for d in c.degradations],
     )
 
 
-def _sample(table: ir.Table, size: int, runner: _Runner) -> list[dict[str, Any]]:
+def _columns(table: ir.Table, backend_name: str) -> list[_Col]:
+    """The columns to profile.  A type the backend's functions and Arrow do not take is
+    profiled as its text (counts, distinct values, top values); see also _reprofile_as_text."""
+    cols = []
+    for i, (name, dtype) in enumerate(table.schema().items()):
+        c = _Col(i, name, dtype, column_kind(dtype), table[name])
+        if c.kind == "other" and (why := portable.text_reason(dtype, backend_name)):
+            c.text = why
+        if c.text:
+            c.expr = portable.as_text(table, name)
+            c.notes.append(f"profiled as text: {c.text}")
+        cols.append(c)
+    return cols
+
+
+def _reprofile_as_text(table, cols, res, runner, caps, approximate, sampled) -> None:
+    """Columns profiled again as their text, in one more query (only when there are some):
+
+    * a column whose statistics failed in query 1: PostgreSQL's money comes as '$1.50' where
+      ibis expects a decimal, its enums have no length(), its oid no avg();
+    * a SQLite column whose values are of several storage classes (counted in query 1):
+      integers, reals, text and blobs in one column are text in effect, so a string column."""
+    mixed = portable.sqlite_mixed(table, {k[len("mT_"):]: v for k, v in res.items()
+                                          if k.startswith("mT_sc")}) if runner.backend_name == "sqlite" else {}
+    redo = {c.index: f"{runner.backend_name} could not compute the statistics of its type ({c.word})"
+            for c in cols if c.degradations and not c.text}
+    for c in cols:
+        if c.name in mixed:
+            c.storage_classes = mixed[c.name]
+            redo[c.index] = portable.mixed_reason(c.dtype, mixed[c.name])
+    if not redo:
+        return
+    metrics = []
+    for c in (cols[i] for i in redo):
+        for key in [k for k in res if k.startswith(f"m{c.index}_")]:
+            del res[key]
+        c.text = redo[c.index]
+        c.kind = "string" if c.kind == "string" or c.storage_classes else "other"
+        c.expr, c.degradations, c.local = portable.as_text(table, c.name), [], {}
+        c.notes = [f"profiled as text: {c.text}"]
+        try:
+            metrics += _column_metrics(c, caps, approximate, sampled=sampled)
+        except Exception as exc:
+            c.fail("statistics", runner.backend_name, exc)
+    res.update(runner.aggregate(metrics))
+
+
+def _as_profiled(table: ir.Table, cols: list[_Col]) -> ir.Table:
+    """The table with the columns profiled as text turned to text (query 2 reads it)."""
+    if not any(c.text for c in cols):
+        return table
+    return table.select(**{c.name: c.expr for c in cols})
+
+
+def _sample(table: ir.Table, cols: list[_Col], size: int, runner: _Runner) -> list[dict[str, Any]]:
     if size <= 0:
         return []
-    # Arrow has no cast for DuckDB's month/day/nano intervals: show them as text.
-    cols = {name: (table[name].cast("string") if dtype.is_interval() else table[name])
-            for name, dtype in table.schema().items()}
     runner.queries += 1
-    rows = table.select(**cols).limit(size).to_pyarrow().to_pylist()
-    maps = {name for name, dtype in table.schema().items() if dtype.is_map()}
+    known = {c.name: c.text for c in cols if c.storage_classes}
+    data, reasons = portable.read_arrow(table, limit=size, known=known)
+    for c in cols:
+        why = reasons.get(c.name)
+        if why == portable.LEFT_OUT:
+            c.degradations.append(Degradation(stage="profile", column=c.name,
+                                              reason=f"sample rows: {why}"))
+            c.notes.append(f"sample rows: {why}")
+        elif why and not c.text:
+            c.notes.append(f"sample rows: shown as text, {why}")
+    rows = data.to_pylist()
+    text = {name for name, why in reasons.items() if why}
+    maps = {name for name, dtype in table.schema().items() if dtype.is_map() and name not in text}
     for r in rows:
         for name in maps:          # Arrow gives maps as (key, value) pairs
             if isinstance(r[name], list):
@@ -825,9 +1017,10 @@ def _finish(c: _Col, res, row_count, approximate, tops, hist, plans) -> ColumnPr
     count = int(get("count") or 0)
     nulls = row_count - count if f"m{c.index}_count" in res else 0
     p = ColumnProfile(
-        name=c.name, dtype=str(c.dtype), kind=c.kind, nullable=c.dtype.nullable,
+        name=c.name, dtype=portable.type_text(c.dtype) if c.dtype.is_unknown() else str(c.dtype),
+        kind=c.kind, nullable=c.dtype.nullable,
         count=count, nulls=nulls, null_fraction=(nulls / row_count) if row_count else 0.0,
-        notes=c.notes,
+        notes=c.notes, storage_classes=c.storage_classes,
     )
     if c.kind == "float" and get("nan") is not None:
         p.nan_count = int(get("nan"))

@@ -393,3 +393,167 @@ def test_postgres_large_mode(postgres_admin_url, postgres_schema):
     _check_large_mode_degrades(prof, 3000)
     assert any("sample" in n for n in prof.column("s").notes)        # PostgreSQL samples
     assert prof.column("f").quantiles is not None
+
+
+# --------------------------------------------------------------------------
+# issue 11: the same data gives the same profile on DuckDB, PostgreSQL and SQLite
+# --------------------------------------------------------------------------
+
+PENGUIN_COLUMNS = {"species": "TEXT", "island": "TEXT", "bill_length_mm": "DOUBLE PRECISION",
+                   "body_mass_g": "INTEGER", "sex": "TEXT", "year": "INTEGER", "seen": "DATE",
+                   "mass_text": "TEXT", "ok": "BOOLEAN"}
+
+
+def _penguin_rows(n: int = 344):
+    """palmerpenguins' shape: three species on three islands, a few NULLs and 'NA' strings,
+    a number column stored as text (with its 'NA'), dates, a flag."""
+    species = ["Adelie", "Gentoo", "Chinstrap"]
+    islands = ["Torgersen", "Biscoe", "Dream"]
+    rows = []
+    for i in range(n):
+        mass = None if i % 97 == 3 else 2700 + (i * 137) % 3600
+        rows.append((species[i % 3] if i % 50 else "Adelie Penguin", islands[(i * 7) % 3],
+                     None if i % 101 == 5 else round(32.1 + ((i * 53) % 275) / 10, 1), mass,
+                     None if i % 31 == 0 else ("NA" if i % 29 == 0 else ["male", "female"][i % 2]),
+                     2007 + i % 3, f"20{7 + i % 3:02d}-{i % 12 + 1:02d}-{i % 28 + 1:02d}",
+                     "NA" if mass is None else str(mass), i % 4 != 0))
+    return rows
+
+
+def _comparable(prof):
+    out = {"rows": prof.row_count}
+    for c in prof.columns:
+        out[c.name] = {
+            "count": c.count, "nulls": c.nulls, "distinct": c.distinct, "min": c.min, "max": c.max,
+            "mean": None if c.mean is None else round(c.mean, 9),
+            "quantiles": None if c.quantiles is None else {
+                k: round(v, 6) if isinstance(v, float) else v for k, v in c.quantiles.items()},
+            "patterns": c.pattern_counts, "semantic": c.semantic_type,
+            "top": None if c.top_values is None else [(t.value, t.count) for t in c.top_values],
+            "histogram": None if c.histogram is None else c.histogram.counts,
+        }
+    return out
+
+
+def test_the_same_data_profiles_the_same_on_every_backend(tmp_path, postgres_schema, postgres_admin_url):
+    rows = _penguin_rows()
+    cols = ", ".join(f"{c} {t}" for c, t in PENGUIN_COLUMNS.items())
+    marks = ", ".join("?" * len(PENGUIN_COLUMNS))
+    with duckdb.connect(str(tmp_path / "p.duckdb")) as con:
+        con.execute(f"CREATE TABLE penguins ({cols})")
+        con.executemany(f"INSERT INTO penguins VALUES ({marks})", rows)
+    lite = sqlite3.connect(tmp_path / "p.sqlite")
+    lite.execute(f"CREATE TABLE penguins ({cols})")
+    lite.executemany(f"INSERT INTO penguins VALUES ({marks})", rows)
+    lite.commit()
+    schema, conn = postgres_schema
+    conn.execute(f"CREATE TABLE {schema}.penguins ({cols})")
+    with conn.cursor() as cur:
+        cur.executemany(f"INSERT INTO {schema}.penguins VALUES ({', '.join(['%s'] * len(PENGUIN_COLUMNS))})", rows)
+    tables = {
+        "duckdb": ibis.duckdb.connect(str(tmp_path / "p.duckdb"), read_only=True).table("penguins"),
+        "sqlite": ibis.sqlite.connect(tmp_path / "p.sqlite").table("penguins"),
+        "postgres": ibis.connect(postgres_admin_url.replace("postgres://", "postgresql://")).table(
+            "penguins", database=schema),
+    }
+    profiles = {name: compute_profile(t, database="d", table_name="penguins", fingerprint=fp(len(rows)))
+                for name, t in tables.items()}
+    for name, prof in profiles.items():
+        assert prof.degradations == [], (name, prof.degradations)
+    want = _comparable(profiles["duckdb"])
+    # the figures that once differed: PostgreSQL's text patterns, SQLite's quantiles
+    assert want["mass_text"]["patterns"]["number"] == len(rows) - 4 and want["mass_text"]["patterns"]["sentinel"] == 4
+    assert want["bill_length_mm"]["quantiles"]["p50"] is not None
+    for name in ("postgres", "sqlite"):
+        got = _comparable(profiles[name])
+        for column in want:
+            assert got[column] == want[column], (name, column)
+    lite_notes = profiles["sqlite"].column("body_mass_g").notes
+    assert any(n.startswith("quantiles: computed in process (DuckDB) on all 344 rows") for n in lite_notes)
+
+
+def test_sqlite_quantiles_of_a_big_table_come_from_a_sample_that_says_so(tmp_path, monkeypatch):
+    from cataloger_dagster.core.profile import profiling
+
+    monkeypatch.setattr(profiling, "LOCAL_VALUES", 500)      # 2,000 rows x 2 columns: every 8th row
+    path = tmp_path / "s.sqlite"
+    con = sqlite3.connect(path)
+    con.execute("CREATE TABLE t (x INTEGER, y REAL)")
+    con.executemany("INSERT INTO t VALUES (?, ?)", [(i, i / 2) for i in range(2000)])
+    con.commit()
+    prof = compute_profile(ibis.sqlite.connect(path).table("t"), database="s", table_name="t", fingerprint=fp(2000))
+    x = prof.column("x")
+    assert abs(x.quantiles["p50"] - 1000) <= 20 and abs(x.quantiles["p95"] - 1900) <= 20
+    assert any("systematic sample of every 8th row (250 of 2,000)" in n for n in x.notes), x.notes
+
+
+def test_what_a_backend_cannot_compute_is_profiled_as_text_or_a_degradation(postgres_schema, postgres_admin_url):
+    """PostgreSQL money reaches ibis as '$1.50' where it expects a decimal, an enum has no
+    length(), ranges and points no Arrow form: each column is profiled as its text, with the
+    reason in its notes, and nothing of a backend's error text anywhere."""
+    schema, conn = postgres_schema
+    conn.execute(f"CREATE TYPE {schema}.mood AS ENUM ('sad', 'ok', 'happy')")
+    conn.execute(f"CREATE TABLE {schema}.odd AS SELECT g AS id, (g * 1.5)::numeric::money AS cash, "
+                 f"(array['sad', 'ok', 'happy'])[g % 3 + 1]::{schema}.mood AS mood, "
+                 "int4range(g, g + 2) AS span, point(g, g) AS spot, g % 2 = 0 AS flag, "
+                 "'v' || g AS label FROM generate_series(1, 30) g")
+    url = f"{postgres_admin_url}?schema={schema}".replace("postgres://", "postgresql://")
+    prof = compute_profile(ibis.connect(url).table("odd"), database="pg", table_name="odd", fingerprint=fp(30))
+    assert prof.degradations == []
+    for name in ("cash", "mood", "span", "spot"):
+        c = prof.column(name)
+        assert c.count == 30 and c.top_values and any(n.startswith("profiled as text: ") for n in c.notes), c
+        assert not any("Error" in n or "LINE" in n or "does not exist" in n for n in c.notes), c.notes
+    assert prof.column("cash").top_values[0].value.startswith("$")
+    assert prof.column("flag").mean == 0.5 and prof.column("label").pattern_counts["number"] == 0
+    assert prof.sample_rows[0]["span"] == "[1,3)"
+
+
+def test_a_failing_statistic_is_a_degradation_in_words(tmp_path, monkeypatch):
+    """A statistic the database refuses (here a text column's sum, which DuckDB refuses with
+    a Conversion Error quoting the value) first makes the column be profiled as its text;
+    when it fails even so, it is a Degradation: a sentence, never the database's error."""
+    from cataloger_dagster.core.profile import profiling
+
+    path = tmp_path / "d.duckdb"
+    with duckdb.connect(str(path)) as con:
+        con.execute("CREATE TABLE t AS SELECT range AS x, 'secret-' || range AS s FROM range(20)")
+    table = ibis.duckdb.connect(str(path), read_only=True).table("t")
+    real = profiling._column_metrics
+    monkeypatch.setattr(profiling, "_column_metrics", lambda c, *a, **k: [
+        *real(c, *a, **k), *([profiling._Metric(c.index, "bogus_sum", c.expr.cast("int64").sum())]
+                             if c.kind == "string" else [])])
+    prof = compute_profile(table, database="d", table_name="t", fingerprint=fp(20))
+    s = prof.column("s")
+    assert [d.model_dump() for d in prof.degradations] == [
+        {"stage": "profile", "column": "s", "reason": "bogus sum could not be computed on duckdb for this string column"}]
+    assert s.notes[0] == "profiled as text: duckdb could not compute the statistics of its type (string)"
+    assert s.count == 20 and s.distinct == 20 and s.length.max == 9          # the rest is there
+    assert not any("secret" in n or "Error" in n for n in s.notes)
+    assert prof.column("x").notes == [] and prof.column("x").mean == 9.5
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgres"])
+def test_a_wide_table_is_cut_into_queries_the_backend_takes(backend, tmp_path, request):
+    """400 columns: more expressions than PostgreSQL's 1,664 per SELECT and more branches
+    than SQLite's 500 per UNION, in one table that once failed as a whole."""
+    width, rows = 400, 20
+    cols = ", ".join(f"c{j} {'INTEGER' if j % 2 else 'TEXT'}" for j in range(width))
+    values = [tuple(i * j if j % 2 else f"v{i % 3}" for j in range(width)) for i in range(rows)]
+    if backend == "sqlite":
+        con = sqlite3.connect(tmp_path / "w.sqlite")
+        con.execute(f"CREATE TABLE w ({cols})")
+        con.executemany(f"INSERT INTO w VALUES ({', '.join('?' * width)})", values)
+        con.commit()
+        table = ibis.sqlite.connect(tmp_path / "w.sqlite").table("w")
+    else:
+        schema, conn = request.getfixturevalue("postgres_schema")
+        conn.execute(f"CREATE TABLE {schema}.w ({cols})")
+        with conn.cursor() as cur:
+            cur.executemany(f"INSERT INTO {schema}.w VALUES ({', '.join(['%s'] * width)})", values)
+        url = request.getfixturevalue("postgres_admin_url").replace("postgres://", "postgresql://")
+        table = ibis.connect(url).table("w", database=schema)
+    prof = compute_profile(table, database="d", table_name="w", fingerprint=fp(rows))
+    assert prof.degradations == [] and prof.column_count == width
+    assert prof.column("c399").max == 19 * 399 and prof.column("c398").distinct == 3
+    assert all(c.top_values for c in prof.columns)
