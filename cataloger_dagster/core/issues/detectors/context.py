@@ -54,6 +54,18 @@ class Context:
         return self.cache[key]
 
 
+def not_nan(ctx: Context, value: ibis.Value) -> ibis.Value:
+    """``value`` is not NaN: on backends that hold no NaN (SQLite, MySQL) always true."""
+    backend = ctx.cache.get(("backend", ""))
+    if backend is None:
+        try:
+            backend = ctx.table.get_backend().name
+        except Exception:
+            backend = ""
+        ctx.cache[("backend", "")] = backend
+    return ibis.literal(True) if backend in ("sqlite", "mysql") else ~value.isnan()
+
+
 def issue(ctx: Context, type_: str, column: Optional[str], *, columns: Optional[list[str]] = None,
           **fields: Any) -> IssueModel:
     ident = f"{ctx.name}_{type_}" + (f"_{column}" if column else "")

@@ -14,7 +14,7 @@ import ibis
 import ibis.expr.datatypes as dt
 
 from cataloger_dagster.core.issues.detectors.context import (
-    Context, is_measure, issue, name_words, numeric_sentinels, one, pct,
+    Context, is_measure, issue, name_words, not_nan, numeric_sentinels, one, pct,
 )
 from cataloger_dagster.core.issues.text_values import weighted_quantile
 from cataloger_dagster.core.models import ColumnProfile, IssueModel
@@ -129,7 +129,7 @@ def outliers(ctx: Context, cp: ColumnProfile, dtype: dt.DataType) -> Optional[Is
     if sentinels:
         usable = usable & ~ctx.table[cp.name].isin(sentinels)
     if dtype.is_floating():
-        usable = usable & ~c.isnan()
+        usable = usable & not_nan(ctx, c)
     above, below = usable & (c > hi), usable & (c < lo) & ((c > 0) if log else True)
     stats = one(ctx.table, n_high=above.sum(), n_low=below.sum(),
                 first_high=c.min(where=above), last_low=c.max(where=below))
