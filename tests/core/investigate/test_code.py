@@ -229,12 +229,18 @@ def test_check_args_come_from_the_details():
     assert check_args(dup, [dup]) == (["a", "b"],)
     assert check_args(made("duplicate_rows", ["a", "b"]), []) == (["a", "b"],)
     cats = made("inconsistent_categories", ["status"], groups={"shipped": ["shipped", "Shipped"]})
-    assert check_args(cats, [cats]) == ("status", {"shipped": ["Shipped", "shipped"]})
+    assert check_args(cats, [cats]) == ("status", {"shipped": ["Shipped", "shipped"]}, "value")
+    makes = made("inconsistent_categories", ["name"], groups={"toyota": ["toyota", "toyouta"]}, part="first word")
+    assert check_args(makes, [makes])[2] == "first word"
     fmt = made("invalid_format", ["email"], pattern="^x$")
     assert check_args(fmt, [fmt]) == ("email", "^x$", STRING_SENTINELS)
     # a dotted target table keeps its dots: only the first one separates table and column
     orphans = made("orphan_references", ["customer_id"], references="crm.customers.id")
-    assert check_args(orphans, [orphans]) == ("customer_id", "crm", "customers.id")
+    assert check_args(orphans, [orphans]) == ("customer_id", "crm", "customers.id", "equal")
+    # issues of today name the table and column apart, and how values match (text codes against numbers)
+    named = made("orphan_references", ["county_id"], references="geo.counties.id", target_table="geo.counties",
+                 target_column="id", match="digits")
+    assert check_args(named, [named]) == ("county_id", "geo.counties", "id", "digits")
     assert check_args(made("missing_values", ["note"]), []) == ("note",)
 
 
@@ -293,7 +299,7 @@ CREATE TABLE orders AS
          CASE WHEN i % 10 = 0 THEN NULL WHEN i % 10 = 5 THEN '  ' ELSE 'note ' || i END AS note,
          CASE WHEN i % 4 = 0 THEN 'Shipped' WHEN i % 4 = 3 THEN 'pending' ELSE 'shipped' END AS status,
          CASE WHEN i = 50 THEN 100000.0 WHEN i = 60 THEN -999.0 ELSE i * 1.0 END AS amount,
-         '00' || i AS code,
+         CAST(i * 7 AS VARCHAR) AS code,   -- numbers as text (leading zeros would make it a code)
          '2024-01-' || lpad(CAST(i % 28 + 1 AS VARCHAR), 2, '0') AS day,
          CASE WHEN i % 20 = 0 THEN 'nope' WHEN i = 33 THEN 'N/A' ELSE 'user' || i || '@example.com' END AS email,
          'NL' AS country,

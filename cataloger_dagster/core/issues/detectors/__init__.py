@@ -31,6 +31,7 @@ from typing import Any, Callable, Mapping, Optional
 
 import ibis
 
+from cataloger_dagster.core import portable
 from cataloger_dagster.core.issues.detectors import keys, labels, missing, ranges, references, types
 from cataloger_dagster.core.issues.detectors.context import Context
 from cataloger_dagster.core.models import Degradation, IssueModel, TableProfile
@@ -70,7 +71,14 @@ def detect_issues(
     now = now or datetime.now(timezone.utc)
     if now.tzinfo is None:
         now = now.replace(tzinfo=timezone.utc)
-    ctx = Context(table, profile, catalog or {}, now, profiles or {})
+    # the columns the profile could read only as text (an enum, a point, a mixed SQLite column)
+    # are checked as text too: the same view of the table for every stage
+    as_text = {cp.name: "profiled as text" for cp in profile.columns
+               if any(note.startswith("profiled as text") for note in cp.notes)}
+    original = table.schema()
+    table, _ = portable.portable(table, as_text)
+    ctx = Context(table, profile, catalog or {}, now, profiles or {},
+                  carried_as_text={n for n in as_text if not original[n].is_string()})
     failed = degradations if degradations is not None else []
     issues: list[IssueModel] = []
     if profile.row_count == 0:

@@ -28,6 +28,9 @@ class Context:
     now: datetime
     # the latest stored profiles of the other tables, by name (cheap facts for the reference search)
     profiles: Mapping[str, TableProfile] = field(default_factory=dict)
+    # columns of another type that only travel as text (a UHUGEINT, a money domain): their
+    # text is the database's rendering, not a type someone chose
+    carried_as_text: set[str] = field(default_factory=set)
     cache: dict[tuple[str, str], Any] = field(default_factory=dict)
 
     @property

@@ -8,6 +8,7 @@ ranges); each survivor is verified exactly in the database.
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from typing import Any, Optional
 
@@ -18,9 +19,12 @@ from cataloger_dagster.core import text
 from cataloger_dagster.core.issues.detectors.context import Context, is_identifier, issue, one, pct
 from cataloger_dagster.core.models import ColumnProfile, IssueModel, TableProfile
 
+log = logging.getLogger(__name__)
+
 MIN_DISTINCT = 5          # fewer distinct values match some key by chance
 MIN_INCLUSION = 0.8       # share of the distinct values found among the keys
 CROSS_TYPE_MAX_KEYS = 500_000   # keys pulled to the host to match text codes against numbers
+KEY_COLUMNS_PER_QUERY = 100
 
 
 @dataclass(frozen=True)
@@ -50,19 +54,38 @@ def _keys_of(ctx: Context, name: str) -> list[Key]:
                     and not cp.nulls and (cp.distinct or 0) >= MIN_DISTINCT:
                 keys.append(Key(name, cp.name, schema[cp.name], cp.distinct, cp.min, cp.max))
     elif usable:
-        aggs = {"rows": other.count()}
+        stats: dict[str, Any] = {}
+        # a few columns per query: wide tables meet PostgreSQL's and SQLite's column limits
+        for start in range(0, len(usable), KEY_COLUMNS_PER_QUERY):
+            chunk = list(enumerate(usable[start:start + KEY_COLUMNS_PER_QUERY], start))
+            try:
+                stats.update(_key_stats(other, chunk))
+            except Exception:
+                # a column the backend cannot read as its type (a mixed SQLite column) is no key;
+                # the others still are
+                for item in chunk:
+                    try:
+                        stats.update(_key_stats(other, [item]))
+                    except Exception:
+                        log.info("table %s: column %r cannot be read as a key; skipped", name, item[1])
         for i, c in enumerate(usable):
-            aggs[f"d{i}"] = other[c].nunique()
-            aggs[f"n{i}"] = other[c].count()
-            aggs[f"lo{i}"] = other[c].min()
-            aggs[f"hi{i}"] = other[c].max()
-        stats = one(other, **aggs)
-        for i, c in enumerate(usable):
+            if f"d{i}" not in stats:
+                continue
             d, n = int(stats[f"d{i}"] or 0), int(stats[f"n{i}"] or 0)
             if n and d == n == int(stats["rows"]) and d >= MIN_DISTINCT:
                 keys.append(Key(name, c, schema[c], d, stats[f"lo{i}"], stats[f"hi{i}"]))
     ctx.cache[cache_key] = keys
     return keys
+
+
+def _key_stats(other: ibis.Table, columns: list[tuple[int, str]]) -> dict[str, Any]:
+    aggs = {"rows": other.count()}
+    for i, c in columns:
+        aggs[f"d{i}"] = other[c].nunique()
+        aggs[f"n{i}"] = other[c].count()
+        aggs[f"lo{i}"] = other[c].min()
+        aggs[f"hi{i}"] = other[c].max()
+    return one(other, **aggs)
 
 
 def _digits(value: Any) -> Optional[str]:

@@ -24,7 +24,7 @@ def _examples(values: dict[str, int], limit: int = 5) -> list[str]:
 
 
 def stored_as_text(ctx: Context, cp: ColumnProfile, dtype: dt.DataType) -> Optional[IssueModel]:
-    if not dtype.is_string():
+    if not dtype.is_string() or cp.name in ctx.carried_as_text:
         return None
     reading = ctx.reading(cp)
     if reading is None or reading.kind is None or reading.share < TYPE_SHARE:
