@@ -112,17 +112,15 @@ def _key_parts(ctx: Context) -> tuple[list[str], list[list[str]]]:
 CHANCE_SHARE = 0.5   # a designed key repeats far less often than rows placed at random times would
 
 
-def _chance_repeats(ctx: Context, entity: Optional[str], time: list[str]) -> float:
-    """How many rows would share their key by chance, if each entity's rows fell at random among
-    the table's distinct times.  Events (flights to one place in the same minute) repeat about this
-    often; a designed key (one reading per station and hour) far less."""
-    slots = int(ctx.table.select(*time).distinct().count().execute())
-    if not slots:
-        return 0.0
+def _chance_repeats(ctx: Context, entity: str, time: list[str]) -> float:
+    """How many rows would share (entity, time) if entities fell on times at random: the rows
+    that share a time with another row, times the chance that two rows share an entity.  Events
+    (flights to one airport in the same minute) repeat about this often; a designed key (one
+    reading per station and hour) far less."""
     t = ctx.table
-    sizes = (t.group_by(entity).aggregate(n=t.count()).to_pyarrow().column("n").to_pylist()
-             if entity else [ctx.rows])
-    return sum(n * (n - 1) / (2 * slots) for n in sizes)
+    time_repeats = ctx.rows - int(t.select(*time).distinct().count().execute())
+    sizes = t.group_by(entity).aggregate(n=t.count()).to_pyarrow().column("n").to_pylist()
+    return time_repeats * sum((n / ctx.rows) ** 2 for n in sizes)
 
 
 def composite_key(ctx: Context) -> Optional[IssueModel]:
@@ -145,7 +143,7 @@ def composite_key(ctx: Context) -> Optional[IssueModel]:
         return None
     extra, entity, time = best
     columns = time if entity is None else [entity, *time]
-    if extra >= CHANCE_SHARE * _chance_repeats(ctx, entity, time):
+    if entity is not None and extra >= CHANCE_SHARE * _chance_repeats(ctx, entity, time):
         return None   # no more unique than chance: event times, not a key
     t = ctx.table
     groups = t.group_by(columns).aggregate(n=t.count()).filter(lambda g: g.n > 1)
