@@ -92,17 +92,26 @@ def scrub_secrets(text: str, url: str) -> str:
     return text
 
 
-def _postgres_arguments(url: str) -> dict[str, Any]:
+def _server_arguments(url: str, default_port: int) -> dict[str, Any]:
+    """A server URL's connection arguments: its query parameters, then user and password (from
+    the userinfo or ?user= / ?password=; the userinfo wins), host, port and database."""
     parts = urlsplit(url)
     args: dict[str, Any] = {k: v[-1] for k, v in parse_qs(parts.query).items()}
-    # user and password may come in the userinfo or as ?user= / ?password=; the userinfo wins
     if parts.username:
         args["user"] = unquote(parts.username)
     if parts.password:
         args["password"] = unquote(parts.password)
     args["host"] = parts.hostname or args.get("host") or "localhost"
-    args["port"] = parts.port or int(args.get("port") or 5432)
-    args["database"] = unquote(parts.path.lstrip("/")) or args.get("database")
+    args["port"] = parts.port or int(args.get("port") or default_port)
+    database = unquote(parts.path.lstrip("/")) or args.get("database")
+    if database:
+        args["database"] = database
+    return args
+
+
+def _postgres_arguments(url: str) -> dict[str, Any]:
+    args = _server_arguments(url, 5432)
+    args.setdefault("database", None)
     # the server itself refuses writes from this session; last, so a given `options` cannot undo it
     args["options"] = f"{args.get('options', '')} -c default_transaction_read_only=on".strip()
     return args
@@ -114,16 +123,7 @@ MYSQL_INT_PARAMETERS = {"port", "connect_timeout", "read_timeout", "write_timeou
 
 def _mysql_arguments(url: str) -> dict[str, Any]:
     """MySQLdb.connect's arguments for a mysql:// or mariadb:// URL, the session read-only."""
-    parts = urlsplit(url)
-    args: dict[str, Any] = {k: v[-1] for k, v in parse_qs(parts.query).items()}
-    if parts.username:
-        args["user"] = unquote(parts.username)
-    if parts.password:
-        args["password"] = unquote(parts.password)
-    args["host"] = parts.hostname or args.get("host") or "localhost"
-    args["port"] = parts.port or args.get("port") or 3306
-    if database := unquote(parts.path.lstrip("/")) or args.get("database"):
-        args["database"] = database
+    args = _server_arguments(url, 3306)
     for name in MYSQL_INT_PARAMETERS & args.keys():
         args[name] = int(args[name])
     # names and text beyond Latin-1 (the server's default on older installs) arrive intact

@@ -17,22 +17,7 @@ from cataloger_dagster.core.investigate.codegen import (
     python_lines,
 )
 
-# The same hostile names as tests/core/investigate/test_code.py, where they go through whole blocks.
-PAYLOAD = "__import__('os').system('id')"
-HOSTILE = [
-    f"note\n{PAYLOAD}\n#",
-    f"cr\r{PAYLOAD}\r#",
-    f"u\u2028{PAYLOAD}\u2029#",
-    f"ff\x0c{PAYLOAD}\x0b\x1c\x1d\x1e\x85#",
-    f"q'''\"\"\"\\'\\\"{PAYLOAD}",
-    f"x\\'; {PAYLOAD} #",
-    f"ctl\x01\x1b[31m{PAYLOAD}",
-    f"nul\x00{PAYLOAD}",
-    f"bidi\u202e{PAYLOAD}\u2066",
-    "\\g<0>\\1 \\n",               # what re.sub's templates would have expanded
-    f"x\n# block: setup\n{PAYLOAD}",  # a forged marker
-    "café 日本",
-]
+from hostile_names import HOSTILE, PAYLOAD
 
 
 @pytest.mark.parametrize("value", HOSTILE + [["a", ("b",), {"k\n": [1, 2.5, None, True]}], (), 7])
