@@ -8,18 +8,15 @@ ranges); each survivor is verified exactly in the database.
 
 from __future__ import annotations
 
-import logging
 from dataclasses import dataclass
 from typing import Any, Optional
 
 import ibis
 import ibis.expr.datatypes as dt
 
-from cataloger_dagster.core import text
+from cataloger_dagster.core import portable, text
 from cataloger_dagster.core.issues.detectors.context import Context, is_identifier, issue, one, pct
 from cataloger_dagster.core.models import ColumnProfile, IssueModel, TableProfile
-
-log = logging.getLogger(__name__)
 
 MIN_DISTINCT = 5          # fewer distinct values match some key by chance
 MIN_INCLUSION = 0.8       # share of the distinct values found among the keys
@@ -37,13 +34,25 @@ class Key:
     high: Any
 
 
+def _other(ctx: Context, name: str) -> ibis.Table:
+    """Another table with its columns as every stage reads them (a mixed SQLite column as text)."""
+    if ("other", name) not in ctx.cache:
+        table = ctx.catalog[name]
+        columns = list(table.columns)
+        mixed: dict[str, str] = {}
+        for start in range(0, len(columns), KEY_COLUMNS_PER_QUERY):   # SQLite's column limit again
+            mixed.update(portable.sqlite_mixed_reasons(table.select(columns[start:start + KEY_COLUMNS_PER_QUERY])))
+        ctx.cache[("other", name)] = portable.portable(table, mixed)[0]
+    return ctx.cache[("other", name)]
+
+
 def _keys_of(ctx: Context, name: str) -> list[Key]:
     """The unique, non-empty integer or text columns of another table (from its stored profile
     when there is one, else one aggregate query)."""
     cache_key = ("keys", name)
     if cache_key in ctx.cache:
         return ctx.cache[cache_key]
-    other = ctx.catalog[name]
+    other = _other(ctx, name)
     schema = other.schema()
     usable = [c for c, d in schema.items() if d.is_integer() or d.is_string()]
     keys: list[Key] = []
@@ -58,19 +67,8 @@ def _keys_of(ctx: Context, name: str) -> list[Key]:
         # a few columns per query: wide tables meet PostgreSQL's and SQLite's column limits
         for start in range(0, len(usable), KEY_COLUMNS_PER_QUERY):
             chunk = list(enumerate(usable[start:start + KEY_COLUMNS_PER_QUERY], start))
-            try:
-                stats.update(_key_stats(other, chunk))
-            except Exception:
-                # a column the backend cannot read as its type (a mixed SQLite column) is no key;
-                # the others still are
-                for item in chunk:
-                    try:
-                        stats.update(_key_stats(other, [item]))
-                    except Exception:
-                        log.info("table %s: column %r cannot be read as a key; skipped", name, item[1])
+            stats.update(_key_stats(other, chunk))   # a table that cannot be read degrades the check
         for i, c in enumerate(usable):
-            if f"d{i}" not in stats:
-                continue
             d, n = int(stats[f"d{i}"] or 0), int(stats[f"n{i}"] or 0)
             if n and d == n == int(stats["rows"]) and d >= MIN_DISTINCT:
                 keys.append(Key(name, c, schema[c], d, stats[f"lo{i}"], stats[f"hi{i}"]))
@@ -174,7 +172,7 @@ def _candidates(ctx: Context, cp: ColumnProfile, dtype: dt.DataType) -> list[tup
 def _verify_same_type(ctx: Context, cp: ColumnProfile, key: Key) -> tuple[int, int, int, list[str]]:
     """(distinct values, distinct missing, rows missing, examples) by an anti-join in the database."""
     t, c = ctx.table, ctx.table[cp.name]
-    target = ctx.catalog[key.table]
+    target = _other(ctx, key.table)
     values = t.filter(c.notnull()).select(v=c).distinct()
     keys = target.select(k=target[key.column]).distinct()
     missing = values.anti_join(keys, values.v == keys.k)
@@ -189,7 +187,7 @@ def _verify_same_type(ctx: Context, cp: ColumnProfile, key: Key) -> tuple[int, i
 
 def _verify_digits(ctx: Context, cp: ColumnProfile, key: Key) -> tuple[int, int, int, list[str]]:
     """The same, for text codes against integer keys, matched on their digits on the host."""
-    target = ctx.catalog[key.table]
+    target = _other(ctx, key.table)
     keys = {_digits(v) for v in target.select(k=target[key.column]).distinct().to_pyarrow().column("k").to_pylist()}
     values = ctx.values(cp) or {}
     missing = {v: n for v, n in values.items() if v.strip() and _digits(v) not in keys}
