@@ -43,6 +43,10 @@ def _sqlite_hex(x) -> str:  # SQLite's own function
     ...
 
 
+# SQLite stores a NaN as NULL and MySQL cannot store one: a float column there holds no NaN
+NO_NAN_BACKENDS = ("sqlite", "mysql")
+
+
 def backend_name(table: ir.Table) -> str:
     backend = table.get_backend()
     return getattr(backend, "name", type(backend).__module__)

@@ -308,9 +308,6 @@ def _compiles(backend, expr: ir.Expr) -> bool:
         return False
 
 
-NO_NAN_BACKENDS = ("sqlite", "mysql")
-
-
 def _capabilities(table: ir.Table, backend, cols: list[_Col]) -> dict[str, bool]:
     """Probe (compile only, nothing is sent) which optional operations exist."""
     num = next((c.expr for c in cols if c.kind in ("float", "integer")), ibis.literal(1.5))
@@ -326,7 +323,7 @@ def _capabilities(table: ir.Table, backend, cols: list[_Col]) -> dict[str, bool]
     }
     # SQLite stores a NaN as NULL and MySQL cannot store one: a float column there has no NaN
     # to count (and MySQL's compiled isnan() names a function it does not have)
-    caps = {"nan_is_null": getattr(backend, "name", "") in NO_NAN_BACKENDS}
+    caps = {"nan_is_null": getattr(backend, "name", "") in portable.NO_NAN_BACKENDS}
     for name, make in probes.items():
         try:
             caps[name] = _compiles(backend, table.aggregate(x=make()))

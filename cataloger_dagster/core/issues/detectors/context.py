@@ -11,7 +11,7 @@ import ibis
 import ibis.expr.datatypes as dt
 import inflect
 
-from cataloger_dagster.core import text
+from cataloger_dagster.core import portable, text
 from cataloger_dagster.core.issues import text_values
 from cataloger_dagster.core.models import ColumnProfile, IssueModel, TableProfile
 from cataloger_dagster.core.values import finite_float
@@ -59,14 +59,9 @@ class Context:
 
 def not_nan(ctx: Context, value: ibis.Value) -> ibis.Value:
     """``value`` is not NaN: on backends that hold no NaN (SQLite, MySQL) always true."""
-    backend = ctx.cache.get(("backend", ""))
-    if backend is None:
-        try:
-            backend = ctx.table.get_backend().name
-        except Exception:
-            backend = ""
-        ctx.cache[("backend", "")] = backend
-    return ibis.literal(True) if backend in ("sqlite", "mysql") else ~value.isnan()
+    if portable.backend_name(ctx.table) in portable.NO_NAN_BACKENDS:
+        return ibis.literal(True)
+    return ~value.isnan()
 
 
 def issue(ctx: Context, type_: str, column: Optional[str], *, columns: Optional[list[str]] = None,
