@@ -72,6 +72,15 @@ def local_sandbox() -> str:
     return "local"
 
 
+@pytest.fixture(scope="module")
+def local_sandbox_for_module() -> str:
+    """`local_sandbox` for module-scoped fixtures."""
+    problem = sandbox_problem("local")
+    if problem:
+        service_unavailable(problem)
+    return "local"
+
+
 @pytest.fixture(scope="session")
 def demo_db(tmp_path_factory) -> Path:
     """A small demo database (every planted defect kept), built once per session."""

@@ -6,8 +6,9 @@ from cataloger_dagster.assets.catalog_page import catalog_page
 from cataloger_dagster.assets.common import GROUP, OWNERS, link
 from cataloger_dagster.resources import script_store
 from cataloger_dagster.assets.partitions import tables_partitions
-from cataloger_dagster.core.layout import CATALOG_PAGE, ISSUES, PROFILE, SCRIPT
-from cataloger_dagster.core.models import AnalysisResultModel, TableProfile, severity_counts
+from cataloger_dagster.core.investigate.outcome import standing
+from cataloger_dagster.core.layout import CATALOG_PAGE, INVESTIGATIONS, ISSUES, PROFILE, SCRIPT
+from cataloger_dagster.core.models import AnalysisResultModel, InvestigationsResult, TableProfile, severity_counts
 from cataloger_dagster.core.render.pages import IndexEntry, health_score, render_index
 from cataloger_dagster.resources.database import DatabaseResource
 from cataloger_dagster.resources.script_store import ScriptStore
@@ -25,7 +26,10 @@ def index_entry(store: ScriptStore, database: str, table: str, error: str | None
         if store.read_artifact(prefix, ts, CATALOG_PAGE) is None:
             continue
         profile = TableProfile.model_validate(store.read_json(prefix, ts, PROFILE))
-        issues = AnalysisResultModel.model_validate(store.read_json(prefix, ts, ISSUES))
+        found = store.read_json(prefix, ts, INVESTIGATIONS)
+        investigated = InvestigationsResult.model_validate(found).investigations if found else None
+        # the issues their investigation refuted are dismissed: they count nowhere
+        issues = standing(AnalysisResultModel.model_validate(store.read_json(prefix, ts, ISSUES)), investigated)
         metrics = store.read_metrics(prefix, ts, SCRIPT) or {}
         pass_rate = metrics.get("pass_rate")
         return IndexEntry(

@@ -2,7 +2,8 @@
 
 - `pass_rate_at_least_threshold` (investigations, ERROR): the investigations whose code ran
   and reached a verdict are at least CATALOGER_PASS_RATE_THRESHOLD of all of them.
-- `no_high_severity_issues` (quality_issues, WARN): the table has no high-severity issue.
+- `no_high_severity_issues` (quality_issues, WARN): the table has no high-severity issue that its
+  investigation did not refute (a refuted one is dismissed, and counts nowhere).
 - `script_reproduces_evidence` (investigations, ERROR): the stored catalog_script.py, run
   alone in a fresh sandbox over a fresh snapshot of the table, prints the same verdict and
   evidence for every issue as the investigations recorded.
@@ -25,6 +26,7 @@ from cataloger_dagster.assets.common import link, previous_artifacts, table_pref
 from cataloger_dagster.assets.investigations import investigations
 from cataloger_dagster.assets.partitions import tables_partitions
 from cataloger_dagster.assets.quality_issues import quality_issues
+from cataloger_dagster.core.investigate.outcome import standing
 from cataloger_dagster.core.layout import INVESTIGATIONS, ISSUES, SCRIPT
 from cataloger_dagster.core.models import AnalysisResultModel, InvestigationsResult
 from cataloger_dagster.resources.database import SNAPSHOT_URL, DatabaseResource
@@ -91,11 +93,14 @@ def pass_rate_result(investigations: InvestigationsResult, threshold: float) -> 
     )
 
 
-@_partitioned_check(asset=quality_issues, description="The table has no high-severity data-quality issue.")
+@_partitioned_check(asset=quality_issues, additional_ins={"investigations": dg.AssetIn(key=investigations.key)},
+                    description="The table has no high-severity data-quality issue that its investigation did not "
+                                "refute.")
 def no_high_severity_issues(
-    context: dg.AssetCheckExecutionContext, quality_issues: AnalysisResultModel
+    context: dg.AssetCheckExecutionContext, quality_issues: AnalysisResultModel, investigations: InvestigationsResult
 ) -> dg.AssetCheckResult:
-    high = [i for i in quality_issues.issues if i.severity == "high"]
+    # an issue its investigation refuted is dismissed, not a finding
+    high = [i for i in standing(quality_issues, investigations.investigations).issues if i.severity == "high"]
     return dg.AssetCheckResult(
         passed=not high,
         severity=dg.AssetCheckSeverity.WARN,

@@ -7,7 +7,13 @@ from cataloger_dagster.assets.metadata import investigations_summary, usage_meta
 from cataloger_dagster.assets.partitions import tables_partitions
 from cataloger_dagster.core.investigate.code import referenced_tables
 from cataloger_dagster.core.investigate.learning import choose_previous_script
-from cataloger_dagster.core.investigate.outcome import SessionStats, investigations_result, script_metrics
+from cataloger_dagster.core.investigate.outcome import (
+    SampleSeen,
+    SessionStats,
+    honest_counts,
+    investigations_result,
+    script_metrics,
+)
 from cataloger_dagster.core.layout import INVESTIGATIONS, SCRIPT
 from cataloger_dagster.core.models import (
     AnalysisResultModel,
@@ -109,6 +115,9 @@ def _investigate(context, folder: TableRun, database: DatabaseResource, sandbox:
             context.log.info(f"{name}: the sandbox sees a seeded sample of {snapshot.rows:,} of "
                              f"{snapshot.source_rows:,} rows")
         run, usage = agent.investigate(runtime, profile, understanding, issues, previous)
+        # a sample says so, and counts that differ from the issue's say both
+        run.investigations = honest_counts(run.investigations, issues,
+                                           SampleSeen(snapshot.rows, snapshot.source_rows, snapshot.seed))
         script = runtime.get_session_script()
         cells, seconds = len(runtime.cells), runtime.sandbox_seconds
         cell_seconds = [round(c.duration_ms / 1000, 3) for c in runtime.cells]

@@ -16,6 +16,7 @@ from pydantic import BaseModel
 
 from cataloger_dagster.assets.catalog_index import catalog_index
 from cataloger_dagster.assets.partitions import partition_key_problem, tables_partitions
+from cataloger_dagster.core.investigate.outcome import dismissed
 from cataloger_dagster.jobs import TABLE_ASSETS
 from cataloger_dagster.resources.database import DatabaseResource
 from cataloger_dagster.settings import CatalogerSettings, dagster_home, load_settings
@@ -42,6 +43,8 @@ class TableReport(BaseModel):
     degradations: list[str] = []        # why the table is degraded, one sentence each
     html: Optional[str] = None
     issues: list[IssueSummary] = []
+    # issues their investigation refuted ("checked and dismissed"), listed apart from `issues`
+    dismissed: list[IssueSummary] = []
     pass_rate: Optional[float] = None
     sandbox_cells: int = 0
     tokens: int = 0
@@ -192,11 +195,13 @@ def _materialize_table(name, res, instance, investigations_config) -> TableRepor
     report.run = str(page["run_folder"].value)
     report.html = str(page["catalog_page"].value)
     issues = result.output_for_node("quality_issues")
-    report.issues = [IssueSummary.model_validate(i.model_dump()) for i in issues.issues]
+    found = result.output_for_node("investigations")
+    gone = dismissed(found.investigations)
+    report.issues = [IssueSummary.model_validate(i.model_dump()) for i in issues.issues if i.id not in gone]
+    report.dismissed = [IssueSummary.model_validate(i.model_dump()) for i in issues.issues if i.id in gone]
     report.status = issues.status
     report.degradations = [f"{d.stage}" + (f" on {d.column}" if d.column else "") + f": {d.reason}"
                            for d in issues.degradations]
-    found = result.output_for_node("investigations")
     report.pass_rate = found.pass_rate
     report.sandbox_cells = found.cells
     for node in ("table_understanding", "quality_issues", "investigations"):

@@ -226,6 +226,14 @@ class CodeInvestigation(BaseModel):
     issue_id: str = ""
     verdict: Optional[Verdict] = None
     evidence: dict[str, Any] = Field(default_factory=dict)
+    hypothesis: Optional[str] = None     # what the check tested
+    reason: Optional[str] = None         # the evidence that decided the verdict
+    affected: Optional[int] = None       # rows the check counts (comparable to the issue's affectedRows)
+    # set by the host: what the sandbox saw when it saw a sample, the count scaled to the table, and
+    # a note where the investigation's count and the issue's differ
+    sample: Optional[dict[str, Any]] = None
+    affected_in_table: Optional[int] = None
+    count_note: Optional[str] = None
 
 
 def pass_rate(investigations: list[CodeInvestigation] | None) -> Optional[float]:

@@ -184,3 +184,32 @@ def test_exploration_is_seeded_and_near_its_rate():
     assert 0.07 < sum(decisions) / len(decisions) < 0.13
     assert not any(should_explore(0.0, 7, "orders", n) for n in range(100))
     assert decisions != [should_explore(0.1, 8, "orders", n) for n in range(2000)]
+
+
+def test_a_sampled_snapshot_says_so_and_scales_its_counts_to_the_table(shop, tmp_path, local_sandbox):
+    from cataloger_dagster.resources.database import DatabaseResource
+
+    import duckdb
+
+    with duckdb.connect(str(shop), read_only=True) as con:
+        total = con.execute("SELECT count(*) FROM events").fetchone()[0]
+    limit = total // 4
+    res = resources(database=f"duckdb://{shop}", store=str(tmp_path / "store"), sandbox="local")
+    res["database"] = DatabaseResource(url=f"duckdb://{shop}", snapshot_row_limit=limit)
+    instance = dg.DagsterInstance.ephemeral()
+    instance.add_dynamic_partitions("tables", ["events"])
+    result = dg.materialize(TABLE_ASSETS, partition_key="events", instance=instance, resources=res,
+                            run_config={"ops": {"investigations": {"config": {"exploration_rate": 0.0}}}})
+    assert result.success
+    issues = {i.id: i for i in result.output_for_node("quality_issues").issues}
+    found = result.output_for_node("investigations").investigations
+    counted = [inv for inv in found if inv.affected is not None]
+    assert counted and all(inv.sample == {"rows_seen": limit, "table_rows": total, "seed": 42} for inv in found)
+    for inv in counted:
+        assert inv.affected_in_table == round(inv.affected * total / limit)
+        issue_rows = issues[inv.issue_id].affectedRows
+        # the issue counted the table, the sandbox a quarter of it: never a silent disagreement
+        if issue_rows is not None and abs(inv.affected_in_table - issue_rows) > max(2, 0.1 * issue_rows):
+            assert inv.count_note and f"{issue_rows:,}" in inv.count_note
+    page = (run_folder(tmp_path / "store", "events", -1) / "catalog.html").read_text()
+    assert f"the sandbox saw {limit:,} of {total:,} rows" in page

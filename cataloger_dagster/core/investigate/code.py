@@ -3,6 +3,7 @@
 A session script is made of *blocks*, each starting with a marker line:
 
     # block: setup                      connection, the table, `record`
+    # block: helpers                    what the checks share (always today's version)
     # block: check <issue type>         a function that tests one kind of issue
     # block: explore <issue id>         a look at the data before testing (cold runs)
     # block: investigate <issue id>     one `record(...)` call: the verdict and evidence
@@ -13,7 +14,8 @@ the block's code (`record('<issue id>', ...)`, `_issue = '<issue id>'`), and
 every name or value reaches the code through `codegen.literal` alone.
 
 Every investigation ends in `record(issue_id, check, ...)`, which prints one
-JSON line `{"issue", "verdict", "evidence"}` (or `"error"`).  The same script
+JSON line `{"issue", "hypothesis", "verdict", "reason", "affected", "evidence"}` (or `"error"`):
+the checks themselves are in checks.py.  The same script
 runs in the sandbox against the snapshot and by hand against the real
 database: only DB_CONNECTION_STRING differs.
 """
@@ -27,6 +29,7 @@ import tokenize
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
+from cataloger_dagster.core.investigate.checks import CHECKS, HELPERS
 from cataloger_dagster.core.investigate.codegen import SCRIPT_HEADER, comment_id, is_comment_id, literal, python_lines
 from cataloger_dagster.core.models import IssueModel
 
@@ -69,218 +72,6 @@ def rows_of(expr, limit=5):
     except Exception:  # a type Arrow cannot take (INTERVAL, BIT, ranges...): its text instead
         return expr.select(*[expr[c].cast("string") for c in expr.columns]).to_pyarrow().to_pylist()
 '''
-
-# One function per issue type.  Each returns {"verdict", "evidence"}; the
-# verdict is "confirmed" when the data still shows the issue, "refuted" when
-# it does not.
-CHECKS: dict[str, str] = {
-    "missing_values": '''\
-def check_missing_values(column):
-    c = t[column]
-    dtype = t.schema()[column]
-    missing = c.isnull()
-    if dtype.is_string():
-        # `|| ''`: ibis takes a PostgreSQL enum for text, but the database has no trim of it
-        missing = missing | (c.concat("").strip() == "")
-    if dtype.is_floating() and con.name != "sqlite":  # SQLite stores a NaN as NULL
-        missing = missing | c.isnan()
-    n = int(t.filter(missing).count().execute())
-    return {"verdict": "confirmed" if n else "refuted",
-            "evidence": {"missing": n, "rows": ROWS, "percent": pct(n, ROWS)}}
-''',
-    "sentinel_values": '''\
-def check_sentinel_values(column, values):
-    c = t[column]
-    if t.schema()[column].is_string():
-        hit = c.strip().lower().isin([str(v).strip().lower() for v in values])
-    else:
-        hit = c.isin([float(v) for v in values])
-    found = t.filter(hit).group_by(value=c).aggregate(n=lambda g: g.count())
-    counts = {str(r["value"]): int(r["n"]) for r in found.to_pyarrow().to_pylist()}
-    n = sum(counts.values())
-    return {"verdict": "confirmed" if n else "refuted",
-            "evidence": {"rows": n, "percent": pct(n, ROWS), "values": counts}}
-''',
-    "duplicate_rows": '''\
-def check_duplicate_rows(columns):
-    distinct = int(t.select(*columns).distinct().count().execute())
-    extra = ROWS - distinct
-    groups = t.group_by(columns).aggregate(copies=lambda g: g.count()).filter(lambda g: g.copies > 1)
-    examples = rows_of(groups.order_by([ibis.desc("copies"), *columns]), 3)
-    return {"verdict": "confirmed" if extra else "refuted",
-            "evidence": {"duplicate_rows": extra, "rows": ROWS, "percent": pct(extra, ROWS),
-                         "examples": examples}}
-''',
-    "duplicate_keys": '''\
-def check_duplicate_keys(columns):
-    columns = [columns] if isinstance(columns, str) else list(columns)
-    f = t.filter(ibis.and_(*[t[c].notnull() for c in columns]))
-    groups = f.group_by(columns).aggregate(n=lambda g: g.count()).filter(lambda g: g.n > 1)
-    stats = groups.aggregate(keys=lambda g: g.count(), rows=lambda g: g.n.sum()).to_pyarrow().to_pylist()[0]
-    keys, rows = int(stats["keys"] or 0), int(stats["rows"] or 0)
-    examples = rows_of(groups.order_by([ibis.desc("n"), *columns]))
-    return {"verdict": "confirmed" if keys else "refuted",
-            "evidence": {"repeated_values": keys, "rows": rows, "percent": pct(rows, ROWS),
-                         "examples": [r[columns[0]] if len(columns) == 1 else {c: r[c] for c in columns}
-                                      for r in examples]}}
-''',
-    "numeric_as_text": '''\
-def check_numeric_as_text(column, placeholders):
-    import math
-    import re
-    if not t.schema()[column].is_string():
-        return {"verdict": "refuted", "evidence": {"type": str(t.schema()[column])}}
-    usable = t.filter(t[column].notnull() & (t[column].strip() != "") & ~t[column].isin(placeholders))
-    counts = usable.group_by(v=usable[column]).aggregate(n=lambda g: g.count()).to_pyarrow().to_pylist()
-
-    # the rule of core/issues/text_values.parse_number, written out: the script stands alone
-    plain = re.compile(r"^[+-]?(?:\\d+(?:\\.\\d*)?|\\.\\d+)(?:[eE][+-]?\\d+)?$")
-    grouped = re.compile(r"^[+-]?\\d{1,3}(?:,\\d{3})+(?:\\.\\d+)?$")
-
-    def number(value):
-        v = value.strip()
-        if re.match(r"^[+-]?0\\d", v):
-            return False   # a code whose leading zeros matter
-        if plain.match(v):
-            return math.isfinite(float(v))
-        return bool(grouped.match(v))
-
-    n = sum(r["n"] for r in counts)
-    numbers = sum(r["n"] for r in counts if number(r["v"]))
-    others = sorted(r["v"] for r in counts if not number(r["v"]))[:5]
-    return {"verdict": "confirmed" if n and numbers / n >= 0.9 else "refuted",
-            "evidence": {"numbers": numbers, "usable": n, "percent": pct(numbers, n),
-                         "placeholders_set_aside": placeholders, "not_numbers": others}}
-''',
-    "date_as_text": '''\
-def check_date_as_text(column, date_format, placeholders):
-    from datetime import datetime
-    if not t.schema()[column].is_string():
-        return {"verdict": "refuted", "evidence": {"type": str(t.schema()[column])}}
-    usable = t.filter(t[column].notnull() & (t[column].strip() != "") & ~t[column].isin(placeholders))
-    counts = usable.group_by(v=usable[column]).aggregate(n=lambda g: g.count()).to_pyarrow().to_pylist()
-
-    def parses(value):
-        text = " ".join(value.split())
-        try:
-            if date_format == "ISO 8601":
-                datetime.fromisoformat(text.replace("Z", "+00:00"))
-            else:
-                datetime.strptime(text, date_format)
-            return True
-        except ValueError:
-            return False
-
-    n = sum(r["n"] for r in counts)
-    dates = sum(r["n"] for r in counts if parses(r["v"]))
-    others = sorted(r["v"] for r in counts if not parses(r["v"]))[:5]
-    return {"verdict": "confirmed" if n and dates / n >= 0.9 else "refuted",
-            "evidence": {"dates": dates, "usable": n, "percent": pct(dates, n), "format": date_format,
-                         "not_dates": others}}
-''',
-    "outliers": '''\
-def check_outliers(column, low, high, exclude):
-    c = t[column].cast("float64")
-    beyond = (c > high) | ((c < low) & (c > 0)) if low > 0 else (c > high) | (c < low)
-    if exclude:
-        beyond = beyond & ~t[column].isin(exclude)
-    if t.schema()[column].is_floating():
-        beyond = beyond & ~c.isnan()
-    hits = t.filter(beyond)
-    n = int(hits.count().execute())
-    examples = [r["v"] for r in rows_of(hits.select(v=c).order_by(ibis.desc("v")))]
-    return {"verdict": "confirmed" if n else "refuted",
-            "evidence": {"rows": n, "percent": pct(n, ROWS), "fence": [low, high], "examples": examples}}
-''',
-    "inconsistent_categories": '''\
-def check_inconsistent_categories(column, groups, part):
-    variants = sorted({v for g in groups.values() for v in g})
-    value = t[column].re_extract(r"^(\\S+)", 1) if part == "first word" else t[column]
-    found = t.filter(value.isin(variants)).group_by(value=value).aggregate(n=lambda g: g.count())
-    counts = {r["value"]: int(r["n"]) for r in found.to_pyarrow().to_pylist()}
-    spellings = {canon: {v: counts[v] for v in g if v in counts} for canon, g in groups.items()}
-    split = {canon: s for canon, s in spellings.items() if len(s) > 1}
-    rows = sum(n for canon, s in split.items() for v, n in s.items() if v != max(s, key=s.get))
-    return {"verdict": "confirmed" if split else "inconclusive",
-            "evidence": {"spellings": split, "rows_with_variant": rows, "percent": pct(rows, ROWS)}}
-''',
-    "invalid_format": '''\
-def check_invalid_format(column, pattern, ignore):
-    s = t[column].strip()
-    usable = t.filter(t[column].notnull() & (s != "") & ~s.lower().isin(ignore))
-    ok = usable[column].strip().re_search(pattern)
-    stats = usable.aggregate(usable=lambda g: g.count(), valid=ok.sum()).to_pyarrow().to_pylist()[0]
-    n, valid = int(stats["usable"]), int(stats["valid"] or 0)
-    bad = n - valid
-    examples = [r[column] for r in rows_of(usable.filter(~ok).select(column).distinct().order_by(column))]
-    return {"verdict": "confirmed" if bad else "refuted",
-            "evidence": {"invalid": bad, "usable": n, "percent": pct(bad, n), "examples": examples}}
-''',
-    "constant_column": '''\
-def check_constant_column(column):
-    stats = t.aggregate(distinct=t[column].nunique(), nulls=t[column].isnull().sum()).to_pyarrow().to_pylist()[0]
-    distinct, nulls = int(stats["distinct"]), int(stats["nulls"] or 0)
-    value = t[column].max().execute() if distinct == 1 else None
-    return {"verdict": "confirmed" if distinct == 1 and not nulls else "refuted",
-            "evidence": {"distinct": distinct, "nulls": nulls, "value": value, "rows": ROWS}}
-''',
-    "out_of_range": '''\
-def check_out_of_range(column, rules, now, exclude):
-    import datetime as _dt
-    c = t[column]
-    when = _dt.datetime.fromisoformat(now)
-    dtype = t.schema()[column]
-    def stamp(moment):
-        if dtype.is_date():
-            return ibis.date(moment.date())
-        if dtype.timezone is None:
-            moment = moment.astimezone(_dt.timezone.utc).replace(tzinfo=None)
-        return ibis.literal(moment, type=dtype)
-    conditions = {
-        "negative": lambda: c < 0,
-        "outside 0-100": lambda: (c < 0) | (c > 100),
-        "age above 130": lambda: c > 130,
-        "in the future": lambda: c > stamp(when + _dt.timedelta(days=1)),
-        "before 1900": lambda: c < stamp(_dt.datetime(1900, 1, 1, tzinfo=when.tzinfo)),
-    }
-    keep = ~c.isin(exclude) if exclude else ibis.literal(True)
-    counts = {rule: int(t.filter(conditions[rule]() & keep).count().execute()) for rule in rules}
-    n = sum(counts.values())
-    return {"verdict": "confirmed" if n else "refuted",
-            "evidence": {"rows": n, "percent": pct(n, ROWS), "by_rule": counts}}
-''',
-    "orphan_references": '''\
-def check_orphan_references(column, other_table, other_column, match):
-    present = t.filter(t[column].notnull())
-    if match == "digits":   # text codes against integer keys: compare their digits
-        def digits(v):
-            s = str(v).strip()
-            return (s.lstrip("0") or "0") if s.isdigit() else None
-        keys = {digits(r["k"]) for r in con.table(other_table).select(k=lambda r: r[other_column]).distinct()
-                .to_pyarrow().to_pylist()}
-        counts = present.group_by(v=present[column]).aggregate(n=lambda g: g.count()).to_pyarrow().to_pylist()
-        missing_values = sorted(str(r["v"]) for r in counts if digits(r["v"]) not in keys)
-        n = sum(int(r["n"]) for r in counts if digits(r["v"]) not in keys)
-        return {"verdict": "confirmed" if n else "refuted",
-                "evidence": {"rows": n, "percent": pct(n, ROWS), "distinct_missing": len(missing_values),
-                             "references": f"{other_table}.{other_column}", "examples": missing_values[:5]}}
-    keys = con.table(other_table).select(k=lambda r: r[other_column]).distinct()
-    orphans = present.anti_join(keys, present[column] == keys.k)
-    n = int(orphans.count().execute())
-    missing = orphans.select(v=orphans[column]).distinct()
-    examples = [r["v"] for r in rows_of(missing.order_by("v"))]
-    return {"verdict": "confirmed" if n else "refuted",
-            "evidence": {"rows": n, "percent": pct(n, ROWS), "distinct_missing": int(missing.count().execute()),
-                         "references": f"{other_table}.{other_column}", "examples": examples}}
-''',
-    # issues an LLM adds with a type no check is written for yet
-    "generic": '''\
-def check_generic(columns):
-    stats = t.aggregate(**{f"{c}_nulls": t[c].isnull().sum() for c in columns},
-                        **{f"{c}_distinct": t[c].nunique() for c in columns}).to_pyarrow().to_pylist()[0]
-    return {"verdict": "inconclusive", "evidence": {"rows": ROWS, **{k: int(v or 0) for k, v in stats.items()}}}
-''',
-}
 
 _EXPLORE_BODY = """\
 print(t.schema())
@@ -336,7 +127,9 @@ def check_args(issue: IssueModel, issues: list[IssueModel]) -> tuple:
     if kind == "outliers":
         return (column, float(d["fence_low"]), float(d["fence_high"]), _sentinels_of(column, issues))
     if kind == "inconsistent_categories":
-        return (column, {k: sorted(v) for k, v in d.get("groups", {}).items()}, d.get("part", "value"))
+        return (column, {k: sorted(v) for k, v in d.get("groups", {}).items()}, d.get("part", "value"),
+                {word: {form: sorted(labels) for form, labels in forms.items()}
+                 for word, forms in (d.get("case_variants") or {}).items()})
     if kind == "duplicate_keys":
         return (d.get("columns") or column,)
     if kind == "numeric_as_text":
@@ -344,7 +137,9 @@ def check_args(issue: IssueModel, issues: list[IssueModel]) -> tuple:
     if kind == "date_as_text":
         return (column, d.get("date_format") or "ISO 8601", sorted(d.get("placeholders", {})))
     if kind == "invalid_format":
-        return (column, d["pattern"], STRING_SENTINELS)
+        # a value wrapped in double quotes breaks "unquoted text"; RE2 has no look-ahead
+        pattern = d.get("pattern") or (r'^[^"]|[^"]$' if d.get("format") == "unquoted text" else r".")
+        return (column, pattern, STRING_SENTINELS)
     if kind == "out_of_range":
         # "now" at day resolution: the investigation (and the script fed forward) stays the
         # same from one run to the next within a day, instead of changing every second
@@ -368,6 +163,10 @@ def investigate_block(issue: IssueModel, issues: list[IssueModel]) -> str:
     return f"{_marker('investigate', issue.id)}record({', '.join(args)})\n"
 
 
+def helpers_block() -> str:
+    return _marker("helpers") + HELPERS
+
+
 def check_block(kind: str) -> str:
     return _marker("check", kind) + CHECKS[kind]
 
@@ -377,8 +176,14 @@ def explore_block(issue: IssueModel) -> str:
             f"_columns = {literal(list(issue.affectedColumns[:3]))}\n{_EXPLORE_BODY}")
 
 
-def setup_block(table: str) -> str:
+def connection_block(table: str) -> str:
     return f"{_SETUP_HEAD}TABLE = {literal(table)}\n{_SETUP_BODY}"
+
+
+def setup_block(table: str) -> str:
+    """The connection and the table, then what the checks share (a block of its own, so that a
+    run reusing an earlier setup still gets today's helpers)."""
+    return connection_block(table) + "\n" + helpers_block()
 
 
 def referenced_tables(issues: list[IssueModel]) -> dict[str, list[str]]:
@@ -462,6 +267,10 @@ def parse_script(code: str) -> ParsedScript:
             continue
         if kind == "setup":
             parsed.setup = _marker("setup") + body
+        elif kind == "helpers" and parsed.setup:
+            # kept with the setup, so that a replayed setup is whole; a run of today's code
+            # runs today's helpers after it
+            parsed.setup += "\n" + _marker("helpers") + body
         elif kind == "check" and name:
             parsed.checks[name] = _marker("check", name) + body
         elif kind == "investigate":
@@ -486,7 +295,8 @@ def reusable_blocks(code: str, written_for: str, issues: list[IssueModel]) -> Pa
     checks = {k: b for k, b in parsed.checks.items() if k in CHECKS and same(b, check_block(k))}
     by_id = {i.id: i for i in issues}
     return ParsedScript(
-        setup=parsed.setup if parsed.setup and same(parsed.setup, setup_block(written_for)) else None,
+        setup=parsed.setup if parsed.setup and any(same(parsed.setup, b) for b in (
+            connection_block(written_for), setup_block(written_for))) else None,
         checks=checks,
         investigations={k: b for k, b in parsed.investigations.items()
                         if k in by_id and check_type(by_id[k]) in checks

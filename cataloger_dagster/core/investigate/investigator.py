@@ -15,10 +15,12 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Optional
 
 from cataloger_dagster.core.models import CodeInvestigation, IssueModel
+from cataloger_dagster.core.investigate.checks import CHECKS
 from cataloger_dagster.core.investigate.code import (
     check_block,
     check_type,
     explore_block,
+    helpers_block,
     investigate_block,
     parse_records,
     retarget_setup,
@@ -86,11 +88,18 @@ def run_investigations(
 
     if previous is not None and issues:
         parsed = reusable_blocks(previous.code, previous.table, issues)
+        # a check of ours that has since improved is rerun in today's version
+        stale = {k for k, block in parsed.checks.items() if k in CHECKS and block != check_block(k)}
+        parsed.checks = {k: b for k, b in parsed.checks.items() if k not in stale}
+        by_id = {i.id: i for i in issues}
+        parsed.investigations = {k: b for k, b in parsed.investigations.items()
+                                 if k not in by_id or check_type(by_id[k]) not in stale}
         same_table = previous.table == table
         setup = parsed.setup if same_table or not parsed.setup else retarget_setup(parsed.setup, table)
         if setup:
             kept = [i for i in issues if same_table and i.id in parsed.investigations]
-            blocks = [setup, *parsed.checks.values(), *(parsed.investigations[i.id] for i in kept)]
+            blocks = [setup, helpers_block(), *parsed.checks.values(),
+                      *(parsed.investigations[i.id] for i in kept)]
             code_of = {i.id: parsed.checks.get(check_type(i), "") + parsed.investigations[i.id] for i in kept}
             if execute("\n".join(blocks), [i.id for i in kept], code_of):
                 warm = True
@@ -155,4 +164,11 @@ def _investigation(issue: IssueModel, answer: Optional[_Answer]) -> CodeInvestig
         issue_id=issue.id,
         verdict=verdict if verdict in ("confirmed", "refuted", "inconclusive") else None,
         evidence=outcome.get("evidence") or {},
+        hypothesis=_text(outcome.get("hypothesis")),
+        reason=_text(outcome.get("reason")),
+        affected=outcome.get("affected") if isinstance(outcome.get("affected"), int) else None,
     )
+
+
+def _text(value) -> Optional[str]:
+    return value if isinstance(value, str) and value else None

@@ -30,6 +30,7 @@ from cataloger_dagster.core.models import (
     TableProfile,
     pass_rate,
 )
+from cataloger_dagster.core.investigate.outcome import dismissed, standing
 from cataloger_dagster.core.render.charts import fmt_value, script_diff, svg_bar, svg_histogram
 
 __all__ = [
@@ -248,16 +249,18 @@ def render_catalog_page(
     inv_anchor = {inv.issue_id: f"inv-{i}" for i, inv in enumerate(investigations, 1) if inv.issue_id}
     verdict_by_issue = {inv.issue_id: inv.verdict or ("error" if not inv.success else "no verdict")
                         for inv in investigations if inv.issue_id}
-    by_severity = {sev: sorted((i for i in issues.issues if i.severity == sev), key=_issue_sort_key)
+    gone = dismissed(investigations)
+    kept = standing(issues, investigations)
+    by_severity = {sev: sorted((i for i in kept.issues if i.severity == sev), key=_issue_sort_key)
                    for sev in SEVERITIES}
     issues_by_column: dict[str, list[IssueModel]] = {}
-    for issue in issues.issues:
+    for issue in kept.issues:
         for name in issue.affectedColumns:
             issues_by_column.setdefault(name, []).append(issue)
     pass_rate = pass_rate_of(investigations)
     if pass_rate is None and isinstance(run.get("pass_rate"), (int, float)):
         pass_rate = float(run["pass_rate"])
-    score = health_score(profile, issues, pass_rate)
+    score = health_score(profile, kept, pass_rate)
     run_time = str(run.get("timestamp") or run.get("run") or profile.profiled_at or "")
     run_details = {k: v for k, v in run.items() if k not in ("timestamp", "run") and v is not None}
     verdict_counts: dict[str, int] = {}
@@ -271,6 +274,8 @@ def render_catalog_page(
         "issues_by_severity": by_severity,
         "severity_summary": " · ".join(f"{len(by_severity[s])} {s}" for s in SEVERITIES if by_severity[s]),
         "issue_anchor": issue_anchor,
+        "standing_count": len(kept.issues),
+        "dismissed": [(i, gone[i.id]) for i in sorted(issues.issues, key=_issue_sort_key) if i.id in gone],
         "issue_by_id": {i.id: i for i in issues.issues},
         "column_anchor": column_anchor,
         "column_text": {c.name: c for c in understanding.columns},

@@ -215,7 +215,7 @@ def test_check_args_come_from_the_details():
     assert check_args(dup, [dup]) == (["a", "b"],)
     assert check_args(made("duplicate_rows", ["a", "b"]), []) == (["a", "b"],)
     cats = made("inconsistent_categories", ["status"], groups={"shipped": ["shipped", "Shipped"]})
-    assert check_args(cats, [cats]) == ("status", {"shipped": ["Shipped", "shipped"]}, "value")
+    assert check_args(cats, [cats]) == ("status", {"shipped": ["Shipped", "shipped"]}, "value", {})
     makes = made("inconsistent_categories", ["name"], groups={"toyota": ["toyota", "toyouta"]}, part="first word")
     assert check_args(makes, [makes])[2] == "first word"
     fmt = made("invalid_format", ["email"], pattern="^x$")
@@ -358,28 +358,34 @@ def test_every_check_reaches_the_verdict_the_data_shows(orders_db, tmp_path):
     assert ev["orders_missing_values_note"] == {"missing": missing, "rows": rows,
                                                 "percent": round(100 * missing / rows, 3)}
     assert verdicts["orders_missing_values_id"] == "refuted" and ev["orders_missing_values_id"]["missing"] == 0
+    # every record says what it tested and why it decided so
+    assert all(r["hypothesis"] and r["reason"] and isinstance(r["affected"], int) for r in found.values())
 
-    assert ev["orders_sentinel_values_amount"]["values"] == {"-999.0": 1}
+    assert ev["orders_sentinel_values_amount"]["whole_cells"] == {"-999.0": 1}
 
     dup_rows = ev[[k for k in ev if k.startswith("orders_duplicate_rows")][0]]
     assert dup_rows["duplicate_rows"] == rows - one(orders_db, "SELECT count(*) FROM (SELECT DISTINCT * FROM orders)")
     assert dup_rows["duplicate_rows"] == 1 and dup_rows["examples"][0]["id"] == 7
-    assert ev["orders_duplicate_keys_id"] == {"repeated_values": 1, "rows": 2, "percent": round(200 / rows, 3),
-                                              "examples": [7]}
+    # id 7 is one row twice: true duplicates
+    keys = ev["orders_duplicate_keys_id"]
+    assert verdicts["orders_duplicate_keys_id"] == "confirmed"
+    assert (keys["repeated_values"], keys["rows"], keys["examples"], keys["distinct_rows_among_them"]) == (1, 2, [7], 1)
 
     assert verdicts["orders_numeric_as_text_code"] == "confirmed"
     assert ev["orders_numeric_as_text_code"]["numbers"] == rows
     assert verdicts["orders_numeric_as_text_email"] == "refuted"
     assert verdicts["orders_date_as_text_day"] == "confirmed" and ev["orders_date_as_text_day"]["dates"] == rows
 
-    # -999 is the sentinel issue's, not an outlier: only 100000 is beyond the fence
+    # -999 is the sentinel issue's, not an outlier: only 100000 is beyond the fence, far from the rest
     assert ev["orders_outliers_amount"]["rows"] == 1 and ev["orders_outliers_amount"]["examples"] == [100000.0]
+    assert verdicts["orders_outliers_amount"] == "confirmed" and ev["orders_outliers_amount"]["isolated_rows"] == 1
 
     spellings = ev["orders_inconsistent_categories_status"]["spellings"]
     minority = one(orders_db, "SELECT count(*) FROM orders WHERE status = 'Shipped'")
     assert spellings == {"shipped": {"shipped": rows - minority - one(
         orders_db, "SELECT count(*) FROM orders WHERE status = 'pending'"), "Shipped": minority}}
     assert ev["orders_inconsistent_categories_status"]["rows_with_variant"] == minority
+    assert verdicts["orders_inconsistent_categories_status"] == "confirmed"   # one label in two cases
 
     # 'N/A' is a sentinel, left to the sentinel check; 'nope' is the invalid value
     assert ev["orders_invalid_format_email"]["invalid"] == one(orders_db, "SELECT count(*) FROM orders WHERE email = 'nope'")
@@ -395,7 +401,7 @@ def test_every_check_reaches_the_verdict_the_data_shows(orders_db, tmp_path):
 
     orphans = ev["orders_orphan_references_customer_id"]
     assert orphans["rows"] == one(orders_db, "SELECT count(*) FROM orders WHERE customer_id NOT IN (SELECT id FROM customers)")
-    assert orphans["distinct_missing"] == 2 and orphans["examples"] == [10, 11]
+    assert orphans["distinct_missing"] == 2 and sorted(orphans["examples"]) == ["10", "11"]
 
     assert verdicts["orders_looks_like_pii_note"] == "inconclusive"
     assert ev["orders_looks_like_pii_note"]["note_nulls"] == 10

@@ -62,3 +62,36 @@ def test_a_transfer_and_an_empty_run():
     metrics = script_metrics(result, empty, [], _profile(), SESSION, why="exploring", usage={}, tokens=0)
     assert metrics["pass_rate"] == 1.0 and metrics["coverage"] == 1.0
     assert verdict_counts([]) == {"confirmed": 0, "refuted": 0, "inconclusive": 0}
+
+
+def test_refuted_issues_are_dismissed_and_the_rest_stand():
+    from cataloger_dagster.core.investigate.outcome import dismissed, standing
+    from cataloger_dagster.core.models import AnalysisResultModel
+
+    issues = AnalysisResultModel(issues=[_issue("i1"), _issue("i2"), _issue("i3"), _issue("i4")],
+                                 summary="", completedAt="")
+    investigations = RUN.investigations + [
+        # a check that crashed after saying "refuted" decided nothing: the issue stands
+        CodeInvestigation(code="d", success=False, output=None, issue_id="i4", verdict="refuted", error="boom"),
+    ]
+    assert list(dismissed(investigations)) == ["i2"]
+    assert [i.id for i in standing(issues, investigations).issues] == ["i1", "i3", "i4"]
+    assert standing(issues, None) is issues and standing(issues, []).issues == issues.issues
+
+
+def test_counts_from_a_sample_are_scaled_and_a_difference_is_said():
+    from cataloger_dagster.core.investigate.outcome import SampleSeen, honest_counts
+
+    issue = _issue("i1").model_copy(update={"affectedRows": 400})
+    same = CodeInvestigation(code="", success=True, output=None, issue_id="i1", verdict="confirmed", affected=100)
+    fewer = same.model_copy(update={"affected": 60})
+    seen = SampleSeen(rows=250, table_rows=1000, seed=42)
+    [scaled] = honest_counts([same], [issue], seen)
+    assert scaled.sample == {"rows_seen": 250, "table_rows": 1000, "seed": 42}
+    assert scaled.affected_in_table == 400 and scaled.count_note is None and scaled.evidence == same.evidence
+    [off] = honest_counts([fewer], [issue], seen)
+    assert off.affected_in_table == 240 and "400" in off.count_note and "240" in off.count_note
+    assert "sample" in off.count_note
+    # the whole table seen: no sample, and the raw count is compared
+    [whole] = honest_counts([fewer], [issue], SampleSeen(rows=1000, table_rows=1000))
+    assert whole.sample is None and whole.affected_in_table is None and "60" in whole.count_note

@@ -26,6 +26,7 @@ from cataloger_dagster.core.models import (
     LengthStats,
     TableProfile,
     ValueCount,
+    pass_rate,
 )
 from cataloger_dagster.core.render.pages import (
     IndexEntry,
@@ -607,3 +608,28 @@ def test_page_from_a_real_profile(tmp_path):
     status = doc.root.find_all("article", cls="column", data_column="status")[0]
     assert any(HOSTILE in t.text() for t in status.find_all("title"))
     assert "␣Shipped" in status.text()  # the padded variant is visibly padded
+
+
+def test_a_refuted_issue_is_checked_and_dismissed_with_its_evidence_and_costs_no_health():
+    profile, understanding, issues, investigations = make_results()
+    refuted = CodeInvestigation(
+        code="record(...)", success=True, output=None, issue_id="ISS-5", verdict="refuted",
+        hypothesis=f"the values of amount beyond [0, 9000] are errors {HOSTILE}",
+        reason="they continue the tail of the distribution", evidence={"isolated_rows": 0, "note": HOSTILE})
+    investigations = [i for i in investigations if i.issue_id != "ISS-5"] + [refuted]
+    html = render_catalog_page(profile=profile, understanding=understanding, issues=issues,
+                               investigations=investigations)
+    doc = parse(html)
+    standing_ids = {a.attrs["data-issue-id"] for g in doc.root.find_all("div", cls="sev-group")
+                    for a in g.find_all("article", cls="issue")}
+    assert "ISS-5" not in standing_ids and "ISS-2" in standing_ids
+    box = doc.root.find_all("div", cls="dismissed")[0]
+    card = box.find_all("article", cls="issue")[0]
+    assert card.attrs["data-issue-id"] == "ISS-5" and "Checked and dismissed" in box.text()
+    assert "they continue the tail" in card.text() and "isolated_rows" in card.text()
+    assert HOSTILE not in html
+    # the health counts what stands: the same score as a table without the refuted issue
+    without = AnalysisResultModel(issues=[i for i in issues.issues if i.id != "ISS-5"], summary="", completedAt="")
+    rate = pass_rate(investigations)
+    shown = doc.root.find_all("div", cls="health")[0].attrs["data-health"]
+    assert shown == f"{health_score(profile, without, rate):.1f}" != f"{health_score(profile, issues, rate):.1f}"

@@ -138,6 +138,17 @@ def _matches(issue: Mapping[str, Any], entry: Mapping[str, Any], kinds: Iterable
             and _values_match(issue, entry))
 
 
+def classify(table: str, issue: Any, key: Mapping[str, dict[str, Any]] | None = None) -> str:
+    """"true" (it matches a root cause), "acceptable" (a true but minor fact) or "false"."""
+    key = load_key() if key is None else key
+    entry, found = key.get(table, {}), _as_dict(issue)
+    if any(_matches(found, c, [c["kind"]]) for c in entry.get("root_causes", [])):
+        return "true"
+    if any(_matches(found, f, f["kinds"]) for f in entry.get("acceptable", [])):
+        return "acceptable"
+    return "false"
+
+
 @dataclass
 class Reported:
     table: str

@@ -111,7 +111,9 @@ class AnthropicAgent(AgentResource):
     # The SDK 2.x removed sampling parameters and its API version rejects them, so
     # temperature is sent (as an extra body field) only when set, for endpoints that accept it.
     temperature: Optional[float] = None
-    tool_output_chars: int = 4000
+    # a cell's output shown to the model; a record now carries its hypothesis and reason, so a
+    # batch of replayed investigations prints about twice what it did
+    tool_output_chars: int = 8000
 
     @property
     def kind(self) -> str:

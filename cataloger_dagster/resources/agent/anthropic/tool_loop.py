@@ -23,6 +23,7 @@ from cataloger_dagster.resources.agent.anthropic.prompts import StageFailed, ren
 from cataloger_dagster.core.investigate.codegen import literal
 from cataloger_dagster.core.investigate.code import (
     ParsedScript,
+    helpers_block,
     parse_records,
     retarget_setup,
     reusable_blocks,
@@ -168,7 +169,8 @@ def _replay(agent, runtime, issues: list[IssueModel], replay: Optional[tuple[Par
         return []
     parsed, setup, same = replay
     kept = [parsed.investigations[i.id] for i in issues if same and i.id in parsed.investigations]
-    code = "\n".join([setup, *parsed.checks.values(), *kept])
+    # today's helpers after the earlier setup: the checks of this version rely on them
+    code = "\n".join([setup, helpers_block(), *parsed.checks.values(), *kept])
     result = runtime.execute(code)
     error = f"{result.error.type}: {result.error.message}" if result.error else None
     cells[REPLAY_ID] = _Cell(code, result.ok, result.stdout, error, result.duration_ms)
@@ -249,8 +251,16 @@ def _collect(issues, answer: Optional[InvestigationAnswer], cells: dict[str, _Ce
             error=failed[0] if failed else (None if used else "the answer cites no code that ran"),
             execution_time_ms=round(sum(c.ms for c in used), 2), issue_id=finding.issue_id,
             verdict=finding.verdict, evidence=finding.evidence,
+            # what the check that printed it tested, and why it decided so
+            hypothesis=_said(output, "hypothesis"), reason=_said(output, "reason"),
+            affected=output.get("affected") if output and isinstance(output.get("affected"), int) else None,
         ))
         block = old.get(finding.issue_id)
         if block is not None:
             (run.reused if block.strip() in code and not failed else run.relearned).append(finding.issue_id)
     return run
+
+
+def _said(record: Optional[dict], key: str) -> Optional[str]:
+    value = (record or {}).get(key)
+    return value if isinstance(value, str) and value else None
