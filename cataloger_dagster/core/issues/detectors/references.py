@@ -191,10 +191,31 @@ def _verify_same_type(ctx: Context, cp: ColumnProfile, key: Key) -> tuple[int, i
     return int(stats["values"]), n_missing, int(stats["rows"] or 0), examples
 
 
+def _key_values(ctx: Context, key: Key) -> set[Any]:
+    """The distinct values of another table's key column, pulled once per run."""
+    cache_key = ("key values", f"{key.table}.{key.column}")
+    if cache_key not in ctx.shared:
+        target = _other(ctx, key.table)
+        pulled = target.select(k=target[key.column]).distinct().to_pyarrow().column("k").to_pylist()
+        ctx.shared[cache_key] = set(pulled)
+    return ctx.shared[cache_key]
+
+
+def _too_little_overlap(ctx: Context, cp: ColumnProfile, key: Key) -> bool:
+    """The cheap prune before the exact check: a text column whose values the other detectors
+    already read on the host, against a text key few enough to pull once.  A text column
+    meets every text key whose range it overlaps, so without it each pair cost a query."""
+    values = ctx.values(cp) if key.dtype.is_string() and key.distinct <= CROSS_TYPE_MAX_KEYS else None
+    if values is None:
+        return False
+    keys = _key_values(ctx, key)
+    found = sum(1 for v in values if v in keys)
+    return len(values) < MIN_DISTINCT or found < MIN_INCLUSION * len(values)
+
+
 def _verify_digits(ctx: Context, cp: ColumnProfile, key: Key) -> tuple[int, int, int, list[str]]:
     """The same, for text codes against integer keys, matched on their digits on the host."""
-    target = _other(ctx, key.table)
-    keys = {_digits(v) for v in target.select(k=target[key.column]).distinct().to_pyarrow().column("k").to_pylist()}
+    keys = {_digits(v) for v in _key_values(ctx, key)}
     values = ctx.values(cp) or {}
     missing = {v: n for v, n in values.items() if v.strip() and _digits(v) not in keys}
     distinct = sum(1 for v in values if v.strip())
@@ -206,6 +227,8 @@ def orphan_references(ctx: Context, cp: ColumnProfile, dtype: dt.DataType) -> Op
         return None
     best = None
     for key, cross in _candidates(ctx, cp, dtype):
+        if not cross and _too_little_overlap(ctx, cp, key):
+            continue
         n_values, n_missing, rows, examples = (_verify_digits if cross else _verify_same_type)(ctx, cp, key)
         if n_values < MIN_DISTINCT or (n_values - n_missing) < MIN_INCLUSION * n_values:
             continue   # too little overlap: not a reference

@@ -5,7 +5,10 @@ from __future__ import annotations
 import random
 from datetime import datetime, timedelta
 
-from cataloger_dagster.core.issues.detectors.keys import composite_key, duplicate_keys, duplicate_rows
+import pyarrow as pa
+import pytest
+
+from cataloger_dagster.core.issues.detectors.keys import composite_key, distinct_rows, duplicate_keys, duplicate_rows
 
 ORIGINS = ("EWR", "JFK", "LGA")
 
@@ -104,3 +107,30 @@ def test_duplicate_rows_ignore_nested_columns(tables):
 def _col(tables, table: str, column: str):
     cp = next(c for c in tables.profile(table).columns if c.name == column)
     return cp, tables.con.table(table).schema()[column]
+
+
+BACKENDS = [pytest.param("duckdb"), pytest.param("sqlite"), pytest.param("postgres", marks=pytest.mark.postgres),
+            pytest.param("mysql", marks=pytest.mark.mysql)]
+
+
+@pytest.mark.parametrize("kind", BACKENDS)
+def test_distinct_rows_count_nulls_alike_on_every_backend(scratch, kind):
+    # MySQL counts with COUNT(DISTINCT ...), which skips any row holding a NULL: the count
+    # must still be SELECT DISTINCT's, where NULLs are equal to each other and to no value
+    from backends import load_tables
+
+    from cataloger_dagster.resources.database import DatabaseResource
+
+    rows = [("a", 1, 1.5, datetime(2013, 1, 1)), ("a", 1, 1.5, datetime(2013, 1, 1)),
+            ("a", None, 1.5, datetime(2013, 1, 1)), ("a", None, 1.5, datetime(2013, 1, 1)),
+            ("", 0, 0.0, datetime(1970, 1, 1)), (None, None, None, None), (None, None, None, None),
+            (None, 0, None, None), ("b", 2, None, datetime(2013, 1, 2))]
+    table = pa.table({name: [r[i] for r in rows] for i, name in enumerate(("s", "i", "f", "t"))})
+    db = DatabaseResource(url=load_tables(kind, {"t": table}, scratch))
+    try:
+        t = db.table("t")
+        assert distinct_rows(t, ["s", "i", "f", "t"]) == 6
+        assert distinct_rows(t, ["s", "i"]) == 6   # ("", 0) and (NULL, 0) are two
+        assert distinct_rows(t, ["s"]) == 4
+    finally:
+        db.close()
