@@ -134,9 +134,12 @@ def _key_parts(ctx: Context) -> tuple[list[str], list[list[str]]]:
             times.append([cp.name])
         elif cp.name in parts.values():
             continue
-        elif (dtype.is_string() or (dtype.is_integer() and is_identifier(cp.name))) \
-                and 1 < (cp.distinct or 0) <= ENTITY_MAX_DISTINCT:   # an entity is named, not measured
-            entities.append(cp.name)
+        elif (dtype.is_string() or dtype.is_integer()) and 1 < (cp.distinct or 0) <= ENTITY_MAX_DISTINCT:
+            # an entity is named, not measured: numbers, typed or as text (a delay in minutes
+            # with its 'NA's), only when their name says they identify
+            measured = dtype.is_integer() or (reading is not None and reading.kind == "number")
+            if not measured or is_identifier(cp.name):
+                entities.append(cp.name)
     return entities, times
 
 
