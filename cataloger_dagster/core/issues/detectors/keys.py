@@ -3,7 +3,7 @@ several columns (a station and an hour) that is unique but for a few rows."""
 
 from __future__ import annotations
 
-from datetime import date, datetime, time
+from datetime import date, datetime, time as time_of_day
 from decimal import Decimal
 from typing import Any, Optional
 
@@ -33,7 +33,7 @@ def _stand_in(dtype: dt.DataType) -> Any:
     for test, value in ((dtype.is_string, ""), (dtype.is_boolean, False), (dtype.is_integer, 0),
                         (dtype.is_floating, 0.0), (dtype.is_decimal, Decimal(0)),
                         (dtype.is_timestamp, datetime(1970, 1, 1)), (dtype.is_date, date(1970, 1, 1)),
-                        (dtype.is_time, time(0))):
+                        (dtype.is_time, time_of_day(0))):
         if test():
             return value
     return None
