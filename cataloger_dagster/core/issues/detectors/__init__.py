@@ -64,10 +64,13 @@ def detect_issues(
     profiles: Mapping[str, TableProfile] | None = None,
     now: datetime | None = None,
     degradations: list[Degradation] | None = None,
+    shared: dict | None = None,
 ) -> list[IssueModel]:
     """Run every detector on `table`.  `catalog` holds the database's other tables by name,
     `profiles` their latest stored profiles (optional: they spare the reference search a query
-    per table).  A detector that fails is appended to `degradations` (when given) and logged."""
+    per table).  A detector that fails is appended to `degradations` (when given) and logged.
+    `shared`: a dict kept by a caller that checks several tables of one catalog in turn, where
+    the facts about the other tables (their keys) are read once, not once per table."""
     now = now or datetime.now(timezone.utc)
     if now.tzinfo is None:
         now = now.replace(tzinfo=timezone.utc)
@@ -78,7 +81,8 @@ def detect_issues(
     original = table.schema()
     table, _ = portable.portable(table, as_text)
     ctx = Context(table, profile, catalog or {}, now, profiles or {},
-                  carried_as_text={n for n in as_text if not original[n].is_string()})
+                  carried_as_text={n for n in as_text if not original[n].is_string()},
+                  shared=shared if shared is not None else {})
     failed = degradations if degradations is not None else []
     issues: list[IssueModel] = []
     if profile.row_count == 0:

@@ -32,6 +32,9 @@ class Context:
     # text is the database's rendering, not a type someone chose
     carried_as_text: set[str] = field(default_factory=set)
     cache: dict[tuple[str, str], Any] = field(default_factory=dict)
+    # facts about the other tables (their keys), which do not depend on this table: a caller
+    # checking every table of one catalog in turn passes the same dict, so each is read once
+    shared: dict[tuple[str, str], Any] = field(default_factory=dict)
 
     @property
     def name(self) -> str:
