@@ -3,6 +3,7 @@ import dagster as dg
 from cataloger_dagster.assets.common import GROUP, OWNERS, TableRun, link
 from cataloger_dagster.assets.metadata import usage_metadata
 from cataloger_dagster.assets.partitions import tables_partitions
+from cataloger_dagster.core.fixes.followups import fix_scripts
 from cataloger_dagster.core.issues.detectors import detect_issues
 from cataloger_dagster.core.layout import ISSUES
 from cataloger_dagster.core.models import AnalysisResultModel, DatasetUnderstandingModel, TableProfile, severity_counts
@@ -36,7 +37,13 @@ def quality_issues(
     result, usage = agent.review_issues(
         table_profile, table_understanding, detected, previous=previous_result
     )
+    result, followups_usage = agent.smart_fix_followups(table_profile, result, database.fix_target(folder.table))
+    usage = usage.plus(followups_usage)
     result = result.model_copy(update={"degradations": degradations})
+    # beside the catalog script, for a person to read and run: never run against the source here
+    fixes = fix_scripts(result)
+    for name, script in fixes.items():
+        folder.write_artifact(name, script)
     uri = folder.write_json(ISSUES, result)
     counts = severity_counts(i.severity for i in result.issues)
     context.log.info(f"{folder.table}: {len(result.issues)} issues ({counts})")
@@ -52,6 +59,8 @@ def quality_issues(
                 f"- {d.stage}{f' `{d.column}`' if d.column else ''}: {d.reason}" for d in degradations))}
                if degradations else {}),
             **{f"issues_{s}": n for s, n in counts.items()},
+            "smart_fix_followups": sum(1 for i in result.issues if i.followup is not None),
+            "fix_scripts": len(fixes),
             "summary": dg.MetadataValue.md(result.summary),
             **usage_metadata(usage),
             "issues_json": link(uri),

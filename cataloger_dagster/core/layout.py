@@ -39,6 +39,7 @@ LATEST_WINDOW = 10                          # seed 000: "searches the last 10 ti
 SUMMARY_SCRIPT = "summary_script.py"        # recent_summary
 RECENT_SUMMARY = "recent_summary.html"      # recent_summary
 CATALOG_PAGE = "catalog.html"               # catalog_page
+FIXES = "fixes"                             # quality_issues: the smart-fix scripts, fixes/<name>
 
 RUN_FILE = "run.json"
 INDEX_FILE = "index.html"
@@ -189,15 +190,32 @@ def _check_prefix(prefix: str) -> str:
     return "/".join(_check_segment(p, "prefix component") for p in parts)
 
 
+# the only folders a run folder holds: a file name may start with one of them and a '/'
+RUN_SUBFOLDERS = (FIXES,)
+
+
 def _check_filename(filename: str) -> str:
-    if not isinstance(filename, str) or not filename or filename.startswith(".") \
-            or "/" in filename or "\\" in filename or "\x00" in filename:
+    folder, slash, name = filename.partition("/") if isinstance(filename, str) else ("", "", filename)
+    if not slash:
+        folder, name = "", folder
+    elif folder not in RUN_SUBFOLDERS:
+        raise ValueError(f"invalid file name {filename!r}: a run folder holds no folder {folder!r} "
+                         f"(only {', '.join(RUN_SUBFOLDERS)})")
+    if not isinstance(name, str) or not name or name.startswith(".") \
+            or "/" in name or "\\" in name or "\x00" in name:
         # dot-files are the local backend's temporary files
         raise ValueError(
             f"invalid file name {filename!r}: it must be a non-empty name without '/', "
             "'\\' or NUL, not starting with '.'"
         )
     return filename
+
+
+def fix_filename(issue_id: str, option: str, language: str = "sql") -> str:
+    """The store path of a smart-fix script in its run folder, safe for any issue id or option:
+    ``fixes/<issue id>.<option>.sql``, escaped as `store_name` escapes folder names."""
+    suffix = {"sql": "sql", "python": "py"}[language]
+    return f"{FIXES}/{store_name(f'{issue_id}.{option}')}.{suffix}"
 
 
 def table_prefix(database: str, table: str) -> str:

@@ -173,6 +173,43 @@ ISSUE_TYPES = (
 )
 
 
+# --------------------------------------------------------------------------
+# smart-fix follow-ups (seed 001's fourth agent)
+# --------------------------------------------------------------------------
+
+
+class SmartFixOptionModel(BaseModel):
+    key: str
+    label: str
+
+
+class SmartFixAction(BaseModel):
+    """What choosing an option does: seed 001's ``onResponse`` value (``action`` and
+    ``parameters``), with the fix script that does it.  The script is written to the store
+    (``file``, in the run folder) for a person to read and run; cataloger never runs it
+    against the source.  No script (``language`` None) for "keep as is" or "fix by hand"."""
+
+    action: str
+    parameters: dict[str, Any] = Field(default_factory=dict)
+    # ours
+    description: str = ""
+    language: Optional[Literal["sql", "python"]] = None
+    dialect: Optional[str] = None           # the SQL dialect the script is written in
+    script: Optional[str] = None
+    file: Optional[str] = None              # e.g. "fixes/orders_outliers_total.cap.sql"
+
+
+class SmartFixFollowupModel(BaseModel):
+    """One question about a smart-fix issue, 2-4 options, and what each option does."""
+
+    prompt: str
+    options: list[SmartFixOptionModel] = Field(min_length=2, max_length=4)
+    examples: Optional[str] = None
+    onResponse: Optional[dict[str, SmartFixAction]] = None
+    # ours: "heuristic" (drawn from the detector's evidence) or "anthropic:<prompt version>"
+    source: str = "heuristic"
+
+
 class IssueModel(BaseModel):
     id: str
     type: str
@@ -186,6 +223,8 @@ class IssueModel(BaseModel):
     # ours: which detector or agent raised it, and the numbers behind it
     source: str = "detector"
     details: dict[str, Any] = Field(default_factory=dict)
+    # smart_fixes only: the guided follow-up (None in results stored before it existed)
+    followup: Optional[SmartFixFollowupModel] = None
 
 
 class AnalysisResultModel(BaseModel):

@@ -20,6 +20,7 @@ import ibis.expr.operations as ops
 from pydantic import BaseModel, Field, PrivateAttr
 
 from cataloger_dagster.core import portable
+from cataloger_dagster.core.fixes.sql import DIALECTS, FixTarget
 from cataloger_dagster.core.profile.fingerprint import DEFAULT_UPDATE_COLUMNS, compute_fingerprint
 from cataloger_dagster.core.models import Fingerprint
 
@@ -371,6 +372,16 @@ class DatabaseResource(dg.ConfigurableResource):
             except DatabaseError as exc:
                 log.warning("cross-table checks skip %s: %s", name, exc)
         return found
+
+    def fix_target(self, name: str) -> FixTarget | None:
+        """Where a smart-fix script for table `name` points: the table, in this database's SQL
+        dialect, in the schema the URL names (PostgreSQL's ?schema=).  None for a backend we write
+        no SQL for."""
+        dialect = DIALECTS.get(self.scheme)
+        if dialect is None:
+            return None
+        schema = parse_qs(urlsplit(self.url).query).get("schema", [None])[-1] if dialect == "postgres" else None
+        return FixTarget(name, dialect, schema or None)
 
     def fingerprint(self, name: str, *, row_count: int | None = None) -> Fingerprint:
         return compute_fingerprint(self.table(name), row_count=row_count, update_columns=self.update_columns)

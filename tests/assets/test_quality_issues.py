@@ -5,6 +5,7 @@ previous run's issues reach the agent (what is new, what is resolved), and what 
 returns is what it stores and reports.
 """
 
+import hashlib
 import json
 from pathlib import Path
 
@@ -85,3 +86,21 @@ def test_the_previous_runs_issues_say_what_is_new_and_what_is_resolved(shop):
     assert "events_missing_values_page" not in {i.id for i in fixed.issues}
     assert "Since the previous run: 0 new, 1 resolved." in fixed.summary
     assert meta["issues"].value == len(first.issues) - 1
+
+
+def test_smart_fix_issues_carry_their_followup_and_their_fix_scripts_sit_beside_the_catalog_script(shop):
+    db, store, instance = shop
+    before = hashlib.sha256(Path(db).read_bytes()).hexdigest()
+    result, meta, folder = find_issues(db, store, instance)
+    smart = [i for i in result.issues if i.category == "smart_fixes"]
+    assert "events_orphan_references_customer_id" in {i.id for i in smart}
+    assert all(i.followup is not None for i in smart)
+    assert all(i.followup is None for i in result.issues if i.category != "smart_fixes")
+    written = sorted(str(p.relative_to(folder)) for p in (folder / "fixes").iterdir())
+    expected = sorted(a.file for i in smart for a in i.followup.onResponse.values() if a.script)
+    assert written == expected and len(written) >= 3
+    orphans = next(i for i in smart if i.id == "events_orphan_references_customer_id").followup
+    assert (folder / orphans.onResponse["delete_orphans"].file).read_text() == orphans.onResponse["delete_orphans"].script
+    assert meta["fix_scripts"].value == len(written) and meta["smart_fix_followups"].value == len(smart)
+    # written, never run: the source is as it was
+    assert hashlib.sha256(Path(db).read_bytes()).hexdigest() == before

@@ -36,3 +36,15 @@ def test_timestamps_sort_as_text():
         layout.normalize_timestamp("2024-01-15T10:00:00")
     stamp = layout.new_timestamp()
     assert layout.normalize_timestamp(stamp) == stamp
+
+
+def test_fix_scripts_live_in_the_fixes_folder_of_a_run_whatever_the_issue_id():
+    assert layout.fix_filename("orders_outliers_total", "cap") == "fixes/orders_outliers_total.cap.sql"
+    hostile = layout.fix_filename("../x/\n\x00", "set_null")
+    assert hostile.startswith("fixes/") and hostile.count("/") == 1 and "\n" not in hostile
+    assert layout._check_filename(hostile) == hostile
+    long = layout.fix_filename("x" * 500, "keep_latest")
+    assert len(long.split("/")[1]) <= layout.MAX_SEGMENT + 4
+    for bad in ("other/x.sql", "fixes/.hidden", "fixes/a/b.sql", "/x"):
+        with pytest.raises(ValueError):
+            layout._check_filename(bad)

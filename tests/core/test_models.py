@@ -14,6 +14,7 @@ from cataloger_dagster.core.models import (
     Fingerprint,
     InvestigationsResult,
     IssueModel,
+    SmartFixFollowupModel,
     TableProfile,
     missing_severity,
     pass_rate,
@@ -117,3 +118,30 @@ def test_mutable_defaults_are_not_shared():
     r1 = InvestigationsResult(table="t", investigations=[])
     r1.reused.append("x")
     assert InvestigationsResult(table="t", investigations=[]).reused == []
+
+
+def test_issues_stored_before_followups_existed_load_without_one():
+    stored = {"issues": [{"id": "o_outliers_total", "type": "outliers", "severity": "medium", "description": "d",
+                          "affectedColumns": ["total"], "suggestedAction": "a", "category": "smart_fixes",
+                          "source": "detector", "details": {"rows": 3}}],
+              "summary": "s", "completedAt": "2026-01-01T00:00:00Z"}
+    result = AnalysisResultModel.model_validate(stored)
+    assert result.issues[0].followup is None
+    assert AnalysisResultModel.model_validate(result.model_dump(mode="json")) == result
+
+
+def test_a_followup_keeps_seed_001s_shape_and_its_option_count():
+    seed = {"prompt": "Which format should be the canonical name?",
+            "options": [{"key": "most_frequent", "label": "Most common: 'iPhone 13'"},
+                        {"key": "custom", "label": "Let me specify"}],
+            "onResponse": {"most_frequent": {"action": "standardize_values",
+                                             "parameters": {"column": "Product", "canonical": "iPhone 13"}}}}
+    followup = SmartFixFollowupModel.model_validate(seed)
+    assert followup.onResponse["most_frequent"].script is None and followup.examples is None
+    assert followup.model_dump(mode="json", include={"prompt", "options"}) == {k: seed[k] for k in ("prompt", "options")}
+    issue_ = IssueModel(id="i", type="outliers", severity="low", description="d", affectedColumns=["c"],
+                        suggestedAction="a", category="smart_fixes", followup=followup)
+    assert IssueModel.model_validate_json(issue_.model_dump_json()) == issue_
+    for options in ([seed["options"][0]], seed["options"] * 3):   # one question, 2-4 options
+        with pytest.raises(pydantic.ValidationError):
+            SmartFixFollowupModel.model_validate({**seed, "options": options})

@@ -32,11 +32,14 @@ def test_cold_and_warm_catalog_runs(standin, demo_db, tmp_path, local_sandbox, c
         cold = catalog_database(database=f"duckdb://{demo_db}", store=str(store), agent="anthropic",
                                 sandbox="local", exploration_rate=0.0, instance=instance)
         cold_tokens, cold_calls = standin.input_tokens(), len(standin.requests)
+        cold_followups = [s for s, _ in standin.usages].count("followups")
         warm = catalog_database(database=f"duckdb://{demo_db}", store=str(store), agent="anthropic",
                                 sandbox="local", exploration_rate=0.0, instance=instance)
     warm_tokens = standin.input_tokens() - cold_tokens
     assert not cold.failed and not warm.failed, [t.error for t in cold.failed + warm.failed]
-    assert {s for s, _ in standin.usages} == {"understanding", "issues", "investigation"}
+    assert {s for s, _ in standin.usages} == {"understanding", "issues", "followups", "investigation"}
+    # the smart-fix questions of an unchanged review are kept: asked in the cold run only
+    assert cold_followups > 0 and [s for s, _ in standin.usages].count("followups") == cold_followups
     assert all(t.tokens > 0 for t in cold.tables)
     # the warm run reuses the understanding and the previous scripts: far fewer tokens
     assert 0 < warm_tokens < cold_tokens
@@ -53,6 +56,8 @@ def test_cold_and_warm_catalog_runs(standin, demo_db, tmp_path, local_sandbox, c
         ":anthropic:" + standin_prompt_version())
     page = (run / first / "catalog.html").read_text()
     assert "tokens" in page
+    pages = "".join(p.read_text() for p in store.rglob("catalog.html"))
+    assert f"Smart fix · anthropic:{standin_prompt_version()}" in pages and "Stand-in: " in pages
     # the key reached the stand-in, and nowhere else
     assert standin.auth_headers == {f"Bearer {KEY}"}
     out, err = capfd.readouterr()

@@ -309,3 +309,12 @@ def test_an_empty_sqlite_table_with_untyped_columns_opens(tmp_path):
     table = DatabaseResource(url=f"sqlite://{path}").table("e")
     assert dict(table.schema().items()) == {"a": ibis.dtype("string"), "b": ibis.dtype("int64")}
     assert table.count().execute() == 0
+
+
+def test_fix_scripts_point_at_the_table_in_the_databases_dialect_and_schema(tmp_path):
+    assert DatabaseResource(url=f"duckdb://{tmp_path}/x.duckdb").fix_target("t").dialect == "duckdb"
+    assert DatabaseResource(url=f"sqlite://{tmp_path}/x.sqlite").fix_target("t").dialect == "sqlite"
+    pg = DatabaseResource(url="postgres://u:p@h:5432/db?schema=sales").fix_target("orders")
+    assert (pg.table, pg.dialect, pg.schema) == ("orders", "postgres", "sales")
+    assert DatabaseResource(url="mariadb://u:p@h/db").fix_target("t").dialect == "mysql"
+    assert DatabaseResource(url="bigquery://project/dataset").fix_target("t") is None

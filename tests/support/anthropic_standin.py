@@ -130,6 +130,8 @@ class StandIn:
             content = [{"type": "text", "text": json.dumps(self.issues(body))}]
         elif stage == "investigation":
             content = self.investigation(body)
+        elif stage == "followups":
+            content = [{"type": "text", "text": json.dumps(self.followups(body))}]
         else:
             content = [{"type": "text", "text": "{}"}]
         stop = "tool_use" if any(b["type"] == "tool_use" for b in content) else "end_turn"
@@ -233,6 +235,20 @@ class StandIn:
         return {"issues": [{k: i.get(k) for k in keep} for i in detected],
                 "summary": f"Reviewed {len(detected)} detected issues.",
                 "completedAt": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")}
+
+    def followups(self, body: dict) -> dict:
+        """A question in its own words per issue, with the first and the last choice offered (the
+        last is "keep as is" for every type), and one action it was never offered, which the
+        agent must drop."""
+        asked = json.loads(_between(_text_of(body["messages"][0]["content"]), "smart_fix_issues"))
+        return {"followups": [
+            {"issue_id": i["issue_id"], "prompt": f"Stand-in: what should happen to the {i['type']} of "
+                                                  f"{', '.join(i['affectedColumns'])}?",
+             "examples": i.get("examples"),
+             "options": [{"action": c["action"], "label": f"Stand-in: {c['does']}"}
+                         for c in (i["choices"][0], i["choices"][-1])]
+                        + [{"action": "drop_table", "label": "Drop the table"}]}
+            for i in asked]}
 
     def investigation(self, body: dict) -> list[dict]:
         messages = body["messages"]

@@ -30,6 +30,7 @@ from cataloger_dagster.core.models import (
     TableProfile,
     pass_rate,
 )
+from cataloger_dagster.core.fixes.sql import shown_script
 from cataloger_dagster.core.investigate.outcome import dismissed, standing
 from cataloger_dagster.core.render.charts import fmt_value, script_diff, svg_bar, svg_histogram
 
@@ -129,7 +130,8 @@ def template_environment() -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    env.filters.update(fmt=fmt_value, pct=_pct, tojson_pretty=_to_json, safe_href=_safe_href)
+    env.filters.update(fmt=fmt_value, pct=_pct, tojson_pretty=_to_json, safe_href=_safe_href,
+                       shown_script=shown_script)
     env.tests["scalar"] = _is_scalar
     env.globals.update(svg_histogram=svg_histogram, svg_bar=svg_bar, version=__version__,
                        health_band=health_band)

@@ -13,6 +13,8 @@ from typing import Optional
 import dagster as dg
 from pydantic import BaseModel
 
+from cataloger_dagster.core.fixes.followups import with_followups
+from cataloger_dagster.core.fixes.sql import FixTarget
 from cataloger_dagster.core.models import AnalysisResultModel, DatasetUnderstandingModel, IssueModel, TableProfile
 from cataloger_dagster.core.investigate.investigator import InvestigationRun, PreviousScript
 from cataloger_dagster.resources.sandbox import SandboxRuntime
@@ -35,6 +37,14 @@ class AgentUsage(BaseModel):
         """Every token the stage sent or received, cached ones included."""
         return self.input_tokens + self.output_tokens + self.cache_read_tokens + self.cache_creation_tokens
 
+    def plus(self, other: "AgentUsage") -> "AgentUsage":
+        """Two calls of one stage as one usage (the issues review and its follow-ups)."""
+        counts = ("calls", "input_tokens", "output_tokens", "cache_read_tokens", "cache_creation_tokens")
+        reasons = "; ".join(r for r in (self.fallback_reason, other.fallback_reason) if r)
+        return self.model_copy(update={**{k: getattr(self, k) + getattr(other, k) for k in counts},
+                                       "prompt_version": self.prompt_version or other.prompt_version,
+                                       "fallback_reason": reasons or None})
+
 
 class AgentResource(dg.ConfigurableResource, ABC):
     @property
@@ -53,6 +63,17 @@ class AgentResource(dg.ConfigurableResource, ABC):
         *,
         previous: AnalysisResultModel | None = None,
     ) -> tuple[AnalysisResultModel, AgentUsage]: ...
+
+    def smart_fix_followups(
+        self,
+        profile: TableProfile,
+        analysis: AnalysisResultModel,
+        target: FixTarget | None,
+    ) -> tuple[AnalysisResultModel, AgentUsage]:
+        """Every smart-fix issue with its follow-up (seed 001's fourth agent): a question, 2-4
+        options and a fix script per option for `target` (None: by hand).  Here, drawn from the
+        evidence (`core.fixes`); an agent with a model words its own and falls back to these."""
+        return with_followups(analysis, profile, target), AgentUsage(agent=self.kind)
 
     @abstractmethod
     def investigate(

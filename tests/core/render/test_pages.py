@@ -633,3 +633,43 @@ def test_a_refuted_issue_is_checked_and_dismissed_with_its_evidence_and_costs_no
     rate = pass_rate(investigations)
     shown = doc.root.find_all("div", cls="health")[0].attrs["data-health"]
     assert shown == f"{health_score(profile, without, rate):.1f}" != f"{health_score(profile, issues, rate):.1f}"
+
+
+def test_a_smart_fix_shows_its_question_its_options_and_each_fix_script():
+    from cataloger_dagster.core.fixes.followups import with_followups
+    from cataloger_dagster.core.fixes.sql import FixTarget
+
+    profile, understanding, issues, investigations = make_results()
+    spelled = f"Shipped\n{HOSTILE}"   # a value with a line break and markup: data on the page too
+    smart = [
+        IssueModel(id="ISS-6", type="outliers", severity="medium", category="smart_fixes",
+                   description="amount has 2 values far above the others.", affectedColumns=["amount"],
+                   affectedRows=2, suggestedAction="Check them.",
+                   details={"rows": 2, "fence_low": 0.5, "fence_high": 900.0, "min_outlier": 9000.0,
+                            "max_outlier": 98000.0, "examples": [98000.0, 9000.0], "parsed_from_text": False}),
+        IssueModel(id="ISS-7", type="inconsistent_categories", severity="medium", category="smart_fixes",
+                   description="status is written several ways.", affectedColumns=["status"], affectedRows=9,
+                   suggestedAction="Map them.", details={"groups": {"shipped": {"shipped": 900, spelled: 9}},
+                                                         "part": "value"}),
+    ]
+    analysis = with_followups(issues.model_copy(update={"issues": issues.issues + smart}), profile,
+                              FixTarget(profile.table, "postgres"))
+    html = render_catalog_page(profile=profile, understanding=understanding, issues=analysis,
+                               investigations=investigations)
+    doc = parse(html)
+    assert "script" not in {tag for tag, _ in doc.start_tags}
+    outliers = doc.root.find_all("article", cls="issue", data_issue_id="ISS-6")[0].find_all("div", cls="followup")[0]
+    assert "Are they entry errors, or real extremes?" in outliers.find_all("p", cls="question")[0].text()
+    options = outliers.find_all("li", cls="option")
+    assert [o.attrs["data-option"] for o in options] == ["set_null", "cap", "keep"]
+    scripts = outliers.find_all("code", cls="language-sql")
+    assert len(scripts) == 2 and 'UPDATE "orders" SET "amount" = NULL WHERE' in scripts[0].text()
+    assert [a.attrs["href"] for a in outliers.find_all("a")] == ["fixes/ISS-6.set_null.sql", "fixes/ISS-6.cap.sql"]
+    assert "no script" in options[2].text()
+    variants = doc.root.find_all("article", cls="issue", data_issue_id="ISS-7")[0]
+    assert "Consolidate status to the most frequent spelling 'shipped'?" in variants.text()
+    shown = variants.find_all("code", cls="language-sql")[0].text()
+    # the value's line break shows as \n inside its quotes; its markup is text
+    assert f"'Shipped\\n{HOSTILE}'" in shown
+    # an issue without a follow-up (a quick fix, or results stored before follow-ups) shows none
+    assert not doc.root.find_all("article", cls="issue", data_issue_id="ISS-1")[0].find_all("div", cls="followup")

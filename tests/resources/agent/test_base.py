@@ -92,3 +92,27 @@ def test_the_agents_are_resources_of_distinct_kinds():
     agents = [HeuristicAgent(), AnthropicAgent(api_key="k")]
     assert all(isinstance(a, AgentResource) and isinstance(a, dg.ConfigurableResource) for a in agents)
     assert [a.kind for a in agents] == ["heuristic", "anthropic"]
+
+
+def test_usages_of_one_stage_add_up():
+    review = AgentUsage(agent="anthropic", calls=1, input_tokens=10, output_tokens=3, prompt_version="p")
+    followups = AgentUsage(agent="anthropic", calls=2, input_tokens=5, cache_read_tokens=4,
+                           fallback_reason="followups: invalid FollowupsAnswer")
+    both = review.plus(followups)
+    assert (both.calls, both.tokens, both.prompt_version) == (3, 22, "p")
+    assert both.fallback_reason == "followups: invalid FollowupsAnswer"
+    assert review.plus(AgentUsage(agent="anthropic")) == review
+
+
+def test_an_agent_without_its_own_followups_gives_the_evidences():
+    from cataloger_dagster.core.fixes.sql import FixTarget
+    from cataloger_dagster.core.models import AnalysisResultModel, IssueModel
+
+    issue = IssueModel(id="orders_x", type="seasonal_drift", severity="low", description="d",
+                       affectedColumns=["c"], suggestedAction="Look at c.", category="smart_fixes")
+    profile = TableProfile(database="shop", table="orders", row_count=3, column_count=0, columns=[],
+                           sample_rows=[], fingerprint=Fingerprint(schema_hash="h", row_count=3, value="v"))
+    done, usage = Canned().smart_fix_followups(
+        profile, AnalysisResultModel(issues=[issue], summary="s", completedAt="c"), FixTarget("orders"))
+    assert [o.key for o in done.issues[0].followup.options] == ["by_hand", "keep"]
+    assert usage.agent == "canned" and usage.calls == 0

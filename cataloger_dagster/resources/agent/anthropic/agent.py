@@ -16,6 +16,7 @@ from typing import Any, Literal, Optional, TypeVar
 
 from pydantic import BaseModel, Field, ValidationError
 
+from cataloger_dagster.core.fixes.followups import from_answer, offer, smart_issues, with_followups
 from cataloger_dagster.core.investigate.codegen import literal
 from cataloger_dagster.core.models import (
     AnalysisResultModel,
@@ -77,6 +78,22 @@ class IssuesAnswer(BaseModel):
     issues: list[_Issue]
     summary: str
     completedAt: str
+
+
+class _Option(BaseModel):
+    action: str                 # the key of one of the choices offered for the issue
+    label: str
+
+
+class _Followup(BaseModel):
+    issue_id: str
+    prompt: str
+    examples: Optional[str] = None
+    options: list[_Option]
+
+
+class FollowupsAnswer(BaseModel):
+    followups: list[_Followup]
 
 
 def compact_profile(profile: TableProfile) -> dict:
@@ -220,6 +237,45 @@ class AnthropicAgent(AgentResource):
         except Exception as exc:  # any failure of the model's stage: the heuristics answer
             usage.fallback_reason = f"issues: {_reason(exc)}"
             return heuristic_analysis(profile, detected, previous=previous), usage
+
+    def smart_fix_followups(self, profile, analysis, target):
+        """Claude words each smart-fix question and picks 2-4 of the choices drawn from the
+        evidence; the scripts behind them stay the ones `core.fixes` wrote.  A follow-up this
+        prompt version already wrote for the issue is kept (rebuilt on today's scripts), so an
+        unchanged table costs no call; any failure leaves the heuristic follow-ups."""
+        usage = self.usage()
+        source = f"anthropic:{self.prompt_version}"
+        offers = {i.id: offer(i, profile, target) for i in smart_issues(analysis)}
+        made: dict = {}
+        for issue in smart_issues(analysis):
+            kept = issue.followup
+            if kept is not None and kept.source == source:
+                again = from_answer(offers[issue.id], prompt=kept.prompt, examples=kept.examples,
+                                    options=[(o.key, o.label) for o in kept.options], source=source)
+                if again is not None:
+                    made[issue.id] = again
+        todo = [i for i in smart_issues(analysis) if i.id not in made]
+        if todo:
+            asked = [{"issue_id": i.id, "type": i.type, "description": i.description,
+                      "affectedColumns": i.affectedColumns, "affectedRows": i.affectedRows,
+                      "evidence_question": offers[i.id].prompt, "examples": offers[i.id].examples,
+                      "choices": [{"action": c.key, "does": c.action.description} for c in offers[i.id].choices]}
+                     for i in todo]
+            text = render("followups.user", table=literal(profile.table), issues=to_json(asked))
+            try:
+                got = self.ask(model=self.issues_model, system=self.system(profile, "followups"),
+                               messages=[user_message(text)], usage=usage, answer=FollowupsAnswer)
+                wanted = {i.id for i in todo}
+                for answer in got.followups:
+                    if answer.issue_id not in wanted or answer.issue_id in made:
+                        continue
+                    written = from_answer(offers[answer.issue_id], prompt=answer.prompt, examples=answer.examples,
+                                          options=[(o.action, o.label) for o in answer.options], source=source)
+                    if written is not None:
+                        made[answer.issue_id] = written
+            except Exception as exc:  # any failure of the model's stage: the evidence's follow-ups stand
+                usage.fallback_reason = f"followups: {_reason(exc)}"
+        return with_followups(analysis, profile, target, made), usage
 
     def investigate(self, runtime, profile, understanding, issues, previous):
         return investigate_with_tools(self, runtime, profile, understanding, issues, previous)

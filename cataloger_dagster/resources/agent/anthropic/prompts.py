@@ -10,7 +10,7 @@ from typing import Any
 import jinja2
 
 PROMPTS = ("context.system", "understanding.system", "understanding.user", "issues.system",
-           "issues.user", "investigation.system", "investigation.user")
+           "issues.user", "investigation.system", "investigation.user", "followups.system", "followups.user")
 
 
 @lru_cache(maxsize=1)

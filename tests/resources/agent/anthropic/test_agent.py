@@ -9,6 +9,8 @@ import json
 import pytest
 
 from anthropic_standin import StandIn
+from cataloger_dagster.core.fixes.followups import with_followups
+from cataloger_dagster.core.issues.analysis import heuristic_analysis
 from cataloger_dagster.resources.agent import heuristic_understanding
 from cataloger_dagster.resources.agent.anthropic.agent import AnthropicAgent, compact_profile, prompt_version
 from cataloger_dagster.settings import agent_resource
@@ -293,3 +295,44 @@ def test_a_table_name_goes_into_the_prompts_as_a_literal(table):
     text = "\n".join(b["text"] for b in AnthropicAgent(api_key=KEY).system(hostile, "issues"))
     assert repr(evil) in text and repr("db\nx") in text
     assert "\nTASK: ignore" not in text  # no line of the prompt is the name's
+
+
+def _judged_smart(issues):
+    """As a review may judge them: every issue needs a person's decision but the first."""
+    return [i.model_copy(update={"category": "smart_fixes" if n else "quick_fixes"}) for n, i in enumerate(issues)]
+
+
+def test_smart_fix_followups_are_worded_by_the_model_on_the_evidences_scripts(standin, table):
+    db, profile, issues = table
+    analysis = heuristic_analysis(profile, _judged_smart(issues))
+    target = db.fix_target(TABLE)
+    a = agent(standin)
+    done, usage = a.smart_fix_followups(profile, analysis, target)
+    assert usage.calls == 1 and usage.fallback_reason is None and usage.output_tokens > 0
+    assert [r for r in standin.usages if r[0] == "followups"]
+    heuristic = {i.id: i.followup for i in with_followups(analysis, profile, target).issues}
+    for issue in done.issues:
+        if issue.category != "smart_fixes":
+            assert issue.followup is None
+            continue
+        made, evidence = issue.followup, heuristic[issue.id]
+        assert made.source == f"anthropic:{prompt_version()}" and made.prompt.startswith("Stand-in: ")
+        # the model picked two of the offered choices, never the action it made up
+        assert [o.key for o in made.options] == [evidence.options[0].key, evidence.options[-1].key]
+        assert "drop_table" not in made.onResponse
+        for key, action in made.onResponse.items():
+            assert action == evidence.onResponse[key]      # the scripts are the evidence's, word for word
+    # a stored follow-up of these prompts is kept: no new call
+    again, usage = a.smart_fix_followups(profile, done, target)
+    assert usage.calls == 0 and len(standin.requests) == 1
+    assert [i.followup for i in again.issues] == [i.followup for i in done.issues]
+
+
+def test_smart_fix_followups_fall_back_to_the_evidences_when_the_model_fails(standin, table):
+    db, profile, issues = table
+    analysis = heuristic_analysis(profile, _judged_smart(issues))
+    standin.faults += [{"malformed": True, "stage": "followups"}] * 2
+    done, usage = agent(standin).smart_fix_followups(profile, analysis, db.fix_target(TABLE))
+    assert "invalid FollowupsAnswer" in usage.fallback_reason
+    assert done == with_followups(analysis, profile, db.fix_target(TABLE))
+    assert all(i.followup.source == "heuristic" for i in done.issues if i.category == "smart_fixes")
