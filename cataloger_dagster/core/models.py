@@ -276,10 +276,13 @@ class CodeInvestigation(BaseModel):
 
 
 def pass_rate(investigations: list[CodeInvestigation] | None) -> Optional[float]:
-    """Investigations whose code ran and reached a verdict / all investigations."""
+    """Investigations whose code ran and decided (confirmed or refuted) / all investigations.
+
+    A check that crashes, or that can no longer tell (inconclusive, as after a schema change its
+    code did not foresee), lowers it: a falling pass rate makes the next run relearn."""
     if not investigations:
         return None
-    passed = sum(1 for inv in investigations if inv.success and inv.verdict is not None)
+    passed = sum(1 for inv in investigations if inv.success and inv.verdict in ("confirmed", "refuted"))
     return passed / len(investigations)
 
 

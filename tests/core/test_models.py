@@ -58,11 +58,12 @@ def inv(success: bool, verdict) -> CodeInvestigation:
     return CodeInvestigation(code="", success=success, output=None, verdict=verdict)
 
 
-def test_pass_rate_counts_investigations_that_ran_and_reached_a_verdict():
+def test_pass_rate_counts_investigations_that_ran_and_decided():
     assert pass_rate(None) is None and pass_rate([]) is None
     assert pass_rate([inv(True, "confirmed"), inv(True, "refuted")]) == 1.0
-    # "inconclusive" is a verdict; code that ran without one, or failed, is not a pass
-    assert pass_rate([inv(True, "inconclusive"), inv(True, None), inv(False, None), inv(False, "confirmed")]) == 0.25
+    # "inconclusive" decides nothing; code that ran without a verdict, or failed, is not a pass
+    assert pass_rate([inv(True, "inconclusive"), inv(True, "refuted"), inv(True, None), inv(False, None),
+                      inv(False, "confirmed")]) == 0.2
 
 
 # --------------------------------------------------------------------------

@@ -263,7 +263,18 @@ CREATE TABLE events AS
 """
 
 
-def test_end_to_end_a_failing_table_is_relearned_by_the_real_assets(tmp_path, local_sandbox, monkeypatch):
+# schema changes made between the detection of the issues and their investigation: the checks
+# the issues call for stop deciding, and the relearning run (the whole table again) restores them
+SCHEMA_CHANGES = {
+    "dropped": "ALTER TABLE events DROP COLUMN page; ALTER TABLE events DROP COLUMN status",
+    "renamed": "ALTER TABLE events RENAME COLUMN page TO page_name; ALTER TABLE events RENAME COLUMN status TO state",
+    "retyped": "ALTER TABLE events ALTER status TYPE INTEGER USING (CASE lower(status) WHEN 'pending' THEN 0 ELSE 1 END);"
+               "ALTER TABLE events ALTER page TYPE INTEGER USING (length(page))",
+}
+
+
+@pytest.mark.parametrize("change", list(SCHEMA_CHANGES))
+def test_end_to_end_a_failing_table_is_relearned_by_the_real_assets(tmp_path, local_sandbox, monkeypatch, change):
     for name in (THRESHOLD_ENV, COOLDOWN_ENV, MAX_ATTEMPTS_ENV):
         monkeypatch.delenv(name, raising=False)
     db = tmp_path / "shop.duckdb"
@@ -275,12 +286,12 @@ def test_end_to_end_a_failing_table_is_relearned_by_the_real_assets(tmp_path, lo
         instance.add_dynamic_partitions("tables", ["events"])
         ticker = Ticker(instance)
         ticker.tick()
-        # the issues are found, then two of their columns go: their investigations cannot run
+        # the issues are found, then two of their columns change: their investigations cannot decide
         upstream = [a for a in TABLE_ASSETS if a.key.path[0] in ("table_profile", "table_understanding",
                                                                   "quality_issues")]
         found = dg.materialize(upstream, partition_key="events", instance=instance, resources=res)
         with duckdb.connect(str(db)) as con:
-            con.execute("ALTER TABLE events DROP COLUMN page; ALTER TABLE events DROP COLUMN status")
+            con.execute(SCHEMA_CHANGES[change])
         failing = dg.materialize(TABLE_ASSETS, partition_key="events", instance=instance, resources=res,
                                  run_config=no_exploring, selection=dg.AssetSelection.assets("investigations"))
         rate = failing.output_for_node("investigations").pass_rate

@@ -52,6 +52,8 @@ _FOR_CODE = ("id", "type", "severity", "affectedColumns", "affectedRows", "detai
 class Finding(BaseModel):
     issue_id: str
     verdict: Literal["confirmed", "refuted", "inconclusive"]
+    hypothesis: Optional[str] = None   # what was tested (the printed record's, when the model omits it)
+    reason: Optional[str] = None       # the evidence that decided the verdict
     evidence: Json[dict[str, Any]]
     cells: list[str]
 
@@ -252,7 +254,8 @@ def _collect(issues, answer: Optional[InvestigationAnswer], cells: dict[str, _Ce
             execution_time_ms=round(sum(c.ms for c in used), 2), issue_id=finding.issue_id,
             verdict=finding.verdict, evidence=finding.evidence,
             # what the check that printed it tested, and why it decided so
-            hypothesis=_said(output, "hypothesis"), reason=_said(output, "reason"),
+            hypothesis=finding.hypothesis or _said(output, "hypothesis"),
+            reason=finding.reason or _said(output, "reason"),
             affected=output.get("affected") if output and isinstance(output.get("affected"), int) else None,
         ))
         block = old.get(finding.issue_id)

@@ -288,3 +288,25 @@ def test_a_turn_with_neither_answer_nor_tool_call_hands_the_table_to_the_heurist
     assert usage.calls == 1
     assert [i.issue_id for i in run.investigations] == [i.id for i in issues]
     assert all(i.success and i.verdict for i in run.investigations)
+
+
+def test_a_refutation_flows_from_the_sandbox_to_the_final_verdict(standin, table, session):
+    """A careless outlier issue (Tukey's fence on a smoothly skewed duration): the check the model
+    runs tests the hypothesis, prints "refuted" with its reason, and that is the verdict recorded."""
+    from cataloger_dagster.core.models import IssueModel
+
+    db, profile, _ = table
+    durations = db.table(TABLE).duration_ms
+    q1, q3 = (float(durations.quantile(p).execute()) for p in (0.25, 0.75))
+    careless = IssueModel(id="careless_outliers_duration_ms", type="outliers", severity="medium",
+                          description="duration_ms beyond Tukey's fence", affectedColumns=["duration_ms"],
+                          suggestedAction="review", category="smart_fixes", source="careless",
+                          details={"fence_low": q1 - 1.5 * (q3 - q1), "fence_high": q3 + 1.5 * (q3 - q1)})
+    run, usage = agent(standin).investigate(session, profile, heuristic_understanding(profile), [careless], None)
+    assert usage.fallback_reason is None, usage.fallback_reason
+    [found] = run.investigations
+    printed = [json.loads(r)["stdout"] for r in standin.tool_results.values()]
+    assert any('"verdict": "refuted"' in out and careless.id in out for out in printed)
+    assert found.success and found.verdict == "refuted"
+    assert "tail" in found.reason and "errors, not the tail" in found.hypothesis
+    assert found.evidence["isolated_rows"] == 0 and found.evidence["rows"] > 0
