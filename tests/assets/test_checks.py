@@ -134,3 +134,28 @@ def test_script_check_fails_when_the_evidence_no_longer_reproduces(shop, tmp_pat
         assert "events_missing_values_page: evidence" in differences
         assert "events_duplicate_keys_event_id" not in differences  # untouched evidence still matches
         assert history(instance, script_reproduces_evidence, "events") == [False, True]
+
+
+def test_a_high_severity_issue_its_investigation_refuted_does_not_fail_the_check():
+    from cataloger_dagster.assets.checks import no_high_severity_issues
+    from cataloger_dagster.core.models import AnalysisResultModel, CodeInvestigation, IssueModel, InvestigationsResult
+
+    def high(issue_id: str) -> IssueModel:
+        return IssueModel(id=issue_id, type="outliers", severity="high", description=issue_id,
+                          affectedColumns=["amount"], suggestedAction="review", category="smart_fixes")
+
+    found = AnalysisResultModel(issues=[high("real"), high("false_alarm")], summary="", completedAt="")
+
+    def check(verdicts: dict[str, str]) -> dg.AssetCheckResult:
+        investigated = InvestigationsResult(table="orders", investigations=[
+            CodeInvestigation(code="", success=True, output=None, issue_id=i, verdict=v) for i, v in verdicts.items()])
+        return no_high_severity_issues(dg.build_asset_check_context(), quality_issues=found,
+                                       investigations=investigated)
+
+    both = check({"real": "confirmed", "false_alarm": "confirmed"})
+    assert not both.passed and both.metadata["high"].value == 2
+    one = check({"real": "confirmed", "false_alarm": "refuted"})
+    assert not one.passed and one.metadata["high"].value == 1 and "false_alarm" not in one.description
+    assert check({"real": "refuted", "false_alarm": "refuted"}).passed
+    # inconclusive dismisses nothing
+    assert check({"real": "refuted", "false_alarm": "inconclusive"}).metadata["high"].value == 1
