@@ -2,7 +2,7 @@
 
 - `pass_rate_at_least_threshold` (investigations, ERROR): the investigations whose code ran
   and reached a verdict are at least CATALOGER_PASS_RATE_THRESHOLD of all of them.
-- `no_high_severity_issues` (quality_issues, WARN): the table has no high-severity issue that its
+- `no_high_severity_issues` (investigations, WARN): the table has no high-severity issue that its
   investigation did not refute (a refuted one is dismissed, and counts nowhere).
 - `script_reproduces_evidence` (investigations, ERROR): the stored catalog_script.py, run
   alone in a fresh sandbox over a fresh snapshot of the table, prints the same verdict and
@@ -93,7 +93,8 @@ def pass_rate_result(investigations: InvestigationsResult, threshold: float) -> 
     )
 
 
-@_partitioned_check(asset=quality_issues, additional_ins={"investigations": dg.AssetIn(key=investigations.key)},
+# on investigations, not quality_issues: whether a high-severity issue stands is known once it is investigated
+@_partitioned_check(asset=investigations, additional_ins={"quality_issues": dg.AssetIn(key=quality_issues.key)},
                     description="The table has no high-severity data-quality issue that its investigation did not "
                                 "refute.")
 def no_high_severity_issues(

@@ -141,12 +141,11 @@ def check_sentinel_values(column, values):
     if not n:
         return outcome(hypothesis, "refuted", "no cell holds these values on its own: they are words inside "
                        "longer text, which is content", 0, whole_cells=0)
-    # the other values: numbers, or text, and how many words
+    # the other values: are they numbers (then a word among them is a placeholder)?
     others = value_counts(c, where=~whole & c.notnull(), limit=5000)
     other_rows = sum(k for _, k in others) or 1
     numeric_share = sum(k for v, k in others if as_number(v) is not None) / other_rows
     # the rows holding the value: are they incomplete elsewhere (more NULLs than the other rows)?
-    schema = t.schema()
     neighbours = [x for x in t.columns if x != column][:40]
     lift_of = {}
     if neighbours:
