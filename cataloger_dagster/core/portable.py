@@ -143,14 +143,25 @@ def mixed_reason(dtype: dt.DataType, classes: dict[str, int]) -> str:
     return f"its values are of several SQLite storage classes ({held}) although it is declared {type_text(dtype)}"
 
 
+# columns counted per query: four counts each, and SQLite returns at most 2,000 columns
+SQLITE_COLUMNS_PER_QUERY = 250
+
+
 def sqlite_mixed_reasons(table: ir.Table) -> dict[str, str]:
-    """{column: why} for the SQLite columns of mixed storage classes (one query; {} elsewhere)."""
-    metrics = sqlite_storage_metrics(table) if backend_name(table) == "sqlite" else {}
-    if not metrics:
+    """{column: why} for the SQLite columns of mixed storage classes (one query per
+    SQLITE_COLUMNS_PER_QUERY columns; {} elsewhere)."""
+    if backend_name(table) != "sqlite":
         return {}
-    counts = table.aggregate(**metrics).execute().iloc[0].to_dict()
-    schema = table.schema()
-    return {n: mixed_reason(schema[n], c) for n, c in sqlite_mixed(table, counts).items()}
+    reasons = {}
+    for start in range(0, len(table.columns), SQLITE_COLUMNS_PER_QUERY):
+        part = narrow(table, list(table.columns[start:start + SQLITE_COLUMNS_PER_QUERY]))
+        metrics = sqlite_storage_metrics(part)
+        if not metrics:
+            continue
+        counts = part.aggregate(**metrics).execute().iloc[0].to_dict()
+        schema = part.schema()
+        reasons.update({n: mixed_reason(schema[n], c) for n, c in sqlite_mixed(part, counts).items()})
+    return reasons
 
 
 def narrow(table: ir.Table, names: list[str]) -> ir.Table:
