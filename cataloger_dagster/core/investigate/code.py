@@ -27,6 +27,7 @@ import tokenize
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
+from cataloger_dagster.core import portable
 from cataloger_dagster.core.investigate.codegen import SCRIPT_HEADER, comment_id, is_comment_id, literal, python_lines
 from cataloger_dagster.core.models import IssueModel
 
@@ -46,6 +47,7 @@ con = ibis.connect(os.environ["DB_CONNECTION_STRING"])
 t = con.table(TABLE)
 ROWS = int(t.count().execute())
 RESULTS = {}
+HOLDS_NAN = con.name not in NO_NAN_BACKENDS  # SQLite stores a NaN as NULL, MySQL has none (nor isnan)
 
 
 def record(issue_id, check, *args):
@@ -82,7 +84,7 @@ def check_missing_values(column):
     if dtype.is_string():
         # `|| ''`: ibis takes a PostgreSQL enum for text, but the database has no trim of it
         missing = missing | (c.concat("").strip() == "")
-    if dtype.is_floating() and con.name != "sqlite":  # SQLite stores a NaN as NULL
+    if dtype.is_floating() and HOLDS_NAN:
         missing = missing | c.isnan()
     n = int(t.filter(missing).count().execute())
     return {"verdict": "confirmed" if n else "refuted",
@@ -184,7 +186,7 @@ def check_outliers(column, low, high, exclude):
     beyond = (c > high) | ((c < low) & (c > 0)) if low > 0 else (c > high) | (c < low)
     if exclude:
         beyond = beyond & ~t[column].isin(exclude)
-    if t.schema()[column].is_floating():
+    if t.schema()[column].is_floating() and HOLDS_NAN:
         beyond = beyond & ~c.isnan()
     hits = t.filter(beyond)
     n = int(hits.count().execute())
@@ -378,7 +380,8 @@ def explore_block(issue: IssueModel) -> str:
 
 
 def setup_block(table: str) -> str:
-    return f"{_SETUP_HEAD}TABLE = {literal(table)}\n{_SETUP_BODY}"
+    return (f"{_SETUP_HEAD}TABLE = {literal(table)}\n"
+            f"NO_NAN_BACKENDS = {literal(portable.NO_NAN_BACKENDS)}\n{_SETUP_BODY}")
 
 
 def referenced_tables(issues: list[IssueModel]) -> dict[str, list[str]]:
