@@ -28,6 +28,8 @@ from cataloger_dagster.core.models import TableProfile
 from backends import load_tables
 from every_type import BACKENDS, Built
 
+pytestmark = pytest.mark.slow   # minutes: four databases, each table through every stage
+
 TABLES = ["every_type", "empty_table", "one_row", "all_null", "wide_table", "order", "données"]
 # Checks of the stored script that cannot run on a backend yet, so its verdict there differs
 # from the sandbox's: (backend, issue type) -> the error the script prints.  Listed, not
