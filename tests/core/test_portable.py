@@ -53,3 +53,24 @@ def test_a_column_that_fails_is_found_and_sent_as_text(tmp_path):
     data, reasons = portable.read_arrow(table, known={})      # the storage classes not looked up
     assert [r["price"] for r in data.to_pylist()] == ["2.5", "n/a"]
     assert reasons == {"price": "its values (decimal) could not be read as that type"}
+
+
+def test_a_narrow_view_reads_only_its_columns_and_is_cheap_to_compile(tmp_path):
+    path = tmp_path / "wide.duckdb"
+    with duckdb.connect(str(path)) as con:
+        con.execute("CREATE TABLE wide AS SELECT " + ", ".join(f"range * {j} AS c{j}" for j in range(400))
+                    + " FROM range(5)")
+    backend = ibis.duckdb.connect(str(path))
+    table = backend.table("wide")
+    view = portable.narrow(table, ["c7", "c3"])
+    assert list(view.columns) == ["c7", "c3"]
+    # the filter of a narrow view must not become SELECT * of the whole table
+    filtered = view.filter(view.c3 > 3)
+    assert filtered.to_pyarrow().column_names == ["c7", "c3"]
+    assert filtered.to_pyarrow().to_pylist() == table.select("c7", "c3").filter(table.c3 > 3).to_pyarrow().to_pylist()
+    assert "c5" not in backend.compile(filtered)
+    # a view over the table (as the MySQL resource makes) is rebuilt on the narrow table
+    shown = table.select(doubled=table.c2 * 2, c9=table.c9, text=table.c4.cast("string"))
+    narrow = portable.narrow(shown, ["text", "doubled"])
+    assert narrow.to_pyarrow().to_pylist() == shown.select("text", "doubled").to_pyarrow().to_pylist()
+    assert "c9" not in backend.compile(narrow)

@@ -1,14 +1,12 @@
 """No column type aborts a table (issue 11, item 3).
 
 A database holding every type of its backend (tests/support/every_type.py: one entry per
-backend, so MySQL is one more entry there) is catalogued through the real Dagster assets, as
-`cataloger run` does: profile, detectors, the sandbox's snapshot, investigations by the
-heuristic agent in the local sandbox, the page, and the stored script, which is then run by
-hand against the real database.  Every table must come out `ok`; a column a stage cannot take
-is carried as text or skipped with a note, and no backend's error text reaches a column card.
-
-The 1,000-column table goes through the profile and the snapshot only (tests/core/profile and
-tests/resources): through every stage it takes minutes per backend.
+backend: DuckDB, PostgreSQL, SQLite and MySQL/MariaDB) is catalogued through the real Dagster
+assets, as `cataloger run` does: profile, detectors, the sandbox's snapshot, investigations by
+the heuristic agent in the local sandbox, the page, and the stored script, which is then run
+by hand against the real database.  Every table must come out `ok`, the 1,000-column table
+too; a column a stage cannot take is carried as text or skipped with a note, and no backend's
+error text reaches a column card.
 """
 
 from __future__ import annotations
@@ -27,9 +25,12 @@ import pytest
 from cataloger_dagster.cli.runner import catalog_database
 from cataloger_dagster.core.investigate.code import parse_records
 from cataloger_dagster.core.models import TableProfile
+from backends import load_tables
 from every_type import BACKENDS, Built
 
-TABLES = ["every_type", "empty_table", "one_row", "all_null", "order", "données"]
+pytestmark = pytest.mark.slow   # minutes: four databases, each table through every stage
+
+TABLES = ["every_type", "empty_table", "one_row", "all_null", "wide_table", "order", "données"]
 # Checks of the stored script that cannot run on a backend yet, so its verdict there differs
 # from the sandbox's: (backend, issue type) -> the error the script prints.  Listed, not
 # skipped: the test fails once they run, and the entry must then go.
@@ -43,12 +44,18 @@ RAW_ERROR = re.compile(r"Error\b|Exception|Traceback|LINE \d|HINT:|Binder|Conver
                        r"Unsupported cast|month_day_nano|does not exist|could not convert", re.IGNORECASE)
 
 
-@pytest.fixture(params=list(BACKENDS))
+SERVERS = {"postgres": pytest.mark.postgres, "mysql": pytest.mark.mysql}
+
+
+@pytest.fixture(params=[pytest.param(kind, marks=[SERVERS[kind]] if kind in SERVERS else [])
+                        for kind in BACKENDS])
 def built(request, tmp_path) -> Built:
     if request.param == "postgres":
         admin = request.getfixturevalue("postgres_admin_url")
         schema, _ = request.getfixturevalue("postgres_schema")
         return BACKENDS["postgres"](admin, schema)
+    if request.param == "mysql":   # a new database, dropped after the test
+        return BACKENDS["mysql"](load_tables("mysql", {}, request.getfixturevalue("scratch")))
     return BACKENDS[request.param](tmp_path)
 
 

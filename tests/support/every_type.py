@@ -1,9 +1,9 @@
 """Databases that hold every type of their backend, for the "no type aborts a table" tests.
 
 Each backend is one entry of BACKENDS: a function that fills an empty database (a DuckDB or
-SQLite file, or a fresh PostgreSQL schema) and returns the ibis URL to catalog it with, plus
-the tables it made and, per table, the columns that hold an unusual type.  Another backend
-(MySQL) is added as one more entry.  Every database has the same shapes beside its types:
+SQLite file, a fresh PostgreSQL schema, a new MySQL/MariaDB database) and returns the ibis
+URL to catalog it with, plus the tables it made and, per table, the columns that hold an
+unusual type.  Every database has the same shapes beside its types:
 
 * `every_type`: one column per type (60 rows, every column NULL on one of them);
 * `empty_table` and `one_row`: the same columns, with 0 and 1 rows;
@@ -201,6 +201,93 @@ def build_sqlite(root: Path, _schema=None) -> Built:
     return Built("sqlite", f"sqlite://{path}", _tables(), {"every_type": ["anything", "mixed_int", "mixed_text"]})
 
 
+# --------------------------------------------------------------------------- MySQL / MariaDB
+
+_MYSQL_TYPES = {
+    "id": ("INT", "i"),
+    "flag": ("BOOLEAN", "i % 2 = 0"),
+    "tiny": ("TINYINT", "i - 50"),
+    "tiny_u": ("TINYINT UNSIGNED", "i * 4"),
+    "small": ("SMALLINT", "i * -500"),
+    "small_u": ("SMALLINT UNSIGNED", "i * 1000"),
+    "medium": ("MEDIUMINT", "i * -100000"),
+    "medium_u": ("MEDIUMINT UNSIGNED", "i * 250000"),
+    "int_": ("INT", "i * -30000000"),
+    "int_u": ("INT UNSIGNED", "i * 70000000"),
+    "big": ("BIGINT", "CASE WHEN i = 1 THEN -9223372036854775808 ELSE i * 1000000000 END"),
+    "big_u": ("BIGINT UNSIGNED", "CASE WHEN i = 2 THEN 18446744073709551615 ELSE i END"),
+    "dec": ("DECIMAL(10,2)", "i / 3"),
+    "dec65": ("DECIMAL(65,30)", "CAST(i AS DECIMAL(65,30)) / 3 + 100000000000000000000000000000000"),
+    "flt": ("FLOAT", "i / 7"),
+    "dbl": ("DOUBLE", "i / 7"),
+    "bit1": ("BIT(1)", "i % 2"),
+    "bits": ("BIT(12)", "i * 60"),
+    "bit64": ("BIT(64)", "CASE WHEN i = 3 THEN 18446744073709551615 ELSE i END"),
+    "day": ("DATE", "DATE '2020-01-01' + INTERVAL i DAY"),
+    "ts": ("DATETIME(6)", "TIMESTAMP '2020-01-01 00:00:00' + INTERVAL i HOUR + INTERVAL i MICROSECOND"),
+    "stamp": ("TIMESTAMP NULL", "TIMESTAMP '2020-01-01 00:00:00' + INTERVAL i MINUTE"),
+    "clock": ("TIME(6)", "CASE WHEN i = 5 THEN TIME '-838:59:59' ELSE SEC_TO_TIME(i * 7200 + 0.5) END"),
+    "yr": ("YEAR", "1901 + i"),
+    "code": ("CHAR(3)", "'abc'"),
+    "label": ("VARCHAR(20)", "CONCAT('label ', i % 5)"),
+    "body": ("TEXT", "CONCAT('text é ', i)"),
+    "longbody": ("LONGTEXT", "CASE WHEN i = 6 THEN REPEAT('x', 70000) ELSE CONCAT('long ', i) END"),
+    "bin4": ("BINARY(4)", "UNHEX(LPAD(HEX(i), 8, '0'))"),
+    "varbin": ("VARBINARY(16)", "UNHEX(CONCAT('AABB', LPAD(HEX(i), 2, '0')))"),
+    "blob_": ("BLOB", "UNHEX(CONCAT(LPAD(HEX(i), 2, '0'), '00FF'))"),
+    "size": ("ENUM('small','medium','large')", "ELT(i % 3 + 1, 'small', 'medium', 'large')"),
+    "colours": ("SET('red','green','blue')", "ELT(i % 4 + 1, '', 'red', 'red,blue', 'green,blue,red')"),
+    "doc": ("JSON", "JSON_OBJECT('a', i, 'b', JSON_ARRAY(1, 2))"),
+    "spot": ("POINT", "POINT(i, i % 7)"),
+    "shape": ("GEOMETRY", "CASE WHEN i % 2 = 1 THEN POINT(i, 0) "
+                          "ELSE ST_GeomFromText(CONCAT('LINESTRING(0 0, ', i, ' 1)')) END"),
+    "route": ("LINESTRING", "ST_GeomFromText(CONCAT('LINESTRING(0 0, ', i, ' ', i, ')'))"),
+    "area": ("POLYGON", "ST_GeomFromText(CONCAT('POLYGON((0 0, ', i, ' 0, ', i, ' ', i, ', 0 0))'))"),
+    "spots": ("MULTIPOINT", "ST_GeomFromText(CONCAT('MULTIPOINT(0 0, ', i, ' 1)'))"),
+}
+# MariaDB's own types, where the server has them (MySQL has none of them)
+_MARIADB_TYPES = {
+    "inet6": ("host6", "INET6", "CONCAT('2001:db8::', HEX(i))"),
+    "inet4": ("host4", "INET4", "CONCAT('10.0.0.', i)"),
+    "uuid": ("uid", "UUID", "CONCAT('00000000-0000-4000-8000-', LPAD(i, 12, '0'))"),
+}
+MYSQL_UNUSUAL = ["big_u", "dec65", "bit1", "bits", "bit64", "clock", "yr", "size", "colours", "doc",
+                 "spot", "shape", "route", "area", "spots"]
+
+
+def build_mysql(url: str, _schema=None) -> Built:
+    """`url`: an empty database of the server (tests/support/backends.py makes one and drops
+    it).  The session quotes names with double quotes and joins text with ||, as the other
+    backends do, so that the shared tables are written once."""
+    from urllib.parse import unquote, urlsplit
+
+    import MySQLdb
+
+    parts = urlsplit(url)
+    con = MySQLdb.connect(host=parts.hostname, port=parts.port or 3306, user=unquote(parts.username or ""),
+                          password=unquote(parts.password or ""), database=parts.path.strip("/"),
+                          charset="utf8mb4", autocommit=True)
+    try:
+        with con.cursor() as cur:
+            cur.execute("SET SESSION sql_mode = CONCAT(@@sql_mode, ',ANSI_QUOTES,PIPES_AS_CONCAT')")
+            # 500 TEXT columns may not fit InnoDB's 8 KB row at their longest, and CREATE TABLE
+            # refuses them in strict mode; the short values of wide_table fit
+            cur.execute("SET SESSION innodb_strict_mode = OFF")
+            cur.execute("SELECT plugin_name FROM information_schema.plugins "
+                        "WHERE plugin_type = 'DATA TYPE' AND plugin_status = 'ACTIVE'")
+            present = {name.lower() for (name,) in cur.fetchall()}
+            types = {**_MYSQL_TYPES, **{column: (kind, value) for plugin, (column, kind, value)
+                                        in _MARIADB_TYPES.items() if plugin in present}}
+            series = (f"(WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < {ROWS}) "
+                      "SELECT i FROM s)")
+            _typed_tables(cur.execute, types, series)
+            _common_tables(cur.execute, "INTEGER", "TEXT", "DOUBLE", "DATE", series)
+    finally:
+        con.close()
+    unusual = MYSQL_UNUSUAL + [column for plugin, (column, _, _) in _MARIADB_TYPES.items() if plugin in present]
+    return Built("mysql", url, _tables(), {"every_type": unusual})
+
+
 # --------------------------------------------------------------------------- shared
 
 def _tables() -> list[str]:
@@ -230,4 +317,5 @@ BACKENDS: dict[str, Callable[..., Built]] = {
     "duckdb": build_duckdb,
     "postgres": build_postgres,
     "sqlite": build_sqlite,
+    "mysql": build_mysql,
 }

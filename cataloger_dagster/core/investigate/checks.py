@@ -113,7 +113,7 @@ def check_missing_values(column):
     if dtype.is_string():
         # `|| ''`: ibis takes a PostgreSQL enum for text, but the database has no trim of it
         missing = missing | (c.concat("").strip() == "")
-    if dtype.is_floating() and con.name != "sqlite":  # SQLite stores a NaN as NULL
+    if dtype.is_floating() and HOLDS_NAN:
         missing = missing | c.isnan()
     n = int(t.filter(missing).count().execute())
     return outcome("values of the column are missing (NULL, blank or NaN)",
@@ -312,7 +312,7 @@ def check_outliers(column, low, high, exclude):
         q1, q3 = rank(0.25), rank(0.75)
     else:
         c = t[column].cast("float64")
-        valid = c.notnull() & (~c.isnan() if dtype.is_floating() and con.name != "sqlite" else ibis.literal(True))
+        valid = c.notnull() & (~c.isnan() if dtype.is_floating() and HOLDS_NAN else ibis.literal(True))
         if exclude:
             valid = valid & ~t[column].isin(exclude)
         beyond = (c > high) | ((c < low) & (c > 0)) if low > 0 else (c > high) | (c < low)

@@ -29,6 +29,7 @@ import tokenize
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
+from cataloger_dagster.core import portable
 from cataloger_dagster.core.investigate.checks import CHECKS, HELPERS
 from cataloger_dagster.core.investigate.codegen import SCRIPT_HEADER, comment_id, is_comment_id, literal, python_lines
 from cataloger_dagster.core.models import IssueModel
@@ -49,6 +50,7 @@ con = ibis.connect(os.environ["DB_CONNECTION_STRING"])
 t = con.table(TABLE)
 ROWS = int(t.count().execute())
 RESULTS = {}
+HOLDS_NAN = con.name not in NO_NAN_BACKENDS  # SQLite stores a NaN as NULL, MySQL has none (nor isnan)
 
 
 def record(issue_id, check, *args):
@@ -177,7 +179,8 @@ def explore_block(issue: IssueModel) -> str:
 
 
 def connection_block(table: str) -> str:
-    return f"{_SETUP_HEAD}TABLE = {literal(table)}\n{_SETUP_BODY}"
+    return (f"{_SETUP_HEAD}TABLE = {literal(table)}\n"
+            f"NO_NAN_BACKENDS = {literal(portable.NO_NAN_BACKENDS)}\n{_SETUP_BODY}")
 
 
 def setup_block(table: str) -> str:

@@ -1,9 +1,12 @@
 """table_profile: column statistics pushed down to the database through ibis.
 
-A table costs a fixed number of queries whatever its width: one wide
-aggregate (counts, nulls, NaN, distinct, min/max/mean/std, lengths, text
-patterns, quantiles), one UNION query (top values and histogram buckets, which
-need the first query's min/max), and one for the sample rows.  A column whose
+A table costs a fixed number of queries, cut in pieces of bounded width on
+wide tables: one wide aggregate (counts, nulls, NaN, distinct, min/max/mean/std,
+lengths, quantiles), one for the text patterns (the text columns' values stacked,
+so that the pattern expressions are written once, not once per column), one
+UNION query (top values and histogram buckets, which need the first query's
+min/max, each branch on a view of its one column: portable.narrow), and one for
+the sample rows.  A column whose
 expression a backend cannot compile or run is dropped from that query (the
 query is retried without it) and the error is noted on the column; extra
 queries are only spent on that error path.
@@ -150,6 +153,7 @@ class _Col:
     local: dict[str, ir.Value] = field(default_factory=dict)
     storage_classes: dict[str, int] | None = None
     degradations: list[Degradation] = field(default_factory=list)
+    patterns: list[str] = field(default_factory=list)    # counted by _exact_patterns
 
     @property
     def word(self) -> str:
@@ -266,6 +270,21 @@ class _Runner:
         # column by column: a row of the frame would turn integers to floats beside a float
         return {m.name: df[m.name].iloc[0] for m in metrics}
 
+    def stacked(self, cols: list[_Col], make: Callable[[list[_Col]], ir.Table]) -> list[tuple[_Col, dict]]:
+        """Run `make(cols)`, a query of one row per column (its index in k); on failure, again
+        for each column alone, and the column whose query fails gets a note."""
+        if not cols:
+            return []
+        try:
+            rows = self._execute(make(cols)).to_dict("records")
+        except Exception as exc:
+            if len(cols) == 1:
+                cols[0].fail("pattern counts", self.backend_name, exc)
+                return []
+            return [found for c in cols for found in self.stacked([c], make)]
+        by_index = {c.index: c for c in cols}
+        return [(by_index[int(r["k"])], r) for r in rows]
+
     def union(self, branches: list[tuple]) -> list[tuple[int, str, Any, int]]:
         """Run (col, stat, table[c, k, v, n][, the same on the column's text]) branches as
         one UNION ALL query (per MAX_BRANCHES)."""
@@ -283,14 +302,16 @@ class _Runner:
             pass
         rows: list = []
         for col, stat, branch, *as_text in branches:
-            for attempt in [branch, *as_text]:
+            # the same on the values as text: built only here, on the error path
+            attempts = [lambda: branch, *as_text]
+            for n, attempt in enumerate(attempts):
                 try:
-                    rows.extend(self._union([attempt]))
-                    if attempt is not branch:
+                    rows.extend(self._union([attempt()]))
+                    if n:
                         self.cols[col].notes.append(f"{stat}: counted on the values as text")
                     break
                 except Exception as exc:
-                    if col >= 0 and attempt is ([branch, *as_text][-1]):
+                    if col >= 0 and n == len(attempts) - 1:
                         self._note_failure(col, stat, exc)   # table-level branches have a fallback
         return rows
 
@@ -310,8 +331,9 @@ def _compiles(backend, expr: ir.Expr) -> bool:
 
 def _capabilities(table: ir.Table, backend, cols: list[_Col]) -> dict[str, bool]:
     """Probe (compile only, nothing is sent) which optional operations exist."""
-    num = next((c.expr for c in cols if c.kind in ("float", "integer")), ibis.literal(1.5))
-    txt = next((c.expr for c in cols if c.kind == "string"), ibis.literal("a"))
+    # on one column's view: a probe of a wide table compiles against all of its columns
+    num = next((_column_view(table, c)[1] for c in cols if c.kind in ("float", "integer")), ibis.literal(1.5))
+    txt = next((_column_view(table, c)[1] for c in cols if c.kind == "string"), ibis.literal("a"))
     probes = {
         "multi_quantile": lambda: num.quantile([0.25, 0.75]),
         "quantile": lambda: num.quantile(0.5),
@@ -326,7 +348,7 @@ def _capabilities(table: ir.Table, backend, cols: list[_Col]) -> dict[str, bool]
     caps = {"nan_is_null": getattr(backend, "name", "") in portable.NO_NAN_BACKENDS}
     for name, make in probes.items():
         try:
-            caps[name] = _compiles(backend, table.aggregate(x=make()))
+            caps[name] = _compiles(backend, make().name("x").as_table())
         except Exception:
             caps[name] = False
     if caps["nan_is_null"]:
@@ -359,7 +381,6 @@ def _epoch_of(x: ir.Column, c: _Col) -> ir.NumericValue:
 
 
 _WS = [" ", "\t", "\n", "\r", "\v", "\f"]
-_LETTERS = [chr(c) for c in range(ord("A"), ord("Z") + 1)] + [chr(c) for c in range(ord("a"), ord("z") + 1)]
 _SENTINEL_START = sorted({w[:1] for w in SENTINELS if w} | {w[:1].upper() for w in SENTINELS if w})
 
 
@@ -368,20 +389,24 @@ def _pattern_exprs(s: ir.StringValue) -> dict[str, ir.BooleanValue]:
     # backends evaluate CASE lazily, so the regexes (and the slow TRIM with a
     # character set) only run on values that could match.  This is most of
     # the speed on big text columns.
+    # A guard may let through more values than its regex matches (the regex decides), never
+    # fewer.  They are written with = and IN only: a table of 1,000 text columns holds them
+    # 1,000 times, and DuckDB plans a range comparison (BETWEEN, <=) or a list of 52 letters
+    # a hundred times slower than an equality, which made minutes.
     first, last, n = s.left(1), s.right(1), s.length()
     digit = list("0123456789")
     guards = {
         "email": s.contains("@"),
         "url": s.startswith("http") | s.startswith("ftp") | s.startswith("www."),
         "uuid": n == 36,
-        "phone": first.isin(digit + ["+", "("]) & n.between(7, 20),
+        "phone": first.isin(digit + ["+", "("]) & n.isin(range(7, 21)),
         "number": first.isin(digit + ["+", "-", ".", " "]),
-        "date": n.between(6, 32) & (first.isin(digit) | (first.isin(_LETTERS) & s.contains(", "))),
+        "date": n.isin(range(6, 33)) & (first.isin(digit) | s.contains(", ")),
     }
     exprs = {k: ibis.ifelse(guards[k], s.re_search(rx), False) for k, rx in PATTERN_REGEX.items()}
     edge_ws = first.isin(_WS) | last.isin(_WS)      # a regex here costs a scan per value
     exprs["sentinel"] = ibis.ifelse(
-        (n == 0) | ((n <= 12) & (first.isin(_SENTINEL_START + _WS))),
+        (n == 0) | (n.isin(range(1, 13)) & first.isin(_SENTINEL_START + _WS)),
         s.strip().lower().isin(list(SENTINELS)), False)
     exprs["blank"] = ibis.ifelse(n == 0, True, ibis.ifelse(edge_ws, s.strip() == "", False))
     exprs["padded"] = ibis.ifelse(edge_ws, s.strip() != "", False)
@@ -448,8 +473,40 @@ def _column_metrics(c: _Col, caps, approximate: bool, sampled: bool = False) -> 
         ms += [_Metric(i, "len_min", n.min()), _Metric(i, "len_max", n.max()),
                _Metric(i, "len_mean", n.mean())]
         if not approximate:
-            ms += [_Metric(i, f"pat_{p}", _ones(e)) for p, e in _patterns(c, x, caps).items()]
+            c.patterns = _pattern_names(c, caps)
     return ms
+
+
+def _stacked_patterns(columns: list[tuple[int, ir.Table, ir.StringValue]], names: list[str]) -> ir.Table:
+    """The pattern counts of several text columns in one query: their values stacked (a UNION
+    ALL of one column each, k telling which) and the pattern expressions written once.  Per
+    column they would be written once each: a table of 500 text columns held 4,500 of them,
+    whose compiling and planning took most of a minute.  One row per column: k, n (its values)
+    and a count per pattern in `names`."""
+    parts = [t.select(k=ibis.literal(i, "int64"), s=x) for i, t, x in columns]
+    stacked = parts[0] if len(parts) == 1 else ibis.union(*parts)
+    exprs = _pattern_exprs(stacked.s)
+    return stacked.group_by("k").aggregate(n=stacked.s.count(), **{p: _ones(exprs[p]) for p in names})
+
+
+def _exact_patterns(table: ir.Table, cols: list[_Col], res: dict, runner: "_Runner") -> None:
+    """The pattern counts of the text columns of a table profiled exactly (the approximate
+    path counts them on a sample in query 2), MAX_BRANCHES columns a query."""
+    wanted = [c for c in cols if c.patterns]
+    for c in wanted:    # no rows: no group, and every count is 0
+        res.update({f"m{c.index}_pat_{p}": 0 for p in c.patterns})
+    for start in range(0, len(wanted), MAX_BRANCHES):
+        for c, row in runner.stacked(wanted[start:start + MAX_BRANCHES],
+                                     lambda chunk: _stacked_patterns(
+                                         [(c.index, *_column_view(table, c)) for c in chunk],
+                                         chunk[0].patterns)):
+            res.update({f"m{c.index}_pat_{p}": int(row[p] or 0) for p in c.patterns})
+
+
+def _column_view(table: ir.Table, c: _Col) -> tuple[ir.Table, ir.Value]:
+    """The table narrowed to column `c` (portable.narrow), and `c` as profiled on it."""
+    view = portable.narrow(table, [c.name])
+    return view, portable.as_text(view, c.name) if c.text else view[c.name]
 
 
 def _ones(flag: ir.BooleanValue) -> ir.IntegerValue:
@@ -460,10 +517,16 @@ def _ones(flag: ir.BooleanValue) -> ir.IntegerValue:
 
 def _patterns(c: _Col, x: ir.StringValue, caps, note: bool = True) -> dict[str, ir.BooleanValue]:
     pats = _pattern_exprs(x)
+    return {p: pats[p] for p in _pattern_names(c, caps)}
+
+
+def _pattern_names(c: _Col, caps) -> list[str]:
+    """The patterns the backend counts; without regular expressions, the plain ones (and
+    the others are matched in process)."""
     if not caps["regex"]:
-        c.local["p"] = c.expr      # the regex patterns are matched in process
-        pats = {p: pats[p] for p in _PLAIN_PATTERNS}
-    return pats
+        c.local["p"] = c.expr
+        return list(_PLAIN_PATTERNS)
+    return [*PATTERN_REGEX, *_PLAIN_PATTERNS]
 
 
 def _quantile_metrics(c, v, caps, approximate) -> list[_Metric]:
@@ -511,26 +574,44 @@ def _local_figures(table: ir.Table, cols: list[_Col], res: dict, row_count: int,
     local = ibis.duckdb.connect()
     try:
         m = local.create_table("local_values", values)
-        for key, (c, stat, _) in wanted.items():
-            try:
-                if stat == "q":
-                    res[f"m{c.index}_q"] = m.aggregate(
-                        q=m[key].quantile(list(QUANTILES.values()))).execute()["q"].iloc[0]
-                    c.notes.append(f"quantiles: computed {where}; {runner.backend_name} has no "
-                                   "quantile function")
-                else:
-                    regex = {k: e for k, e in _pattern_exprs(m[key]).items() if k not in _PLAIN_PATTERNS}
-                    got = m.aggregate(**{k: _ones(e) for k, e in regex.items()}).execute().iloc[0]
-                    scale = 1 if step == 1 else (res.get(f"m{c.index}_count") or 0) / max(
-                        1, int(m.aggregate(n=m[key].count()).execute()["n"].iloc[0]))
-                    res.update({f"m{c.index}_pat_{k}": round(int(got[k] or 0) * scale) for k in regex})
-                    c.notes.append(f"pattern counts: matched {where}"
-                                   + ("" if step == 1 else ", scaled to the column's values")
-                                   + f"; {runner.backend_name} has no regular expressions")
-            except Exception as exc:
-                c.fail("quantiles" if stat == "q" else "pattern counts", runner.backend_name, exc)
+        _local_quantiles(m, [(key, c) for key, (c, stat, _) in wanted.items() if stat == "q"], res,
+                         f"quantiles: computed {where}; {runner.backend_name} has no quantile function",
+                         runner.backend_name)
+        texts = [(key, c) for key, (c, stat, _) in wanted.items() if stat == "p"]
+        regex = [k for k in PATTERN_REGEX if k not in _PLAIN_PATTERNS]
+        in_process = _Runner(m, cols, runner.backend_name)
+        for start in range(0, len(texts), MAX_BRANCHES):
+            chunk = dict(texts[start:start + MAX_BRANCHES])
+            keys = {c.index: key for key, c in chunk.items()}
+            for c, row in in_process.stacked(list(chunk.values()), lambda part: _stacked_patterns(
+                    [(c.index, m, m[keys[c.index]]) for c in part], regex)):
+                scale = 1 if step == 1 else (res.get(f"m{c.index}_count") or 0) / max(1, int(row["n"] or 0))
+                res.update({f"m{c.index}_pat_{k}": round(int(row[k] or 0) * scale) for k in regex})
+                c.notes.append(f"pattern counts: matched {where}"
+                               + ("" if step == 1 else ", scaled to the column's values")
+                               + f"; {runner.backend_name} has no regular expressions")
     finally:
         local.disconnect()
+
+
+def _local_quantiles(m: ir.Table, wanted: list[tuple[str, _Col]], res: dict, note: str, backend: str) -> None:
+    """The quantiles of the pulled columns, in one query (one per column on the error path)."""
+    def run(part: list[tuple[str, _Col]]) -> None:
+        got = m.aggregate(**{key: m[key].quantile(list(QUANTILES.values())) for key, _ in part}).execute()
+        for key, c in part:
+            res[f"m{c.index}_q"] = got[key].iloc[0]
+            c.notes.append(note)
+
+    if not wanted:
+        return
+    try:
+        run(wanted)
+    except Exception:
+        for one in wanted:
+            try:
+                run([one])
+            except Exception as exc:
+                one[1].fail("quantiles", backend, exc)
 
 
 # --------------------------------------------------------------------------
@@ -572,11 +653,11 @@ def _counts(source: ir.Table, value: ir.Value, keep: ir.BooleanValue) -> ir.Tabl
         n=ibis._.count())
 
 
-def _second_query(source: ir.Table, cols: list[_Col], res: dict, caps, plans: dict, *,
+def _second_query(table: ir.Table, source: ir.Table, cols: list[_Col], res: dict, caps, plans: dict, *,
                   top_k: int, bins: int, approximate: bool, sampled: bool,
                   source_rows: int, backend: str) -> list:
-    """Branches of query 2 over `source` (the table's columns, those profiled as text as
-    text; or their sample when `sampled`)."""
+    """Branches of query 2 over `table`'s columns (those profiled as text as text), or over
+    `source`, their sample, when `sampled`."""
     branches: list = []
     wide_text = None
     if sampled:
@@ -588,7 +669,9 @@ def _second_query(source: ir.Table, cols: list[_Col], res: dict, caps, plans: di
                 c.skip("top values")
             continue
         try:
-            x = source[c.name]
+            # each column's branches read that column only (portable.narrow), but for the
+            # sample that every branch shares
+            src, x = (source, source[c.name]) if sampled else _column_view(table, c)
             keep = _keep(x, c, caps)
         except Exception as exc:
             c.fail("top values/histogram", backend, exc)
@@ -603,11 +686,13 @@ def _second_query(source: ir.Table, cols: list[_Col], res: dict, caps, plans: di
                            f"(~{int(distinct):,} distinct of {int(valid):,} values)")
         elif top_k > 0:
             try:
-                tops = [_counts(source, v, keep).order_by([ibis.desc("n"), "v"]).limit(top_k + 1)
-                        for v in ([x] if x.type().is_string() else [x, x.cast("string")])]
-                # (+ 1 for the NULL group) and, if the type cannot be grouped (json and
-                # timetz on some backends), the same on the values as text
-                branches.append((c.index, "top values", *(_tag(g, c.index, "t") for g in tops)))
+                def top(v: ir.Value, src=src, keep=keep, c=c) -> ir.Table:   # + 1 for the NULL group
+                    return _tag(_counts(src, v, keep).order_by([ibis.desc("n"), "v"]).limit(top_k + 1), c.index, "t")
+
+                # if the type cannot be grouped (json and timetz on some backends), the same on
+                # the values as text
+                branches.append((c.index, "top values", top(x),
+                                 *([] if x.type().is_string() else [lambda x=x, top=top: top(x.cast("string"))])))
             except Exception as exc:
                 c.fail("top values", backend, exc)
         if c.kind in _NUMERIC + _TEMPORAL and bins > 0:
@@ -620,18 +705,18 @@ def _second_query(source: ir.Table, cols: list[_Col], res: dict, caps, plans: di
             e = _epoch_of(x, c) if c.kind in _TEMPORAL else x.cast("float64")
             bucket = ((e.cast("float64") - lo) / ((hi - lo) / nbins)).floor().cast("int64")
             bucket = ibis.least(bucket, nbins - 1)
-            g = _counts(source, bucket, keep)
+            g = _counts(src, bucket, keep)
             branches.append((c.index, "histogram", _tag(g, c.index, "h")))
         if sampled and c.kind in _NUMERIC + _TEMPORAL:
             e = _epoch_of(x, c) if c.kind in _TEMPORAL else x
             e = ibis.ifelse(keep, e.cast("float64"), ibis.null("float64"))
             q = _sample_quantiles(c, e, caps)
             if q is not None:
-                g = source.aggregate(v=q.cast("string"), n=e.count())
+                g = src.aggregate(v=q.cast("string"), n=e.count())
                 branches.append((c.index, "quantiles", _tag(g, c.index, "q")))
         if approximate and c.kind == "string":
             if distinct is not None and distinct <= PATTERNS_GROUPED_DISTINCT:
-                g = _pattern_counts_grouped(source, x, c, caps)
+                g = _pattern_counts_grouped(src, x, c, caps)
             else:
                 if wide_text is None:
                     wide_text = _pattern_sample(source, cols, res, source_rows, caps)
@@ -882,11 +967,12 @@ def compute_profile(
     res = runner.aggregate(metrics)
     row_count = int(res["mT_rows"])
     _reprofile_as_text(table, cols, res, runner, caps, approximate, sampled)
+    _exact_patterns(table, cols, res, runner)
 
     say(f"{table_name}: top values, histograms" + (" and text patterns on a sample" if sampled else ""))
     source = _sample_of(table, cols, sample_rows / max(row_count, 1)) if sampled else _as_profiled(table, cols)
     plans: dict[int, tuple] = {}
-    branches = _second_query(source, cols, res, caps, plans, top_k=top_k, bins=histogram_bins,
+    branches = _second_query(table, source, cols, res, caps, plans, top_k=top_k, bins=histogram_bins,
                              approximate=approximate, sampled=sampled,
                              source_rows=min(row_count, sample_rows) if sampled else row_count,
                              backend=backend_name)
@@ -911,7 +997,7 @@ def compute_profile(
         elif k == "s":
             sample_total = n
         elif k == "p" and v is not None:     # n: the column's values in the sample
-            names = list(_patterns(cols[ci], cols[ci].expr, caps, note=False))
+            names = _pattern_names(cols[ci], caps)
             count = int(res.get(f"m{ci}_count") or 0)
             scale = count / n if n else 0.0
             if n != count:
@@ -924,7 +1010,12 @@ def compute_profile(
         tops[ci] = sorted(tops[ci], key=lambda vn: (-vn[1], str(vn[0])))[:top_k]
     if sampled:
         _scale_sampled(cols, res, tops, hist, row_count, sample_total or sample_rows)
-    columns = [_finish(c, res, row_count, approximate, tops, hist, plans) for c in cols]
+    pats: dict[int, dict[str, int]] = {}     # one pass: a lookup per column would be quadratic
+    for key, v in res.items():
+        ci, sep, name = key[1:].partition("_pat_")
+        if sep and ci.isdigit():
+            pats.setdefault(int(ci), {})[name] = int(v or 0)
+    columns = [_finish(c, res, row_count, approximate, tops, hist, plans, pats.get(c.index)) for c in cols]
     return TableProfile(
         database=database, table=table_name, row_count=row_count, column_count=len(cols),
         columns=columns, sample_rows=sample, fingerprint=fingerprint, approximate=approximate,
@@ -972,7 +1063,7 @@ def _reprofile_as_text(table, cols, res, runner, caps, approximate, sampled) -> 
             del res[key]
         c.text = redo[c.index]
         c.kind = "string" if c.kind == "string" or c.storage_classes else "other"
-        c.expr, c.degradations, c.local = portable.as_text(table, c.name), [], {}
+        c.expr, c.degradations, c.local, c.patterns = portable.as_text(table, c.name), [], {}, []
         c.notes = [f"profiled as text: {c.text}"]
         try:
             metrics += _column_metrics(c, caps, approximate, sampled=sampled)
@@ -1012,7 +1103,7 @@ def _sample(table: ir.Table, cols: list[_Col], size: int, runner: _Runner) -> li
     return [{k: json_safe(v) for k, v in r.items()} for r in rows]
 
 
-def _finish(c: _Col, res, row_count, approximate, tops, hist, plans) -> ColumnProfile:
+def _finish(c: _Col, res, row_count, approximate, tops, hist, plans, pats) -> ColumnProfile:
     def get(stat):
         v = res.get(f"m{c.index}_{stat}")
         return None if v is None or (isinstance(v, float) and math.isnan(v)) else v
@@ -1052,8 +1143,6 @@ def _finish(c: _Col, res, row_count, approximate, tops, hist, plans) -> ColumnPr
     if c.index in plans and (c.index in hist or plans[c.index][0] == plans[c.index][1]):
         p.histogram = _histogram(c, plans[c.index], hist.get(c.index, {}), count - (p.nan_count or 0))
     if c.kind == "string":
-        pats = {name[len(f"m{c.index}_pat_"):]: int(v or 0)
-                for name, v in res.items() if name.startswith(f"m{c.index}_pat_")}
         if pats:
             p.pattern_counts = pats
         p.semantic_type = _semantic(p)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Optional
 
+import ibis
 import ibis.expr.datatypes as dt
 
 from cataloger_dagster.core import text
@@ -84,14 +85,23 @@ QUOTED_SHARE = 0.5
 
 def _quoted(ctx: Context, cp: ColumnProfile, dtype: dt.DataType) -> Optional[IssueModel]:
     """Text wrapped in literal double quotes ('"Avatar"'): a load that kept the JSON or CSV quoting."""
-    s = ctx.table[cp.name].cast("string")
-    present = ctx.table.filter(s.notnull())
-    q = present[cp.name].cast("string")
-    is_quoted = q.startswith('"') & q.endswith('"') & (q.length() >= 2)
-    stats = one(present, n=present.count(), quoted=is_quoted.sum())
-    n, quoted = int(stats["n"] or 0), int(stats["quoted"] or 0)
+    def query() -> tuple[ibis.Table, ibis.Value, ibis.Value]:
+        s = ctx.table[cp.name].cast("string")
+        present = ctx.table.filter(s.notnull())
+        q = present[cp.name].cast("string")
+        return present, q, q.startswith('"') & q.endswith('"') & (q.length() >= 2)
+
+    values = ctx.values(cp) if dtype.is_string() else None
+    if values is not None:     # the text column's values are read already: no query
+        n = sum(values.values())
+        quoted = sum(rows for v, rows in values.items() if len(v) >= 2 and v[0] == v[-1] == '"')
+    else:
+        present, q, is_quoted = query()
+        stats = one(present, n=present.count(), quoted=is_quoted.sum())
+        n, quoted = int(stats["n"] or 0), int(stats["quoted"] or 0)
     if not n or quoted < QUOTED_SHARE * n:
         return None
+    present, q, is_quoted = query()
     examples = [r["v"] for r in present.filter(is_quoted).select(v=q).distinct().order_by("v").limit(3)
                 .to_pyarrow().to_pylist()]
     return issue(
