@@ -157,6 +157,9 @@ Verdicts, baseline: {verdicts['old']}; this checkout: {verdicts['new']}.
 
 Reading: the whole run takes {statistics.median(run_ratios):.2f}x the baseline's time (worst pair {worst:.2f}x):
 target {'met' if worst <= 1.5 else 'met by the median only' if statistics.median(run_ratios) <= 1.5 else 'not met'}.
+The investigations step's own ratio is the checks' cost (the hypotheses' independent evidence: group
+fences, copies, shared attributes); quality_issues carries the smart-fix follow-ups; the table_profile
+ratio, whose code issue 12 did not change much, shows how much of a ratio the machine's drift alone makes.
 """
     print(body)
     if not args.no_write:
