@@ -159,7 +159,7 @@ Reading: the whole run takes {statistics.median(run_ratios):.2f}x the baseline's
 target {'met' if worst <= 1.5 else 'met by the median only' if statistics.median(run_ratios) <= 1.5 else 'not met'}.
 The investigations step's own ratio is the checks' cost (the hypotheses' independent evidence: group
 fences, copies, shared attributes); quality_issues carries the smart-fix follow-ups; the table_profile
-ratio, whose code issue 12 did not change much, shows how much of a ratio the machine's drift alone makes.
+ratio (its code is the same in both) shows how much the machine's drift and the sandbox warming up beside it move a ratio.
 """
     print(body)
     if not args.no_write:
