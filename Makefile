@@ -53,10 +53,13 @@ ui: $(BIN)/cataloger $(DEMO) | $(DAGSTER_HOME)
 	CATALOGER_DATABASE=$${CATALOGER_DATABASE:-duckdb://$(DEMO)} CATALOGER_STORE=$${CATALOGER_STORE:-$(STORE)} \
 	  $(BIN)/dagster dev -w workspace.yaml -h 127.0.0.1 -p 3000
 
+# the code before issue 12's investigation checks: a whole run may take at most 1.5x its time
+COST_BASELINE ?= 5efc460
 bench: $(BIN)/cataloger realdata
 	$(BIN)/uv pip install --python $(BIN)/python --quiet -e '.[dev,bench]'
 	$(BIN)/python benchmarks/bench_profile.py
 	$(BIN)/python benchmarks/real_data.py
+	$(BIN)/python benchmarks/bench_investigation_cost.py --baseline $(COST_BASELINE)
 
 clean:
 	rm -rf $(VENV) data $(STORE) .dagster_home dist build .cache

@@ -69,14 +69,33 @@ def as_date(value):
 
 
 def quartiles(expr, where):
-    """The first and third quartiles of a numeric expression, read by rank (ORDER BY ... OFFSET,
-    which every backend has)."""
+    """The first and third quartiles of a numeric expression, read by rank: one sort in the
+    database (a window every backend has) and two rows back."""
     rel = t.filter(where & expr.notnull()).select(v=expr)
-    n = int(rel.count().execute())
-    if not n:
+    ranked = rel.mutate(r=ibis.row_number().over(order_by="v"), m=rel.v.count().over())
+    rows = ranked.filter((ranked.r == ranked.m // 4) | (ranked.r == (3 * ranked.m) // 4)).select(
+        "r", "v", q3=ranked.r == (3 * ranked.m) // 4).limit(2).to_pyarrow().to_pylist()
+    if not rows:
         return None, None
-    at = lambda k: rel.order_by("v").limit(1, offset=min(n - 1, k)).to_pyarrow().to_pylist()[0]["v"]
-    return float(at(n // 4)), float(at((3 * n) // 4))
+    at = {bool(r["q3"]): float(r["v"]) for r in rows}
+    return at.get(False, at.get(True)), at[True]
+
+
+def normal_within_groups(v, g, where, beyond):
+    """For the values beyond the whole column's fence, in the groups of `g` with ten rows or
+    more: how many rows are judged, and how many lie within their own group's fence (1.5
+    interquartile ranges).  The groups' quartiles are read by rank, in the database: one query,
+    one row back."""
+    rel = t.filter(where).select(g=g, v=v)
+    whole = ibis.window(group_by="g")
+    ranked = rel.mutate(r=ibis.row_number().over(group_by="g", order_by="v"), m=rel.v.count().over(whole))
+    fenced = ranked.mutate(q1=ranked.v.max(where=ranked.r == ranked.m // 4).over(whole),
+                           q3=ranked.v.max(where=ranked.r == (3 * ranked.m) // 4).over(whole))
+    judged = fenced.filter(beyond(fenced.v) & (fenced.m >= 10))
+    iqr = judged.q3 - judged.q1
+    inside = (judged.v >= judged.q1 - 1.5 * iqr) & (judged.v <= judged.q3 + 1.5 * iqr)
+    stats = judged.aggregate(judged=lambda x: x.count(), hits=inside.ifelse(1, 0).sum()).to_pyarrow().to_pylist()[0]
+    return int(stats["judged"] or 0), int(stats["hits"] or 0)
 
 
 def group_columns(exclude, most=5):
@@ -315,11 +334,11 @@ def check_outliers(column, low, high, exclude):
         valid = c.notnull() & (~c.isnan() if dtype.is_floating() and HOLDS_NAN else ibis.literal(True))
         if exclude:
             valid = valid & ~t[column].isin(exclude)
-        beyond = (c > high) | ((c < low) & (c > 0)) if low > 0 else (c > high) | (c < low)
+        over_fence = lambda x: (x > high) | ((x < low) & (x > 0)) if low > 0 else (x > high) | (x < low)
+        beyond = over_fence(c)
         flagged = value_counts(c, where=valid & beyond)
-        top = t.filter(valid & ~beyond).select(v=c).distinct()
-        nearest = [r["v"] for r in top.order_by(ibis.desc("v")).limit(1).to_pyarrow().to_pylist()]
-        nearest += [r["v"] for r in top.order_by("v").limit(1).to_pyarrow().to_pylist()]
+        ends = t.filter(valid & ~beyond).aggregate(hi=c.max(), lo=c.min()).to_pyarrow().to_pylist()[0]
+        nearest = [ends[k] for k in ("hi", "lo") if ends[k] is not None]
         pairs = flagged + [(v, 0) for v in nearest]
         capped = len(flagged) >= LIMIT
         q1, q3 = quartiles(c, valid)
@@ -356,29 +375,7 @@ def check_outliers(column, low, high, exclude):
     explained_by = {}
     if not dtype.is_string():
         for name, g in group_columns({column}):
-            rows = (t.filter(valid).group_by(g=g, v=c).aggregate(n=lambda x: x.count())
-                    .limit(LIMIT).to_pyarrow().to_pylist())
-            by_group = {}
-            for r in rows:
-                by_group.setdefault(r["g"], []).append((r["v"], int(r["n"])))
-            hits = judged = 0
-            for members in by_group.values():
-                members.sort()
-                total = sum(k for _, k in members)
-                outside = sum(k for v, k in members if is_beyond(v))
-                if total < 10 or not outside:
-                    continue
-                def q(p, seq=members, total=total):
-                    seen = 0
-                    for v, k in seq:
-                        seen += k
-                        if seen > p * total:
-                            return v
-                    return seq[-1][0]
-                g1, g3 = q(0.25), q(0.75)
-                lo, hi = g1 - 1.5 * (g3 - g1), g3 + 1.5 * (g3 - g1)
-                judged += outside
-                hits += sum(k for v, k in members if is_beyond(v) and lo <= v <= hi)
+            judged, hits = normal_within_groups(c, g, valid, over_fence)
             if judged >= 0.5 * n and hits >= 0.8 * judged:
                 explained_by[name] = hits
     evidence = dict(rows=n, percent=pct(n, ROWS), fence=[low, high], isolated_rows=isolated,
