@@ -26,6 +26,11 @@ def outcome(hypothesis, verdict, reason, affected, **evidence):
             "affected": int(affected), "evidence": evidence}
 
 
+def count(n, noun):
+    """"1 row", "2 rows": a number with its noun in the right number."""
+    return f"{n:,} {noun}" if n == 1 else f"{n:,} {noun}s"
+
+
 def share(part, whole):
     """A share as a person writes it."""
     return f"{pct(part, whole):g}%"
@@ -137,7 +142,7 @@ def check_missing_values(column):
     n = int(t.filter(missing).count().execute())
     return outcome("values of the column are missing (NULL, blank or NaN)",
                    "confirmed" if n else "refuted",
-                   f"{n} of {ROWS} rows hold no value" if n else "every row holds a value",
+                   f"{n} of {count(ROWS, 'row')} hold no value" if n else "every row holds a value",
                    n, missing=n, rows=ROWS, percent=pct(n, ROWS))
 ''',
     "sentinel_values": '''\
@@ -182,7 +187,7 @@ def check_sentinel_values(column, values):
     evidence = dict(whole_cells=counts, rows=ROWS, percent=pct(n, ROWS), other_values_numeric=round(numeric_share, 3),
                     incomplete_elsewhere=lift_of)
     if text and numeric_share >= 0.9:
-        return outcome(hypothesis, "confirmed", f"{n} cells hold a word in a column whose other values are "
+        return outcome(hypothesis, "confirmed", f"{count(n, 'cell')} hold a word in a column whose other values are "
                        f"numbers ({share(numeric_share * other_rows, other_rows)})", n, **evidence)
     meaning = [w for w in counts if w.strip().lower() in UNKNOWN_WORDS]
     if text and meaning:
@@ -191,6 +196,14 @@ def check_sentinel_values(column, values):
     if text and levels <= 20 and n > other_rows:
         return outcome(hypothesis, "inconclusive", "it is the most common level of a small category: as "
                        "likely a value of its own (such as 'no damage') as a placeholder", n, **evidence)
+    if not text and wanted:
+        # a number repeated outside the range of every other value is a code, not a measurement
+        rest = t.filter(~whole & c.notnull()).aggregate(lo=c.min(), hi=c.max()).to_pyarrow().to_pylist()[0]
+        outside = [v for v in wanted if rest["lo"] is not None and (v < rest["lo"] or v > rest["hi"])]
+        evidence["other_values_range"] = [rest["lo"], rest["hi"]]
+        if outside and n >= 2:
+            return outcome(hypothesis, "confirmed", f"{count(n, 'row')} repeat {outside[0]:g}, outside the range of every "
+                           f"other value ({rest['lo']:g} to {rest['hi']:g})", n, **evidence)
     if lift_of:
         return outcome(hypothesis, "confirmed", f"the rows holding it lack other values more often "
                        f"({', '.join(f'{k}: {v[0]:.0%} against {v[1]:.0%}' for k, v in list(lift_of.items())[:3])})",
@@ -206,7 +219,7 @@ def check_duplicate_rows(columns):
     examples = rows_of(groups.order_by([ibis.desc("copies"), *columns]), 3)
     return outcome("some rows are copies of others in every compared column",
                    "confirmed" if extra else "refuted",
-                   f"{extra} rows repeat another in all {len(columns)} columns" if extra else "no row repeats",
+                   f"{count(extra, 'row')} repeat another in all {len(columns)} columns" if extra else "no row repeats",
                    extra, duplicate_rows=extra, rows=ROWS, percent=pct(extra, ROWS), examples=examples)
 ''',
     "duplicate_keys": '''\
@@ -238,7 +251,7 @@ def check_duplicate_keys(columns):
                     columns_that_differ=differ[:10], examples=[r[columns[0]] if len(columns) == 1
                                                                else {c: r[c] for c in columns} for r in examples])
     if copies == keys:
-        return outcome(hypothesis, "confirmed", f"the {rows} rows sharing {keys} values are copies of each other "
+        return outcome(hypothesis, "confirmed", f"the {count(rows, 'row')} sharing {count(keys, 'value')} are copies of each other "
                        "in every column: true duplicates", rows, **evidence)
     if any(schema[c].is_floating() for c in columns):
         return outcome(hypothesis, "refuted", "a measured (floating) value is no key: equal measurements differ "
@@ -246,8 +259,16 @@ def check_duplicate_keys(columns):
     if spaced and len(differ) >= max(1, len(others) // 2):
         return outcome(hypothesis, "refuted", f"the values are names, and the rows sharing one differ in "
                        f"{len(differ)} of {len(others)} other columns: different things with one name", rows, **evidence)
+    # text like a code or an e-mail (no spaces, no number, no 'NA'): an identifier
+    coded = textual and not spaced and not any(
+        as_number(v) is not None or str(v).strip().lower() in ("", "na", "n/a", "null", "none")
+        for r in examples for v in ([r[columns[0]]] if len(columns) == 1 else [r[c] for c in textual]))
+    if part <= 0.05 and coded:
+        return outcome(hypothesis, "confirmed", f"an identifier written as text, unique but for {keys} "
+                       f"values ({share(rows, present)} of rows) whose rows differ: two records claim one "
+                       "identifier", rows, **evidence)
     if part <= 0.01:
-        return outcome(hypothesis, "confirmed", f"unique but for {keys} values ({share(rows, present)} of rows), "
+        return outcome(hypothesis, "confirmed", f"unique but for {count(keys, 'value')} ({share(rows, present)} of rows), "
                        f"whose rows differ in {', '.join(differ[:3]) or 'nothing'}", rows, **evidence)
     if part > 0.05:
         return outcome(hypothesis, "refuted", f"{share(rows, present)} of rows share a value with another and "
@@ -389,7 +410,7 @@ def check_outliers(column, low, high, exclude):
     if not isolated:
         return outcome(hypothesis, "refuted", "they continue the tail of the distribution: no gap wider than 1.5 "
                        "interquartile ranges separates them from the ordinary values", n, **evidence)
-    return outcome(hypothesis, "confirmed", f"{isolated} rows lie apart from every other value, and no "
+    return outcome(hypothesis, "confirmed", f"{count(isolated, 'row')} {'lies' if isolated == 1 else 'lie'} apart from every other value, and no "
                    "category or month of the table makes them normal", isolated, **evidence)
 ''',
     "inconsistent_categories": '''\
@@ -467,7 +488,7 @@ def check_invalid_format(column, pattern, ignore):
     examples = [r[column] for r in rows_of(usable.filter(~ok).select(column).distinct().order_by(column))]
     return outcome(f"values of {column} break the format the column follows ({pattern})",
                    "confirmed" if bad else "refuted",
-                   f"{bad} of {n} values do not match it" if bad else "every value matches it",
+                   f"{bad} of {count(n, 'value')} do not match it" if bad else "every value matches it",
                    bad, invalid=bad, usable=n, percent=pct(bad, n), examples=examples)
 ''',
     "constant_column": '''\
@@ -477,7 +498,7 @@ def check_constant_column(column):
     value = t[column].max().execute() if distinct == 1 else None
     constant = distinct == 1 and not nulls
     return outcome(f"{column} holds one value on every row", "confirmed" if constant else "refuted",
-                   f"every row holds {value!r}" if constant else f"{distinct} values and {nulls} NULLs",
+                   f"every row holds {value!r}" if constant else f"{count(distinct, 'value')} and {nulls} NULLs",
                    ROWS if constant else 0, distinct=distinct, nulls=nulls, value=value, rows=ROWS)
 ''',
     "out_of_range": '''\
@@ -526,7 +547,7 @@ def check_out_of_range(column, rules, now, exclude):
         return outcome(hypothesis, "refuted", f"{share(n, present)} of the values break it: the column does not "
                        "follow this rule", n, **evidence)
     if part <= 0.05:
-        return outcome(hypothesis, "confirmed", f"{n} rows ({share(n, present)}) break a rule the rest of the "
+        return outcome(hypothesis, "confirmed", f"{count(n, 'row')} ({share(n, present)}) break a rule the rest of the "
                        "column keeps", n, **evidence)
     return outcome(hypothesis, "inconclusive", f"{share(n, present)} of the values break it: more than slips, "
                    "fewer than a column that ignores the rule", n, **evidence)
@@ -566,7 +587,7 @@ def check_orphan_references(column, other_table, other_column, match):
                     common_ending=pattern)
     if not n:
         return outcome(hypothesis, "refuted", f"every value is in {other_table}.{other_column}", 0, **evidence)
-    why = f"{n} rows name {distinct} values absent from {other_table}.{other_column}"
+    why = f"{count(n, 'row')} name {count(distinct, 'value')} absent from {other_table}.{other_column}"
     if pattern:
         why += f", most ending in {next(iter(pattern))!r}: a class of codes the target does not hold"
     return outcome(hypothesis, "confirmed", why, n, **evidence)
