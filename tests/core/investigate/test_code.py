@@ -424,3 +424,38 @@ def test_explore_block_only_looks(orders_db, tmp_path):
     looked_at = [line.split(" ", 1)[0] for line in out.split("\n") if line.split(" ", 1)[0] in target.affectedColumns]
     assert looked_at == ["status", "note", "qty"]        # at most three columns, in order
     assert "'Shipped'" in out and "'pending'" in out     # their most frequent values
+
+
+KEYS_SQL = """
+CREATE TABLE people AS
+  SELECT range AS n,
+         'user' || CASE WHEN range % 50 = 0 THEN range + 1 ELSE range END || '@example.com' AS email,
+         CASE WHEN range % 50 = 0 THEN range + 1 ELSE range END AS visits,
+         'Jane Doe ' || (range % 40) AS full_name,
+         CASE WHEN range % 100 = 0 THEN -1 ELSE 10 + range % 90 END AS age
+  FROM range(1000);
+"""
+
+
+def test_the_checks_test_their_hypothesis_not_the_detector_arithmetic(tmp_path):
+    """Same counts, different meaning: 2% of e-mails repeated is a duplicated identifier, 2% of
+    visit counts repeated is no evidence either way, a name shared by many rows is no key; -1 ages,
+    repeated below every other age, are a placeholder."""
+    db = tmp_path / "people.duckdb"
+    with duckdb.connect(str(db)) as con:
+        con.execute(KEYS_SQL)
+
+    def issue(type_, column, **details):
+        return IssueModel(id=f"people_{type_}_{column}", type=type_, severity="medium", description="",
+                          affectedColumns=[column], suggestedAction="", category="quick_fixes", details=details)
+
+    issues = [issue("duplicate_keys", "email", columns=["email"]), issue("duplicate_keys", "visits", columns=["visits"]),
+              issue("duplicate_keys", "full_name", columns=["full_name"]), issue("sentinel_values", "age", values={"-1": 10})]
+    code = "\n".join([SCRIPT_HEADER, setup_block("people"), *(check_block(k) for k in sorted({check_type(i) for i in issues})),
+                      *(investigate_block(i, issues) for i in issues)])
+    found = parse_records(run_script(code, db, tmp_path))
+    verdicts = {k: r["verdict"] for k, r in found.items()}
+    assert verdicts == {"people_duplicate_keys_email": "confirmed", "people_duplicate_keys_visits": "inconclusive",
+                        "people_duplicate_keys_full_name": "refuted", "people_sentinel_values_age": "confirmed"}, found
+    assert found["people_sentinel_values_age"]["evidence"]["other_values_range"] == [10, 99]
+    assert found["people_duplicate_keys_email"]["affected"] == 40      # 20 values, each on 2 rows
