@@ -61,7 +61,7 @@ def built(request, tmp_path) -> Built:
 
 def run_folder(report, table: str) -> Path:
     (found,) = [t for t in report.tables if t.table == table]
-    assert found.status == "ok", (table, found.error)
+    assert found.status == "ok", (table, found.error, found.degradations)
     return Path(found.html).parent
 
 
