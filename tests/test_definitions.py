@@ -72,12 +72,13 @@ def test_materialize_every_asset_for_two_partitions(demo_db, tmp_path):
 
         # a second run writes a new folder, leaves the first intact, reuses the understanding
         first = sorted((store_root / "demo" / "orders").iterdir())[0]
-        before = {p.name: p.read_bytes() for p in first.iterdir()}
+        before = {str(p.relative_to(first)): p.read_bytes() for p in first.rglob("*") if p.is_file()}
+        assert any(name.startswith("fixes/") for name in before)   # the smart-fix scripts too
         again = dg.materialize(TABLE_ASSETS, partition_key="orders", instance=instance, resources=res)
         assert again.success
         runs = sorted((store_root / "demo" / "orders").iterdir())
         assert len(runs) == 2 and runs[0] == first
-        assert {p.name: p.read_bytes() for p in first.iterdir()} == before
+        assert {str(p.relative_to(first)): p.read_bytes() for p in first.rglob("*") if p.is_file()} == before
         reused = again.asset_materializations_for_node("table_understanding")[0].metadata["reused_from"].value
         assert reused == first.name
 
