@@ -73,6 +73,18 @@ def as_date(value):
     return None
 
 
+def text_that_reads(column, placeholders, reads):
+    """For text that should hold numbers or dates: (usable rows, rows whose value `reads`, the
+    first values that do not), with blanks and the placeholders set aside.  None if the column
+    is not text."""
+    if not t.schema()[column].is_string():
+        return None
+    usable = t[column].notnull() & (t[column].strip() != "") & ~t[column].isin(placeholders)
+    counts = value_counts(t[column], where=usable)
+    n = sum(k for _, k in counts)
+    return n, sum(k for v, k in counts if reads(v)), sorted(v for v, _ in counts if not reads(v))[:5]
+
+
 def quartiles(expr, where):
     """The first and third quartiles of a numeric expression, read by rank: one sort in the
     database (a window every backend has) and two rows back."""
@@ -280,19 +292,16 @@ def check_duplicate_keys(columns):
 def check_numeric_as_text(column, placeholders):
     import re
     hypothesis = f"{column} holds numbers, stored as text"
-    if not t.schema()[column].is_string():
-        return outcome(hypothesis, "refuted", f"the column is typed {t.schema()[column]}", 0,
-                       type=str(t.schema()[column]))
-    usable = t[column].notnull() & (t[column].strip() != "") & ~t[column].isin(placeholders)
-    counts = value_counts(t[column], where=usable)
 
     def number(value):
         v = value.strip()
         return not re.match(r"^[+-]?0\\d", v) and as_number(v) is not None   # leading zeros: a code
 
-    n = sum(k for _, k in counts)
-    numbers = sum(k for v, k in counts if number(v))
-    others = sorted(v for v, _ in counts if not number(v))[:5]
+    found = text_that_reads(column, placeholders, number)
+    if found is None:
+        return outcome(hypothesis, "refuted", f"the column is typed {t.schema()[column]}", 0,
+                       type=str(t.schema()[column]))
+    n, numbers, others = found
     ok = n and numbers / n >= 0.9
     return outcome(hypothesis, "confirmed" if ok else "refuted",
                    f"{share(numbers, n)} of the values read as numbers once {placeholders or 'nothing'} is set aside",
@@ -303,11 +312,6 @@ def check_numeric_as_text(column, placeholders):
 def check_date_as_text(column, date_format, placeholders):
     from datetime import datetime
     hypothesis = f"{column} holds dates, stored as text"
-    if not t.schema()[column].is_string():
-        return outcome(hypothesis, "refuted", f"the column is typed {t.schema()[column]}", 0,
-                       type=str(t.schema()[column]))
-    usable = t[column].notnull() & (t[column].strip() != "") & ~t[column].isin(placeholders)
-    counts = value_counts(t[column], where=usable)
 
     def parses(value):
         text = " ".join(value.split())
@@ -320,9 +324,11 @@ def check_date_as_text(column, date_format, placeholders):
         except ValueError:
             return False
 
-    n = sum(k for _, k in counts)
-    dates = sum(k for v, k in counts if parses(v))
-    others = sorted(v for v, _ in counts if not parses(v))[:5]
+    found = text_that_reads(column, placeholders, parses)
+    if found is None:
+        return outcome(hypothesis, "refuted", f"the column is typed {t.schema()[column]}", 0,
+                       type=str(t.schema()[column]))
+    n, dates, others = found
     ok = n and dates / n >= 0.9
     return outcome(hypothesis, "confirmed" if ok else "refuted",
                    f"{share(dates, n)} of the values read as dates in the format {date_format}",
