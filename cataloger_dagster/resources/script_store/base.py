@@ -21,7 +21,7 @@ import uuid
 from datetime import date, datetime, time
 from decimal import Decimal
 from pathlib import PurePath
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import dagster as dg
 from pydantic import BaseModel, PrivateAttr
@@ -48,6 +48,10 @@ from cataloger_dagster.core.layout import (  # noqa: F401  (re-exported: the sto
     table_prefix,
 )
 from cataloger_dagster.core.investigate.ranking import rank_scripts
+
+REVIEWS_FOLDER = "reviews"          # <table>/reviews/<timestamp>-<id>.json
+if TYPE_CHECKING:
+    from cataloger_dagster.core.reviews.model import Review
 
 RUN_LOOKBACK = 32                 # run folders searched for an open run's id
 
@@ -295,6 +299,41 @@ class ScriptStore(dg.ConfigurableResource, abc.ABC):
 
     def index_uri(self, database: str) -> str:
         return self._key_uri(f"{store_name(database)}/{INDEX_FILE}")
+
+    # ---- reviews: one object per entry under <table>/reviews/, created exclusively,
+    # so that concurrent reviewers never lose an entry (S3 has no append)
+
+    def append_review(self, prefix: str, review: "Review") -> str:
+        """Add ``review`` to the table's review log; nothing in the log is ever replaced."""
+        prefix = _check_prefix(prefix)
+        stamp = new_timestamp()
+        for _ in range(10_000):
+            key = f"{prefix}/{REVIEWS_FOLDER}/{stamp}-{uuid.uuid4().hex[:12]}.json"
+            try:
+                self._write_new(key, review.model_dump_json(indent=2).encode("utf-8"))
+                return self._key_uri(key)
+            except ArtifactExistsError:
+                stamp = _next_timestamp(stamp)
+        raise ScriptStoreError(f"could not add a review under {self.uri(prefix)}")
+
+    def read_reviews(self, prefix: str) -> list["Review"]:
+        """The table's review log, oldest first (by entry name: the time it was written)."""
+        from cataloger_dagster.core.reviews.model import Review
+
+        prefix = _check_prefix(prefix)
+        _, files = self._list(f"{prefix}/{REVIEWS_FOLDER}")
+        reviews = []
+        for name in sorted(f for f in files if f.endswith(".json") and not f.startswith(".")):
+            data = self._read(f"{prefix}/{REVIEWS_FOLDER}/{name}")
+            if data is None:
+                continue
+            try:
+                reviews.append(Review.model_validate_json(data))
+            except ValueError as e:
+                raise ScriptStoreError(
+                    f"{self._key_uri(f'{prefix}/{REVIEWS_FOLDER}/{name}')} is not a valid review: {e}"
+                ) from None
+        return reviews
 
     # ---- scripts (seed 000)
 

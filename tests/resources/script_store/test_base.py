@@ -473,3 +473,60 @@ def test_a_database_without_an_index_has_none(store):
     uri = store.write_index("my shop", "<h1>é</h1>")
     assert uri == store.index_uri("my shop") and store.read_index("my shop") == "<h1>é</h1>"
     assert store.read_index("shop") is None
+
+
+# ---- the review log
+
+
+def _review(i: int, verdict: str = "dismiss"):
+    from cataloger_dagster.core.reviews import IssueSnapshot, Review
+
+    return Review(table="orders", issue_id=f"orders_outliers_{i}", verdict=verdict, note=f"note {i}",
+                  reviewer=f"person-{i}", run="2026-03-01T12:00:00.000000Z",
+                  issue=IssueSnapshot(type="outliers", severity="low", affectedColumns=["amount"],
+                                      affectedRows=i))
+
+
+def test_reviews_are_appended_and_read_back_oldest_first(store, raw_object):
+    assert store.read_reviews(PREFIX) == []
+    first = store.append_review(PREFIX, _review(1))
+    store.append_review(PREFIX, _review(2, "accept"))
+    got = store.read_reviews(PREFIX)
+    assert [(r.issue_id, r.verdict, r.reviewer) for r in got] == [
+        ("orders_outliers_1", "dismiss", "person-1"), ("orders_outliers_2", "accept", "person-2")]
+    assert json.loads(raw_object(store, first))["note"] == "note 1"
+    # the log is no run: it never shows up as one
+    assert store.list_runs(PREFIX) == []
+
+
+@pytest.mark.parametrize("clock", ["real", "frozen"])
+def test_parallel_reviewers_lose_no_entry(store, monkeypatch, clock):
+    if clock == "frozen":  # every entry races for the same microsecond
+        monkeypatch.setattr(store_base, "new_timestamp", lambda: "2026-03-01T12:00:00.000000Z")
+    writers, each = 8, 5
+    barrier = threading.Barrier(writers)
+    errors: list[BaseException] = []
+
+    def reviewer(i: int) -> None:
+        try:
+            barrier.wait()
+            for j in range(each):
+                store.append_review(PREFIX, _review(i * 100 + j))
+        except BaseException as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+
+    workers = [threading.Thread(target=reviewer, args=(i,)) for i in range(writers)]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join(timeout=120)
+    assert not errors, errors
+    got = sorted(r.issue.affectedRows for r in store.read_reviews(PREFIX))
+    assert got == sorted(i * 100 + j for i in range(writers) for j in range(each))
+
+
+def test_a_damaged_review_entry_is_named(store):
+    store.append_review(PREFIX, _review(1))
+    store._write_new(f"{PREFIX}/reviews/zz-broken.json", b"{not json")
+    with pytest.raises(ss.ScriptStoreError, match="zz-broken.json is not a valid review"):
+        store.read_reviews(PREFIX)

@@ -1,0 +1,49 @@
+"""One review: who said what about which finding, and what that finding was then.
+
+The snapshot of the issue is kept in the entry itself, so that the next run can
+tell "the same as what was dismissed" from "worse since dismissed" without
+reading the run it came from (which may be gone, or on another store)."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Literal, Optional
+
+from pydantic import BaseModel, Field, field_validator
+
+ReviewVerdict = Literal["accept", "dismiss", "expected"]
+REVIEW_VERDICTS: tuple[str, ...] = ("accept", "dismiss", "expected")
+
+
+class IssueSnapshot(BaseModel):
+    """What the reviewed issue looked like when it was reviewed."""
+
+    type: str
+    severity: str
+    affectedColumns: list[str] = Field(default_factory=list)
+    affectedRows: Optional[int] = None
+    source: str = "detector"
+    description: str = ""
+    # column name -> "kind/semantic type" (e.g. "numeric/amount"): what detector
+    # precision is learned over (similar columns of other tables)
+    column_kinds: dict[str, str] = Field(default_factory=dict)
+
+
+class Review(BaseModel):
+    """One entry of a table's review log; entries are never changed, only added."""
+
+    table: str
+    issue_id: str
+    verdict: ReviewVerdict
+    note: str = ""
+    reviewer: str
+    at: str = Field(default_factory=lambda: datetime.now(timezone.utc).isoformat(timespec="microseconds"))
+    run: Optional[str] = None            # timestamp of the run whose finding was reviewed
+    issue: Optional[IssueSnapshot] = None
+
+    @field_validator("issue_id", "reviewer")
+    @classmethod
+    def _not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("must not be blank")
+        return value
