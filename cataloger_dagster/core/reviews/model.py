@@ -11,6 +11,8 @@ from typing import Literal, Optional
 
 from pydantic import BaseModel, Field, field_validator
 
+from cataloger_dagster.core.models import IssueModel, TableProfile
+
 ReviewVerdict = Literal["accept", "dismiss", "expected"]
 REVIEW_VERDICTS: tuple[str, ...] = ("accept", "dismiss", "expected")
 
@@ -47,3 +49,21 @@ class Review(BaseModel):
         if not value.strip():
             raise ValueError("must not be blank")
         return value
+
+
+def column_kind(profile: Optional[TableProfile], column: str) -> str:
+    """"kind/semantic type" of a column ("string/email", "float/-"): what makes two
+    columns of different tables "similar" for a detector's learned precision."""
+    for cp in (profile.columns if profile else []):
+        if cp.name == column:
+            return f"{cp.kind}/{cp.semantic_type or '-'}"
+    return "?/-"
+
+
+def snapshot_of(issue: IssueModel, profile: Optional[TableProfile] = None) -> IssueSnapshot:
+    """The issue as a review records it, with the kinds of its columns from ``profile``."""
+    columns = list(issue.affectedColumns)
+    return IssueSnapshot(type=issue.type, severity=issue.severity, affectedColumns=columns,
+                         affectedRows=issue.affectedRows, source=issue.source,
+                         description=issue.description,
+                         column_kinds={c: column_kind(profile, c) for c in columns[:50]})
