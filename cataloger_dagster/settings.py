@@ -101,6 +101,16 @@ class CatalogerSettings(BaseSettings):
     relearn_max_attempts: int = Field(
         2, ge=0, json_schema_extra=_hint("a number of runs, e.g. 2"),
         description="relearning runs per table fingerprint; then it waits until the data changes")
+    review_tolerance: float = Field(
+        0.5, ge=0.0, json_schema_extra=_hint("a share of rows, such as 0.5"),
+        description="a dismissed finding stays quiet while its affected rows grow by at most this share (0.5: "
+        "+50%) and it touches no new column; beyond, it comes back \"worse since dismissed\"; an expected one "
+        "comes back on a change of this share either way")
+    review_precision_dismissals: int = Field(
+        3, ge=0, json_schema_extra=_hint("a number of dismissals, e.g. 3"),
+        description="after this many dismissals of a detector on similar columns (same kind and semantic type) "
+        "of the database, its findings there are one severity lower, and its low ones are no longer raised "
+        "(0: never)")
     sandbox: Literal["local", "docker"] = Field(
         "local", description="where investigations run: `local` (bubblewrap) or `docker`")
     sandbox_isolation: Literal["bwrap", "none"] = Field(
@@ -248,8 +258,14 @@ def store_resource(url: str | None = None, settings: CatalogerSettings | None = 
 def agent_resource(kind: str | None = None, settings: CatalogerSettings | None = None) -> AgentResource:
     settings = _settings(settings, agent=kind)
     if settings.agent == "heuristic":
-        return HeuristicAgent()
+        return HeuristicAgent(**_review_options(settings))
     return anthropic_agent(settings)
+
+
+def _review_options(settings: CatalogerSettings) -> dict:
+    # every agent applies the reviews alike (core.reviews.memory)
+    return {"review_tolerance": settings.review_tolerance,
+            "review_precision_dismissals": settings.review_precision_dismissals}
 
 
 # the AnthropicAgent fields the settings give, each from CATALOGER_ANTHROPIC_<FIELD>
@@ -264,7 +280,7 @@ def anthropic_agent(settings: CatalogerSettings | None = None) -> AgentResource:
                             "(and ANTHROPIC_BASE_URL to reach a proxy), or use CATALOGER_AGENT=heuristic")
     options = {field: getattr(settings, f"anthropic_{field}") for field in ANTHROPIC_FIELDS}
     # dg.EnvVar: Dagster reads the key at run time and shows only the variable's name
-    return AnthropicAgent(api_key=dg.EnvVar(API_KEY_VARIABLE), **options)
+    return AnthropicAgent(api_key=dg.EnvVar(API_KEY_VARIABLE), **options, **_review_options(settings))
 
 
 # The investigations' first cell imports ibis and queries DuckDB; a fresh

@@ -1,7 +1,7 @@
 import dagster as dg
 
 from cataloger_dagster.assets.common import GROUP, OWNERS, TableRun, link, previous_artifacts
-from cataloger_dagster.assets.metadata import catalog_summary, column_schema
+from cataloger_dagster.assets.metadata import catalog_summary, column_schema, review_metadata
 from cataloger_dagster.assets.partitions import tables_partitions
 from cataloger_dagster.core.layout import CATALOG_PAGE, ISSUES, PROFILE, RECENT_SUMMARY, SCRIPT, SUMMARY_SCRIPT
 from cataloger_dagster.core.models import (
@@ -86,6 +86,7 @@ def catalog_page(
             "summary": catalog_summary(table_profile, table_understanding, quality_issues, investigations),
             "issues": len(quality_issues.issues),
             **{f"issues_{s}": n for s, n in counts.items()},
+            **review_metadata(quality_issues),
             "pass_rate": investigations.pass_rate if investigations.pass_rate is not None else 1.0,
             "sandbox_cells": investigations.cells,
             "run_folder": folder.timestamp,

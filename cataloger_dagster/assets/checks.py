@@ -3,7 +3,8 @@
 - `pass_rate_at_least_threshold` (investigations, ERROR): the investigations whose code ran
   and reached a verdict are at least CATALOGER_PASS_RATE_THRESHOLD of all of them.
 - `no_high_severity_issues` (investigations, WARN): the table has no high-severity issue that its
-  investigation did not refute (a refuted one is dismissed, and counts nowhere).
+  investigation did not refute (a refuted one is dismissed, and counts nowhere) and that a person did
+  not dismiss or mark expected (those are set aside in `reviewed`; one worse since, or accepted, counts).
 - `script_reproduces_evidence` (investigations, ERROR): the stored catalog_script.py, run
   alone in a fresh sandbox over a fresh snapshot of the table, prints the same verdict and
   evidence for every issue as the investigations recorded.
@@ -96,18 +97,21 @@ def pass_rate_result(investigations: InvestigationsResult, threshold: float) -> 
 # on investigations, not quality_issues: whether a high-severity issue stands is known once it is investigated
 @_partitioned_check(asset=investigations, additional_ins={"quality_issues": dg.AssetIn(key=quality_issues.key)},
                     description="The table has no high-severity data-quality issue that its investigation did not "
-                                "refute.")
+                                "refute and that no reviewer dismissed or marked expected.")
 def no_high_severity_issues(
     context: dg.AssetCheckExecutionContext, quality_issues: AnalysisResultModel, investigations: InvestigationsResult
 ) -> dg.AssetCheckResult:
-    # an issue its investigation refuted is dismissed, not a finding
+    # an issue its investigation refuted is dismissed, not a finding; one a person dismissed or marked
+    # expected is not among the issues at all (quality_issues set it aside in `reviewed`)
     high = [i for i in standing(quality_issues, investigations.investigations).issues if i.severity == "high"]
+    set_aside = [i for i in quality_issues.reviewed if i.severity == "high"]
     return dg.AssetCheckResult(
         passed=not high,
         severity=dg.AssetCheckSeverity.WARN,
         description=f"{len(high)} high-severity issues" if high else "no high-severity issue",
         metadata={
             "high": len(high),
+            "high_set_aside_by_review": len(set_aside),
             "high_issues": dg.MetadataValue.md("\n".join(f"- `{i.id}`: {i.description}" for i in high) or "none"),
         },
     )

@@ -15,6 +15,7 @@ from cataloger_dagster.core.investigate.outcome import (
     script_metrics,
 )
 from cataloger_dagster.core.layout import INVESTIGATIONS, SCRIPT
+from cataloger_dagster.core.reviews.memory import ReviewMemory
 from cataloger_dagster.core.models import (
     AnalysisResultModel,
     DatasetUnderstandingModel,
@@ -114,7 +115,9 @@ def _investigate(context, folder: TableRun, database: DatabaseResource, sandbox:
         if snapshot.sampled:
             context.log.info(f"{name}: the sandbox sees a seeded sample of {snapshot.rows:,} of "
                              f"{snapshot.source_rows:,} rows")
-        run, usage = agent.investigate(runtime, profile, understanding, issues, previous)
+        # the table's reviews reach a model as context (JSON), never the sandbox as code
+        reviews = ReviewMemory(reviews=folder.store.read_reviews(folder.prefix)).for_prompt()
+        run, usage = agent.investigate(runtime, profile, understanding, issues, previous, reviews=reviews)
         # a sample says so, and counts that differ from the issue's say both
         run.investigations = honest_counts(run.investigations, issues,
                                            SampleSeen(snapshot.rows, snapshot.source_rows, snapshot.seed))

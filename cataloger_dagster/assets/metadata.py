@@ -95,10 +95,28 @@ def catalog_summary(
         "",
         f"- {profile.row_count:,} rows, {profile.column_count} columns",
         f"- issues: {counts['high']} high, {counts['medium']} medium, {counts['low']} low",
+        *([f"- reviewed, not raised: {len(issues.reviewed)} (dismissed or expected); "
+           f"{len(issues.quieted)} quieted by learned precision"] if issues.reviewed or issues.quieted else []),
         f"- investigations pass rate: {rate} ({investigations.cells} sandbox cells)",
     ]
     lines += [f"- **{i.severity}** {_cell(i.description)}" for i in issues.issues if i.severity == "high"][:10]
     return dg.MetadataValue.md("\n".join(lines))
+
+
+def review_metadata(issues: AnalysisResultModel) -> dict:
+    """Open issues apart from the reviewed ones: how many are open, how many of those a person
+    accepted (or saw come back), and how many reviews or learned precision set aside."""
+    states = [i.review.state for i in issues.issues if i.review is not None]
+    aside = [i.review.state for i in issues.reviewed if i.review is not None]
+    return {
+        "issues_open": len(issues.issues),
+        "issues_accepted": states.count("accepted"),
+        "issues_back_after_review": states.count("worse_since_dismissed") + states.count("changed_since_expected"),
+        "issues_dismissed": aside.count("dismissed"),
+        "issues_expected": aside.count("expected"),
+        "issues_quieted": len(issues.quieted),
+        "issues_lowered": sum(1 for i in issues.issues if i.precision is not None),
+    }
 
 
 def usage_metadata(usage: AgentUsage) -> dict:

@@ -1,8 +1,9 @@
 import dagster as dg
 
 from cataloger_dagster.assets.common import GROUP, OWNERS, TableRun, link
-from cataloger_dagster.assets.metadata import usage_metadata
+from cataloger_dagster.assets.metadata import review_metadata, usage_metadata
 from cataloger_dagster.assets.partitions import tables_partitions
+from cataloger_dagster.assets.review_memory import table_memory
 from cataloger_dagster.core.fixes.followups import fix_scripts
 from cataloger_dagster.core.issues.detectors import detect_issues
 from cataloger_dagster.core.layout import ISSUES
@@ -34,8 +35,10 @@ def quality_issues(
                              degradations=degradations)
     previous = folder.previous(ISSUES, limit=1)
     previous_result = AnalysisResultModel.model_validate(previous[0][1]) if previous else None
+    # what people said of earlier findings decides which of these are raised, for every agent
+    memory = table_memory(context, folder, agent, table_profile, previous_result)
     result, usage = agent.review_issues(
-        table_profile, table_understanding, detected, previous=previous_result
+        table_profile, table_understanding, detected, previous=previous_result, memory=memory
     )
     result, followups_usage = agent.smart_fix_followups(table_profile, result, database.fix_target(folder.table))
     usage = usage.plus(followups_usage)
@@ -46,7 +49,8 @@ def quality_issues(
         folder.write_artifact(name, script)
     uri = folder.write_json(ISSUES, result)
     counts = severity_counts(i.severity for i in result.issues)
-    context.log.info(f"{folder.table}: {len(result.issues)} issues ({counts})")
+    context.log.info(f"{folder.table}: {len(result.issues)} issues ({counts}); "
+                     f"{len(result.reviewed)} set aside by reviews, {len(result.quieted)} quieted")
     for d in degradations:
         context.log.warning(f"{folder.table}: degraded: {d.reason}" + (f" (column {d.column!r})" if d.column else ""))
     return dg.Output(
@@ -59,6 +63,7 @@ def quality_issues(
                 f"- {d.stage}{f' `{d.column}`' if d.column else ''}: {d.reason}" for d in degradations))}
                if degradations else {}),
             **{f"issues_{s}": n for s, n in counts.items()},
+            **review_metadata(result),
             "smart_fix_followups": sum(1 for i in result.issues if i.followup is not None),
             "fix_scripts": len(fixes),
             "summary": dg.MetadataValue.md(result.summary),

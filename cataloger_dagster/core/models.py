@@ -210,6 +210,32 @@ class SmartFixFollowupModel(BaseModel):
     source: str = "heuristic"
 
 
+class ReviewMark(BaseModel):
+    """What a person's review of an issue makes of it in this run (`core.reviews.memory`)."""
+
+    state: Literal["dismissed", "worse_since_dismissed", "expected", "changed_since_expected", "accepted"]
+    verdict: str                        # the review's: accept, dismiss or expected
+    reviewer: str
+    at: str                             # when the review was made (ISO-8601 UTC)
+    note: str = ""
+    reviewed_id: str                    # the id reviewed: another one when a column was renamed since
+    rows_then: Optional[int] = None     # affectedRows when reviewed
+    rows_now: Optional[int] = None
+    new_columns: list[str] = Field(default_factory=list)   # affected now, not when reviewed
+    renamed: dict[str, str] = Field(default_factory=dict)  # column when reviewed -> its name now
+    open_since: Optional[str] = None    # accepted: when it was first seen (or accepted)
+
+
+class PrecisionMark(BaseModel):
+    """The detector's learned precision lowered this finding: people of this database dismissed
+    its findings on similar columns (same kind and semantic type) this many times."""
+
+    dismissals: int
+    column_kind: str                    # "kind/semantic type", as `core.reviews.column_kind`
+    severity_was: str                   # the detector's severity before it was lowered
+    note: str
+
+
 class IssueModel(BaseModel):
     id: str
     type: str
@@ -225,6 +251,9 @@ class IssueModel(BaseModel):
     details: dict[str, Any] = Field(default_factory=dict)
     # smart_fixes only: the guided follow-up (None in results stored before it existed)
     followup: Optional[SmartFixFollowupModel] = None
+    # set by the review memory (None in results stored before it existed)
+    review: Optional[ReviewMark] = None
+    precision: Optional[PrecisionMark] = None
 
 
 class AnalysisResultModel(BaseModel):
@@ -233,6 +262,11 @@ class AnalysisResultModel(BaseModel):
     completedAt: str
     # what the profile and the detectors could not do: the table's status is then "degraded"
     degradations: list[Degradation] = Field(default_factory=list)
+    # found but not raised: a person dismissed them (within tolerance) or marked them expected;
+    # they count in no health score, check or issue count, and the page lists them apart
+    reviewed: list[IssueModel] = Field(default_factory=list)
+    # low-severity findings no longer raised: their detector was dismissed on similar columns
+    quieted: list[IssueModel] = Field(default_factory=list)
 
     @property
     def status(self) -> str:

@@ -31,6 +31,7 @@ from cataloger_dagster.core.models import (
     pass_rate,
 )
 from cataloger_dagster.core.fixes.sql import shown_script
+from cataloger_dagster.core.layout import normalize_timestamp
 from cataloger_dagster.core.investigate.outcome import dismissed, standing
 from cataloger_dagster.core.render.charts import fmt_value, script_diff, svg_bar, svg_histogram
 
@@ -113,6 +114,18 @@ def _to_json(value: Any) -> str:
     return json.dumps(value, indent=2, default=str, ensure_ascii=False)
 
 
+def _open_for(since: Any, now: datetime | None = None) -> str:
+    """How long an issue has been open, as a person says it: "3 days", "less than a day"."""
+    try:
+        start = datetime.strptime(normalize_timestamp(str(since)), "%Y-%m-%dT%H:%M:%S.%fZ")
+    except ValueError:
+        return "an unknown time"
+    days = ((now or datetime.now(timezone.utc)).replace(tzinfo=None) - start).days
+    if days < 1:
+        return "less than a day"
+    return f"{days} day{'s' if days != 1 else ''}"
+
+
 def _is_scalar(value: Any) -> bool:
     return not isinstance(value, (dict, list, tuple))
 
@@ -131,7 +144,7 @@ def template_environment() -> jinja2.Environment:
         lstrip_blocks=True,
     )
     env.filters.update(fmt=fmt_value, pct=_pct, tojson_pretty=_to_json, safe_href=_safe_href,
-                       shown_script=shown_script)
+                       shown_script=shown_script, open_for=_open_for)
     env.tests["scalar"] = _is_scalar
     env.globals.update(svg_histogram=svg_histogram, svg_bar=svg_bar, version=__version__,
                        health_band=health_band)

@@ -11,12 +11,14 @@ from abc import ABC, abstractmethod
 from typing import Optional
 
 import dagster as dg
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from cataloger_dagster.core.fixes.followups import with_followups
 from cataloger_dagster.core.fixes.sql import FixTarget
 from cataloger_dagster.core.models import AnalysisResultModel, DatasetUnderstandingModel, IssueModel, TableProfile
 from cataloger_dagster.core.investigate.investigator import InvestigationRun, PreviousScript
+from cataloger_dagster.core.reviews.memory import DEFAULT_TOLERANCE, ReviewMemory
+from cataloger_dagster.core.reviews.precision import DEFAULT_DISMISSALS
 from cataloger_dagster.resources.sandbox import SandboxRuntime
 
 
@@ -47,6 +49,19 @@ class AgentUsage(BaseModel):
 
 
 class AgentResource(dg.ConfigurableResource, ABC):
+    # how every agent weighs people's reviews (`core.reviews.memory`)
+    review_tolerance: float = Field(
+        default=DEFAULT_TOLERANCE, ge=0.0,
+        description="a dismissed issue comes back once its affected rows grow beyond 1 + this share")
+    review_precision_dismissals: int = Field(
+        default=DEFAULT_DISMISSALS, ge=0,
+        description="dismissals on similar columns after which a detector is raised less often (0: never)")
+
+    def memory(self, **facts) -> ReviewMemory:
+        """The review memory of one table with this agent's tolerance and precision threshold."""
+        return ReviewMemory(tolerance=self.review_tolerance, precision_threshold=self.review_precision_dismissals,
+                            **facts)
+
     @property
     @abstractmethod
     def kind(self) -> str: ...
@@ -62,7 +77,10 @@ class AgentResource(dg.ConfigurableResource, ABC):
         detected: list[IssueModel],
         *,
         previous: AnalysisResultModel | None = None,
-    ) -> tuple[AnalysisResultModel, AgentUsage]: ...
+        memory: ReviewMemory | None = None,
+    ) -> tuple[AnalysisResultModel, AgentUsage]:
+        """The issues to raise: `detected` reviewed, with what people said applied (`memory`,
+        `core.reviews.memory.review_with_memory`)."""
 
     def smart_fix_followups(
         self,
@@ -83,6 +101,9 @@ class AgentResource(dg.ConfigurableResource, ABC):
         understanding: DatasetUnderstandingModel,
         issues: list[IssueModel],
         previous: PreviousScript | None,
+        *,
+        reviews: list[dict] | None = None,
     ) -> tuple[InvestigationRun, AgentUsage]:
         """Prove or refute each issue with code run in `runtime`, starting from
-        `previous` (seed 000's previous_script) when given."""
+        `previous` (seed 000's previous_script) when given.  `reviews` (`ReviewMemory.for_prompt`)
+        is what people said of the table's findings: context for a model, never code."""

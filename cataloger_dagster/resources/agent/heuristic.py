@@ -11,6 +11,7 @@ from pydantic import Field
 from cataloger_dagster.core.investigate.investigator import run_investigations
 from cataloger_dagster.core.issues.analysis import heuristic_analysis
 from cataloger_dagster.core.models import DatasetUnderstandingModel, TableProfile
+from cataloger_dagster.core.reviews.memory import review_with_memory
 from cataloger_dagster.core.understanding import heuristic_understanding
 from cataloger_dagster.resources.agent.base import AgentResource, AgentUsage
 
@@ -29,8 +30,11 @@ class HeuristicAgent(AgentResource):
     def understand(self, profile: TableProfile) -> tuple[DatasetUnderstandingModel, AgentUsage]:
         return heuristic_understanding(profile), AgentUsage(agent=self.kind)
 
-    def review_issues(self, profile, understanding, detected, *, previous=None):
-        return heuristic_analysis(profile, detected, previous=previous), AgentUsage(agent=self.kind)
+    def review_issues(self, profile, understanding, detected, *, previous=None, memory=None):
+        result = review_with_memory(lambda raised: heuristic_analysis(profile, raised, previous=previous),
+                                    detected, profile, memory)
+        return result, AgentUsage(agent=self.kind)
 
-    def investigate(self, runtime, profile, understanding, issues, previous):
+    def investigate(self, runtime, profile, understanding, issues, previous, *, reviews=None):
+        # the rules investigate each issue as found: what people said changes which issues, not how
         return run_investigations(runtime, profile.table, issues, previous), AgentUsage(agent=self.kind)

@@ -35,6 +35,7 @@ from cataloger_dagster.resources.agent.anthropic.prompts import (  # noqa: F401 
 )
 from cataloger_dagster.resources.agent.anthropic.tool_loop import investigate_with_tools
 from cataloger_dagster.core.issues.analysis import heuristic_analysis
+from cataloger_dagster.core.reviews.memory import review_with_memory
 from cataloger_dagster.core.understanding import heuristic_understanding
 from cataloger_dagster.resources.agent.base import AgentResource, AgentUsage
 
@@ -221,22 +222,30 @@ class AnthropicAgent(AgentResource):
             usage.fallback_reason = f"understanding: {_reason(exc)}"
             return heuristic_understanding(profile), usage
 
-    def review_issues(self, profile, understanding, detected, *, previous=None):
+    def review_issues(self, profile, understanding, detected, *, previous=None, memory=None):
         usage = self.usage()
+        result = review_with_memory(
+            lambda raised: self._review(profile, understanding, raised, previous, memory, usage),
+            detected, profile, memory)
+        return result, usage
+
+    def _review(self, profile, understanding, detected, previous, memory, usage) -> AnalysisResultModel:
         if previous is not None and _unchanged(previous, detected, self.review_mark):
             # the detectors see exactly what this prompt version reviewed last time: nothing to ask
-            return previous.model_copy(update={"issues": _refreshed(previous, detected)}), usage
+            return previous.model_copy(update={"issues": _refreshed(previous, detected)})
+        # people's reviews are data for the model (JSON), beside what it reviewed last time
         text = render("issues.user", table=literal(profile.table), understanding=to_json(understanding.model_dump()),
-                      detected=to_json([i.model_dump() for i in detected]),
-                      previous=to_json([i.id for i in previous.issues]) if previous else "")
+                      detected=to_json([i.model_dump(exclude={"review", "precision"}) for i in detected]),
+                      previous=to_json([i.id for i in previous.issues]) if previous else "",
+                      reviews=to_json(memory.for_prompt()) if memory and memory.reviews else "")
         try:
             got = self.ask(model=self.issues_model, system=self.system(profile, "issues"),
                            messages=[user_message(text)], usage=usage, answer=IssuesAnswer)
             result = _analysis(profile, got, detected)
-            return result.model_copy(update={"summary": f"{result.summary} {self.review_mark}"}), usage
+            return result.model_copy(update={"summary": f"{result.summary} {self.review_mark}"})
         except Exception as exc:  # any failure of the model's stage: the heuristics answer
             usage.fallback_reason = f"issues: {_reason(exc)}"
-            return heuristic_analysis(profile, detected, previous=previous), usage
+            return heuristic_analysis(profile, detected, previous=previous)
 
     def smart_fix_followups(self, profile, analysis, target):
         """Claude words each smart-fix question and picks 2-4 of the choices drawn from the
@@ -277,8 +286,8 @@ class AnthropicAgent(AgentResource):
                 usage.fallback_reason = f"followups: {_reason(exc)}"
         return with_followups(analysis, profile, target, made), usage
 
-    def investigate(self, runtime, profile, understanding, issues, previous):
-        return investigate_with_tools(self, runtime, profile, understanding, issues, previous)
+    def investigate(self, runtime, profile, understanding, issues, previous, *, reviews=None):
+        return investigate_with_tools(self, runtime, profile, understanding, issues, previous, reviews=reviews)
 
 
 def _reason(exc: Exception) -> str:

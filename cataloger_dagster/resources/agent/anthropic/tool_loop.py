@@ -106,7 +106,7 @@ def _echo(block) -> dict:
 
 
 def investigate_with_tools(agent, runtime, profile, understanding, issues: list[IssueModel],
-                           previous: Optional[PreviousScript]):
+                           previous: Optional[PreviousScript], *, reviews: Optional[list[dict]] = None):
     usage = agent.usage()
     if not issues:
         return InvestigationRun(investigations=[]), usage
@@ -116,6 +116,9 @@ def investigate_with_tools(agent, runtime, profile, understanding, issues: list[
                if previous else None}
     if previous is not None and previous.table != profile.table:
         context["previous_script"]["table"] = previous.table
+    if reviews:
+        # what people said of the findings, with their notes: JSON for the model to read, never code to run
+        context["reviews"] = reviews
     replay = _replayable(parsed, previous, profile.table)
     text = render("investigation.user", table=literal(profile.table), count=len(issues), context=to_json(context),
                   understanding=to_json({"description": understanding.summary.description,

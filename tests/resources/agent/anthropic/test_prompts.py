@@ -42,10 +42,10 @@ def test_every_prompt_renders_and_needs_every_value(name):
     values = {v: f"<{v} & 'quoted'>" for v in needed}
     text = render(name, **values)
     # plain text: nothing is HTML-escaped, and no blank edges
-    for v in needed - {"setup", "replayed", "previous"}:  # the optional parts: only when given
+    for v in needed - {"setup", "replayed", "previous", "reviews"}:  # the optional parts: only when given
         assert f"<{v} & 'quoted'>" in text
     assert "&amp;" not in text and "&lt;" not in text and text == text.strip()
-    required = needed - {"setup", "replayed", "previous"}
+    required = needed - {"setup", "replayed", "previous", "reviews"}
     for missing in required:
         with pytest.raises(jinja2.UndefinedError, match=missing):
             render(name, **{k: v for k, v in values.items() if k != missing})
@@ -64,10 +64,12 @@ def test_optional_parts_appear_only_when_given():
     assert bare.endswith("Investigate the 2 issues of 't'.")
     full = render("investigation.user", **base, setup="SETUP CODE", replayed="toolu_x")
     assert "<setup>\nSETUP CODE\n</setup>" in full and "as call toolu_x" in full
-    assert "<previous_issues>" not in render("issues.user", table="'t'", understanding="{}", detected="[]",
-                                              previous="")
-    assert "<previous_issues>\n[\"a\"]\n</previous_issues>" in render(
-        "issues.user", table="'t'", understanding="{}", detected="[]", previous='["a"]')
+    bare = render("issues.user", table="'t'", understanding="{}", detected="[]", previous="", reviews="")
+    assert "<previous_issues>" not in bare and "<reviews>" not in bare
+    full = render("issues.user", table="'t'", understanding="{}", detected="[]", previous='["a"]',
+                  reviews='[{"note":"n"}]')
+    assert "<previous_issues>\n[\"a\"]\n</previous_issues>" in full
+    assert "<reviews>\n[{\"note\":\"n\"}]\n</reviews>" in full
 
 
 def test_prompt_version_is_a_short_stable_hash_of_the_shipped_templates():

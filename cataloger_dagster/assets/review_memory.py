@@ -1,0 +1,73 @@
+"""What the store says of a table's reviews, gathered for the quality_issues asset.
+
+Learned precision reads every table's review log of the database; a run that
+catalogs many tables reads them once (cached by Dagster run), as a folder
+listing and one small object per review.  The schema history (earlier runs'
+profile.json) is read only when a review names a column this run does not have:
+the column may have been renamed since.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+
+import dagster as dg
+
+from cataloger_dagster.assets.common import TableRun, previous_artifacts
+from cataloger_dagster.core.layout import PROFILE
+from cataloger_dagster.core.models import AnalysisResultModel, TableProfile
+from cataloger_dagster.core.reviews.memory import ReviewMemory, opened_by
+from cataloger_dagster.core.reviews.model import Review
+from cataloger_dagster.core.reviews.precision import dismissal_counts
+from cataloger_dagster.core.reviews.renames import renames_through
+from cataloger_dagster.resources import script_store
+from cataloger_dagster.resources.agent import AgentResource
+from cataloger_dagster.resources.script_store import ScriptStore, ScriptStoreError
+
+HISTORY_RUNS = 32          # earlier profiles searched for a renamed column
+_CACHE: OrderedDict = OrderedDict()
+_CACHE_SIZE = 4
+_LOCK = threading.Lock()
+
+
+def database_reviews(store: ScriptStore, database: str, run_id: str,
+                     log: dg.DagsterLogManager | None = None) -> dict[str, list[Review]]:
+    """{table: its review log} over every table of ``database`` with a folder in the store,
+    read once per Dagster run.  A log that cannot be read is left out with a warning: another
+    table's broken entry must not fail this table (its own is read again, strictly)."""
+    key = (store.describe(), database, run_id)
+    with _LOCK:
+        if key in _CACHE:
+            _CACHE.move_to_end(key)
+            return _CACHE[key]
+    logs: dict[str, list[Review]] = {}
+    for table in store.list_tables(database):
+        try:
+            logs[table] = store.read_reviews(script_store.table_prefix(database, table))
+        except ScriptStoreError as exc:
+            if log is not None:
+                log.warning(f"{table}: its review log is left out of learned precision: {exc}")
+    with _LOCK:
+        _CACHE[key] = logs
+        while len(_CACHE) > _CACHE_SIZE:
+            _CACHE.popitem(last=False)
+    return logs
+
+
+def _renames(folder: TableRun, profile: TableProfile, reviews: list[Review]) -> dict[str, str]:
+    present = {c.name for c in profile.columns}
+    if all(c in present for r in reviews if r.issue for c in r.issue.affectedColumns):
+        return {}
+    earlier = previous_artifacts(folder.store, folder.prefix, PROFILE, before=folder.timestamp, limit=HISTORY_RUNS)
+    history = [TableProfile.model_validate(data) for _, data in reversed(earlier)]
+    return renames_through([*history, profile])
+
+
+def table_memory(context: dg.AssetExecutionContext, folder: TableRun, agent: AgentResource,
+                 profile: TableProfile, previous: AnalysisResultModel | None) -> ReviewMemory:
+    """The table's review memory for this run, with the agent's tolerance and precision threshold."""
+    logs = database_reviews(folder.store, folder.database.database_name, context.run.run_id, context.log)
+    own = folder.store.read_reviews(folder.prefix)
+    return agent.memory(reviews=own, dismissals=dismissal_counts({**logs, folder.table: own}),
+                        renames=_renames(folder, profile, own), opened=opened_by(previous))
