@@ -159,3 +159,37 @@ def test_a_high_severity_issue_its_investigation_refuted_does_not_fail_the_check
     assert check({"real": "refuted", "false_alarm": "refuted"}).passed
     # inconclusive dismisses nothing
     assert check({"real": "refuted", "false_alarm": "inconclusive"}).metadata["high"].value == 1
+
+
+def test_the_high_severity_check_ignores_what_reviewers_dismissed_or_marked_expected():
+    from cataloger_dagster.assets.checks import no_high_severity_issues
+    from cataloger_dagster.core.models import AnalysisResultModel, InvestigationsResult, IssueModel
+    from cataloger_dagster.core.reviews import Review, snapshot_of
+    from cataloger_dagster.core.reviews.memory import ReviewMemory, remember
+
+    def high(column: str, rows: int) -> IssueModel:
+        return IssueModel(id=f"orders_outliers_{column}", type="outliers", severity="high", description=column,
+                          affectedColumns=[column], suggestedAction="review", category="smart_fixes",
+                          affectedRows=rows)
+
+    def said(issue, verdict, rows):
+        return Review(table="orders", issue_id=issue.id, verdict=verdict, reviewer="ana",
+                      issue=snapshot_of(issue.model_copy(update={"affectedRows": rows})))
+
+    found = [high("a", 10), high("b", 10), high("c", 10), high("d", 10)]
+    log = [said(found[0], "dismiss", 10), said(found[1], "expected", 10), said(found[2], "dismiss", 2),
+           said(found[3], "accept", 10)]
+    kept = remember(found, None, ReviewMemory(reviews=log))
+    result = AnalysisResultModel(issues=kept.raised, reviewed=kept.reviewed, summary="", completedAt="")
+    check = no_high_severity_issues(dg.build_asset_check_context(), quality_issues=result,
+                                    investigations=InvestigationsResult(table="orders", investigations=[]))
+    # dismissed and expected are set aside; worse since dismissed (2 -> 10 rows) and accepted still count
+    assert not check.passed and check.metadata["high"].value == 2
+    assert check.metadata["high_set_aside_by_review"].value == 2
+    assert "orders_outliers_c" in check.metadata["high_issues"].value
+    assert "orders_outliers_a" not in check.metadata["high_issues"].value
+    aside = remember(found[:2], None, ReviewMemory(reviews=log))
+    assert no_high_severity_issues(
+        dg.build_asset_check_context(),
+        quality_issues=AnalysisResultModel(issues=aside.raised, reviewed=aside.reviewed, summary="", completedAt=""),
+        investigations=InvestigationsResult(table="orders", investigations=[])).passed

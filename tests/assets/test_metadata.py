@@ -133,3 +133,27 @@ def test_lineage_reads_profile_understanding_issues_investigations_page_index():
     assert graph.get(dg.AssetKey("table_profile")).parent_keys == set()
     summary_parents = graph.get(dg.AssetKey("recent_summary")).parent_keys
     assert {dg.AssetKey("table_profile"), dg.AssetKey("investigations")} <= summary_parents
+
+
+def test_open_issues_are_counted_apart_from_reviewed_ones():
+    from cataloger_dagster.assets.metadata import review_metadata
+    from cataloger_dagster.core.models import AnalysisResultModel, IssueModel
+    from cataloger_dagster.core.reviews import Review, snapshot_of
+    from cataloger_dagster.core.reviews.memory import ReviewMemory, review_with_memory
+
+    def found(column, rows=10, severity="medium"):
+        return IssueModel(id=f"t_missing_values_{column}", type="missing_values", severity=severity,
+                          description=column, affectedColumns=[column], suggestedAction="fill",
+                          category="quick_fixes", affectedRows=rows)
+
+    def said(column, verdict, rows=10):
+        return Review(table="t", issue_id=f"t_missing_values_{column}", verdict=verdict, reviewer="ana",
+                      issue=snapshot_of(found(column, rows)))
+
+    issues = [found("a"), found("b"), found("c"), found("d"), found("e"), found("f")]
+    log = [said("a", "dismiss"), said("b", "expected"), said("c", "accept"), said("d", "dismiss", rows=1)]
+    result = review_with_memory(lambda raised: AnalysisResultModel(issues=raised, summary="", completedAt=""),
+                                issues, None, ReviewMemory(reviews=log))
+    assert review_metadata(result) == {
+        "issues_open": 4, "issues_accepted": 1, "issues_back_after_review": 1, "issues_dismissed": 1,
+        "issues_expected": 1, "issues_quieted": 0, "issues_lowered": 0}

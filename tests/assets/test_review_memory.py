@@ -4,6 +4,7 @@ with the real detectors: a dismissal on other tables lowers the finding of a sim
 dismissal follows its column through a rename."""
 
 import json
+import uuid
 
 import dagster as dg
 import duckdb
@@ -113,3 +114,37 @@ def test_the_reviews_of_a_database_are_read_once_per_run_and_a_broken_log_is_lef
     assert database_reviews(store, "shop", "run-1") is first          # the same run reads once
     again = database_reviews(store, "shop", "run-2")
     assert [r.verdict for r in again["orders"]] == ["dismiss", "accept"]
+
+
+def test_the_memory_works_the_same_on_an_s3_store(tmp_path, s3_server, monkeypatch):
+    import boto3
+
+    # dummy credentials on moto's server, as tests/resources/conftest.py's fixtures
+    for name in ("AWS_PROFILE", "AWS_SESSION_TOKEN", "AWS_ENDPOINT_URL_S3"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in (("AWS_ACCESS_KEY_ID", "testing"), ("AWS_SECRET_ACCESS_KEY", "testing"),
+                        ("AWS_DEFAULT_REGION", "us-east-1"), ("AWS_ENDPOINT_URL", s3_server)):
+        monkeypatch.setenv(name, value)
+    s3 = boto3.client("s3", endpoint_url=s3_server, region_name="us-east-1")
+    s3_bucket = f"reviews-{uuid.uuid4().hex[:12]}"
+    s3.create_bucket(Bucket=s3_bucket)
+    db = make_shop(tmp_path / "shop.duckdb", "events", *COPIES)
+    url = f"s3://{s3_bucket}/catalogs"
+    store = script_store_from_url(url)
+    with dg.instance_for_test() as instance:
+        instance.add_dynamic_partitions("tables", ["events", "visits"])
+        found, profile, _ = run(db, url, instance, "events")
+        events = {i.id: i for i in found.issues}
+        dismiss(store, "events", events["events_duplicate_rows"], profile, note="replayed batch, known")
+        for table in ("visits", "clicks", "carts"):   # learned precision reads every table's log on S3 too
+            dismiss(store, table, events["events_orphan_references_customer_id"], profile)
+        after, _, meta = run(db, url, instance, "events")
+    assert [(i.id, i.review.state, i.review.note) for i in after.reviewed] == [
+        ("events_duplicate_rows", "dismissed", "replayed batch, known")]
+    orphans = next(i for i in after.issues if i.id == "events_orphan_references_customer_id")
+    assert orphans.severity == "medium" and orphans.precision.dismissals == 3
+    assert meta["issues_dismissed"].value == 1
+    keys = sorted(o["Key"] for o in s3.list_objects_v2(Bucket=s3_bucket, Prefix="catalogs/shop/events/")["Contents"]
+                  if o["Key"].endswith("/issues.json"))
+    stored = AnalysisResultModel.model_validate_json(s3.get_object(Bucket=s3_bucket, Key=keys[-1])["Body"].read())
+    assert stored == after

@@ -674,3 +674,50 @@ def test_a_smart_fix_shows_its_question_its_options_and_each_fix_script():
     assert f"'Shipped\\n{HOSTILE}'" in shown
     # an issue without a follow-up (a quick fix, or results stored before follow-ups) shows none
     assert not doc.root.find_all("article", cls="issue", data_issue_id="ISS-1")[0].find_all("div", cls="followup")
+
+
+def test_reviews_show_on_the_page_and_what_they_set_aside_costs_no_health():
+    from collections import Counter
+
+    from cataloger_dagster.core.reviews import Review, column_kind, snapshot_of
+    from cataloger_dagster.core.reviews.memory import ReviewMemory, review_with_memory
+
+    profile, understanding, issues, _ = make_results()
+    by_id = {i.id: i for i in issues.issues}
+
+    def said(issue_id, verdict, rows=None, note=f"known {HOSTILE}"):
+        snap = snapshot_of(by_id[issue_id], profile)
+        if rows is not None:
+            snap = snap.model_copy(update={"affectedRows": rows})
+        return Review(table="orders", issue_id=issue_id, verdict=verdict, note=note, reviewer="ana",
+                      at="2026-01-02T10:00:00+00:00", issue=snap)
+
+    log = [said("ISS-1", "dismiss"), said("ISS-3", "expected"), said("ISS-2", "accept", note="real"),
+           said("ISS-5", "dismiss", rows=4, note="only a few")]
+    memory = ReviewMemory(reviews=log, dismissals=Counter({("constant_column", column_kind(profile, by_id["ISS-4"]
+                                                                                             .affectedColumns[0])): 3}))
+    result = review_with_memory(lambda raised: issues.model_copy(update={"issues": raised}),
+                                issues.issues, profile, memory)
+    html = render_catalog_page(profile=profile, understanding=understanding, issues=result)
+    doc = parse(html)
+    standing = {a.attrs["data-issue-id"]: a for g in doc.root.find_all("div", cls="sev-group")
+                for a in g.find_all("article", cls="issue")}
+    assert set(standing) == {"ISS-2", "ISS-5"}
+    box = doc.root.find_all("div", id="reviewed")[0]
+    aside = {a.attrs["data-issue-id"]: a for a in box.find_all("article", cls="reviewed-issue")}
+    assert set(aside) == {"ISS-1", "ISS-3"}
+    assert "Dismissed by ana on 2026-01-02" in aside["ISS-1"].text() and "known" in aside["ISS-1"].text()
+    assert "Expected" in aside["ISS-3"].text()
+    worse = standing["ISS-5"].find_all("div", cls="review-mark")[0]
+    assert worse.attrs["data-review-state"] == "worse_since_dismissed" and "Worse since dismissed" in worse.text()
+    assert [n.text() for n in worse.find_all("span", cls="rows-then") + worse.find_all("span", cls="rows-now")] == [
+        "4", "10"]
+    accepted = standing["ISS-2"].find_all("div", cls="review-mark")[0]
+    assert "Accepted by ana" in accepted.text() and "days" in accepted.find_all("span", cls="open-for")[0].text()
+    quiet = box.find_all("article", cls="quieted-issue")[0]
+    assert quiet.attrs["data-issue-id"] == "ISS-4"
+    assert "Raised less often: dismissed 3 times on similar columns" in quiet.text()
+    assert HOSTILE not in html
+    # the health counts only what is raised
+    shown = doc.root.find_all("div", cls="health")[0].attrs["data-health"]
+    assert shown == f"{health_score(profile, result):.1f}" != f"{health_score(profile, issues):.1f}"

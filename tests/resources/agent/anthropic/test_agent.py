@@ -336,3 +336,33 @@ def test_smart_fix_followups_fall_back_to_the_evidences_when_the_model_fails(sta
     assert "invalid FollowupsAnswer" in usage.fallback_reason
     assert done == with_followups(analysis, profile, db.fix_target(TABLE))
     assert all(i.followup.source == "heuristic" for i in done.issues if i.category == "smart_fixes")
+
+
+NOTE = "seasonal, see ticket 12\"); __import__('os').system('touch /tmp/pwned') #"
+
+
+def test_the_tables_reviews_reach_the_issues_prompt_as_data_and_are_remembered(standin, table):
+    from cataloger_dagster.core.reviews import Review, snapshot_of
+    from cataloger_dagster.core.reviews.memory import ReviewMemory
+
+    _, profile, issues = table
+    gone, kept = issues[0], issues[1]
+    log = [Review(table=TABLE, issue_id=gone.id, verdict="dismiss", note=NOTE, reviewer="ana",
+                  issue=snapshot_of(gone, profile)),
+           Review(table=TABLE, issue_id=kept.id, verdict="accept", note="real", reviewer="bo",
+                  issue=snapshot_of(kept, profile))]
+    result, usage = agent(standin).review_issues(profile, heuristic_understanding(profile), issues,
+                                                 memory=ReviewMemory(reviews=log))
+    assert usage.fallback_reason is None
+    text = standin.requests[-1]["messages"][0]["content"][0]["text"]
+    sent = json.loads(text.split("<reviews>\n", 1)[1].split("\n</reviews>", 1)[0])
+    assert [(r["issue_id"], r["verdict"], r["note"], r["reviewer"]) for r in sent] == [
+        (gone.id, "dismiss", NOTE, "ana"), (kept.id, "accept", "real", "bo")]
+    # the dismissed finding is not put to the model, nor raised; the accepted one is, marked
+    detected = json.loads(text.split("<detected_issues>\n", 1)[1].split("\n</detected_issues>", 1)[0])
+    assert gone.id not in {i["id"] for i in detected} and all("review" not in i for i in detected)
+    assert [i.id for i in result.reviewed] == [gone.id] and gone.id not in {i.id for i in result.issues}
+    assert next(i for i in result.issues if i.id == kept.id).review.state == "accepted"
+    # and without reviews, no <reviews> block
+    agent(standin).review_issues(profile, heuristic_understanding(profile), issues)
+    assert "<reviews>" not in standin.requests[-1]["messages"][0]["content"][0]["text"]

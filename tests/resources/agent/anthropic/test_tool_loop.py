@@ -310,3 +310,25 @@ def test_a_refutation_flows_from_the_sandbox_to_the_final_verdict(standin, table
     assert found.success and found.verdict == "refuted"
     assert "tail" in found.reason and "errors, not the tail" in found.hypothesis
     assert found.evidence["isolated_rows"] == 0 and found.evidence["rows"] > 0
+
+
+def test_reviews_reach_the_context_beside_previous_script_and_never_the_sandbox(standin, table, session):
+    from cataloger_dagster.core.reviews import Review
+    from cataloger_dagster.core.reviews.memory import ReviewMemory
+
+    _, profile, issues = table
+    marker = "REVIEW_NOTE_7F3A"
+    note = f"print('{marker}')\nimport os; os.system('echo {marker}')"
+    reviews = ReviewMemory(reviews=[Review(table=TABLE, issue_id=issues[0].id, verdict="accept", note=note,
+                                           reviewer="ana")]).for_prompt()
+    run, usage = agent(standin).investigate(session, profile, heuristic_understanding(profile), issues[:2], None,
+                                            reviews=reviews)
+    assert usage.fallback_reason is None, usage.fallback_reason
+    first = investigation_calls(standin)[0]["messages"][0]["content"][0]["text"]
+    context = json.loads(first.split("<context>\n", 1)[1].split("\n</context>", 1)[0])
+    assert "previous_script" in context and context["reviews"][0]["note"] == note
+    # data for the model only: no cell ran it, nothing printed it, the kept script holds none of it
+    assert session.cells and all(marker not in c.code for c in session.cells)
+    assert all(marker not in json.dumps(inv.output, default=str) for inv in run.investigations)
+    assert marker not in session.get_session_script()
+    assert all(marker not in (inv.code or "") for inv in run.investigations)
