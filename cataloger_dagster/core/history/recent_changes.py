@@ -137,6 +137,15 @@ def _issues(run: dict) -> dict[str, dict] | None:
     return {i["id"]: i for i in found.get("issues") or [] if isinstance(i, dict) and i.get("id")}
 
 
+def _set_aside(run: dict) -> set[str]:
+    """Ids still found but set aside by a review or learned precision: not resolved."""
+    found = run.get("issues")
+    if not isinstance(found, dict):
+        return set()
+    return {i["id"] for key in ("reviewed", "quieted") for i in found.get(key) or []
+            if isinstance(i, dict) and i.get("id")}
+
+
 def _verdicts(run: dict) -> dict[str, str] | None:
     found = run.get("investigations")
     if not isinstance(found, dict):
@@ -294,7 +303,9 @@ def compare_runs(previous: dict | None, current: dict) -> RecentSummary:
     if issues_before is not None and issues_now is not None:
         summary.issues_compared = True
         summary.issues_new = [_issue_ref(i) for k, i in issues_now.items() if k not in issues_before]
-        summary.issues_resolved = [_issue_ref(i) for k, i in issues_before.items() if k not in issues_now]
+        aside = _set_aside(current)
+        summary.issues_resolved = [_issue_ref(i) for k, i in issues_before.items()
+                                   if k not in issues_now and k not in aside]
         summary.severity_changes = [
             SeverityChange(id=k, before=str(issues_before[k].get("severity")), after=str(i.get("severity")))
             for k, i in issues_now.items()

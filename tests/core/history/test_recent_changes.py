@@ -161,6 +161,13 @@ def test_issues_new_resolved_severity_and_verdicts():
     assert "fresh" in html and "confirmed → refuted" in html
 
 
+def test_an_issue_set_aside_by_a_review_is_not_resolved():
+    before = _run("T1", 100, BASE_COLUMNS, issues={"dismissed": "high", "fixed": "low"})
+    after = _run("T2", 100, BASE_COLUMNS, issues={})
+    after["issues"]["reviewed"] = [{"id": "dismissed", "type": "dismissed", "severity": "high"}]
+    assert [i.id for i in compare_runs(before, after).issues_resolved] == ["fixed"]
+
+
 def test_compare_runs_rejects_a_run_without_profile():
     with pytest.raises(ValueError, match="profile"):
         compare_runs(None, {"timestamp": "T2"})
