@@ -146,3 +146,14 @@ def test_a_followup_keeps_seed_001s_shape_and_its_option_count():
     for options in ([seed["options"][0]], seed["options"] * 3):   # one question, 2-4 options
         with pytest.raises(pydantic.ValidationError):
             SmartFixFollowupModel.model_validate({**seed, "options": options})
+
+
+def test_results_stored_before_reviews_existed_still_read():
+    from cataloger_dagster.core.models import AnalysisResultModel
+
+    stored = {"issues": [{"id": "t_missing_values_a", "type": "missing_values", "severity": "low",
+                          "description": "d", "affectedColumns": ["a"], "suggestedAction": "s",
+                          "category": "quick_fixes"}], "summary": "", "completedAt": ""}
+    result = AnalysisResultModel.model_validate(stored)
+    assert result.reviewed == [] and result.quieted == []
+    assert result.issues[0].review is None and result.issues[0].precision is None
