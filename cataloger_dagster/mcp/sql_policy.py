@@ -142,7 +142,8 @@ def _parse(sql: str, dialect: str) -> list[exp.Expression]:
 
 def _refusal(tree: exp.Expression, dialect: str) -> Optional[str]:
     if not isinstance(tree, (exp.Query, exp.Subquery)) or isinstance(tree, exp.Values):
-        what = tree.key.upper() if tree.key else type(tree).__name__
+        # sqlglot keeps what it cannot parse as a Command holding its first word
+        what = str(tree.this).split()[0].upper() if isinstance(tree, exp.Command) and tree.this else tree.key.upper()
         return f"only a query (SELECT or WITH ... SELECT) may run, not {what}"
     for node in tree.walk():
         for kind, what in _FORBIDDEN_NODES.items():
