@@ -150,6 +150,3 @@ class PythonSessions:
     @property
     def open_tables(self) -> list[str]:
         return sorted(self._sessions)
-
-    def pids(self) -> list[Optional[int]]:
-        return [pid for s in self._sessions.values() for pid in (s.runtime.supervisor_pid, s.runtime.worker_pid)]
