@@ -24,7 +24,7 @@ from typing import Optional
 
 import sqlglot
 from sqlglot import exp
-from sqlglot.errors import ParseError, TokenError
+from sqlglot.errors import ErrorLevel, ParseError, TokenError
 
 from cataloger_dagster.core.fixes.sql import DIALECTS
 
@@ -196,9 +196,12 @@ def check_sql(sql: str, dialect: str, *, row_limit: int = DEFAULT_ROW_LIMIT) -> 
     # +1: one row more than shown tells the caller the result was cut
     limited = _with_limit(tree, row_limit + 1)
     try:
-        text = limited.sql(dialect=dialect, comments=False)
-    except Exception as exc:  # a tree sqlglot reads but cannot write back: fail closed
-        return Decision(False, f"the statement cannot be checked ({type(exc).__name__}: {exc})", dialect)
+        # what sqlglot cannot write back in this dialect would run with another meaning: refused
+        text = limited.sql(dialect=dialect, comments=False, unsupported_level=ErrorLevel.RAISE)
+    except Exception as exc:
+        first = str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
+        return Decision(False, f"the query cannot be passed on to {dialect} exactly as written ({first}); "
+                               "rewrite that part (for a CTE, name its columns inside its SELECT)", dialect)
     return Decision(True, "a read-only query", dialect, sql=text, row_limit=row_limit)
 
 

@@ -77,3 +77,10 @@ def test_sqlite_dangers(sql, why):
 def test_mysql_dangers(sql, why):
     decision = check_sql(sql, "mysql")
     assert not decision.allowed and why.lower() in decision.reason.lower(), decision.reason
+
+
+def test_a_query_sqlglot_cannot_write_back_faithfully_is_refused():
+    """SQLite's generator drops a CTE's column list: running that would change the query."""
+    decision = check_sql("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 3) "
+                         "SELECT sum(i) FROM n", "sqlite")
+    assert not decision.allowed and "exactly as written" in decision.reason

@@ -163,3 +163,24 @@ def test_an_error_names_no_password(pg, postgres_admin_url):
         run_query(QueryRunner(db), "SELECT no_such_column FROM orders")
     assert "no_such_column" in str(caught.value)
     assert not any(secret in str(caught.value) for secret in url_secrets(postgres_admin_url))
+
+
+def test_sqlite_runs_reads_and_stops_a_slow_query(tmp_path):
+    import sqlite3
+
+    path = tmp_path / "shop.sqlite"
+    with sqlite3.connect(path) as con:
+        con.execute("CREATE TABLE orders (id INTEGER, amount REAL)")
+        con.executemany("INSERT INTO orders VALUES (?, ?)", [(i, i * 1.5) for i in range(10)])
+    db = DatabaseResource(url=f"sqlite://{path}")
+    try:
+        runner = QueryRunner(db, timeout_s=0.5)
+        assert run_query(runner, "SELECT count(*) AS n, sum(amount) AS s FROM orders")[1]["rows"] == [[10, 67.5]]
+        assert not run_query(runner, "SELECT load_extension('/tmp/x.so')")[0].allowed
+        with pytest.raises(QueryError, match="longer than 0.5 s"):
+            run_query(runner, "WITH RECURSIVE n AS (SELECT 1 AS i UNION ALL SELECT i + 1 FROM n) "
+                              "SELECT count(*) FROM n")
+        with pytest.raises(QueryError, match="readonly"):  # the file is opened read-only
+            runner.run(Decision(True, "forged", "sqlite", sql="DELETE FROM orders", row_limit=10))
+    finally:
+        db.close()
