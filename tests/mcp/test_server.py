@@ -27,6 +27,15 @@ TOOLS = {"list_tables", "search_catalog", "get_table", "get_script", "run_sql", 
          "get_capsules"}
 
 
+@pytest.fixture
+def own_catalog(small_catalog, tmp_path):
+    """The shared catalog with a store of its own: these tests save scripts and capsules."""
+    import shutil
+
+    shutil.copytree(small_catalog[1], tmp_path / "store")
+    return small_catalog[0], tmp_path / "store"
+
+
 def _command(small_catalog, *extra):
     database, store = small_catalog
     command, args, env = server_command(database, store, *extra)
@@ -143,7 +152,8 @@ def _descendants() -> set[int]:
 
 
 @pytest.mark.slow
-def test_stdio(small_catalog, tmp_path):
+def test_stdio(own_catalog):
+    small_catalog = own_catalog
     command, args, env = _command(small_catalog)
     before = _descendants()
     transcript: list[str] = []
@@ -170,7 +180,8 @@ def test_stdio(small_catalog, tmp_path):
 
 
 @pytest.mark.slow
-def test_streamable_http(small_catalog):
+def test_streamable_http(own_catalog):
+    small_catalog = own_catalog
     from e2e_support import free_port, wait_for
 
     port = free_port()

@@ -24,11 +24,14 @@ def _sessions(service: Service) -> PythonSessions:
     return PythonSessions(service.sandbox, service.database, service.catalog, service.redactor, service.db_lock)
 
 
-def test_state_persists_and_a_session_that_decides_nothing_scores_nothing(small_catalog):
+def test_state_persists_and_a_session_that_decides_nothing_scores_nothing(small_catalog, tmp_path):
+    import shutil
+
     import psutil
 
+    shutil.copytree(small_catalog[1], tmp_path / "store")  # it saves a script: a store of its own
     before = {p.pid for p in psutil.Process().children(recursive=True)}
-    service = _service(*small_catalog)
+    service = _service(small_catalog[0], tmp_path / "store")
     sessions = _sessions(service)
     try:
         first = sessions.execute(TABLE, "import os, ibis\nt = ibis.connect(os.environ['DB_CONNECTION_STRING'])"
