@@ -193,3 +193,18 @@ def s3_server():
         yield f"http://{host}:{port}"
     finally:
         server.stop()
+
+
+@pytest.fixture(scope="session")
+def small_catalog(tmp_path_factory):
+    """(database file, store folder) of one real catalog run over `mcp_support.TABLE`, shared by
+    the MCP server's tests (which only read it)."""
+    problem = sandbox_problem("local")  # the run investigates in the local sandbox
+    if problem:
+        service_unavailable(problem)
+    import mcp_support
+
+    root = tmp_path_factory.mktemp("mcp_catalog")
+    database = mcp_support.make_database(root / "club.duckdb")
+    mcp_support.catalog(database, root / "store")
+    return database, root / "store"

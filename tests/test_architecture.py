@@ -27,7 +27,7 @@ LAYERS = [
     ("core", 0), ("demo", 0),
     ("resources", 1),
     ("assets", 2), ("sensors", 2), ("jobs", 2), ("settings", 2),
-    ("definitions", 3),
+    ("definitions", 3), ("mcp", 3),
     ("cli", 4),
 ]
 
@@ -200,7 +200,7 @@ def test_core_imports_without_dagster_at_run_time():
     assert out.stdout.strip() == "[]"
 
 
-@pytest.mark.parametrize("folder", ["assets", "resources", "sensors", "core", "cli"])
+@pytest.mark.parametrize("folder", ["assets", "resources", "sensors", "core", "cli", "mcp"])
 def test_every_folder_is_a_package(folder):
     for directory in [PACKAGE / folder, *(p for p in (PACKAGE / folder).rglob("*") if p.is_dir())]:
         if directory.name == "__pycache__" or not any(directory.glob("*.py")):

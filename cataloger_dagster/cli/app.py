@@ -142,6 +142,30 @@ def profile(database, table, as_json) -> None:
         )
 
 
+@main.command("mcp")
+@click.option("--database", "database", help="ibis URL (default: CATALOGER_DATABASE, else the demo database).")
+@click.option("--store", help="Folder or s3://bucket/prefix of the catalog (default: CATALOGER_STORE).")
+@click.option("--sandbox", help="local (default) or docker: where execute_python runs.")
+@click.option("--http", "http", metavar="HOST:PORT", help="Serve streamable HTTP there instead of stdio.")
+@click.option("--row-limit", default=1000, show_default=True, help="Rows run_sql returns at most.")
+@click.option("--sql-timeout", default=30.0, show_default=True, help="Seconds a run_sql query may take.")
+def mcp(database, store, sandbox, http, row_limit, sql_timeout) -> None:
+    """Serve the catalog to an MCP client (Claude Desktop, Claude Code...): stdio, or --http."""
+    from cataloger_dagster.mcp.server import Service, serve
+    from cataloger_dagster.resources.database import DatabaseResource
+    from cataloger_dagster.settings import sandbox_resource, store_resource
+
+    settings = _settings(database=database, store=store, sandbox=sandbox)
+    # a plain resource outside Dagster (the settings' one reads the URL through dg.EnvVar)
+    service = Service(database=DatabaseResource(url=settings.database), store=store_resource(settings=settings),
+                      sandbox=sandbox_resource(settings=settings), row_limit=row_limit,
+                      sql_timeout_s=sql_timeout)
+    try:
+        serve(service, http=http)
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from None
+
+
 main.add_command(sandbox)
 from cataloger_dagster.cli.scripts import scripts  # noqa: E402
 main.add_command(scripts)

@@ -157,3 +157,9 @@ def test_run_errors_are_one_clean_line(invoke, tmp_path):
     # the progress bar may have started on stderr; the error is the last line
     last = unreachable.output.splitlines()[-1]
     assert last.startswith("Error: ") and "does not exist" in last and "Traceback" not in unreachable.output
+
+
+def test_mcp_refuses_an_http_address_without_a_port(tmp_path):
+    result = CliRunner().invoke(main, ["mcp", "--database", f"duckdb://{tmp_path / 'x.duckdb'}",
+                                       "--store", str(tmp_path / "store"), "--http", "localhost"])
+    assert result.exit_code == 2 and "give HOST:PORT" in result.output

@@ -300,39 +300,51 @@ class ScriptStore(dg.ConfigurableResource, abc.ABC):
     def index_uri(self, database: str) -> str:
         return self._key_uri(f"{store_name(database)}/{INDEX_FILE}")
 
-    # ---- reviews: one object per entry under <table>/reviews/, created exclusively,
-    # so that concurrent reviewers never lose an entry (S3 has no append)
+    # ---- append-only logs: one object per entry, created exclusively, so that concurrent
+    # writers never lose an entry (S3 has no append).  Reviews and run capsules are two.
 
-    def append_review(self, prefix: str, review: "Review") -> str:
-        """Add ``review`` to the table's review log; nothing in the log is ever replaced."""
-        prefix = _check_prefix(prefix)
+    def append_entry(self, folder: str, data: bytes, what: str = "entry") -> str:
+        """Add ``data`` as a new entry of the log in ``folder`` (a key below the store root);
+        entries sort by the time they were written, and none is ever replaced."""
         stamp = new_timestamp()
         for _ in range(10_000):
-            key = f"{prefix}/{REVIEWS_FOLDER}/{stamp}-{uuid.uuid4().hex[:12]}.json"
+            key = f"{folder}/{stamp}-{uuid.uuid4().hex[:12]}.json"
             try:
-                self._write_new(key, review.model_dump_json(indent=2).encode("utf-8"))
+                self._write_new(key, data)
                 return self._key_uri(key)
             except ArtifactExistsError:
                 stamp = _next_timestamp(stamp)
-        raise ScriptStoreError(f"could not add a review under {self.uri(prefix)}")
+        raise ScriptStoreError(f"could not add {what} under {self._key_uri(folder)}")
+
+    def read_entries(self, folder: str) -> list[tuple[str, bytes]]:
+        """(location, content) of every entry of the log in ``folder``, oldest first."""
+        _, files = self._list(folder)
+        found = []
+        for name in sorted(f for f in files if f.endswith(".json") and not f.startswith(".")):
+            data = self._read(f"{folder}/{name}")
+            if data is not None:
+                found.append((self._key_uri(f"{folder}/{name}"), data))
+        return found
+
+    def list_logs(self, folder: str) -> list[str]:
+        """The names of the logs (sub-folders) directly under ``folder``."""
+        return sorted(self._list(folder)[0])
+
+    def append_review(self, prefix: str, review: "Review") -> str:
+        """Add ``review`` to the table's review log; nothing in the log is ever replaced."""
+        folder = f"{_check_prefix(prefix)}/{REVIEWS_FOLDER}"
+        return self.append_entry(folder, review.model_dump_json(indent=2).encode("utf-8"), "a review")
 
     def read_reviews(self, prefix: str) -> list["Review"]:
         """The table's review log, oldest first (by entry name: the time it was written)."""
         from cataloger_dagster.core.reviews.model import Review
 
-        prefix = _check_prefix(prefix)
-        _, files = self._list(f"{prefix}/{REVIEWS_FOLDER}")
         reviews = []
-        for name in sorted(f for f in files if f.endswith(".json") and not f.startswith(".")):
-            data = self._read(f"{prefix}/{REVIEWS_FOLDER}/{name}")
-            if data is None:
-                continue
+        for uri, data in self.read_entries(f"{_check_prefix(prefix)}/{REVIEWS_FOLDER}"):
             try:
                 reviews.append(Review.model_validate_json(data))
             except ValueError as e:
-                raise ScriptStoreError(
-                    f"{self._key_uri(f'{prefix}/{REVIEWS_FOLDER}/{name}')} is not a valid review: {e}"
-                ) from None
+                raise ScriptStoreError(f"{uri} is not a valid review: {e}") from None
         return reviews
 
     # ---- scripts (seed 000)

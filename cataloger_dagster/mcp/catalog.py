@@ -1,0 +1,151 @@
+"""What the MCP server reads from the store: the tables, one table's results, its scripts.
+
+Every answer comes from the latest run folder that holds a catalog page (the run that
+finished), as the index does (`catalog_index.index_entry`), and every script choice goes
+through the store's one ranking, so that the server, the index and `cataloger scripts`
+never disagree.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from cataloger_dagster.assets.catalog_index import index_entry
+from cataloger_dagster.core.investigate.learning import ranking_context
+from cataloger_dagster.core.layout import (
+    CATALOG_PAGE, INVESTIGATIONS, ISSUES, PROFILE, SCRIPT, UNDERSTANDING, normalize_timestamp, table_prefix,
+)
+from cataloger_dagster.resources.script_store import ScriptStore
+
+PROFILE_FIELDS = ("name", "dtype", "kind", "nulls", "null_fraction", "distinct", "min", "max", "mean",
+                  "semantic_type")
+
+
+class CatalogError(LookupError):
+    """A table, run or script the catalog does not hold; the message says what it holds."""
+
+
+class Catalog:
+    """The store's view of one database."""
+
+    def __init__(self, store: ScriptStore, database: str):
+        self.store, self.database = store, database
+
+    def prefix(self, table: str) -> str:
+        return table_prefix(self.database, table)
+
+    def tables(self) -> list[str]:
+        return self.store.list_tables(self.database)
+
+    def _known(self, table: str) -> str:
+        if not isinstance(table, str) or table not in self.tables():
+            shown = ", ".join(self.tables()[:30]) or "none yet: run `cataloger run` first"
+            raise CatalogError(f"table {table!r} is not in the catalog of {self.database}; tables: {shown}")
+        return self.prefix(table)
+
+    def latest_run(self, table: str) -> Optional[str]:
+        prefix = self._known(table)
+        for timestamp in reversed(self.store.list_runs(prefix)):
+            if self.store.read_artifact(prefix, timestamp, CATALOG_PAGE) is not None:
+                return timestamp
+        return None
+
+    def summary(self) -> list[dict[str, Any]]:
+        """Every table with its rows, health and open issues (as the index shows them)."""
+        found = []
+        for table in self.tables():
+            entry = index_entry(self.store, self.database, table, None)
+            found.append({
+                "table": table, "rows": entry.row_count, "columns": entry.column_count,
+                "health": entry.health, "open_issues": sum(entry.issues_by_severity.values()),
+                "issues_by_severity": entry.issues_by_severity, "pass_rate": entry.pass_rate,
+                "updated": entry.updated or None, "status": entry.status,
+            })
+        return found
+
+    def results(self, table: str) -> dict[str, Any]:
+        """The latest finished run's JSON results: {"run", "profile", "understanding", "issues",
+        "investigations"} (the last four None when the table has no finished run)."""
+        prefix = self._known(table)
+        run = self.latest_run(table)
+        read = (lambda name: self.store.read_json(prefix, run, name)) if run else (lambda name: None)
+        return {"run": run, "profile": read(PROFILE), "understanding": read(UNDERSTANDING),
+                "issues": read(ISSUES), "investigations": read(INVESTIGATIONS)}
+
+    def table(self, table: str) -> dict[str, Any]:
+        """One table: understanding, profile summary, issues with evidence and verdicts, reviews, links."""
+        prefix = self._known(table)
+        found = self.results(table)
+        run = found["run"]
+        if run is None:
+            raise CatalogError(f"table {table!r} has no finished run yet: run `cataloger run --table {table}`")
+        profile = found["profile"] or {}
+        checked = {i.get("issue_id"): i for i in (found["investigations"] or {}).get("investigations", [])}
+        issues = []
+        for issue in (found["issues"] or {}).get("issues", []):
+            inv = checked.get(issue.get("id")) or {}
+            issues.append({
+                **{k: issue.get(k) for k in ("id", "type", "severity", "category", "description",
+                                             "affectedColumns", "affectedRows", "suggestedAction")},
+                "verdict": inv.get("verdict"), "evidence": inv.get("evidence") or {},
+                "reason": inv.get("reason"), "hypothesis": inv.get("hypothesis"), "error": inv.get("error"),
+            })
+        best = self.script(table, "best")
+        return {
+            "table": table,
+            "run": run,
+            "understanding": found["understanding"],
+            "profile": {
+                "rows": profile.get("row_count"), "column_count": profile.get("column_count"),
+                "fingerprint": (profile.get("fingerprint") or {}).get("value"),
+                "columns": [{k: c.get(k) for k in PROFILE_FIELDS} for c in profile.get("columns", [])],
+            },
+            "issues": issues,
+            "pass_rate": (found["investigations"] or {}).get("pass_rate"),
+            "reviews": [r.model_dump(mode="json") for r in self.store.read_reviews(prefix)],
+            "links": {
+                "page": self.store.uri(prefix, run, CATALOG_PAGE),
+                "index": self.store.index_uri(self.database),
+                "best_script": best["uri"] if best else None,
+                "resources": {"page": f"catalog://tables/{_quoted(table)}/page",
+                              "script": f"catalog://tables/{_quoted(table)}/script"},
+            },
+        }
+
+    def script(self, table: str, which: str = "best") -> Optional[dict[str, Any]]:
+        """A stored catalog script: the best (the ranking the next run uses), the latest, or the
+        one of a run timestamp.  None when the table has none."""
+        prefix = self._known(table)
+        if which == "best":
+            ids, schema_hash = ranking_context(self.store, prefix)
+            record = self.store.best_script(prefix, SCRIPT, current_ids=ids, schema_hash=schema_hash)
+        elif which == "latest":
+            records = self.store.list_scripts(prefix, SCRIPT, limit=1)
+            record = records[0] if records else None
+        else:
+            try:
+                timestamp = normalize_timestamp(which)
+            except ValueError as exc:
+                raise CatalogError(f"which={which!r}: give best, latest or a run timestamp ({exc})") from None
+            code = self.store.read_script(prefix, timestamp, SCRIPT)
+            if code is None:
+                runs = [r.timestamp for r in self.store.list_scripts(prefix, SCRIPT)]
+                raise CatalogError(f"table {table!r} has no script at {timestamp}; scripts at: {', '.join(runs)}")
+            return {"timestamp": timestamp, "code": code, "metrics": self.store.read_metrics(prefix, timestamp, SCRIPT),
+                    "uri": self.store.uri(prefix, timestamp, SCRIPT)}
+        return None if record is None else record.model_dump()
+
+    def page(self, table: str) -> Optional[str]:
+        prefix = self._known(table)
+        run = self.latest_run(table)
+        data = self.store.read_artifact(prefix, run, CATALOG_PAGE) if run else None
+        return None if data is None else data.decode("utf-8")
+
+    def index(self) -> Optional[str]:
+        return self.store.read_index(self.database)
+
+
+def _quoted(table: str) -> str:
+    from urllib.parse import quote
+
+    return quote(table, safe="")

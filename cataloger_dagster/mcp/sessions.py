@@ -1,0 +1,152 @@
+"""execute_python: one persistent sandbox session per table, and save_script.
+
+A session is what a catalog run's investigations get (assets/investigations.py): the same
+SandboxResource and limits, an environment holding DB_CONNECTION_STRING alone (no credential
+of the host gets in), over a read-only snapshot of the table (and of the key columns its
+orphan checks read).  State survives from one call to the next, as seed 000's "code MCP" wants.
+
+`save` stores the session's script as the table's catalog script in a run folder of its own,
+with metrics measured the way a catalog run measures its own (`outcome.script_metrics`): the
+issues of the latest run its `record(...)` lines decided, over all of them.  The next run
+ranks it with the others by the one ranking, so a person's exploration can teach the catalog.
+"""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from contextlib import ExitStack
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Optional
+
+from cataloger_dagster.core.investigate.code import parse_records, referenced_tables
+from cataloger_dagster.core.layout import SCRIPT
+from cataloger_dagster.core.models import AnalysisResultModel
+from cataloger_dagster.core.investigate.outcome import VERDICTS
+from cataloger_dagster.resources.database import SNAPSHOT_URL
+
+if TYPE_CHECKING:
+    from cataloger_dagster.mcp.capsules import Redactor
+    from cataloger_dagster.mcp.catalog import Catalog
+    from cataloger_dagster.resources.database import DatabaseResource
+    from cataloger_dagster.resources.sandbox import SandboxResource, SandboxRuntime
+
+DECIDED = ("confirmed", "refuted")
+
+
+@dataclass
+class _Session:
+    stack: ExitStack
+    runtime: SandboxRuntime
+    snapshot: dict[str, Any]
+    outputs: list[str] = field(default_factory=list)   # stdout of the cells that succeeded
+
+
+class PythonSessions:
+    """The sandbox sessions of one MCP client, by table; `close` ends them all."""
+
+    def __init__(self, sandbox: SandboxResource, database: DatabaseResource, catalog: Catalog,
+                 redactor: Redactor, db_lock: threading.Lock):
+        self.sandbox, self.database, self.catalog, self.redactor = sandbox, database, catalog, redactor
+        self.db_lock = db_lock
+        self._sessions: dict[str, _Session] = {}
+        self._lock = threading.Lock()
+
+    def _issues(self, table: str) -> list:
+        if table not in self.catalog.tables():
+            return []
+        found = self.catalog.results(table)["issues"]
+        return AnalysisResultModel.model_validate(found).issues if found else []
+
+    def _open(self, table: str) -> _Session:
+        stack = ExitStack()
+        try:
+            runtime = stack.enter_context(self.sandbox.session(env={"DB_CONNECTION_STRING": SNAPSHOT_URL}))
+            with self.db_lock:
+                snapshot = self.database.write_snapshot(table, runtime.data_dir,
+                                                        references=referenced_tables(self._issues(table)))
+        except BaseException:
+            stack.close()
+            raise
+        return _Session(stack, runtime, {"table": table, "rows": snapshot.rows, "source_rows": snapshot.source_rows,
+                                         "sampled": snapshot.sampled})
+
+    def session(self, table: str) -> _Session:
+        with self._lock:
+            if table not in self._sessions:
+                self._sessions[table] = self._open(table)
+            return self._sessions[table]
+
+    def execute(self, table: str, code: str) -> dict[str, Any]:
+        session = self.session(table)
+        result = session.runtime.execute(code)
+        if result.ok:
+            session.outputs.append(result.stdout)
+        text = self.redactor.text
+        return {
+            "ok": result.ok, "cell": len(session.runtime.cells), "stdout": text(result.stdout),
+            "stderr": text(result.stderr), "result": text(result.result) if result.result is not None else None,
+            "error": {"type": result.error.type, "message": text(result.error.message),
+                      "traceback": text(result.error.traceback)} if result.error else None,
+            "timed_out": result.timed_out, "restarted": result.restarted, "truncated": result.truncated,
+            "duration_ms": round(result.duration_ms, 1), "snapshot": session.snapshot,
+        }
+
+    def metrics(self, table: str, session: _Session, session_id: str) -> dict[str, Any]:
+        """The session judged as a catalog run judges its script: the latest run's issues that
+        its `record(...)` lines decided, over all of them."""
+        issues = self._issues(table)
+        records: dict[str, dict] = {}
+        for out in session.outputs:
+            records.update(parse_records(out))
+        current = [i.id for i in issues]
+        ok = {i: r for i, r in records.items() if i in current and not r.get("error")}
+        answered = [i for i in current if ok.get(i, {}).get("verdict")]
+        passed = [i for i in answered if ok[i]["verdict"] in DECIDED]
+        cells = [c for c in session.runtime.cells if c.ok]
+        with self.db_lock:
+            fingerprint = self.database.fingerprint(table)
+        return {
+            "cells": len(cells),
+            "seconds": round(sum(c.duration_ms for c in cells) / 1000, 3),
+            "cell_seconds": [round(c.duration_ms / 1000, 3) for c in cells],
+            "pass_rate": len(passed) / len(current) if current else 1.0,
+            "investigations": len(current),
+            "answered": answered,
+            "coverage": len(answered) / len(current) if current else 1.0,
+            "verdicts": {v: sum(1 for i in answered if ok[i]["verdict"] == v) for v in VERDICTS},
+            "explored": True,
+            "based_on": None,
+            "based_on_table": None,
+            "reused": [], "relearned": [], "refreshed": [],
+            "why": f"saved from MCP session {session_id}",
+            "schema_hash": fingerprint.schema_hash,
+            "fingerprint": fingerprint.value,
+            "agent": "mcp",
+            "source": "mcp",
+            "session": session_id,
+            "backend": self.sandbox.backend,
+        }
+
+    def save(self, table: str, session_id: str) -> dict[str, Any]:
+        with self._lock:
+            session = self._sessions.get(table)
+        if session is None or not any(c.ok for c in session.runtime.cells):
+            raise LookupError(f"no execute_python session over {table!r} has run a cell yet: run code with "
+                              f"execute_python(code, table={table!r}) first")
+        store, prefix = self.catalog.store, self.catalog.prefix(table)
+        metrics = self.metrics(table, session, session_id)
+        script = self.redactor.text(session.runtime.get_session_script())
+        timestamp = store.open_run(prefix, f"mcp-{session_id}-{uuid.uuid4().hex[:8]}", table=table)
+        uri = store.write_script_with_metrics(prefix, timestamp, SCRIPT, script, metrics)
+        return {"table": table, "timestamp": timestamp, "uri": uri, "metrics": metrics}
+
+    def close(self) -> None:
+        with self._lock:
+            sessions, self._sessions = list(self._sessions.values()), {}
+        for session in sessions:
+            session.stack.close()
+
+    @property
+    def open_tables(self) -> list[str]:
+        return sorted(self._sessions)
