@@ -17,6 +17,7 @@ from cataloger_dagster.core.models import ColumnProfile, IssueModel, TableProfil
 from cataloger_dagster.core.values import finite_float
 
 _INFLECT = inflect.engine()
+APPROXIMATE_MARGIN = 2
 NUMERIC_SENTINELS = (-999, -9999, -99999, -999999, 9999, 99999, 999999, 9999999)
 
 
@@ -45,7 +46,10 @@ class Context:
         """The text column's distinct values with their rows (None for free text with too many)."""
         key = ("values", cp.name)
         if key not in self.cache:
-            too_many = cp.distinct is not None and not cp.distinct_approximate and cp.distinct > text_values.MAX_DISTINCT
+            too_many = cp.distinct is not None and cp.distinct > text_values.MAX_DISTINCT * (
+                # an approximate count (HyperLogLog) is never twice the true one: past twice the limit,
+                # the column surely has too many values, and the query would group every row for nothing
+                APPROXIMATE_MARGIN if cp.distinct_approximate else 1)
             self.cache[key] = None if too_many else text_values.value_counts(self.table, cp.name)
         return self.cache[key]
 

@@ -26,11 +26,44 @@ def _comparable(schema) -> list[str]:
     return [n for n, d in schema.items() if not (d.is_nested() or d.is_binary() or d.is_json())]
 
 
+def _repeats(ctx: Context, column: str) -> tuple[int, int]:
+    """(values that repeat, rows holding them) of one column, NULLs aside: one query, shared by
+    the duplicate-key check and the duplicate-row check."""
+    if ("repeats", column) not in ctx.cache:
+        groups = _repeated_groups(ctx, column)
+        stats = one(groups, keys=groups.count(), rows=groups.n.sum())
+        ctx.cache[("repeats", column)] = (int(stats["keys"] or 0), int(stats["rows"] or 0))
+    return ctx.cache[("repeats", column)]
+
+
+def _repeated_groups(ctx: Context, column: str) -> ibis.Table:
+    f = ctx.table.filter(ctx.table[column].notnull())
+    return f.group_by(key=f[column]).aggregate(n=f.count()).filter(lambda g: g.n > 1)
+
+
+def _unique_column(ctx: Context, comparable: list[str]) -> Optional[str]:
+    """A column whose values are all distinct, if one is likely (by the profile) and proven (by
+    one query): then no two rows are equal, without hashing every column of every row."""
+    schema = ctx.table.schema()
+    likely = [cp for cp in ctx.profile.columns
+              if cp.name in comparable and cp.count == ctx.rows and not cp.nulls
+              and (cp.distinct or 0) >= 0.9 * ctx.rows]
+    if not likely:
+        return None
+    # the column the duplicate-key check reads anyway, else the most distinct one
+    best = max(likely, key=lambda cp: (_candidate_key(cp, schema[cp.name]), cp.distinct or 0))
+    return best.name if _repeats(ctx, best.name) == (0, 0) else None
+
+
 def _exact_duplicates(ctx: Context) -> Optional[int]:
     if ("exact", "") not in ctx.cache:
         comparable = _comparable(ctx.table.schema())
-        ctx.cache[("exact", "")] = (
-            ctx.rows - int(ctx.table.select(*comparable).distinct().count().execute()) if comparable else None)
+        if not comparable:
+            ctx.cache[("exact", "")] = None
+        elif _unique_column(ctx, comparable) is not None:
+            ctx.cache[("exact", "")] = 0
+        else:
+            ctx.cache[("exact", "")] = ctx.rows - int(ctx.table.select(*comparable).distinct().count().execute())
     return ctx.cache[("exact", "")]
 
 
@@ -61,12 +94,10 @@ def _candidate_key(cp: ColumnProfile, dtype: dt.DataType) -> bool:
 def duplicate_keys(ctx: Context, cp: ColumnProfile, dtype: dt.DataType) -> Optional[IssueModel]:
     if not _candidate_key(cp, dtype):
         return None
-    f = ctx.table.filter(ctx.table[cp.name].notnull())
-    groups = f.group_by(key=f[cp.name]).aggregate(n=f.count()).filter(lambda g: g.n > 1)
-    stats = one(groups, keys=groups.count(), rows=groups.n.sum())
-    keys, rows = int(stats["keys"] or 0), int(stats["rows"] or 0)
+    keys, rows = _repeats(ctx, cp.name)
     if keys == 0:
         return None
+    groups = _repeated_groups(ctx, cp.name)
     examples = [r["key"] for r in groups.order_by([ibis.desc("n"), "key"]).limit(5).to_pyarrow().to_pylist()]
     own = cp.name.lower() in ("id", f"{text.singular(ctx.name).lower()}_id")
     return issue(

@@ -84,6 +84,14 @@ QUOTED_SHARE = 0.5
 
 def _quoted(ctx: Context, cp: ColumnProfile, dtype: dt.DataType) -> Optional[IssueModel]:
     """Text wrapped in literal double quotes ('"Avatar"'): a load that kept the JSON or CSV quoting."""
+    values = ctx.values(cp) if dtype.is_string() else None
+    if values is not None:   # the value counts are at hand: no scan
+        quoted_values = [v for v in values if len(v) >= 2 and v.startswith('"') and v.endswith('"')]
+        n, quoted = sum(values.values()), sum(values[v] for v in quoted_values)
+        examples = quoted_values[:3]   # in the database's order, as value_counts read them
+        if not n or quoted < QUOTED_SHARE * n:
+            return None
+        return _quoted_issue(ctx, cp, dtype, n, quoted, examples)
     s = ctx.table[cp.name].cast("string")
     present = ctx.table.filter(s.notnull())
     q = present[cp.name].cast("string")
@@ -94,6 +102,11 @@ def _quoted(ctx: Context, cp: ColumnProfile, dtype: dt.DataType) -> Optional[Iss
         return None
     examples = [r["v"] for r in present.filter(is_quoted).select(v=q).distinct().order_by("v").limit(3)
                 .to_pyarrow().to_pylist()]
+    return _quoted_issue(ctx, cp, dtype, n, quoted, examples)
+
+
+def _quoted_issue(ctx: Context, cp: ColumnProfile, dtype: dt.DataType, n: int, quoted: int,
+                  examples: list[str]) -> IssueModel:
     return issue(
         ctx, "invalid_format", cp.name, severity="medium", category="quick_fixes", affectedRows=quoted,
         description=f"{pct(quoted, n)} of {cp.name}'s values ({count(quoted, 'row')}) carry literal double quotes "

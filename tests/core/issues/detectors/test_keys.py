@@ -101,6 +101,26 @@ def test_duplicate_rows_ignore_nested_columns(tables):
     assert found.details["compared_columns"] == ["k"]
 
 
+def test_rows_copied_whole_are_counted_even_beside_a_nearly_unique_id(tables):
+    # order_id looks unique (so it is tried as the proof that no row repeats) but three orders
+    # were loaded twice: the rows are compared whole, and the key check reads the same repeats
+    rows = [(i, f"C{i % 40}", 10.0 + i) for i in range(500)]
+    tables.rows("orders", "order_id INTEGER, customer VARCHAR, total DOUBLE", rows + rows[:3])
+    ctx = tables.context("orders")
+    assert duplicate_rows(ctx).affectedRows == 3
+    key = duplicate_keys(ctx, *_col(tables, "orders", "order_id"))
+    assert key.details["duplicated_values"] == 3 and key.affectedRows == 6
+
+
+def test_a_unique_column_is_proof_that_no_row_repeats(tables):
+    tables.sql("CREATE TABLE events AS SELECT i AS event_id, i % 3 AS kind FROM range(400) r(i)")
+    ctx = tables.context("events")
+    assert duplicate_rows(ctx) is None
+    # the proof was the id's repeats (none), which its own key check then reuses
+    assert ctx.cache[("repeats", "event_id")] == (0, 0)
+    assert duplicate_keys(ctx, *_col(tables, "events", "event_id")) is None
+
+
 def _col(tables, table: str, column: str):
     cp = next(c for c in tables.profile(table).columns if c.name == column)
     return cp, tables.con.table(table).schema()[column]
