@@ -77,7 +77,8 @@ def detect_issues(
                if any(note.startswith("profiled as text") for note in cp.notes)}
     original = table.schema()
     table, _ = portable.portable(table, as_text)
-    ctx = Context(table, profile, catalog or {}, now, profiles or {},
+    # `is None`, not `or`: the truth of a lazy mapping would open every table or read every profile
+    ctx = Context(table, profile, {} if catalog is None else catalog, now, {} if profiles is None else profiles,
                   carried_as_text={n for n in as_text if not original[n].is_string()})
     failed = degradations if degradations is not None else []
     issues: list[IssueModel] = []
