@@ -61,6 +61,24 @@ class Context:
         return self.cache[key]
 
 
+def free_text_counts(ctx: Context, cp: ColumnProfile) -> dict[str, int]:
+    """One scan of a text column with too many values to read on the host, shared by its checks:
+    its values, those wrapped in double quotes, and those that could be placeholders."""
+    key = ("free text", cp.name)
+    if key not in ctx.cache:
+        present = ctx.table.filter(ctx.table[cp.name].notnull())
+        s = present[cp.name]
+        stats = one(present, values=present.count(), quoted=is_quoted(s).sum(),
+                    maybe_placeholders=(~s.re_search(text_values.NEVER_IN_PLACEHOLDER)).sum())
+        ctx.cache[key] = {name: int(n or 0) for name, n in stats.items()}
+    return ctx.cache[key]
+
+
+def is_quoted(s: ibis.StringValue) -> ibis.BooleanValue:
+    """Text wrapped in literal double quotes ('"Avatar"')."""
+    return s.startswith('"') & s.endswith('"') & (s.length() >= 2)
+
+
 def not_nan(ctx: Context, value: ibis.Value) -> ibis.Value:
     """``value`` is not NaN: on backends that hold no NaN (SQLite, MySQL) always true."""
     if portable.backend_name(ctx.table) in portable.NO_NAN_BACKENDS:

@@ -8,7 +8,7 @@ import ibis.expr.datatypes as dt
 
 from cataloger_dagster.core import text
 from cataloger_dagster.core.issues import categories
-from cataloger_dagster.core.issues.detectors.context import Context, count, issue, one, pct
+from cataloger_dagster.core.issues.detectors.context import Context, count, free_text_counts, is_quoted, issue, one, pct
 from cataloger_dagster.core.issues.text_values import is_placeholder
 from cataloger_dagster.core.models import ColumnProfile, IssueModel
 
@@ -95,12 +95,15 @@ def _quoted(ctx: Context, cp: ColumnProfile, dtype: dt.DataType) -> Optional[Iss
     s = ctx.table[cp.name].cast("string")
     present = ctx.table.filter(s.notnull())
     q = present[cp.name].cast("string")
-    is_quoted = q.startswith('"') & q.endswith('"') & (q.length() >= 2)
-    stats = one(present, n=present.count(), quoted=is_quoted.sum())
-    n, quoted = int(stats["n"] or 0), int(stats["quoted"] or 0)
+    if dtype.is_string():   # the scan the placeholder check shares
+        stats = free_text_counts(ctx, cp)
+        n, quoted = stats["values"], stats["quoted"]
+    else:
+        stats = one(present, n=present.count(), quoted=is_quoted(q).sum())
+        n, quoted = int(stats["n"] or 0), int(stats["quoted"] or 0)
     if not n or quoted < QUOTED_SHARE * n:
         return None
-    examples = [r["v"] for r in present.filter(is_quoted).select(v=q).distinct().order_by("v").limit(3)
+    examples = [r["v"] for r in present.filter(is_quoted(q)).select(v=q).distinct().order_by("v").limit(3)
                 .to_pyarrow().to_pylist()]
     return _quoted_issue(ctx, cp, dtype, n, quoted, examples)
 

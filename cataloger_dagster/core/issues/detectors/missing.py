@@ -9,13 +9,10 @@ import ibis.expr.datatypes as dt
 
 from cataloger_dagster.core.issues import text_values
 from cataloger_dagster.core.issues.detectors.context import (
-    Context, count, is_measure, issue, numeric_sentinels, one, pct,
+    Context, count, free_text_counts, is_measure, issue, numeric_sentinels, one, pct,
 )
 from cataloger_dagster.core.models import ColumnProfile, IssueModel, missing_severity
 
-# Characters no placeholder holds, even after case folding ('#DIV/0!' has only a zero): a free-text
-# column whose every value holds one (an e-mail's '@', a hash's digits) has no placeholder.
-NEVER_IN_PLACEHOLDER = "[1-9@]"
 MAYBE_PLACEHOLDERS = 1000
 ZERO_MIN_ROWS = 3
 ZERO_MAX_SHARE = 0.5       # zero on most rows is the usual value ("no cost"), not a placeholder
@@ -56,10 +53,12 @@ def _text_placeholders(ctx: Context, cp: ColumnProfile) -> dict[str, int]:
     if reading is not None:
         # among numbers or dates the placeholders belong to the "stored as text" issue
         return {} if reading.kind else dict(reading.placeholders)
+    if not free_text_counts(ctx, cp)["maybe_placeholders"]:
+        return {}   # every value holds a character no placeholder has
     present = ctx.table.filter(ctx.table[cp.name].notnull())
     # the values that could be placeholders (a small set) are read first: when none is one,
     # the column needs no grouping of all its values
-    maybe = present.filter(~present[cp.name].re_search(NEVER_IN_PLACEHOLDER))
+    maybe = present.filter(~present[cp.name].re_search(text_values.NEVER_IN_PLACEHOLDER))
     maybe = maybe.select(value=maybe[cp.name]).distinct().limit(MAYBE_PLACEHOLDERS + 1)
     candidates = [str(v) for v in maybe.to_pyarrow().column("value").to_pylist()]
     if len(candidates) <= MAYBE_PLACEHOLDERS and not any(text_values.is_placeholder(v, cp.name) for v in candidates):

@@ -132,10 +132,12 @@ def test_the_smallest_positive_values_are_those_of_every_row(tables, few, values
 
 def test_placeholders_in_free_text_with_many_values(tables, few, monkeypatch):
     rows = [("N/A" if i % 50 == 0 else f"user{i}@example.com", f"{i:08x}", f"word{chr(97 + i % 26) * (i % 9 + 3)}",
-             "Unknown" if i % 40 == 0 else f"Name {chr(65 + i % 26)}{chr(65 + i // 26 % 26)}")
+             "Unknown" if i % 40 == 0 else f"Name {chr(65 + i % 26)}{chr(65 + i // 26 % 26)}", f"c{1000 + i}")
             for i in range(2000)]
-    tables.rows("p", "email VARCHAR, hash VARCHAR, word VARCHAR, name VARCHAR", rows)
+    tables.rows("p", "email VARCHAR, hash VARCHAR, word VARCHAR, name VARCHAR, code VARCHAR", rows)
     ctx = tables.context("p")
+    assert sentinel_values(ctx, *_col(tables, "p", "code")) is None       # a digit in every value
+    assert ctx.cache[("free text", "code")]["maybe_placeholders"] == 0
     assert ctx.values(_col(tables, "p", "email")[0]) is None   # too many values to read on the host
     assert sentinel_values(ctx, *_col(tables, "p", "email")).details["values"] == {"N/A": 40}
     assert sentinel_values(ctx, *_col(tables, "p", "hash")) is None       # digits in nearly every value
