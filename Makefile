@@ -56,6 +56,7 @@ ui: $(BIN)/cataloger $(DEMO) | $(DAGSTER_HOME)
 bench: $(BIN)/cataloger realdata
 	$(BIN)/uv pip install --python $(BIN)/python --quiet -e '.[dev,bench]'
 	$(BIN)/python benchmarks/bench_profile.py
+	$(BIN)/python benchmarks/bench_references.py
 	$(BIN)/python benchmarks/real_data.py
 
 clean:
