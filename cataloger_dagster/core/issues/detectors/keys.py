@@ -14,6 +14,7 @@ from cataloger_dagster.core.issues.detectors.context import (
 )
 from cataloger_dagster.core.models import ColumnProfile, IssueModel
 
+SLICE_VALUES = 2_500_000    # values of an integer column grouped per query when proving it unique
 KEY_NAMES = {"email", "sku", "username", "uuid", "code", "key"}
 COMPOSITE_MAX_SHARE = 0.002   # a composite key repeats on at most this share of rows...
 COMPOSITE_MAX_ROWS = 50       # ...and this many rows; more means the columns are no key at all
@@ -30,14 +31,34 @@ def _repeats(ctx: Context, column: str) -> tuple[int, int]:
     """(values that repeat, rows holding them) of one column, NULLs aside: one query, shared by
     the duplicate-key check and the duplicate-row check."""
     if ("repeats", column) not in ctx.cache:
-        groups = _repeated_groups(ctx, column)
-        stats = one(groups, keys=groups.count(), rows=groups.n.sum())
-        ctx.cache[("repeats", column)] = (int(stats["keys"] or 0), int(stats["rows"] or 0))
+        keys = rows = 0
+        for part in _slices(ctx, column):
+            groups = _repeated_groups(ctx, column, part)
+            stats = one(groups, keys=groups.count(), rows=groups.n.sum())
+            keys, rows = keys + int(stats["keys"] or 0), rows + int(stats["rows"] or 0)
+        ctx.cache[("repeats", column)] = (keys, rows)
     return ctx.cache[("repeats", column)]
 
 
-def _repeated_groups(ctx: Context, column: str) -> ibis.Table:
-    f = ctx.table.filter(ctx.table[column].notnull())
+def _slices(ctx: Context, column: str) -> list[Optional[ibis.BooleanValue]]:
+    """Ranges of an integer column of many values, each counted in its own query: a value repeats
+    only inside its range, and a hash table of every value of ten million rows (half a GiB) is
+    held a quarter at a time.  Values outside the profiled min and max form one more range."""
+    cp = next((c for c in ctx.profile.columns if c.name == column), None)
+    c = ctx.table[column]
+    if cp is None or not c.type().is_integer() or (cp.count or 0) <= SLICE_VALUES:
+        return [None]
+    try:
+        low, high = int(cp.min), int(cp.max)
+    except (TypeError, ValueError):
+        return [None]
+    n = -(-cp.count // SLICE_VALUES)
+    bounds = [low + (high - low + 1) * i // n for i in range(n)] + [high + 1]
+    return [(c >= a) & (c < b) for a, b in zip(bounds, bounds[1:]) if b > a] + [(c < low) | (c > high)]
+
+
+def _repeated_groups(ctx: Context, column: str, part: Optional[ibis.BooleanValue] = None) -> ibis.Table:
+    f = ctx.table.filter(ctx.table[column].notnull() if part is None else part)
     return f.group_by(key=f[column]).aggregate(n=f.count()).filter(lambda g: g.n > 1)
 
 

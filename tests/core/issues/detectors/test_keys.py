@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import random
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, timezone
 
+from cataloger_dagster.core.issues.detectors import keys
+from cataloger_dagster.core.issues.detectors.context import Context
 from cataloger_dagster.core.issues.detectors.keys import composite_key, duplicate_keys, duplicate_rows
 
 ORIGINS = ("EWR", "JFK", "LGA")
+NOW = datetime(2026, 6, 1, tzinfo=timezone.utc)
 
 
 def _weather(tables, *, hours: int = 600, exact_copies: int = 0) -> None:
@@ -119,6 +122,22 @@ def test_a_unique_column_is_proof_that_no_row_repeats(tables):
     # the proof was the id's repeats (none), which its own key check then reuses
     assert ctx.cache[("repeats", "event_id")] == (0, 0)
     assert duplicate_keys(ctx, *_col(tables, "events", "event_id")) is None
+
+
+def test_repeats_counted_range_by_range_are_those_of_the_whole_column(tables, monkeypatch):
+    # ids repeating near both ends and in the middle
+    tables.sql("CREATE TABLE t AS SELECT i AS row_id FROM range(1000) r(i) "
+               "UNION ALL SELECT * FROM (VALUES (0), (0), (499), (500), (999), (1500)) v(x)")
+    cp, dtype = _col(tables, "t", "row_id")
+    whole = duplicate_keys(tables.context("t"), cp, dtype)
+    assert whole.details["duplicated_values"] == 4 and whole.affectedRows == 9
+    monkeypatch.setattr(keys, "SLICE_VALUES", 100)
+    profile = tables.profile("t")
+    tables.con.raw_sql("INSERT INTO t VALUES (-7), (-7), (1500)")   # beyond the profile's min and max
+    ctx = Context(tables.con.table("t"), profile, {}, NOW)
+    assert len(keys._slices(ctx, "row_id")) > 2
+    sliced = duplicate_keys(ctx, cp, dtype)
+    assert sliced.details["duplicated_values"] == 6 and sliced.affectedRows == 13
 
 
 def _col(tables, table: str, column: str):
