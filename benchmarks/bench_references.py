@@ -40,6 +40,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from datetime import datetime, timezone
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -191,7 +192,7 @@ def whole_run(mode: str, path: str, previous: str, package: str) -> dict:
     database = DatabaseResource(url=f"duckdb://{path}")
     if mode == "before":
         def searching(name, profile):
-            return detect_issues(database.table(name), profile, catalog=database.catalog())
+            return detect_issues(database.table(name), profile, catalog=database.catalog(), now=now)
         scope = contextlib.nullcontext()
     else:
         from cataloger_dagster.assets.quality_issues import stored_profiles
@@ -199,10 +200,11 @@ def whole_run(mode: str, path: str, previous: str, package: str) -> dict:
 
         def searching(name, profile):
             catalog = database.catalog()
-            return detect_issues(database.table(name), profile, catalog=catalog,
+            return detect_issues(database.table(name), profile, catalog=catalog, now=now,
                                  profiles=stored_profiles(store, database, catalog, name))
         scope = shared_keys() if mode in ("first", "later") else contextlib.nullcontext()
     names = database.list_tables()
+    now = datetime.now(timezone.utc)   # one "now" for both runs of the detectors: their issues compare equal
     found: list[str] = []
     same = True
     spent = {"profile": 0.0, "without": 0.0, "with": 0.0}
@@ -214,7 +216,7 @@ def whole_run(mode: str, path: str, previous: str, package: str) -> dict:
                                       fingerprint=database.fingerprint(name))
             store.write_json(prefix, store.open_run(prefix, f"bench-{mode}", table=name), PROFILE, profile)
             spent["profile"] += time.perf_counter() - t0
-            runs = {"without": lambda: detect_issues(database.table(name), profile),
+            runs = {"without": lambda: detect_issues(database.table(name), profile, now=now),
                     "with": lambda: searching(name, profile)}
             issues = {}
             for variant in (("without", "with") if k % 2 else ("with", "without")):
