@@ -69,10 +69,12 @@ def _find_keys(ctx: Context, name: str) -> list[Key]:
     profile: Optional[TableProfile] = ctx.profiles.get(name)
     if profile is not None:
         keys: list[Key] = []
-        counted = []   # nearly unique by an approximate count: only an exact one tells
+        # nearly unique by an approximate count, or not counted at all (the profile could not
+        # read the column): only a count in the database tells
+        counted = [d.column for d in profile.degradations if d.stage == "profile" and d.column]
         for cp in profile.columns:
             dtype = _profiled_type(cp)
-            if dtype is None or not (dtype.is_integer() or dtype.is_string()):
+            if dtype is None or not (dtype.is_integer() or dtype.is_string()) or cp.name in counted:
                 continue
             if cp.count and not cp.nulls and (cp.distinct or 0) >= MIN_DISTINCT:
                 if not cp.distinct_approximate and cp.distinct == cp.count:
@@ -83,7 +85,9 @@ def _find_keys(ctx: Context, name: str) -> list[Key]:
                     counted.append(cp.name)
         if counted:
             other = _other(ctx, name)
-            keys += _counted_keys(name, other, [c for c in counted if c in other.columns])
+            schema = other.schema()
+            keys += _counted_keys(name, other, [c for c in dict.fromkeys(counted) if c in schema
+                                                and (schema[c].is_integer() or schema[c].is_string())])
     else:
         other = _other(ctx, name)
         keys = _counted_keys(name, other, [c for c, d in other.schema().items() if d.is_integer() or d.is_string()])

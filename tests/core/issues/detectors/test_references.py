@@ -7,6 +7,7 @@ import pytest
 
 from cataloger_dagster.core.issues.detectors import across_tables
 from cataloger_dagster.core.issues.detectors.references import orphan_references
+from cataloger_dagster.core.models import Degradation
 
 # FIPS codes of a few states' counties: state * 1000 + county
 FIPS = [s * 1000 + c for s in (1, 2, 4, 5, 6, 8, 9, 10) for c in range(1, 140, 2)]
@@ -133,6 +134,18 @@ def test_a_key_of_a_stored_profile_that_the_table_no_longer_has_is_not_verified(
     ctx = tables.context("species", catalog=True)
     ctx.profiles = profiles   # as stored before the rename
     assert orphan_references(ctx, *_col(tables, "species", "county_id")) is None
+
+
+def test_a_key_column_its_stored_profile_could_not_read_is_counted_in_the_database(tables):
+    orphan_rows = _species(tables, ["99999"])
+    stored = tables.profile("counties")
+    ident = next(cp for cp in stored.columns if cp.name == "id")
+    ident.count, ident.distinct, ident.min, ident.max = 0, None, None, None
+    stored.degradations.append(Degradation(stage="profile", column="id", reason="distinct count could not be computed"))
+    ctx = tables.context("species", catalog=True)
+    ctx.profiles = {"counties": stored}
+    found = orphan_references(ctx, *_col(tables, "species", "county_id"))
+    assert found.details["references"] == "counties.id" and found.affectedRows == orphan_rows
 
 
 def test_one_run_finds_each_tables_keys_once(tables):
