@@ -11,6 +11,7 @@ from cataloger_dagster.core.issues import text_values
 from cataloger_dagster.core.issues.detectors.context import (
     Context, count, free_text_counts, is_measure, issue, numeric_sentinels, one, pct,
 )
+from cataloger_dagster.core.values import finite_float
 from cataloger_dagster.core.models import ColumnProfile, IssueModel, missing_severity
 
 MAYBE_PLACEHOLDERS = 1000
@@ -97,17 +98,20 @@ def _zero_placeholder(ctx: Context, cp: ColumnProfile, dtype: dt.DataType) -> in
     rainfall where zero sits next to the smallest values."""
     if not is_measure(cp, dtype) or (cp.distinct or 0) < 20:
         return 0
+    low = finite_float(cp.min)   # the profile's minimum saw every row
+    if low is not None and low != 0:
+        return 0   # no zero at all, or negative values: zero is then an ordinary value
     c = ctx.table[cp.name]
-    smallest = _smallest_positive(ctx, cp, c)
-    if len(smallest) < 20:
-        return 0
-    step = min(float(b) - float(a) for a, b in zip(smallest, smallest[1:]))
-    stats = one(ctx.table, zeros=(c == 0).sum(), negative=(c < 0).sum(), positive=(c > 0).sum(),
-                near=((c > 0) & (c < ZERO_ISOLATION_STEPS * step)).sum())
+    stats = one(ctx.table, zeros=(c == 0).sum(), negative=(c < 0).sum(), positive=(c > 0).sum())
     zeros, positive = int(stats["zeros"] or 0), int(stats["positive"] or 0)
     if int(stats["negative"] or 0) or zeros < ZERO_MIN_ROWS or zeros > ZERO_MAX_SHARE * cp.count:
         return 0
-    return zeros if int(stats["near"] or 0) <= ZERO_NEAR_SHARE * positive else 0
+    smallest = _smallest_positive(ctx, cp, c)   # only for the few columns that got this far
+    if len(smallest) < 20:
+        return 0
+    step = min(float(b) - float(a) for a, b in zip(smallest, smallest[1:]))
+    near = int(ctx.table.filter((c > 0) & (c < ZERO_ISOLATION_STEPS * step)).count().execute())
+    return zeros if near <= ZERO_NEAR_SHARE * positive else 0
 
 
 def sentinel_values(ctx: Context, cp: ColumnProfile, dtype: dt.DataType) -> Optional[IssueModel]:
