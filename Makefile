@@ -58,6 +58,7 @@ COST_BASELINE ?= 5efc460
 bench: $(BIN)/cataloger realdata
 	$(BIN)/uv pip install --python $(BIN)/python --quiet -e '.[dev,bench]'
 	$(BIN)/python benchmarks/bench_profile.py
+	$(BIN)/python benchmarks/bench_references.py
 	$(BIN)/python benchmarks/real_data.py
 	$(BIN)/python benchmarks/bench_investigation_cost.py --baseline $(COST_BASELINE)
 

@@ -1,16 +1,52 @@
-import dagster as dg
+from collections.abc import Iterator, Mapping
 
-from cataloger_dagster.assets.common import GROUP, OWNERS, TableRun, link
+import dagster as dg
+import ibis
+
+from cataloger_dagster.assets.common import GROUP, OWNERS, TableRun, link, previous_artifacts, table_prefix
 from cataloger_dagster.assets.metadata import review_metadata, usage_metadata
 from cataloger_dagster.assets.partitions import tables_partitions
 from cataloger_dagster.assets.review_memory import table_memory
 from cataloger_dagster.core.fixes.followups import fix_scripts
 from cataloger_dagster.core.issues.detectors import detect_issues
-from cataloger_dagster.core.layout import ISSUES
+from cataloger_dagster.core.layout import ISSUES, PROFILE
 from cataloger_dagster.core.models import AnalysisResultModel, DatasetUnderstandingModel, TableProfile, severity_counts
 from cataloger_dagster.resources.agent import AgentResource
 from cataloger_dagster.resources.database import DatabaseResource
 from cataloger_dagster.resources.script_store import ScriptStore
+
+
+class _StoredProfiles(Mapping[str, TableProfile]):
+    """The other tables' latest stored profiles, each read from the store only when the reference
+    search asks for it (most tables never do).  The search takes from them only which columns
+    may be keys, and checks each against the table itself before verifying in the database."""
+
+    def __init__(self, store: ScriptStore, database: DatabaseResource, catalog: Mapping[str, ibis.Table],
+                 table: str) -> None:
+        self._store, self._database, self._catalog, self._table = store, database, catalog, table
+        self._read: dict[str, TableProfile | None] = {}
+
+    def __getitem__(self, name: str) -> TableProfile:
+        if name == self._table or name not in self._catalog:
+            raise KeyError(name)
+        if name not in self._read:
+            latest = previous_artifacts(self._store, table_prefix(self._database, name), PROFILE, limit=1)
+            self._read[name] = TableProfile.model_validate(latest[0][1]) if latest else None
+        if self._read[name] is None:
+            raise KeyError(name)
+        return self._read[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return (name for name in self._catalog if name != self._table and name in self)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+
+def stored_profiles(store: ScriptStore, database: DatabaseResource, catalog: Mapping[str, ibis.Table],
+                    table: str) -> Mapping[str, TableProfile]:
+    """The latest stored profile of each table of `catalog` but `table`, by name, read lazily."""
+    return _StoredProfiles(store, database, catalog, table)
 
 
 @dg.asset(
@@ -31,7 +67,9 @@ def quality_issues(
 ) -> dg.Output[AnalysisResultModel]:
     folder = TableRun.open(context, database, store)
     degradations = list(table_profile.degradations)
-    detected = detect_issues(database.table(folder.table), table_profile, catalog=database.catalog(),
+    catalog = database.catalog()
+    detected = detect_issues(database.table(folder.table), table_profile, catalog=catalog,
+                             profiles=stored_profiles(store, database, catalog, folder.table),
                              degradations=degradations)
     previous = folder.previous(ISSUES, limit=1)
     previous_result = AnalysisResultModel.model_validate(previous[0][1]) if previous else None

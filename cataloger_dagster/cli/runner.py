@@ -17,6 +17,7 @@ from pydantic import BaseModel
 from cataloger_dagster.assets.catalog_index import catalog_index
 from cataloger_dagster.assets.partitions import partition_key_problem, tables_partitions
 from cataloger_dagster.core.investigate.outcome import dismissed
+from cataloger_dagster.core.issues.detectors import across_tables
 from cataloger_dagster.jobs import TABLE_ASSETS
 from cataloger_dagster.resources.database import DatabaseResource
 from cataloger_dagster.settings import CatalogerSettings, dagster_home, load_settings
@@ -137,19 +138,20 @@ def catalog_database(
     if on_tables is not None:
         on_tables(list(wanted))
     reports: list[TableReport] = []
-    for name in wanted:
-        if name not in available:
-            report = TableReport(
-                table=name, status="failed",
-                error=f"table {name!r} not found in {db_res.safe_url}; tables: {', '.join(available)}",
-            )
-        elif name not in known:
-            report = TableReport(table=name, status="failed", error=partition_key_problem(name))
-        else:
-            report = _catalog_table(name, res, instance, investigations_config)
-        reports.append(report)
-        if on_table_done is not None:
-            on_table_done(report)
+    with across_tables():   # the reference search finds each table's keys once in this run
+        for name in wanted:
+            if name not in available:
+                report = TableReport(
+                    table=name, status="failed",
+                    error=f"table {name!r} not found in {db_res.safe_url}; tables: {', '.join(available)}",
+                )
+            elif name not in known:
+                report = TableReport(table=name, status="failed", error=partition_key_problem(name))
+            else:
+                report = _catalog_table(name, res, instance, investigations_config)
+            reports.append(report)
+            if on_table_done is not None:
+                on_table_done(report)
     errors = {r.table: r.error or "failed" for r in reports if r.status == "failed" and r.table in available}
     index = dg.materialize(
         [*TABLE_ASSETS, catalog_index],

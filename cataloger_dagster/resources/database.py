@@ -9,6 +9,7 @@ import sqlite3
 import threading
 import warnings
 from pathlib import Path
+from collections.abc import Iterator, Mapping
 from typing import Any
 from urllib.parse import parse_qs, unquote, unquote_plus, urlsplit, urlunsplit
 
@@ -238,6 +239,38 @@ class Snapshot(BaseModel):
     as_text: dict[str, str] = Field(default_factory=dict)
 
 
+class Catalog(Mapping[str, ibis.Table]):
+    """The tables of a database by name, opened on first look-up.  A table that cannot be
+    opened (a broken view, no permission) is missing, with a warning: it must not stop the
+    checks of the other tables."""
+
+    def __init__(self, database: "DatabaseResource", names: list[str]) -> None:
+        self._database, self._names = database, list(names)
+        self._opened: dict[str, ibis.Table | None] = {}
+
+    def __getitem__(self, name: str) -> ibis.Table:
+        if name not in self._opened:
+            if name not in self._names:
+                raise KeyError(name)
+            try:
+                self._opened[name] = self._database.table(name)
+            except DatabaseError as exc:
+                log.warning("cross-table checks skip %s: %s", name, exc)
+                self._opened[name] = None
+        if self._opened[name] is None:
+            raise KeyError(name)
+        return self._opened[name]
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._names   # without opening it: a name test must stay cheap
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._names)
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+
 class DatabaseResource(dg.ConfigurableResource):
     """The database to catalog, as an ibis connection URL.
 
@@ -359,19 +392,11 @@ class DatabaseResource(dg.ConfigurableResource):
                 f"table {name!r} not found in {self.safe_url}; tables: {', '.join(tables[:20])}"
             ) from None
 
-    def catalog(self) -> dict[str, ibis.Table]:
-        """Every readable table of the database by name (for cross-table checks).
-
-        A table that cannot be opened (a broken view, no permission) is left
-        out with a warning: it must not stop the checks of the other tables.
-        """
-        found = {}
-        for name in self.list_tables():
-            try:
-                found[name] = self.table(name)
-            except DatabaseError as exc:
-                log.warning("cross-table checks skip %s: %s", name, exc)
-        return found
+    def catalog(self) -> "Catalog":
+        """Every table of the database by name (for cross-table checks), each opened when
+        first looked up: the reference search of a table that has stored profiles of the
+        others opens only the few it verifies against."""
+        return Catalog(self, self.list_tables())
 
     def fix_target(self, name: str) -> FixTarget | None:
         """Where a smart-fix script for table `name` points: the table, in this database's SQL

@@ -74,6 +74,27 @@ def test_orphans_are_found_through_the_other_tables(shop):
     assert PLANTED - {"events_orphan_references_customer_id"} <= ids
 
 
+def test_the_search_takes_the_other_tables_keys_from_their_stored_profiles(shop, tmp_path):
+    # customers is profiled and stored; then its name column breaks (a view whose cast fails on
+    # every row).  With the stored profile the search knows customer_id is a key and verifies the
+    # reference on that column alone; without one it must count every column, and cannot.
+    db, store, instance = shop
+    instance.add_dynamic_partitions("tables", ["customers"])
+    res = resources(database=f"duckdb://{db}", store=str(store))
+    assert dg.materialize([table_profile], partition_key="customers", instance=instance, resources=res).success
+    with duckdb.connect(str(db)) as con:
+        con.execute("ALTER TABLE customers RENAME TO customers_data")
+        con.execute("CREATE VIEW customers AS SELECT customer_id, "
+                    "CAST(CAST(name AS INTEGER) AS VARCHAR) AS name FROM customers_data")
+    stored, _, _ = find_issues(db, store, instance)
+    orphans = next(i for i in stored.issues if i.id == "events_orphan_references_customer_id")
+    assert orphans.details["references"] == "customers.customer_id"
+    assert not [d for d in stored.degradations if d.column == "customer_id"]
+    unstored, _, _ = find_issues(db, tmp_path / "empty-store", instance)
+    assert "events_orphan_references_customer_id" not in {i.id for i in unstored.issues}
+    assert [d for d in unstored.degradations if d.column == "customer_id"]
+
+
 def test_the_previous_runs_issues_say_what_is_new_and_what_is_resolved(shop):
     db, store, instance = shop
     first, _, _ = find_issues(db, store, instance)

@@ -49,6 +49,21 @@ def test_missing_file_says_what_to_do(tmp_path):
         db.list_tables()
 
 
+def test_the_catalog_opens_a_table_when_looked_up_and_leaves_a_broken_one_out(duck, caplog):
+    with duckdb.connect(str(duck)) as con:
+        con.execute("CREATE TABLE gone AS SELECT 1 AS x")
+        con.execute("CREATE VIEW broken AS SELECT x FROM gone")
+        con.execute("DROP TABLE gone")
+    db = DatabaseResource(url=f"duckdb://{duck}")
+    catalog = db.catalog()
+    assert list(catalog) == ["broken", "customers", "orders"] and "orders" in catalog
+    assert catalog["customers"].count().execute() == 30
+    assert catalog.get("broken") is None and "cross-table checks skip broken" in caplog.text
+    with pytest.raises(KeyError):
+        catalog["absent"]
+    db.close()
+
+
 def test_fingerprint_changes_with_rows_schema_and_updates(duck):
     db = DatabaseResource(url=f"duckdb://{duck}")
     first = db.fingerprint("orders")

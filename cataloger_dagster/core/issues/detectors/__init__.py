@@ -34,7 +34,7 @@ import ibis
 
 from cataloger_dagster.core import portable
 from cataloger_dagster.core.issues.detectors import keys, labels, missing, ranges, references, types
-from cataloger_dagster.core.issues.detectors.context import Context
+from cataloger_dagster.core.issues.detectors.context import Context, across_tables  # noqa: F401  (re-exported)
 from cataloger_dagster.core.models import Degradation, IssueModel, TableProfile
 
 log = logging.getLogger(__name__)
@@ -65,13 +65,12 @@ def detect_issues(
     profiles: Mapping[str, TableProfile] | None = None,
     now: datetime | None = None,
     degradations: list[Degradation] | None = None,
-    shared: dict | None = None,
 ) -> list[IssueModel]:
     """Run every detector on `table`.  `catalog` holds the database's other tables by name,
     `profiles` their latest stored profiles (optional: they spare the reference search a query
     per table).  A detector that fails is appended to `degradations` (when given) and logged.
-    `shared`: a dict kept by a caller that checks several tables of one catalog in turn, where
-    the facts about the other tables (their keys) are read once, not once per table."""
+    Inside `across_tables()`, the facts about the other tables (their keys) are read once for
+    all the tables checked there, not once per table."""
     now = now or datetime.now(timezone.utc)
     if now.tzinfo is None:
         now = now.replace(tzinfo=timezone.utc)
@@ -85,9 +84,10 @@ def detect_issues(
         # some columns only: a query costs the same in a table of 1,000 columns as in one of ten
         return portable.portable(portable.narrow(table, names), {n: as_text[n] for n in names if n in as_text})[0]
 
-    ctx = Context(portable.portable(table, as_text)[0], profile, catalog or {}, now, profiles or {},
-                  carried_as_text={n for n in as_text if not original[n].is_string()},
-                  shared=shared if shared is not None else {})
+    # `is None`, not `or`: the truth of a lazy mapping would open every table or read every profile
+    ctx = Context(portable.portable(table, as_text)[0], profile, {} if catalog is None else catalog, now,
+                  {} if profiles is None else profiles,
+                  carried_as_text={n for n in as_text if not original[n].is_string()})
     failed = degradations if degradations is not None else []
     issues: list[IssueModel] = []
     if profile.row_count == 0:

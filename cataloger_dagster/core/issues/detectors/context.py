@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Mapping, Optional
@@ -17,7 +20,31 @@ from cataloger_dagster.core.models import ColumnProfile, IssueModel, TableProfil
 from cataloger_dagster.core.values import finite_float
 
 _INFLECT = inflect.engine()
+APPROXIMATE_MARGIN = 2
 NUMERIC_SENTINELS = (-999, -9999, -99999, -999999, 9999, 99999, 999999, 9999999)
+
+
+# facts about the other tables that hold for a whole run over one database (their keys, the
+# values of a key): plain data only, never an ibis expression, whose connection may be closed
+# by the time the next table is checked
+_ACROSS_TABLES: ContextVar[Optional[dict]] = ContextVar("across_tables", default=None)
+
+
+@contextmanager
+def across_tables() -> Iterator[None]:
+    """Within this block (one run over the tables of one database, table after table), each fact
+    about another table is read once, by the first check that needs it, and serves the checks of
+    the tables after it: the reference search then costs a query per table, not per pair."""
+    token = _ACROSS_TABLES.set({})
+    try:
+        yield
+    finally:
+        _ACROSS_TABLES.reset(token)
+
+
+def _facts_across_tables() -> dict:
+    facts = _ACROSS_TABLES.get()
+    return {} if facts is None else facts
 
 
 @dataclass
@@ -32,9 +59,9 @@ class Context:
     # text is the database's rendering, not a type someone chose
     carried_as_text: set[str] = field(default_factory=set)
     cache: dict[tuple[str, str], Any] = field(default_factory=dict)
-    # facts about the other tables (their keys), which do not depend on this table: a caller
-    # checking every table of one catalog in turn passes the same dict, so each is read once
-    shared: dict[tuple[str, str], Any] = field(default_factory=dict)
+    # facts about the other tables (their keys), which do not depend on this table: shared by
+    # every table checked inside one `across_tables()` block
+    shared: dict[tuple[str, str], Any] = field(default_factory=_facts_across_tables)
 
     @property
     def name(self) -> str:
@@ -48,7 +75,10 @@ class Context:
         """The text column's distinct values with their rows (None for free text with too many)."""
         key = ("values", cp.name)
         if key not in self.cache:
-            too_many = cp.distinct is not None and not cp.distinct_approximate and cp.distinct > text_values.MAX_DISTINCT
+            too_many = cp.distinct is not None and cp.distinct > text_values.MAX_DISTINCT * (
+                # an approximate count (HyperLogLog) is never twice the true one: past twice the limit,
+                # the column surely has too many values, and the query would group every row for nothing
+                APPROXIMATE_MARGIN if cp.distinct_approximate else 1)
             self.cache[key] = None if too_many else text_values.value_counts(self.table, cp.name)
         return self.cache[key]
 
@@ -58,6 +88,24 @@ class Context:
             values = self.values(cp)
             self.cache[key] = None if values is None else text_values.read_text(values, cp.name)
         return self.cache[key]
+
+
+def free_text_counts(ctx: Context, cp: ColumnProfile) -> dict[str, int]:
+    """One scan of a text column with too many values to read on the host, shared by its checks:
+    its values, those wrapped in double quotes, and those that could be placeholders."""
+    key = ("free text", cp.name)
+    if key not in ctx.cache:
+        present = ctx.table.filter(ctx.table[cp.name].notnull())
+        s = present[cp.name]
+        stats = one(present, values=present.count(), quoted=is_quoted(s).sum(),
+                    maybe_placeholders=(~s.re_search(text_values.NEVER_IN_PLACEHOLDER)).sum())
+        ctx.cache[key] = {name: int(n or 0) for name, n in stats.items()}
+    return ctx.cache[key]
+
+
+def is_quoted(s: ibis.StringValue) -> ibis.BooleanValue:
+    """Text wrapped in literal double quotes ('"Avatar"')."""
+    return s.startswith('"') & s.endswith('"') & (s.length() >= 2)
 
 
 def not_nan(ctx: Context, value: ibis.Value) -> ibis.Value:

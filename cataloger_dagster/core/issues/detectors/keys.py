@@ -16,6 +16,7 @@ from cataloger_dagster.core.issues.detectors.context import (
 )
 from cataloger_dagster.core.models import ColumnProfile, IssueModel
 
+SLICE_VALUES = 2_500_000    # values of an integer column grouped per query when proving it unique
 KEY_NAMES = {"email", "sku", "username", "uuid", "code", "key"}
 COMPOSITE_MAX_SHARE = 0.002   # a composite key repeats on at most this share of rows...
 COMPOSITE_MAX_ROWS = 50       # ...and this many rows; more means the columns are no key at all
@@ -64,10 +65,64 @@ def distinct_rows(table: ibis.Table, columns: list[str]) -> int:
     return int(table.select(**parts).nunique().execute())
 
 
+def _repeats(ctx: Context, column: str) -> tuple[int, int]:
+    """(values that repeat, rows holding them) of one column, NULLs aside: one query, shared by
+    the duplicate-key check and the duplicate-row check."""
+    if ("repeats", column) not in ctx.cache:
+        keys = rows = 0
+        for part in _slices(ctx, column):
+            groups = _repeated_groups(ctx, column, part)
+            stats = one(groups, keys=groups.count(), rows=groups.n.sum())
+            keys, rows = keys + int(stats["keys"] or 0), rows + int(stats["rows"] or 0)
+        ctx.cache[("repeats", column)] = (keys, rows)
+    return ctx.cache[("repeats", column)]
+
+
+def _slices(ctx: Context, column: str) -> list[Optional[ibis.BooleanValue]]:
+    """Ranges of an integer column of many values, each counted in its own query: a value repeats
+    only inside its range, and a hash table of every value of ten million rows (half a GiB) is
+    held a quarter at a time.  Values outside the profiled min and max form one more range."""
+    cp = next((c for c in ctx.profile.columns if c.name == column), None)
+    c = ctx.table[column]
+    if cp is None or not c.type().is_integer() or (cp.count or 0) <= SLICE_VALUES:
+        return [None]
+    try:
+        low, high = int(cp.min), int(cp.max)
+    except (TypeError, ValueError):
+        return [None]
+    n = -(-cp.count // SLICE_VALUES)
+    bounds = [low + (high - low + 1) * i // n for i in range(n)] + [high + 1]
+    return [(c >= a) & (c < b) for a, b in zip(bounds, bounds[1:]) if b > a] + [(c < low) | (c > high)]
+
+
+def _repeated_groups(ctx: Context, column: str, part: Optional[ibis.BooleanValue] = None) -> ibis.Table:
+    f = ctx.table.filter(ctx.table[column].notnull() if part is None else part)
+    return f.group_by(key=f[column]).aggregate(n=f.count()).filter(lambda g: g.n > 1)
+
+
+def _unique_column(ctx: Context, comparable: list[str]) -> Optional[str]:
+    """A column whose values are all distinct, if one is likely (by the profile) and proven (by
+    one query): then no two rows are equal, without hashing every column of every row."""
+    schema = ctx.table.schema()
+    likely = [cp for cp in ctx.profile.columns
+              if cp.name in comparable and cp.count == ctx.rows and not cp.nulls
+              and (cp.distinct or 0) >= 0.9 * ctx.rows]
+    if not likely:
+        return None
+    # the column the duplicate-key check reads anyway, else the most distinct one
+    best = max(likely, key=lambda cp: (_candidate_key(cp, schema[cp.name]), cp.distinct or 0))
+    return best.name if _repeats(ctx, best.name) == (0, 0) else None
+
+
 def _exact_duplicates(ctx: Context) -> Optional[int]:
     if ("exact", "") not in ctx.cache:
         comparable = _comparable(ctx.table.schema())
-        ctx.cache[("exact", "")] = ctx.rows - distinct_rows(ctx.table, comparable) if comparable else None
+        if not comparable:
+            ctx.cache[("exact", "")] = None
+        elif _unique_column(ctx, comparable) is not None:
+            ctx.cache[("exact", "")] = 0
+        else:
+            ctx.cache[("exact", "")] = ctx.rows - distinct_rows(ctx.table, comparable)
     return ctx.cache[("exact", "")]
 
 
@@ -98,12 +153,10 @@ def _candidate_key(cp: ColumnProfile, dtype: dt.DataType) -> bool:
 def duplicate_keys(ctx: Context, cp: ColumnProfile, dtype: dt.DataType) -> Optional[IssueModel]:
     if not _candidate_key(cp, dtype):
         return None
-    f = ctx.table.filter(ctx.table[cp.name].notnull())
-    groups = f.group_by(key=f[cp.name]).aggregate(n=f.count()).filter(lambda g: g.n > 1)
-    stats = one(groups, keys=groups.count(), rows=groups.n.sum())
-    keys, rows = int(stats["keys"] or 0), int(stats["rows"] or 0)
+    keys, rows = _repeats(ctx, cp.name)
     if keys == 0:
         return None
+    groups = _repeated_groups(ctx, cp.name)
     examples = [r["key"] for r in groups.order_by([ibis.desc("n"), "key"]).limit(5).to_pyarrow().to_pylist()]
     own = cp.name.lower() in ("id", f"{text.singular(ctx.name).lower()}_id")
     return issue(

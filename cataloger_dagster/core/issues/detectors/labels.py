@@ -9,7 +9,7 @@ import ibis.expr.datatypes as dt
 
 from cataloger_dagster.core import text
 from cataloger_dagster.core.issues import categories
-from cataloger_dagster.core.issues.detectors.context import Context, count, issue, one, pct
+from cataloger_dagster.core.issues.detectors.context import Context, count, free_text_counts, is_quoted, issue, one, pct
 from cataloger_dagster.core.issues.text_values import is_placeholder
 from cataloger_dagster.core.models import ColumnProfile, IssueModel
 
@@ -85,25 +85,32 @@ QUOTED_SHARE = 0.5
 
 def _quoted(ctx: Context, cp: ColumnProfile, dtype: dt.DataType) -> Optional[IssueModel]:
     """Text wrapped in literal double quotes ('"Avatar"'): a load that kept the JSON or CSV quoting."""
-    def query() -> tuple[ibis.Table, ibis.Value, ibis.Value]:
-        s = ctx.table[cp.name].cast("string")
-        present = ctx.table.filter(s.notnull())
-        q = present[cp.name].cast("string")
-        return present, q, q.startswith('"') & q.endswith('"') & (q.length() >= 2)
-
     values = ctx.values(cp) if dtype.is_string() else None
-    if values is not None:     # the text column's values are read already: no query
-        n = sum(values.values())
-        quoted = sum(rows for v, rows in values.items() if len(v) >= 2 and v[0] == v[-1] == '"')
+    if values is not None:   # the value counts are at hand: no scan
+        quoted_values = [v for v in values if len(v) >= 2 and v.startswith('"') and v.endswith('"')]
+        n, quoted = sum(values.values()), sum(values[v] for v in quoted_values)
+        examples = sorted(quoted_values)[:3]   # the same on every backend, whatever its order
+        if not n or quoted < QUOTED_SHARE * n:
+            return None
+        return _quoted_issue(ctx, cp, dtype, n, quoted, examples)
+    s = ctx.table[cp.name].cast("string")
+    present = ctx.table.filter(s.notnull())
+    q = present[cp.name].cast("string")
+    if dtype.is_string():   # the scan the placeholder check shares
+        stats = free_text_counts(ctx, cp)
+        n, quoted = stats["values"], stats["quoted"]
     else:
-        present, q, is_quoted = query()
-        stats = one(present, n=present.count(), quoted=is_quoted.sum())
+        stats = one(present, n=present.count(), quoted=is_quoted(q).sum())
         n, quoted = int(stats["n"] or 0), int(stats["quoted"] or 0)
     if not n or quoted < QUOTED_SHARE * n:
         return None
-    present, q, is_quoted = query()
-    examples = [r["v"] for r in present.filter(is_quoted).select(v=q).distinct().order_by("v").limit(3)
+    examples = [r["v"] for r in present.filter(is_quoted(q)).select(v=q).distinct().order_by("v").limit(3)
                 .to_pyarrow().to_pylist()]
+    return _quoted_issue(ctx, cp, dtype, n, quoted, examples)
+
+
+def _quoted_issue(ctx: Context, cp: ColumnProfile, dtype: dt.DataType, n: int, quoted: int,
+                  examples: list[str]) -> IssueModel:
     return issue(
         ctx, "invalid_format", cp.name, severity="medium", category="quick_fixes", affectedRows=quoted,
         description=f"{pct(quoted, n)} of {cp.name}'s values ({count(quoted, 'row')}) carry literal double quotes "

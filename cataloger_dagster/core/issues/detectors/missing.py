@@ -9,10 +9,12 @@ import ibis.expr.datatypes as dt
 
 from cataloger_dagster.core.issues import text_values
 from cataloger_dagster.core.issues.detectors.context import (
-    Context, count, is_measure, issue, numeric_sentinels, one, pct,
+    Context, count, free_text_counts, is_measure, issue, numeric_sentinels, one, pct,
 )
+from cataloger_dagster.core.values import finite_float
 from cataloger_dagster.core.models import ColumnProfile, IssueModel, missing_severity
 
+MAYBE_PLACEHOLDERS = 1000
 ZERO_MIN_ROWS = 3
 ZERO_MAX_SHARE = 0.5       # zero on most rows is the usual value ("no cost"), not a placeholder
 ZERO_ISOLATION_STEPS = 100  # no value between zero and this many steps of the column's resolution
@@ -52,11 +54,42 @@ def _text_placeholders(ctx: Context, cp: ColumnProfile) -> dict[str, int]:
     if reading is not None:
         # among numbers or dates the placeholders belong to the "stored as text" issue
         return {} if reading.kind else dict(reading.placeholders)
+    if not free_text_counts(ctx, cp)["maybe_placeholders"]:
+        return {}   # every value holds a character no placeholder has
     present = ctx.table.filter(ctx.table[cp.name].notnull())
+    # the values that could be placeholders (a small set) are read first: when none is one,
+    # the column needs no grouping of all its values
+    maybe = present.filter(~present[cp.name].re_search(text_values.NEVER_IN_PLACEHOLDER))
+    maybe = maybe.select(value=maybe[cp.name]).distinct().limit(MAYBE_PLACEHOLDERS + 1)
+    candidates = [str(v) for v in maybe.to_pyarrow().column("value").to_pylist()]
+    if len(candidates) <= MAYBE_PLACEHOLDERS and not any(text_values.is_placeholder(v, cp.name) for v in candidates):
+        return {}
     found = (present.group_by(value=present[cp.name]).aggregate(n=present.count())
              .order_by([ibis.desc("n"), "value"]).limit(1000))
     return {str(r["value"]): int(r["n"]) for r in found.to_pyarrow().to_pylist()
             if text_values.is_placeholder(str(r["value"]), cp.name)}
+
+
+SMALLEST = 2000
+SMALLEST_FEW_DISTINCT = 100_000   # up to this many distinct values, grouping them all is cheap
+SMALLEST_MAX_ROWS = 100_000       # the most rows sorted to find the smallest distinct values
+
+
+def _smallest_positive(ctx: Context, cp: ColumnProfile, c: ibis.Value) -> list:
+    """The SMALLEST smallest distinct positive values, in order.  Sorting the column's smallest
+    rows (a top-N, no hash table) finds them when those rows hold enough distinct values; only
+    a column that repeats its small values more than the profile says needs every distinct value."""
+    positive = ctx.table.filter(c > 0).select(v=c)
+    every = positive.distinct().order_by("v").limit(SMALLEST)
+    repeats = (cp.count or 0) / max(cp.distinct or 1, 1)
+    rows = int(4 * SMALLEST * max(repeats, 1.0))
+    if (cp.distinct or 0) <= SMALLEST_FEW_DISTINCT or rows > SMALLEST_MAX_ROWS:
+        return every.to_pyarrow().column("v").to_pylist()   # a small hash table is cheaper than a sort
+    found = positive.order_by("v").limit(rows).distinct().order_by("v").limit(SMALLEST)
+    smallest = found.to_pyarrow().column("v").to_pylist()
+    if len(smallest) == SMALLEST or rows >= (cp.count or 0):
+        return smallest   # the smallest rows held them all, or were every row
+    return every.to_pyarrow().column("v").to_pylist()
 
 
 def _zero_placeholder(ctx: Context, cp: ColumnProfile, dtype: dt.DataType) -> int:
@@ -65,18 +98,20 @@ def _zero_placeholder(ctx: Context, cp: ColumnProfile, dtype: dt.DataType) -> in
     rainfall where zero sits next to the smallest values."""
     if not is_measure(cp, dtype) or (cp.distinct or 0) < 20:
         return 0
+    low = finite_float(cp.min)   # the profile's minimum saw every row
+    if low is not None and low != 0:
+        return 0   # no zero at all, or negative values: zero is then an ordinary value
     c = ctx.table[cp.name]
-    smallest = (ctx.table.filter(c > 0).select(v=c).distinct().order_by("v").limit(2000)
-                .to_pyarrow().column("v").to_pylist())
-    if len(smallest) < 20:
-        return 0
-    step = min(float(b) - float(a) for a, b in zip(smallest, smallest[1:]))
-    stats = one(ctx.table, zeros=(c == 0).sum(), negative=(c < 0).sum(), positive=(c > 0).sum(),
-                near=((c > 0) & (c < ZERO_ISOLATION_STEPS * step)).sum())
+    stats = one(ctx.table, zeros=(c == 0).sum(), negative=(c < 0).sum(), positive=(c > 0).sum())
     zeros, positive = int(stats["zeros"] or 0), int(stats["positive"] or 0)
     if int(stats["negative"] or 0) or zeros < ZERO_MIN_ROWS or zeros > ZERO_MAX_SHARE * cp.count:
         return 0
-    return zeros if int(stats["near"] or 0) <= ZERO_NEAR_SHARE * positive else 0
+    smallest = _smallest_positive(ctx, cp, c)   # only for the few columns that got this far
+    if len(smallest) < 20:
+        return 0
+    step = min(float(b) - float(a) for a, b in zip(smallest, smallest[1:]))
+    near = int(ctx.table.filter((c > 0) & (c < ZERO_ISOLATION_STEPS * step)).count().execute())
+    return zeros if near <= ZERO_NEAR_SHARE * positive else 0
 
 
 def sentinel_values(ctx: Context, cp: ColumnProfile, dtype: dt.DataType) -> Optional[IssueModel]:

@@ -22,6 +22,7 @@ MIN_DISTINCT = 5          # fewer distinct values match some key by chance
 MIN_INCLUSION = 0.8       # share of the distinct values found among the keys
 CROSS_TYPE_MAX_KEYS = 500_000   # keys pulled to the host to match text codes against numbers
 KEY_COLUMNS_PER_QUERY = 100
+APPROXIMATELY_UNIQUE = 0.8   # a HyperLogLog count this near the rows may be a key (it errs by up to ~10%)
 
 
 @dataclass(frozen=True)
@@ -32,12 +33,20 @@ class Key:
     distinct: int
     low: Any
     high: Any
+    shortest: Optional[int] = None   # text keys: their lengths, as the database counts them
+    longest: Optional[int] = None
+
+
+class Unopened(Exception):
+    """A table of the catalog that cannot be opened (the catalog logged why): it is left out."""
 
 
 def _other(ctx: Context, name: str) -> ibis.Table:
     """Another table with its columns as every stage reads them (a mixed SQLite column as text)."""
-    if ("other", name) not in ctx.shared:
-        table = ctx.catalog[name]
+    if ("other", name) not in ctx.cache:
+        table = ctx.catalog.get(name)
+        if table is None:
+            raise Unopened(name)
         columns = list(table.columns)
         mixed: dict[str, str] = {}
         for start in range(0, len(columns), KEY_COLUMNS_PER_QUERY):   # SQLite's column limit again
@@ -47,32 +56,83 @@ def _other(ctx: Context, name: str) -> ibis.Table:
 
 
 def _keys_of(ctx: Context, name: str) -> list[Key]:
-    """The unique, non-empty integer or text columns of another table (from its stored profile
-    when there is one, else one aggregate query)."""
+    """The unique, non-empty integer or text columns of another table: from its stored profile
+    when there is one (the table is then opened only if a candidate needs verifying), else by
+    one aggregate query."""
     cache_key = ("keys", name)
-    if cache_key in ctx.shared:
-        return ctx.shared[cache_key]
-    other = _other(ctx, name)
-    schema = other.schema()
-    usable = [c for c, d in schema.items() if d.is_integer() or d.is_string()]
-    keys: list[Key] = []
+    if cache_key not in ctx.shared:
+        ctx.shared[cache_key] = _find_keys(ctx, name)
+    return ctx.shared[cache_key]
+
+
+def _find_keys(ctx: Context, name: str) -> list[Key]:
     profile: Optional[TableProfile] = ctx.profiles.get(name)
     if profile is not None:
+        keys: list[Key] = []
+        # nearly unique by an approximate count, or not counted at all (the profile could not
+        # read the column): only a count in the database tells
+        counted = [d.column for d in profile.degradations if d.stage == "profile" and d.column]
         for cp in profile.columns:
-            if cp.name in usable and cp.count and not cp.distinct_approximate and cp.distinct == cp.count \
-                    and not cp.nulls and (cp.distinct or 0) >= MIN_DISTINCT:
-                keys.append(Key(name, cp.name, schema[cp.name], cp.distinct, cp.min, cp.max))
-    elif usable:
-        stats: dict[str, Any] = {}
-        # a few columns per query: wide tables meet PostgreSQL's and SQLite's column limits
-        for start in range(0, len(usable), KEY_COLUMNS_PER_QUERY):
-            chunk = list(enumerate(usable[start:start + KEY_COLUMNS_PER_QUERY], start))
-            stats.update(_key_stats(other, chunk))   # a table that cannot be read degrades the check
-        for i, c in enumerate(usable):
-            d, n = int(stats[f"d{i}"] or 0), int(stats[f"n{i}"] or 0)
-            if n and d == n == int(stats["rows"]) and d >= MIN_DISTINCT:
-                keys.append(Key(name, c, schema[c], d, stats[f"lo{i}"], stats[f"hi{i}"]))
-    ctx.shared[cache_key] = keys
+            dtype = _profiled_type(cp)
+            if dtype is None or not (dtype.is_integer() or dtype.is_string()) or cp.name in counted:
+                continue
+            if cp.count and not cp.nulls and (cp.distinct or 0) >= MIN_DISTINCT:
+                if not cp.distinct_approximate and cp.distinct == cp.count:
+                    lengths = cp.length if dtype.is_string() and cp.length else None
+                    keys.append(Key(name, cp.name, dtype, cp.distinct, cp.min, cp.max,
+                                    lengths and lengths.min, lengths and lengths.max))
+                elif cp.distinct_approximate and cp.distinct >= APPROXIMATELY_UNIQUE * cp.count:
+                    counted.append(cp.name)
+        if counted:
+            other = _other(ctx, name)
+            schema = other.schema()
+            keys += _counted_keys(name, other, [c for c in dict.fromkeys(counted) if c in schema
+                                                and (schema[c].is_integer() or schema[c].is_string())])
+    else:
+        other = _other(ctx, name)
+        keys = _counted_keys(name, other, [c for c, d in other.schema().items() if d.is_integer() or d.is_string()])
+    return keys
+
+
+def _profiled_type(cp: ColumnProfile) -> Optional[dt.DataType]:
+    """The type a stored profile read the column as (text, when it had to be carried as text)."""
+    if any(note.startswith("profiled as text") for note in cp.notes):
+        return dt.string
+    try:
+        return dt.dtype(cp.dtype)
+    except Exception:   # a type this ibis cannot parse back is no key type anyway
+        return None
+
+
+def _still_key(ctx: Context, key: Key) -> bool:
+    """A key taken from a stored profile is still a column of that type in the table: the
+    profile may be older than the table."""
+    try:
+        schema = _other(ctx, key.table).schema()
+    except Unopened:
+        return False
+    if key.column not in schema:
+        return False
+    now = schema[key.column]
+    return (now.is_string() and key.dtype.is_string()) or (now.is_integer() and key.dtype.is_integer())
+
+
+def _counted_keys(name: str, other: ibis.Table, usable: list[str]) -> list[Key]:
+    """The unique, non-empty columns among `usable`, counted exactly in the database."""
+    if not usable:
+        return []
+    schema = other.schema()
+    stats: dict[str, Any] = {}
+    # a few columns per query: wide tables meet PostgreSQL's and SQLite's column limits
+    for start in range(0, len(usable), KEY_COLUMNS_PER_QUERY):
+        chunk = list(enumerate(usable[start:start + KEY_COLUMNS_PER_QUERY], start))
+        stats.update(_key_stats(other, chunk))   # a table that cannot be read degrades the check
+    keys = []
+    for i, c in enumerate(usable):
+        d, n = int(stats[f"d{i}"] or 0), int(stats[f"n{i}"] or 0)
+        if n and d == n == int(stats["rows"]) and d >= MIN_DISTINCT:
+            keys.append(Key(name, c, schema[c], d, stats[f"lo{i}"], stats[f"hi{i}"],
+                            stats.get(f"ls{i}"), stats.get(f"ll{i}")))
     return keys
 
 
@@ -83,6 +143,9 @@ def _key_stats(other: ibis.Table, columns: list[tuple[int, str]]) -> dict[str, A
         aggs[f"n{i}"] = other[c].count()
         aggs[f"lo{i}"] = other[c].min()
         aggs[f"hi{i}"] = other[c].max()
+        if other[c].type().is_string():
+            aggs[f"ls{i}"] = other[c].length().min()
+            aggs[f"ll{i}"] = other[c].length().max()
     return one(other, **aggs)
 
 
@@ -135,6 +198,25 @@ def _dense(key: Key) -> bool:
     return key.dtype.is_integer() and high - low + 1 == key.distinct and low < DENSE_FROM
 
 
+def _lengths_overlap(cp: ColumnProfile, key: Key) -> bool:
+    """Text values as long as some key: two-letter carriers are never five-character airport codes."""
+    if cp.length is None or cp.length.min is None or key.shortest is None or key.longest is None:
+        return True
+    return not (cp.length.max < key.shortest or cp.length.min > key.longest)
+
+
+def _codes_in_range(ctx: Context, cp: ColumnProfile, key: Key) -> bool:
+    """Enough of the text codes fall inside the integer keys' range to be mostly keys: a code
+    outside it matches none (the verification would find it missing)."""
+    values = [v for v in (ctx.values(cp) or {}) if v.strip()]
+    try:
+        low, high = int(key.low), int(key.high)
+    except (TypeError, ValueError):
+        return True
+    inside = sum(1 for v in values if (d := _digits(v)) is not None and low <= int(d) <= high)
+    return inside >= MIN_INCLUSION * len(values)
+
+
 def _ranges_overlap(cp: ColumnProfile, key: Key) -> bool:
     try:
         return not (cp.max < key.low or cp.min > key.high)
@@ -157,13 +239,18 @@ def _candidates(ctx: Context, cp: ColumnProfile, dtype: dt.DataType) -> list[tup
     for name in sorted(ctx.catalog):
         if name == ctx.name:
             continue
-        for key in _keys_of(ctx, name):
+        try:
+            keys = _keys_of(ctx, name)
+        except Unopened:
+            continue
+        for key in keys:
             if key.distinct < 0.5 * (cp.distinct or 0):
                 continue   # too few keys to hold most of this column's values
             if key.dtype.is_string() == dtype.is_string():
-                if _ranges_overlap(cp, key) and (_related(cp, key) or not _dense(key)):
+                if _ranges_overlap(cp, key) and _lengths_overlap(cp, key) and (_related(cp, key) or not _dense(key)):
                     found.append((key, False))
-            elif dtype.is_string() and digit_codes and key.dtype.is_integer() and key.distinct <= CROSS_TYPE_MAX_KEYS:
+            elif dtype.is_string() and digit_codes and key.dtype.is_integer() and key.distinct <= CROSS_TYPE_MAX_KEYS \
+                    and _codes_in_range(ctx, cp, key):
                 found.append((key, True))
     # a key whose names match is tried first: its verdict (clean or orphans) stands
     return sorted(found, key=lambda kc: (not _related(cp, kc[0]), not _decisive(ctx, cp, kc[0])))
@@ -183,12 +270,12 @@ def _verify_same_type(ctx: Context, cp: ColumnProfile, key: Key) -> tuple[int, i
     unmatched = joined.k.isnull()
     stats = one(joined, values=joined.count(), missing=joined.count(where=unmatched),
                 rows=joined.n.sum(where=unmatched))
-    n_missing = int(stats["missing"] or 0)
-    if n_missing == 0:
-        return int(stats["values"]), 0, 0, []
+    n_values, n_missing = int(stats["values"]), int(stats["missing"] or 0)
+    if n_missing == 0 or not _included(n_values, n_missing):
+        return n_values, n_missing, 0, []   # clean, or no reference at all: no more queries
     missing = joined.filter(unmatched).select("v")
     examples = [str(r["v"]) for r in missing.order_by("v").limit(5).to_pyarrow().to_pylist()]
-    return int(stats["values"]), n_missing, int(stats["rows"] or 0), examples
+    return n_values, n_missing, int(stats["rows"] or 0), examples
 
 
 def _key_values(ctx: Context, key: Key) -> set[Any]:
@@ -222,15 +309,20 @@ def _verify_digits(ctx: Context, cp: ColumnProfile, key: Key) -> tuple[int, int,
     return distinct, len(missing), sum(missing.values()), sorted(missing)[:5]
 
 
+def _included(n_values: int, n_missing: int) -> bool:
+    """Enough distinct values, and most of them among the keys: a reference."""
+    return n_values >= MIN_DISTINCT and (n_values - n_missing) >= MIN_INCLUSION * n_values
+
+
 def orphan_references(ctx: Context, cp: ColumnProfile, dtype: dt.DataType) -> Optional[IssueModel]:
     if not cp.count:
         return None
     best = None
     for key, cross in _candidates(ctx, cp, dtype):
-        if not cross and _too_little_overlap(ctx, cp, key):
+        if not _still_key(ctx, key) or (not cross and _too_little_overlap(ctx, cp, key)):
             continue
         n_values, n_missing, rows, examples = (_verify_digits if cross else _verify_same_type)(ctx, cp, key)
-        if n_values < MIN_DISTINCT or (n_values - n_missing) < MIN_INCLUSION * n_values:
+        if not _included(n_values, n_missing):
             continue   # too little overlap: not a reference
         if n_missing == 0:
             return None   # a clean reference

@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 import random
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, timezone
 
 import pyarrow as pa
 import pytest
 
+from cataloger_dagster.core.issues.detectors import keys
+from cataloger_dagster.core.issues.detectors.context import Context
 from cataloger_dagster.core.issues.detectors.keys import (
     _key_parts, composite_key, distinct_rows, duplicate_keys, duplicate_rows,
 )
 
 ORIGINS = ("EWR", "JFK", "LGA")
+NOW = datetime(2026, 6, 1, tzinfo=timezone.utc)
 
 
 def _weather(tables, *, hours: int = 600, exact_copies: int = 0) -> None:
@@ -104,6 +107,42 @@ def test_duplicate_rows_ignore_nested_columns(tables):
     found = duplicate_rows(tables.context("n"))
     assert found.affectedRows == 10
     assert found.details["compared_columns"] == ["k"]
+
+
+def test_rows_copied_whole_are_counted_even_beside_a_nearly_unique_id(tables):
+    # order_id looks unique (so it is tried as the proof that no row repeats) but three orders
+    # were loaded twice: the rows are compared whole, and the key check reads the same repeats
+    rows = [(i, f"C{i % 40}", 10.0 + i) for i in range(500)]
+    tables.rows("orders", "order_id INTEGER, customer VARCHAR, total DOUBLE", rows + rows[:3])
+    ctx = tables.context("orders")
+    assert duplicate_rows(ctx).affectedRows == 3
+    key = duplicate_keys(ctx, *_col(tables, "orders", "order_id"))
+    assert key.details["duplicated_values"] == 3 and key.affectedRows == 6
+
+
+def test_a_unique_column_is_proof_that_no_row_repeats(tables):
+    tables.sql("CREATE TABLE events AS SELECT i AS event_id, i % 3 AS kind FROM range(400) r(i)")
+    ctx = tables.context("events")
+    assert duplicate_rows(ctx) is None
+    # the proof was the id's repeats (none), which its own key check then reuses
+    assert ctx.cache[("repeats", "event_id")] == (0, 0)
+    assert duplicate_keys(ctx, *_col(tables, "events", "event_id")) is None
+
+
+def test_repeats_counted_range_by_range_are_those_of_the_whole_column(tables, monkeypatch):
+    # ids repeating near both ends and in the middle
+    tables.sql("CREATE TABLE t AS SELECT i AS row_id FROM range(1000) r(i) "
+               "UNION ALL SELECT * FROM (VALUES (0), (0), (499), (500), (999), (1500)) v(x)")
+    cp, dtype = _col(tables, "t", "row_id")
+    whole = duplicate_keys(tables.context("t"), cp, dtype)
+    assert whole.details["duplicated_values"] == 4 and whole.affectedRows == 9
+    monkeypatch.setattr(keys, "SLICE_VALUES", 100)
+    profile = tables.profile("t")
+    tables.con.raw_sql("INSERT INTO t VALUES (-7), (-7), (1500)")   # beyond the profile's min and max
+    ctx = Context(tables.con.table("t"), profile, {}, NOW)
+    assert len(keys._slices(ctx, "row_id")) > 2
+    sliced = duplicate_keys(ctx, cp, dtype)
+    assert sliced.details["duplicated_values"] == 6 and sliced.affectedRows == 13
 
 
 def _col(tables, table: str, column: str):

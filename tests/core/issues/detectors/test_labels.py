@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
+from cataloger_dagster.core.issues import text_values
 from cataloger_dagster.core.issues.detectors.labels import inconsistent_categories, invalid_format
 
 MAKES = {
@@ -122,6 +125,19 @@ def test_no_format_issue_when_most_values_do_not_match(tables):
     rows = [(f"name {i}",) for i in range(90)] + [(f"x{i}@example.com",) for i in range(10)]
     tables.rows("contacts", "email VARCHAR", rows)
     assert invalid_format(tables.context("contacts"), *_col(tables, "contacts", "email")) is None
+
+
+@pytest.mark.parametrize("read_on_host", [True, False])
+def test_titles_kept_in_their_json_quotes(tables, monkeypatch, read_on_host):
+    if not read_on_host:   # too many values for the host: the database counts them
+        monkeypatch.setattr(text_values, "MAX_DISTINCT", 50)
+    rows = [(f'"Film {i}"' if i % 3 else f"Film {i}",) for i in range(300)]
+    tables.rows("movies", "title VARCHAR", rows)
+    ctx = tables.context("movies")
+    assert (ctx.values(_col(tables, "movies", "title")[0]) is not None) == read_on_host
+    found = invalid_format(ctx, *_col(tables, "movies", "title"))
+    assert found.affectedRows == 200 and found.details["values"] == 300
+    assert found.details["examples"] == ['"Film 1"', '"Film 10"', '"Film 100"']
 
 
 def _col(tables, table: str, column: str):

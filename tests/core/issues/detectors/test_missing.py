@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
+from cataloger_dagster.core.issues import text_values
+from cataloger_dagster.core.issues.detectors import missing
 from cataloger_dagster.core.issues.detectors.missing import missing_values, sentinel_values
 
 
@@ -102,6 +106,44 @@ def test_placeholders_are_not_counted_as_missing_values(tables):
     rows = [("Unknown" if i % 10 == 0 else f"director {i % 7}",) for i in range(100)]
     tables.rows("d", "director VARCHAR", rows)
     assert missing_values(tables.context("d"), *_col(tables, "d", "director")) is None
+
+
+@pytest.fixture
+def few(monkeypatch):
+    """Limits small enough that a table of a few thousand rows takes the paths of a large one."""
+    monkeypatch.setattr(missing, "SMALLEST", 50)
+    monkeypatch.setattr(missing, "SMALLEST_FEW_DISTINCT", 10)
+    monkeypatch.setattr(text_values, "MAX_DISTINCT", 50)
+
+
+@pytest.mark.parametrize("values", [
+    "i * 7 + 0.5",                                           # distinct: the smallest rows hold them
+    "CASE WHEN i < 1000 THEN i % 20 + 1 ELSE 1000 + i END",  # the smallest values repeat: every value is read
+    "CASE WHEN i % 2 = 0 THEN -i ELSE i END",                # negatives are no candidates
+])
+def test_the_smallest_positive_values_are_those_of_every_row(tables, few, values):
+    tables.sql(f"CREATE TABLE m AS SELECT ({values})::DOUBLE AS amount FROM range(4000) r(i)")
+    ctx = tables.context("m")
+    cp, _ = _col(tables, "m", "amount")
+    c = ctx.table.amount
+    every = ctx.table.filter(c > 0).select(v=c).distinct().order_by("v").limit(50)
+    assert missing._smallest_positive(ctx, cp, c) == every.to_pyarrow().column("v").to_pylist()
+
+
+def test_placeholders_in_free_text_with_many_values(tables, few, monkeypatch):
+    rows = [("N/A" if i % 50 == 0 else f"user{i}@example.com", f"{i:08x}", f"word{chr(97 + i % 26) * (i % 9 + 3)}",
+             "Unknown" if i % 40 == 0 else f"Name {chr(65 + i % 26)}{chr(65 + i // 26 % 26)}", f"c{1000 + i}")
+            for i in range(2000)]
+    tables.rows("p", "email VARCHAR, hash VARCHAR, word VARCHAR, name VARCHAR, code VARCHAR", rows)
+    ctx = tables.context("p")
+    assert sentinel_values(ctx, *_col(tables, "p", "code")) is None       # a digit in every value
+    assert ctx.cache[("free text", "code")]["maybe_placeholders"] == 0
+    assert ctx.values(_col(tables, "p", "email")[0]) is None   # too many values to read on the host
+    assert sentinel_values(ctx, *_col(tables, "p", "email")).details["values"] == {"N/A": 40}
+    assert sentinel_values(ctx, *_col(tables, "p", "hash")) is None       # digits in nearly every value
+    assert sentinel_values(ctx, *_col(tables, "p", "word")) is None       # no digits, and no placeholder
+    monkeypatch.setattr(missing, "MAYBE_PLACEHOLDERS", 5)                 # too many candidates to read
+    assert sentinel_values(ctx, *_col(tables, "p", "name")).details["values"] == {"Unknown": 50}
 
 
 def _col(tables, table: str, column: str):

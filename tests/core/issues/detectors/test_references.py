@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import duckdb
 import pytest
 
+from cataloger_dagster.core.issues.detectors import across_tables
 from cataloger_dagster.core.issues.detectors.references import orphan_references
+from cataloger_dagster.core.models import Degradation
 
 # FIPS codes of a few states' counties: state * 1000 + county
 FIPS = [s * 1000 + c for s in (1, 2, 4, 5, 6, 8, 9, 10) for c in range(1, 140, 2)]
@@ -109,3 +112,55 @@ def test_no_catalog_no_reference(tables):
 def _col(tables, table: str, column: str):
     cp = next(c for c in tables.profile(table).columns if c.name == column)
     return cp, tables.con.table(table).schema()[column]
+
+
+def test_a_stored_profile_of_a_large_table_has_its_near_unique_columns_counted(tables):
+    # above 200,000 rows a profile's distinct counts are approximate: a key is then counted exactly
+    tables.sql("CREATE TABLE accounts AS SELECT 700000 + i AS account_no FROM range(250000) r(i)")
+    tables.sql("CREATE TABLE payments AS SELECT 700000 + (i * 7919) % 250500 AS account_no, i AS cents "
+               "FROM range(3000) r(i)")
+    stored = tables.profile("accounts").columns[0]
+    assert stored.distinct_approximate
+    found = orphan_references(tables.context("payments", catalog=True, profiles=True),
+                              *_col(tables, "payments", "account_no"))
+    missing = sum(1 for i in range(3000) if (i * 7919) % 250500 >= 250000)
+    assert found.details["references"] == "accounts.account_no" and found.affectedRows == missing
+
+
+def test_a_key_of_a_stored_profile_that_the_table_no_longer_has_is_not_verified(tables):
+    _species(tables, ["99999"])
+    profiles = {"counties": tables.profile("counties")}
+    tables.sql("ALTER TABLE counties RENAME COLUMN id TO fips")
+    ctx = tables.context("species", catalog=True)
+    ctx.profiles = profiles   # as stored before the rename
+    assert orphan_references(ctx, *_col(tables, "species", "county_id")) is None
+
+
+def test_a_key_column_its_stored_profile_could_not_read_is_counted_in_the_database(tables):
+    orphan_rows = _species(tables, ["99999"])
+    stored = tables.profile("counties")
+    ident = next(cp for cp in stored.columns if cp.name == "id")
+    ident.count, ident.distinct, ident.min, ident.max = 0, None, None, None
+    stored.degradations.append(Degradation(stage="profile", column="id", reason="distinct count could not be computed"))
+    ctx = tables.context("species", catalog=True)
+    ctx.profiles = {"counties": stored}
+    found = orphan_references(ctx, *_col(tables, "species", "county_id"))
+    assert found.details["references"] == "counties.id" and found.affectedRows == orphan_rows
+
+
+def test_one_run_finds_each_tables_keys_once(tables):
+    # In one run over the tables, counties' keys are counted by the first search that needs them;
+    # when counties' other column then breaks (every query touching it fails), a later search
+    # still verifies against counties.id alone.  Outside a run it must count every column again.
+    orphan_rows = _species(tables, ["99999"])
+    tables.sql("CREATE TABLE sightings AS SELECT * FROM species")
+    with across_tables():
+        first = orphan_references(tables.context("species", catalog=True), *_col(tables, "species", "county_id"))
+        tables.sql("ALTER TABLE counties RENAME TO counties_data")
+        tables.sql("CREATE VIEW counties AS SELECT id, CAST(CAST(name AS INTEGER) AS VARCHAR) AS name, rate "
+                   "FROM counties_data")
+        later = orphan_references(tables.context("sightings", catalog=True), *_col(tables, "sightings", "county_id"))
+    assert first.affectedRows == later.affectedRows == orphan_rows
+    assert later.details["references"] == "counties.id"
+    with pytest.raises(duckdb.Error):   # counting counties' keys again reads the broken column
+        orphan_references(tables.context("sightings", catalog=True), *_col(tables, "sightings", "county_id"))
