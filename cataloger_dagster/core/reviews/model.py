@@ -42,6 +42,7 @@ class Review(BaseModel):
     at: str = Field(default_factory=lambda: datetime.now(timezone.utc).isoformat(timespec="microseconds"))
     run: Optional[str] = None            # timestamp of the run whose finding was reviewed
     issue: Optional[IssueSnapshot] = None
+    via: Optional[str] = None            # how it was recorded: "cli", "dagster run <id>", ...
 
     @field_validator("issue_id", "reviewer")
     @classmethod
