@@ -76,6 +76,7 @@ def catalog_page(
         previous_script=_previous_script(folder, investigations),
         links={"Recent changes": RECENT_SUMMARY, "Catalog script": SCRIPT, "Summary script": SUMMARY_SCRIPT},
         run=_run_facts(context, folder, investigations),
+        review={"database": folder.database.database_name, "store": script_store.store_url(store)},
     )
     uri = folder.write_artifact(CATALOG_PAGE, html)
     counts = severity_counts(i.severity for i in quality_issues.issues)

@@ -145,3 +145,5 @@ def profile(database, table, as_json) -> None:
 main.add_command(sandbox)
 from cataloger_dagster.cli.scripts import scripts  # noqa: E402
 main.add_command(scripts)
+from cataloger_dagster.cli.review import review  # noqa: E402
+main.add_command(review)

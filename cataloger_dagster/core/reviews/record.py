@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import getpass
 import os
+import shlex
 from typing import Any, Optional, Protocol
 
 from cataloger_dagster.core.layout import ISSUES, PROFILE, table_prefix
@@ -55,7 +56,7 @@ def latest_issues(store: _Store, database: str, table: str) -> tuple[str, Analys
     what = f"{len(runs)} run(s) but none with {ISSUES}" if runs else "no run"
     raise ReviewError(
         f"table {table!r} of database {database!r} has {what} in {store.describe()}: catalog it first "
-        f"(`cataloger run --table {table!r}` or materialize its partition), or check the store and database")
+        f"(`cataloger run --table {shlex.quote(table)}` or materialize its partition), or check the store and database")
 
 
 def record_review(store: _Store, database: str, table: str, issue_id: str, verdict: str, note: str = "",
