@@ -335,6 +335,7 @@ class IndexEntry(BaseModel):
     pass_rate: float | None = None
     health: float = 0.0
     href: str = ""
+    timelapse: str = ""             # the table's timelapse.html, relative to the index
     updated: str = ""
     status: str = "ok"              # "ok", "degraded" or "failed" (anything else is shown as is)
     error: str | None = None
