@@ -23,18 +23,23 @@ def _shown(review) -> str:
 @click.command("review")
 @click.argument("table")
 @click.argument("issue_id", required=False)
-@click.option("--dismiss", "verdict", flag_value="dismiss", help="A false alarm: do not raise it again as it is.")
-@click.option("--accept", "verdict", flag_value="accept", help="A real problem: keep it and track it until fixed.")
-@click.option("--expected", "verdict", flag_value="expected", help="Normal for this table: a baseline, "
+@click.option("--dismiss", is_flag=True, help="A false alarm: do not raise it again as it is.")
+@click.option("--accept", is_flag=True, help="A real problem: keep it and track it until fixed.")
+@click.option("--expected", is_flag=True, help="Normal for this table: a baseline, "
               "shown as known; only a change from it is an issue.")
 @click.option("--note", default="", help="Why (free text, kept as it is written).")
 @click.option("--reviewer", help="Who reviews [default: CATALOGER_REVIEWER, else the OS user].")
 @click.option("--list", "listing", is_flag=True, help="Print TABLE's review log, oldest first, and each "
               "issue's current verdict.")
 @_common
-def review(table, issue_id, verdict, note, reviewer, listing, database_url, database_name, store, as_json) -> None:
+def review(table, issue_id, dismiss, accept, expected, note, reviewer, listing, database_url, database_name,
+           store, as_json) -> None:
     """Accept, dismiss or mark 'expected' ISSUE_ID of TABLE's latest run, or (--list) show the reviews.
     Put `--` before TABLE when a name starts with '-'."""
+    given = [v for v, flag in (("dismiss", dismiss), ("accept", accept), ("expected", expected)) if flag]
+    if len(given) > 1:
+        raise click.UsageError(f"give one verdict, not {' and '.join('--' + v for v in given)}")
+    verdict = given[0] if given else None
     if listing and (issue_id or verdict):
         raise click.UsageError("--list takes only TABLE (no ISSUE_ID, no verdict)")
     if not listing and not (issue_id and verdict):

@@ -290,7 +290,7 @@ def svg_trend(
     ]
     for n, (name, points) in enumerate(series.items()):
         xy = [(left + i * step if len(labels) > 1 else left + plot_w / 2,
-               top + plot_h - max(float(v), 0.0) / peak * plot_h, v) for i, v in enumerate(points)]
+               top + plot_h - max(float(v or 0), 0.0) / peak * plot_h, v) for i, v in enumerate(points)]
         runs, current = [], []
         for x, y, v in xy:
             if v is None:
