@@ -83,3 +83,48 @@ def test_usage_errors_exit_2_and_write_nothing(shop, args, message):
     out = invoke(shop, *args)
     assert out.exit_code == 2 and message in out.output
     assert len(log(shop)) == before
+
+
+# ------------------------------------------------------------------------ S3
+
+
+@pytest.fixture
+def s3_env(s3_server, monkeypatch):
+    for name in ("AWS_PROFILE", "AWS_SESSION_TOKEN", "AWS_ENDPOINT_URL_S3"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing",
+                        "AWS_DEFAULT_REGION": "us-east-1", "AWS_ENDPOINT_URL": s3_server}.items():
+        monkeypatch.setenv(name, value)
+
+
+def test_the_cli_and_the_job_review_into_one_log_on_s3(s3_env, tmp_path):
+    import uuid
+
+    import dagster as dg
+
+    from cataloger_dagster.jobs import REVIEW_OP, build_review_job
+    from cataloger_dagster.resources.script_store import script_store_from_url
+    from cataloger_dagster.settings import resources
+
+    bucket = f"test-{uuid.uuid4().hex[:12]}"
+    url = f"s3://{bucket}/team/catalog"
+    store = script_store_from_url(url)
+    store.s3_resource().get_client().create_bucket(Bucket=bucket)
+    db = make_shop(tmp_path / "shop.duckdb")
+    ids = issues_run(db, url, "events")
+    s3 = {"db": db, "store": url}
+
+    out = invoke(s3, "events", ids[0], "--dismiss", "--note", "cli on s3", "--reviewer", "ana", "--json")
+    assert out.exit_code == 0, out.output
+    assert json.loads(out.stdout)["uri"].startswith(f"{url}/shop/events/reviews/")
+    res = resources(database=f"duckdb://{db}", store=url)
+    job = dg.Definitions(jobs=[build_review_job()], resources={k: res[k] for k in ("database", "store")})
+    assert job.resolve_job_def("review_issue").execute_in_process(run_config={"ops": {REVIEW_OP: {"config": {
+        "table": "events", "issue_id": ids[1], "verdict": "accept", "note": "job on s3", "reviewer": "bo"}}}}).success
+
+    data = json.loads(invoke(s3, "events", "--list", "--json").stdout)
+    assert [(r["issue_id"], r["verdict"], r["reviewer"]) for r in data["reviews"]] == [
+        (ids[0], "dismiss", "ana"), (ids[1], "accept", "bo")]
+    keys = [o["Key"] for o in store.s3_resource().get_client().list_objects_v2(
+        Bucket=bucket, Prefix="team/catalog/shop/events/reviews/")["Contents"]]
+    assert len(keys) == 2 and all(k.endswith(".json") for k in keys)
