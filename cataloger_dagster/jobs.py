@@ -9,17 +9,19 @@ launchpad) records a person's verdict on one finding, as `cataloger review` does
 """
 
 # no `from __future__ import annotations`: Dagster reads the op's config class from its annotation
-from typing import Literal, Optional, Sequence
+from typing import Optional, Sequence
 
 import dagster as dg
 
 from cataloger_dagster.assets.catalog_index import catalog_index
 from cataloger_dagster.assets.catalog_page import catalog_page
+from cataloger_dagster.assets.common import link
 from cataloger_dagster.assets.investigations import investigations
 from cataloger_dagster.assets.quality_issues import quality_issues
 from cataloger_dagster.assets.recent_summary import recent_summary
 from cataloger_dagster.assets.table_profile import table_profile
 from cataloger_dagster.assets.table_understanding import table_understanding
+from cataloger_dagster.core.reviews.model import ReviewVerdict
 from cataloger_dagster.core.reviews.record import ReviewError, record_review
 from cataloger_dagster.resources.database import DatabaseResource
 from cataloger_dagster.resources.script_store import ScriptStore
@@ -47,7 +49,7 @@ class ReviewIssueConfig(dg.Config):
 
     table: str
     issue_id: str
-    verdict: Literal["accept", "dismiss", "expected"]
+    verdict: ReviewVerdict
     note: str = ""
     reviewer: Optional[str] = None   # default: CATALOGER_REVIEWER of the code location, else its OS user
 
@@ -67,7 +69,7 @@ def build_review_job(default_reviewer: Optional[str] = None) -> dg.JobDefinition
         context.log.info(f"{review.reviewer}: {review.verdict} on {review.issue_id!r} of {review.table!r}")
         context.log_event(dg.AssetObservation(asset_key="catalog_page", partition=config.table, metadata={
             "review": f"{review.verdict}: {review.issue_id}", "reviewer": review.reviewer,
-            "review_log_entry": uri}))
+            "review_log_entry": link(uri)}))
 
     @dg.job(name=REVIEW_JOB, description="Accept, dismiss or mark 'expected' one finding of a table: "
             "the next run remembers.  The catalog page shows the run config of each issue.")
