@@ -259,7 +259,7 @@ def copy_from_control(pg, issue_id: str, verdict: str, note: str, what: str = "c
     if not control.evaluate("d => d.open"):
         control.locator("summary").click()
     control.locator(f"input[type=radio][value={verdict}]").check()
-    control.locator(".review-note").fill(note)
+    control.locator(".review-note-input").fill(note)
     control.locator(".review-copied").evaluate("e => { e.textContent = ''; }")
     control.locator(f".review-copy[data-copy='review-{what}']").click()
     control.locator(".review-copied").filter(has_text="copied").wait_for()

@@ -35,7 +35,7 @@ from cataloger_dagster.core.fixes.sql import shown_script
 from cataloger_dagster.core.investigate.outcome import dismissed, standing
 from cataloger_dagster.core.render.charts import fmt_value, script_diff, svg_bar, svg_histogram
 from cataloger_dagster.core.reviews.commands import review_control
-from cataloger_dagster.core.reviews.record import NOTE_LIMIT
+from cataloger_dagster.core.reviews.record import NOTE_LIMIT, reviewable
 
 __all__ = [
     "IndexEntry", "render_catalog_page", "render_index", "health_score", "health_band",
@@ -315,10 +315,10 @@ def _exact(text: str) -> Markup:
 
 def _review_controls(table: str, issues: AnalysisResultModel, review: dict) -> dict[str, dict]:
     controls = {}
-    for issue in issues.issues:
+    for n, issue in enumerate(reviewable(issues), 1):
         control = review_control(table, issue.id, database=review.get("database"), store=review.get("store"))
-        controls[issue.id] = {k: _exact(v) if k in ("tail", "head", "command", "config") else v
-                              for k, v in control.items()}
+        controls[issue.id] = {**{k: _exact(v) if k in ("tail", "head", "command", "config") else v
+                                 for k, v in control.items()}, "key": f"review-{n}"}
     return controls
 
 

@@ -12,7 +12,7 @@ import shlex
 from typing import Any, Optional, Protocol
 
 from cataloger_dagster.core.layout import ISSUES, PROFILE, table_prefix
-from cataloger_dagster.core.models import AnalysisResultModel, TableProfile
+from cataloger_dagster.core.models import AnalysisResultModel, IssueModel, TableProfile
 from cataloger_dagster.core.reviews.model import REVIEW_VERDICTS, Review, snapshot_of
 
 NOTE_LIMIT = 2000          # characters: a reason, not a document; longer is refused, never cut
@@ -40,6 +40,13 @@ def default_reviewer(setting: Optional[str] = None) -> str:
     except (OSError, KeyError):   # no login name and no passwd entry (some containers)
         user = ""
     return user.strip() or f"uid-{os.getuid()}"
+
+
+def reviewable(issues: AnalysisResultModel) -> list[IssueModel]:
+    """Every finding of a run a person may review: those raised, and those a run that remembers
+    reviews set aside (``reviewed``, ``quieted``, where the results carry them) so that a
+    verdict can be changed."""
+    return [*issues.issues, *getattr(issues, "reviewed", []), *getattr(issues, "quieted", [])]
 
 
 def latest_issues(store: _Store, database: str, table: str) -> tuple[str, AnalysisResultModel, Optional[TableProfile]]:
@@ -73,9 +80,10 @@ def record_review(store: _Store, database: str, table: str, issue_id: str, verdi
     if len(name) > REVIEWER_LIMIT:
         raise ReviewError(f"the reviewer name has {len(name):,} characters; keep it to {REVIEWER_LIMIT}")
     timestamp, issues, profile = latest_issues(store, database, table)
-    issue = next((i for i in issues.issues if i.id == issue_id), None)
+    findings = reviewable(issues)
+    issue = next((i for i in findings if i.id == issue_id), None)
     if issue is None:
-        known = ", ".join(repr(i.id) for i in issues.issues) or "none (the run found no issue)"
+        known = ", ".join(repr(i.id) for i in findings) or "none (the run found no issue)"
         raise ReviewError(f"table {table!r} has no issue {issue_id!r} in its latest run ({timestamp}); "
                           f"known issue ids: {known}")
     review = Review(table=table, issue_id=issue_id, verdict=verdict, note=note, reviewer=name,

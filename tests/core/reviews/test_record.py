@@ -78,3 +78,21 @@ def test_the_current_verdict_is_each_issues_latest_review(shop_store):
     record_review(store, "shop", "events", ids[1], "accept", "on second thought", "b")
     current = current_verdicts(store.read_reviews(table_prefix("shop", "events")))
     assert (current[ids[1]].verdict, current[ids[1]].reviewer) == ("accept", "b")
+
+
+def test_findings_a_run_set_aside_can_be_reviewed_again():
+    """Results that carry the findings set aside by earlier reviews offer them too, so a verdict can change."""
+    from cataloger_dagster.core.models import AnalysisResultModel, IssueModel
+    from cataloger_dagster.core.reviews.record import reviewable
+
+    def issue(i):
+        return IssueModel(id=i, type="t", severity="low", description="", affectedColumns=[], suggestedAction="",
+                          category="quick_fixes")
+
+    class WithSetAside(AnalysisResultModel):
+        reviewed: list[IssueModel] = []
+        quieted: list[IssueModel] = []
+
+    result = WithSetAside(issues=[issue("a")], reviewed=[issue("b")], quieted=[issue("c")], summary="", completedAt="")
+    assert [i.id for i in reviewable(result)] == ["a", "b", "c"]
+    assert [i.id for i in reviewable(AnalysisResultModel(issues=[issue("a")], summary="", completedAt=""))] == ["a"]
