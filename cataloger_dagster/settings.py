@@ -65,6 +65,9 @@ class CatalogerSettings(BaseSettings):
         "`postgres://user:pw@host/db?schema=s`, `mysql://user:pw@host/db` (the `mysql` extra)")
     store: str = Field(DEFAULT_STORE, description="where catalog pages, results and scripts go: a folder, "
                        "or `s3://bucket/prefix`")
+    reviewer: Optional[str] = Field(
+        None, description="who `cataloger review` and the `review_issue` job record as the reviewer when "
+        "none is given (default: the OS user)")
     agent: Literal["heuristic", "anthropic"] = Field(
         "heuristic", description="`heuristic` (offline) or `anthropic` (needs `ANTHROPIC_API_KEY`)")
     anthropic_understanding_model: str = Field(

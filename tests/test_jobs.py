@@ -84,8 +84,9 @@ def test_the_job_catalogs_one_table_and_leaves_the_index(tmp_path):
         events = result.get_asset_materialization_events()
         assert {e.asset_key.to_user_string() for e in events} == PER_TABLE
         assert {e.partition for e in events} == {"events"}
-    runs = list((store / "shop" / "events").iterdir())
+    runs = [p for p in (store / "shop" / "events").iterdir() if p.is_dir()]
     assert len(runs) == 1 and (runs[0] / "catalog.html").is_file()
+    assert (store / "shop" / "events" / "timelapse.html").is_file()   # the table's, beside its runs
     assert not (store / "shop" / "customers").exists() and not (store / "shop" / "index.html").exists()
 
 
@@ -98,3 +99,84 @@ def test_the_lists_load_without_the_settings():
                          timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["6", "False"]
+
+
+# ------------------------------------------------------------- review_issue
+
+
+@pytest.fixture(scope="module")
+def reviewable(tmp_path_factory):
+    from reviewed import issues_run
+
+    tmp = tmp_path_factory.mktemp("review_job")
+    db = make_shop(tmp / "shop.duckdb")
+    store = tmp / "store"
+    ids = issues_run(db, str(store), "events")
+    res = resources(database=f"duckdb://{db}", store=str(store))
+    return {"ids": ids, "store": store, "resources": {"database": res["database"], "store": res["store"]}}
+
+
+def review_run(reviewable, config: dict, reviewer=None, **kwargs):
+    from cataloger_dagster.jobs import REVIEW_OP, build_review_job
+
+    defs = dg.Definitions(jobs=[build_review_job(reviewer)], resources=reviewable["resources"])
+    return defs.resolve_job_def("review_issue").execute_in_process(
+        run_config={"ops": {REVIEW_OP: {"config": config}}}, **kwargs)
+
+
+def test_review_issue_appends_to_the_tables_log(reviewable):
+    from cataloger_dagster.resources.script_store import LocalScriptStore
+
+    issue = reviewable["ids"][0]
+    note = "known: $(id) `id`\n<script>alert(1)</script>"
+    with dg.instance_for_test() as instance:
+        result = review_run(reviewable, {"table": "events", "issue_id": issue, "verdict": "expected", "note": note},
+                            reviewer="from-settings", instance=instance)
+        assert result.success
+        # the review shows on the table's catalog_page partition in the UI
+        observed = instance.fetch_observations(dg.AssetKey("catalog_page"), limit=5).records
+        assert observed and observed[0].event_log_entry.asset_observation.partition == "events"
+    entry = LocalScriptStore(root=str(reviewable["store"])).read_reviews("shop/events")[-1]
+    assert (entry.issue_id, entry.verdict, entry.note, entry.reviewer) == (issue, "expected", note, "from-settings")
+    assert entry.via == f"dagster run {result.run_id}" and entry.issue is not None
+
+
+def test_the_reviewer_in_the_run_config_wins_over_the_setting(reviewable):
+    result = review_run(reviewable, {"table": "events", "issue_id": reviewable["ids"][1], "verdict": "accept",
+                                     "reviewer": "ana"}, reviewer="from-settings")
+    assert result.success
+    from cataloger_dagster.resources.script_store import LocalScriptStore
+    assert LocalScriptStore(root=str(reviewable["store"])).read_reviews("shop/events")[-1].reviewer == "ana"
+
+
+def test_an_unknown_issue_fails_the_run_with_the_known_ids(reviewable):
+    result = review_run(reviewable, {"table": "events", "issue_id": "nope", "verdict": "dismiss"},
+                        raise_on_error=False)
+    assert not result.success
+    failure = next(e for e in result.all_events if e.is_step_failure).step_failure_data.user_failure_data
+    assert "no issue 'nope'" in failure.description and reviewable["ids"][0] in failure.description
+
+
+def test_the_launchpad_config_a_page_shows_runs_the_job(reviewable):
+    import yaml
+
+    from cataloger_dagster.core.reviews import commands
+    from cataloger_dagster.jobs import REVIEW_JOB, REVIEW_OP
+
+    assert (commands.JOB, commands.OP) == (REVIEW_JOB, REVIEW_OP)
+    assert defs.resolve_job_def(REVIEW_JOB).name == REVIEW_JOB   # in the code location
+    control = commands.review_control("events", reviewable["ids"][2])
+    pasted = yaml.safe_load(commands.launchpad_config(control["head"], "accept", "seen by 'ops'"))
+    from cataloger_dagster.jobs import build_review_job
+    result = dg.Definitions(jobs=[build_review_job()], resources=reviewable["resources"]) \
+        .resolve_job_def(REVIEW_JOB).execute_in_process(run_config=pasted)
+    assert result.success
+
+
+def test_the_run_config_is_typed_for_the_launchpad():
+    from cataloger_dagster.jobs import REVIEW_OP, build_review_job
+
+    fields = build_review_job().graph.node_named(REVIEW_OP).definition.config_schema.config_type.fields
+    assert set(fields) == {"table", "issue_id", "verdict", "note", "reviewer"}
+    assert [v.config_value for v in fields["verdict"].config_type.enum_values] == ["accept", "dismiss", "expected"]
+    assert fields["table"].is_required and not fields["note"].is_required

@@ -7,7 +7,7 @@ from cataloger_dagster.assets.common import GROUP, OWNERS, link
 from cataloger_dagster.resources import script_store
 from cataloger_dagster.assets.partitions import tables_partitions
 from cataloger_dagster.core.investigate.outcome import standing
-from cataloger_dagster.core.layout import CATALOG_PAGE, INVESTIGATIONS, ISSUES, PROFILE, SCRIPT
+from cataloger_dagster.core.layout import CATALOG_PAGE, INVESTIGATIONS, ISSUES, PROFILE, SCRIPT, TIMELAPSE
 from cataloger_dagster.core.models import AnalysisResultModel, InvestigationsResult, TableProfile, severity_counts
 from cataloger_dagster.core.render.pages import IndexEntry, health_score, render_index
 from cataloger_dagster.resources.database import DatabaseResource
@@ -41,6 +41,8 @@ def index_entry(store: ScriptStore, database: str, table: str, error: str | None
             health=health_score(profile, issues, pass_rate),
             # relative to index.html, which sits in the database's folder beside the tables'
             href="/".join(quote(part, safe="") for part in (prefix.split("/")[1], ts, CATALOG_PAGE)),
+            timelapse="/".join(quote(part, safe="") for part in (prefix.split("/")[1], TIMELAPSE))
+            if store.has_timelapse(prefix) else "",
             updated=ts,
             status="failed" if error else issues.status,
             error=error,

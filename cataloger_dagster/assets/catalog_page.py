@@ -3,11 +3,15 @@ import dagster as dg
 from cataloger_dagster.assets.common import GROUP, OWNERS, TableRun, link, previous_artifacts
 from cataloger_dagster.assets.metadata import catalog_summary, column_schema, review_metadata
 from cataloger_dagster.assets.partitions import tables_partitions
-from cataloger_dagster.core.layout import CATALOG_PAGE, ISSUES, PROFILE, RECENT_SUMMARY, SCRIPT, SUMMARY_SCRIPT
+from cataloger_dagster.core.history.timelapse import run_summaries, summarize_run, timelapse_rows
+from cataloger_dagster.core.layout import (
+    CATALOG_PAGE, ISSUES, PROFILE, RECENT_SUMMARY, RUN_SUMMARY, SCRIPT, SUMMARY_SCRIPT,
+)
 from cataloger_dagster.core.models import (
     AnalysisResultModel, DatasetUnderstandingModel, InvestigationsResult, TableProfile, severity_counts,
 )
 from cataloger_dagster.core.render.pages import render_catalog_page
+from cataloger_dagster.core.render.timelapse import render_timelapse
 from cataloger_dagster.resources import script_store
 from cataloger_dagster.resources.database import DatabaseResource
 from cataloger_dagster.resources.script_store import ScriptStore
@@ -32,6 +36,15 @@ def run_history(store: ScriptStore, prefix: str, *, limit: int = 10) -> list[dic
             }
         )
     return history
+
+
+def write_timelapse(store: ScriptStore, database: str, table: str) -> str:
+    """timelapse.html over every run of the table and its review log; where it was written."""
+    prefix = script_store.table_prefix(database, table)
+    reviews = store.read_reviews(prefix)
+    rows = timelapse_rows(run_summaries(store, prefix), reviews)
+    return store.write_timelapse(prefix, render_timelapse(database=database, table=table, rows=rows,
+                                                          reviews=reviews))
 
 
 def run_tokens(context: dg.AssetExecutionContext) -> int:
@@ -66,6 +79,7 @@ def catalog_page(
     store: ScriptStore,
 ) -> dg.MaterializeResult:
     folder = TableRun.open(context, database, store)
+    facts = _run_facts(context, folder, investigations)
     html = render_catalog_page(
         profile=table_profile,
         understanding=table_understanding,
@@ -75,9 +89,13 @@ def catalog_page(
         script=folder.read_script(SCRIPT),
         previous_script=_previous_script(folder, investigations),
         links={"Recent changes": RECENT_SUMMARY, "Catalog script": SCRIPT, "Summary script": SUMMARY_SCRIPT},
-        run=_run_facts(context, folder, investigations),
+        run=facts,
+        review={"database": folder.database.database_name, "store": script_store.store_url(store)},
     )
     uri = folder.write_artifact(CATALOG_PAGE, html)
+    folder.write_json(RUN_SUMMARY, summarize_run(folder.timestamp, table_profile, quality_issues, investigations,
+                                                 tokens=facts["tokens"]))
+    timelapse = write_timelapse(store, database.database_name, folder.table)
     counts = severity_counts(i.severity for i in quality_issues.issues)
     return dg.MaterializeResult(
         metadata={
@@ -92,6 +110,7 @@ def catalog_page(
             "run_folder": folder.timestamp,
             "catalog_page": link(uri),
             "recent_summary": link(folder.uri(RECENT_SUMMARY)),
+            "timelapse": link(timelapse),
             "script": link(folder.uri(SCRIPT)),
         }
     )

@@ -169,3 +169,5 @@ def mcp(database, store, sandbox, http, row_limit, sql_timeout) -> None:
 main.add_command(sandbox)
 from cataloger_dagster.cli.scripts import scripts  # noqa: E402
 main.add_command(scripts)
+from cataloger_dagster.cli.review import review  # noqa: E402
+main.add_command(review)

@@ -3,6 +3,8 @@
 Layout (DESIGN.md)::
 
     <store>/<database>/<table>/<timestamp>/<files>    one folder per run
+    <store>/<database>/<table>/timelapse.html         every run of the table, replaced each run
+    <store>/<database>/<table>/reviews/<entry>.json   the review log, one object per entry
     <store>/<database>/index.html                     the one file rewritten
     <store>/<database>/index_history/<timestamp>.html every index ever written
 
@@ -40,6 +42,8 @@ SUMMARY_SCRIPT = "summary_script.py"        # recent_summary
 RECENT_SUMMARY = "recent_summary.html"      # recent_summary
 CATALOG_PAGE = "catalog.html"               # catalog_page
 FIXES = "fixes"                             # quality_issues: the smart-fix scripts, fixes/<name>
+RUN_SUMMARY = "run_summary.json"            # catalog_page: the run's few numbers, for the timelapse
+TIMELAPSE = "timelapse.html"                # catalog_page: in the table's folder, beside the runs
 
 RUN_FILE = "run.json"
 INDEX_FILE = "index.html"

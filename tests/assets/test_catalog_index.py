@@ -123,3 +123,17 @@ def test_every_index_is_kept_in_the_history(catalogued):
     assert len(history) >= 2
     latest = (catalogued["store"] / "shop" / "index.html").read_text()
     assert latest in [p.read_text() for p in history]
+
+
+def test_the_index_links_each_cataloged_tables_timelapse(catalogued):
+    meta = build_index(catalogued["instance"], catalogued["res"])
+    index = Path(meta["index"].value)
+    html = index.read_text()
+    store = LocalScriptStore(root=str(catalogued["store"]))
+    for table in ("events", ODD):
+        entry = index_entry(store, "shop", table, None)
+        assert entry.timelapse and f'href="{entry.timelapse}"' in html.replace("&amp;", "&")
+        # the link opens the file the run wrote, even for a name escaped in paths and URLs
+        target = Path(unquote(urlparse(urljoin(index.as_uri(), entry.timelapse)).path))
+        assert target.is_file() and target.name == "timelapse.html"
+    assert index_entry(store, "shop", "customers", None).timelapse == ""   # only profiled: no page, no timelapse

@@ -7,7 +7,9 @@ helpers `run_history` and `run_tokens` against the same store and instance.
 
 import html
 import json
+import re
 from pathlib import Path
+from urllib.parse import quote
 
 import dagster as dg
 import pytest
@@ -121,3 +123,31 @@ def test_run_history_lists_every_run_newest_first(runs):
     assert cold["folder"].name in warm["page"] and warm["folder"].name in warm["page"]
     assert len(run_history(LocalScriptStore(root=str(store)), "shop/events", limit=1)) == 1
     assert run_history(LocalScriptStore(root=str(store)), "shop/nothing") == []
+
+
+def test_the_run_writes_its_summary_and_the_tables_timelapse(runs):
+    import json
+
+    from cataloger_dagster.core.history.timelapse import RunSummary
+
+    table_dir = runs["store"] / "shop" / "events"
+    for run in (runs["cold"], runs["warm"]):
+        summary = RunSummary.model_validate(json.loads((run["folder"] / "run_summary.json").read_text()))
+        assert summary.timestamp == run["folder"].name and summary.rows == run["meta"]["dagster/row_count"].value
+        assert summary.cells == run["investigations"].cells
+    timelapse = Path(runs["warm"]["meta"]["timelapse"].value)
+    assert timelapse == table_dir / "timelapse.html"
+    text = timelapse.read_text()
+    assert text.count('<tr class="run"') == 2      # both runs of events (the copy has its own)
+    assert f'{quote(runs["cold"]["folder"].name, safe="")}/catalog.html' in text
+
+
+def test_each_issue_has_a_review_control_naming_this_store_and_database(runs):
+    import shlex
+
+    page = runs["warm"]["page"]
+    tails = [html.unescape(t) for t in re.findall(r'data-tail="([^"]*)"', page)]
+    assert len(tails) == len(runs["warm"]["issues"].issues)
+    for tail, issue in zip(sorted(tails, key=lambda t: shlex.split(t)[-1]),
+                           sorted(runs["warm"]["issues"].issues, key=lambda i: i.id)):
+        assert shlex.split(tail) == ["--database-name", "shop", "--store", str(runs["store"]), "--", "events", issue.id]

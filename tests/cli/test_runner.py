@@ -109,7 +109,7 @@ def test_unknown_tables_fail_with_the_tables_there_are_and_partitions_are_not_ad
     assert tables["customers"].status == "ok"
     assert "table 'nope' not found" in tables["nope"].error and "events" in tables["nope"].error
     assert sorted(instance.get_dynamic_partitions("tables")) == ["broken", "customers", "events"]
-    assert len(list((catalogued["store"] / "shop" / "customers").iterdir())) == 2
+    assert len([p for p in (catalogued["store"] / "shop" / "customers").iterdir() if p.is_dir()]) == 2
     # a name that is no table of the database is not listed in the index
     assert "nope" not in Path(report.index).read_text()
 

@@ -232,3 +232,160 @@ def test_recorder_catches_outside_requests_and_console_errors(page, tmp_path):
         assert_clean(page)
     with pytest.raises(AssertionError, match="draws nothing"):
         assert_charts_drawn(page, "svg", at_least=1)
+
+
+# ------------------------------------------------- reviews: the control on the page, three ways
+
+
+def shell_run(command: str, cwd: Path) -> "subprocess.CompletedProcess":
+    """Run what was copied from a page through a real shell, as a reader pasting it would, with
+    the `cataloger` next to this Python first on PATH and no settings from the environment."""
+    import subprocess
+    import sys
+
+    bin_dir = Path(sys.executable).parent
+    assert (bin_dir / "cataloger").is_file(), f"no cataloger command in {bin_dir}: pip install -e ."
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CATALOGER_")}
+    env["PATH"] = f"{bin_dir}{os.pathsep}{env.get('PATH', '')}"
+    return subprocess.run(["bash", "-c", command], cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
+
+
+def copy_from_control(pg, issue_id: str, verdict: str, note: str, what: str = "command") -> str:
+    """Use an issue's Review control as a reader does; what its Copy button put on the clipboard."""
+    index = pg.evaluate("id => [...document.querySelectorAll('details.review')].findIndex(d => d.dataset.issueId === id)",
+                        issue_id)
+    assert index >= 0, f"no review control for issue {issue_id!r}"
+    control = pg.locator("details.review").nth(index)
+    if not control.evaluate("d => d.open"):
+        control.locator("summary").click()
+    control.locator(f"input[type=radio][value={verdict}]").check()
+    control.locator(".review-note-input").fill(note)
+    control.locator(".review-copied").evaluate("e => { e.textContent = ''; }")
+    control.locator(f".review-copy[data-copy='review-{what}']").click()
+    control.locator(".review-copied").filter(has_text="copied").wait_for()
+    copied = pg.evaluate("navigator.clipboard.readText()")
+    assert copied == control.locator(f".review-{what}").text_content()
+    return copied
+
+
+def off_loop(func, *args, **kwargs):
+    """Run Dagster in a thread of its own: not inside the event loop Playwright keeps in this one."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(func, *args, **kwargs).result()
+
+
+@pytest.fixture(scope="module")
+def reviewed_demo(demo_db, tmp_path_factory):
+    """The demo's customers table catalogued once, in a store of its own."""
+    from cataloger_dagster.cli.runner import catalog_database
+
+    store = tmp_path_factory.mktemp("review_store")
+    report = catalog_database(database=f"duckdb:///{demo_db}", store=str(store), tables=[TABLE],
+                              exploration_rate=0.0)
+    assert not report.failed, [t.error for t in report.failed]
+    return {"db": demo_db, "store": store, "page": Path(report.tables[0].html)}
+
+
+def test_three_ways_to_review_land_in_one_log_and_the_timelapse(reviewed_demo, page, tmp_path):
+    import dagster as dg
+    from click.testing import CliRunner
+
+    from cataloger_dagster.cli import main
+    from cataloger_dagster.cli.runner import catalog_database
+    from cataloger_dagster.core.reviews.record import latest_issues
+    from cataloger_dagster.jobs import REVIEW_OP, build_review_job
+    from cataloger_dagster.resources.script_store import LocalScriptStore, table_prefix
+    from cataloger_dagster.settings import resources
+
+    store = LocalScriptStore(root=str(reviewed_demo["store"]))
+    _, issues, _ = latest_issues(store, "demo", TABLE)
+    assert len(issues.issues) >= 3, "the demo's customers table should have several planted issues"
+    by_cli, by_job, by_page = (i.id for i in issues.issues[:3])
+
+    # 1. the command line
+    out = CliRunner().invoke(main, ["review", TABLE, by_cli, "--dismiss", "--note", "cli", "--database-name", "demo",
+                                    "--store", str(reviewed_demo["store"])], env={"CATALOGER_DATABASE": None})
+    assert out.exit_code == 0, out.output
+    # 2. the Dagster job, with the resources the code location gives it
+    res = resources(database=f"duckdb://{reviewed_demo['db']}", store=str(reviewed_demo["store"]))
+    job = dg.Definitions(jobs=[build_review_job("ops-team")], resources={k: res[k] for k in ("database", "store")})
+    assert off_loop(job.resolve_job_def("review_issue").execute_in_process, run_config={"ops": {REVIEW_OP: {"config": {
+        "table": TABLE, "issue_id": by_job, "verdict": "expected", "note": "job"}}}}).success
+    # 3. the command copied from the catalog page, run in a shell
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    page.goto(reviewed_demo["page"].as_uri(), wait_until="load")
+    command = copy_from_control(page, by_page, "accept", "from the page")
+    done = shell_run(command, tmp_path)
+    assert done.returncode == 0, done.stderr
+    shoot(page, "review_control")
+    assert_clean(page)
+
+    log = store.read_reviews(table_prefix("demo", TABLE))
+    assert [(r.issue_id, r.verdict, r.note) for r in log] == [
+        (by_cli, "dismiss", "cli"), (by_job, "expected", "job"), (by_page, "accept", "from the page")]
+    assert log[1].reviewer == "ops-team" and log[1].via.startswith("dagster run ")
+
+    # the next run: the timelapse lists both runs and the three reviews, and counts the dismissal
+    report = off_loop(catalog_database, database=f"duckdb:///{reviewed_demo['db']}",
+                      store=str(reviewed_demo["store"]), tables=[TABLE], exploration_rate=0.0)
+    assert not report.failed
+    timelapse = reviewed_demo["store"] / "demo" / TABLE / "timelapse.html"
+    page.goto(timelapse.as_uri(), wait_until="load")
+    assert page.locator("tr.run").count() == 2
+    assert page.locator("table.reviews tbody tr").count() == 3
+    assert page.locator("tr.run").first.locator("td").nth(4).inner_text() == "1"   # dismissed, newest run
+    assert_charts_drawn(page, "svg.chart.trend", at_least=5)
+    page.locator("tr.run").last.get_by_text("catalog").click()          # a link to an earlier run's page
+    page.wait_for_load_state("load")
+    assert page.url.endswith("catalog.html") and page.locator("details.review").count() >= 3
+    shoot(page, "timelapse_linked_run")
+    page.goto(Path(report.index).as_uri(), wait_until="load")
+    page.locator("a.timelapse").first.click()
+    page.wait_for_load_state("load")
+    assert page.url.endswith("timelapse.html")
+    assert_clean(page)
+
+
+HOSTILE_TABLE = "it's $(touch pwned) `touch pwned2` \"<script>alert(1)</script>\""
+HOSTILE_COLUMN = "a'b $(touch pwned3)\n`x` <img src=x onerror=alert(2)>"
+
+
+def test_the_review_control_keeps_hostile_names_and_notes_as_data(tmp_path, page):
+    import duckdb
+
+    from cataloger_dagster.cli.runner import catalog_database
+    from cataloger_dagster.resources.script_store import LocalScriptStore, table_prefix
+
+    db = tmp_path / "hostile.duckdb"
+    quoted_table, quoted_column = HOSTILE_TABLE.replace('"', '""'), HOSTILE_COLUMN.replace('"', '""')
+    with duckdb.connect(str(db)) as con:
+        con.execute(f'CREATE TABLE "{quoted_table}" AS SELECT range AS id, '
+                    f'CASE WHEN range % 2 = 0 THEN NULL ELSE \'v\' END AS "{quoted_column}" FROM range(200)')
+    store = tmp_path / "store"
+    report = off_loop(catalog_database, database=f"duckdb:///{db}", store=str(store), exploration_rate=0.0)
+    assert not report.failed, [t.error for t in report.failed]
+    work = tmp_path / "shell"
+    work.mkdir()
+    dialogs = []
+    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    page.goto(Path(report.tables[0].html).as_uri(), wait_until="load")
+    assert page.locator("script").count() == 1 and page.locator("img").count() == 0
+    issue_id = page.evaluate("[...document.querySelectorAll('details.review')].map(d => d.dataset.issueId)"
+                             ".find(id => id.includes('pwned3'))")
+    assert issue_id and "\n" in issue_id
+    note = "it's fine $(touch pwned4) `touch pwned5` \"q\" \\ <script>alert(3)</script> ; exit 3"
+    command = copy_from_control(page, issue_id, "dismiss", note)
+    done = shell_run(command, work)
+    assert done.returncode == 0, done.stderr
+    [entry] = LocalScriptStore(root=str(store)).read_reviews(table_prefix("hostile", HOSTILE_TABLE))
+    assert (entry.table, entry.issue_id, entry.note, entry.verdict) == (HOSTILE_TABLE, issue_id, note, "dismiss")
+    assert not list(work.glob("pwned*")) and not list(tmp_path.glob("pwned*")) and not dialogs
+    # and the launchpad config it shows parses back to the same strings
+    import yaml
+    config = yaml.safe_load(copy_from_control(page, issue_id, "expected", note, what="config"))
+    assert config["ops"]["record_review"]["config"] == {
+        "table": HOSTILE_TABLE, "issue_id": issue_id, "verdict": "expected", "note": note}
+    assert_clean(page)

@@ -104,7 +104,11 @@ def check_report(report, names: list[str], *, folder_of) -> dict:
 def check_index(html: str, read, names: list[str], *, expected_pages: dict[str, str]) -> None:
     """Every link of the index reaches a stored page, the right one; every table is listed."""
     targets = relative_targets(html)
-    assert sorted(targets) == sorted(expected_pages.values())
+    timelapses = {name: f"{page.split('/')[0]}/timelapse.html" for name, page in expected_pages.items()}
+    assert sorted(targets) == sorted([*expected_pages.values(), *timelapses.values()])
+    for name, target in timelapses.items():   # each table's timelapse, in its own folder
+        page = read(target)
+        assert page is not None and f"<h1>{escape(name)}</h1>" in page, (name, target)
     for name, target in expected_pages.items():
         page = read(target)
         assert page is not None, (name, target)
@@ -135,8 +139,9 @@ def test_hostile_names_catalog_into_their_own_folders(hostile_db, tmp_path, loca
         "index.html", "index_history", *(store_name(n) for n in cataloged)}
     assert not list(tmp_path.rglob("escape")) and not (tmp_path / "index.html").exists()
     for name in cataloged:
-        [run] = [p.name for p in (db_folder / store_name(name)).iterdir()]
+        [run] = [p.name for p in (db_folder / store_name(name)).iterdir() if p.is_dir()]
         assert run == by_table[name].run
+        assert (db_folder / store_name(name) / "timelapse.html").is_file()   # beside its runs, inside its folder
         profile = json.loads((db_folder / store_name(name) / run / "profile.json").read_text())
         assert profile["table"] == name and profile["row_count"] == 10 + ALL.index(name)
 

@@ -253,3 +253,70 @@ def script_diff(previous: str | None, current: str | None) -> str:
     stat = Markup('<p class="diffstat"><span class="add-n">+{}</span> <span class="del-n">−{}</span> lines</p>').format(
         added, removed)
     return stat + Markup('<pre class="diff">') + Markup("").join(spans) + Markup("</pre>")
+
+
+def svg_trend(
+    series: Mapping[str, Sequence[float | None]],
+    labels: Sequence[str],
+    *,
+    width: int = 360,
+    height: int = 130,
+    title: str = "",
+    percent: bool = False,
+) -> Markup:
+    """One line per series over the runs (oldest left), for the timelapse: a point per run with
+    a value, each with a tooltip (run label, series, value); a missing value breaks the line.
+
+    Several series share the axis from 0 to their joint maximum; ``percent`` reads values in
+    [0, 1] as percentages.  Returns an empty Markup when no series has a value.
+    """
+    values = [v for points in series.values() for v in points if v is not None]
+    if not values or not labels:
+        return Markup("")
+    left, right, top, bottom = 4, 4, 16, 18
+    plot_w, plot_h = width - left - right, height - top - bottom
+    peak = 1.0 if percent else (max(max(values), 0) or 1.0)
+    step = plot_w / max(len(labels) - 1, 1)
+
+    def shown(value: float) -> str:
+        return f"{value:.0%}" if percent else _compact_number(int(value) if float(value).is_integer() else value)
+
+    parts = [
+        Markup('<svg class="chart trend" viewBox="0 0 {w} {h}" width="{w}" height="{h}" role="img" '
+               'aria-label="{t}">').format(w=width, h=height, t=title or "trend"),
+        Markup("<title>{}</title>").format(title or "trend"),
+        Markup('<line class="axis" x1="{x1}" y1="{y}" x2="{x2}" y2="{y}"/>').format(
+            x1=left, x2=width - right, y=top + plot_h + 0.5),
+    ]
+    for n, (name, points) in enumerate(series.items()):
+        xy = [(left + i * step if len(labels) > 1 else left + plot_w / 2,
+               top + plot_h - max(float(v or 0), 0.0) / peak * plot_h, v) for i, v in enumerate(points)]
+        runs, current = [], []
+        for x, y, v in xy:
+            if v is None:
+                runs.append(current)
+                current = []
+            else:
+                current.append((x, y))
+        runs.append(current)
+        for run in (r for r in runs if len(r) > 1):
+            parts.append(Markup('<polyline class="line s{n}" fill="none" points="{p}"/>').format(
+                n=n, p=" ".join(f"{x:.1f},{y:.1f}" for x, y in run)))
+        for i, (x, y, v) in enumerate(xy):
+            if v is not None:
+                parts.append(Markup('<circle class="point s{n}" cx="{x:.1f}" cy="{y:.1f}" r="2.5">'
+                                    "<title>{label} · {name}: {value}</title></circle>").format(
+                    n=n, x=x, y=y, label=labels[i], name=name, value=shown(v)))
+    last = [name for name, points in series.items() if points and points[-1] is not None]
+    legend = " · ".join(f"{name} {shown(series[name][-1])}" for name in last) if len(series) > 1 else (
+        f"last {shown(values[-1])}" if last else "")
+    parts.append(Markup('<text class="label" x="{x}" y="11">max {t}</text>').format(x=left, t=shown(max(values))))
+    parts.append(Markup('<text class="label" x="{x}" y="11" text-anchor="end">{t}</text>').format(
+        x=width - right, t=legend))
+    parts.append(Markup('<text class="label" x="{x}" y="{y}">{t}</text>').format(
+        x=left, y=height - 4, t=truncate(str(labels[0]), 19)))
+    if len(labels) > 1:
+        parts.append(Markup('<text class="label" x="{x}" y="{y}" text-anchor="end">{t}</text>').format(
+            x=width - right, y=height - 4, t=truncate(str(labels[-1]), 19)))
+    parts.append(Markup("</svg>"))
+    return Markup("").join(parts)

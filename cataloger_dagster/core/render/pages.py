@@ -18,6 +18,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import jinja2
+from markupsafe import Markup, escape
 from pydantic import BaseModel, Field
 
 from cataloger_dagster import __version__
@@ -34,6 +35,8 @@ from cataloger_dagster.core.fixes.sql import shown_script
 from cataloger_dagster.core.layout import normalize_timestamp
 from cataloger_dagster.core.investigate.outcome import dismissed, standing
 from cataloger_dagster.core.render.charts import fmt_value, script_diff, svg_bar, svg_histogram
+from cataloger_dagster.core.reviews.commands import review_control
+from cataloger_dagster.core.reviews.record import NOTE_LIMIT, reviewable
 
 __all__ = [
     "IndexEntry", "render_catalog_page", "render_index", "health_score", "health_band",
@@ -255,8 +258,12 @@ def render_catalog_page(
     previous_script: str | None = None,
     links: dict[str, str] | None = None,
     run: dict | None = None,
+    review: dict | None = None,
 ) -> str:
-    """`catalog.html` for one table: a complete page with no external resources."""
+    """`catalog.html` for one table: a complete page with no external resources.
+
+    ``review`` ({"database": name, "store": URL}) puts those into the command each issue's
+    review control shows; without it the command relies on the reader's settings."""
     run = dict(run or {})
     investigations = list(investigations or [])
     column_anchor = {c.name: f"col-{i}" for i, c in enumerate(profile.columns, 1)}
@@ -308,8 +315,24 @@ def render_catalog_page(
         "run_time": run_time,
         "run_details": run_details,
         "generated_at": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "review_controls": _review_controls(profile.table, issues, review or {}),
+        "note_limit": NOTE_LIMIT,
     }
     return template_environment().get_template("pages/catalog.html.j2").render(context)
+
+
+def _exact(text: str) -> Markup:
+    """Escaped text that the HTML parser gives back unchanged: it would turn a raw CR into LF."""
+    return Markup(str(escape(text)).replace("\r", "&#13;"))
+
+
+def _review_controls(table: str, issues: AnalysisResultModel, review: dict) -> dict[str, dict]:
+    controls = {}
+    for n, issue in enumerate(reviewable(issues), 1):
+        control = review_control(table, issue.id, database=review.get("database"), store=review.get("store"))
+        controls[issue.id] = {**{k: _exact(v) if k in ("tail", "head", "command", "config") else v
+                                 for k, v in control.items()}, "key": f"review-{n}"}
+    return controls
 
 
 # --------------------------------------------------------------------------
@@ -325,6 +348,7 @@ class IndexEntry(BaseModel):
     pass_rate: float | None = None
     health: float = 0.0
     href: str = ""
+    timelapse: str = ""             # the table's timelapse.html, relative to the index
     updated: str = ""
     status: str = "ok"              # "ok", "degraded" or "failed" (anything else is shown as is)
     error: str | None = None

@@ -22,8 +22,8 @@ from typing import Callable, Optional
 
 from cataloger_dagster.core.layout import normalize_timestamp
 from cataloger_dagster.core.models import AnalysisResultModel, IssueModel, ReviewMark, TableProfile
-from cataloger_dagster.core.reviews.model import Review
-from cataloger_dagster.core.reviews.precision import DEFAULT_DISMISSALS, latest_reviews, lowered, precision_mark
+from cataloger_dagster.core.reviews.model import Review, latest_reviews
+from cataloger_dagster.core.reviews.precision import DEFAULT_DISMISSALS, lowered, precision_mark
 
 DEFAULT_TOLERANCE = 0.5
 PROMPT_REVIEWS = 50          # the latest entries of the log an agent reads

@@ -7,7 +7,7 @@ reading the run it came from (which may be gone, or on another store)."""
 from __future__ import annotations
 
 from datetime import datetime, timezone
-from typing import Literal, Optional
+from typing import Iterable, Literal, Optional
 
 from pydantic import BaseModel, Field, field_validator
 
@@ -42,6 +42,7 @@ class Review(BaseModel):
     at: str = Field(default_factory=lambda: datetime.now(timezone.utc).isoformat(timespec="microseconds"))
     run: Optional[str] = None            # timestamp of the run whose finding was reviewed
     issue: Optional[IssueSnapshot] = None
+    via: Optional[str] = None            # how it was recorded: "cli", "dagster run <id>", ...
 
     @field_validator("issue_id", "reviewer")
     @classmethod
@@ -67,3 +68,11 @@ def snapshot_of(issue: IssueModel, profile: Optional[TableProfile] = None) -> Is
                          affectedRows=issue.affectedRows, source=issue.source,
                          description=issue.description,
                          column_kinds={c: column_kind(profile, c) for c in columns[:50]})
+
+
+def latest_reviews(reviews: Iterable[Review]) -> dict[str, Review]:
+    """Each reviewed issue's latest review (the log is oldest first: the later entry wins)."""
+    latest: dict[str, Review] = {}
+    for review in reviews:
+        latest[review.issue_id] = review
+    return latest

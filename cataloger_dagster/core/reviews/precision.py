@@ -14,17 +14,9 @@ from collections import Counter
 from typing import Iterable, Mapping, Optional
 
 from cataloger_dagster.core.models import SEVERITIES, IssueModel, PrecisionMark, TableProfile
-from cataloger_dagster.core.reviews.model import Review, column_kind
+from cataloger_dagster.core.reviews.model import Review, column_kind, latest_reviews
 
 DEFAULT_DISMISSALS = 3
-
-
-def latest_reviews(reviews: Iterable[Review]) -> dict[str, Review]:
-    """The latest review of each issue id (the log is oldest first: the later entry wins)."""
-    latest: dict[str, Review] = {}
-    for review in reviews:
-        latest[review.issue_id] = review
-    return latest
 
 
 def dismissal_counts(logs: Mapping[str, Iterable[Review]]) -> Counter:

@@ -55,6 +55,7 @@ __all__ = [
     "new_timestamp",
     "normalize_timestamp",
     "script_store_from_url",
+    "store_url",
     "store_name",
     "table_prefix",
 ]
@@ -80,3 +81,14 @@ def script_store_from_url(url: str, *, s3: S3Resource | None = None) -> ScriptSt
             f"unsupported script store URL {url!r}: use a folder path or s3://bucket/prefix"
         )
     return LocalScriptStore(root=str(Path(url).expanduser()))
+
+
+def store_url(store: ScriptStore) -> str:
+    """Where ``store`` is, as `script_store_from_url` reads it back (an absolute folder or
+    ``s3://bucket/prefix``): what a command shown to people passes as ``--store``.  Holds no
+    credentials; an S3 endpoint other than AWS's comes from the reader's own environment."""
+    if isinstance(store, S3ScriptStore):
+        return f"s3://{store.bucket}/{store.prefix.strip('/')}".rstrip("/")
+    if isinstance(store, LocalScriptStore):
+        return str(Path(store.root).expanduser().absolute())
+    raise TypeError(f"no URL for a {type(store).__name__}")

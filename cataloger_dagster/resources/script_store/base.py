@@ -33,6 +33,7 @@ from cataloger_dagster.core.layout import (  # noqa: F401  (re-exported: the sto
     INDEX_HISTORY,
     MAX_SEGMENT,
     RUN_FILE,
+    TIMELAPSE,
     _SEGMENT_RE,
     _TS_RE,
     ScriptRecord,
@@ -299,6 +300,19 @@ class ScriptStore(dg.ConfigurableResource, abc.ABC):
 
     def index_uri(self, database: str) -> str:
         return self._key_uri(f"{store_name(database)}/{INDEX_FILE}")
+
+    # ---- the table's timelapse: one page in its folder, replaced by each run
+
+    def write_timelapse(self, prefix: str, html: str) -> str:
+        key = f"{_check_prefix(prefix)}/{TIMELAPSE}"
+        self._replace(key, _to_bytes(html))
+        return self._key_uri(key)
+
+    def has_timelapse(self, prefix: str) -> bool:
+        return TIMELAPSE in self._list(_check_prefix(prefix))[1]
+
+    def timelapse_uri(self, prefix: str) -> str:
+        return self._key_uri(f"{_check_prefix(prefix)}/{TIMELAPSE}")
 
     # ---- append-only logs: one object per entry, created exclusively, so that concurrent
     # writers never lose an entry (S3 has no append).  Reviews and run capsules are two.

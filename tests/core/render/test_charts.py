@@ -188,3 +188,31 @@ def test_script_diff_counts_and_classes_each_line():
     # code is text, not markup
     assert "<i>" not in out and "<b>" not in out and "&lt;b&gt;" in out
     assert kinds.count("ctx") == 2
+
+
+# --------------------------------------------------------------------------
+# trend (the timelapse)
+# --------------------------------------------------------------------------
+
+
+def test_trend_draws_a_point_per_value_and_breaks_the_line_at_a_gap():
+    from cataloger_dagster.core.render.charts import svg_trend
+
+    out = svg_trend({"open": [3, None, 5, 4], HOSTILE: [1, 1, 1, 1]}, ["r1", "r2", HOSTILE, "r4"], title=HOSTILE)
+    root = svg(out)
+    assert len(find(root, "circle", "s0")) == 3 and len(find(root, "circle", "s1")) == 4
+    assert len(find(root, "polyline", "s0")) == 1      # r1 stands alone; r3-r4 is one line
+    assert len(find(root, "polyline", "s1")) == 1
+    assert "<script>" not in str(out)
+    tips = [t.text for t in root.iter(SVG + "title")]
+    assert f"{HOSTILE} · open: 5" in tips
+
+
+def test_trend_reads_rates_as_percentages_and_draws_nothing_without_values():
+    from cataloger_dagster.core.render.charts import svg_trend
+
+    root = svg(svg_trend({"pass rate": [0.5, 1.0]}, ["a", "b"], percent=True))
+    assert "b · pass rate: 100%" in [t.text for t in root.iter(SVG + "title")]
+    ys = [float(c.get("cy")) for c in find(root, "circle")]
+    assert ys[0] > ys[1]                               # higher is up
+    assert svg_trend({"x": [None, None]}, ["a", "b"]) == Markup("")

@@ -530,3 +530,14 @@ def test_a_damaged_review_entry_is_named(store):
     store._write_new(f"{PREFIX}/reviews/zz-broken.json", b"{not json")
     with pytest.raises(ss.ScriptStoreError, match="zz-broken.json is not a valid review"):
         store.read_reviews(PREFIX)
+
+
+def test_the_timelapse_is_replaced_in_the_tables_folder_and_is_no_run(store, raw_object):
+    prefix = table_prefix("shop", "orders")
+    assert not store.has_timelapse(prefix)
+    store.write_json(prefix, "2026-01-01T00:00:00.000000Z", "profile.json", {})
+    first = store.write_timelapse(prefix, "<p>one</p>")
+    second = store.write_timelapse(prefix, "<p>two</p>")
+    assert first == second == store.timelapse_uri(prefix) and first.endswith("/shop/orders/timelapse.html")
+    assert raw_object(store, second) == b"<p>two</p>" and store.has_timelapse(prefix)
+    assert store.list_runs(prefix) == ["2026-01-01T00:00:00.000000Z"]   # beside the runs, not one of them

@@ -25,8 +25,11 @@ def test_catalog_run_writes_to_s3_and_the_next_run_learns_from_it(demo_db, s3_se
     for report in (first.tables[0], second.tables[0]):
         run = f"catalogs/demo/orders/{report.run}/"
         for name in ("profile.json", "issues.json", "investigations.json", "catalog.html",
-                     "catalog_script.py", "catalog_script.metrics.json", "recent_summary.html"):
+                     "catalog_script.py", "catalog_script.metrics.json", "recent_summary.html",
+                     "run_summary.json"):
             assert run + name in keys
+    timelapse = s3.get_object(Bucket=s3_bucket, Key="catalogs/demo/orders/timelapse.html")["Body"].read().decode()
+    assert timelapse.count('<tr class="run"') == 2      # the table's, replaced by the second run
     metrics = json.loads(s3.get_object(
         Bucket=s3_bucket, Key=f"catalogs/demo/orders/{second.tables[0].run}/catalog_script.metrics.json"
     )["Body"].read())

@@ -87,3 +87,16 @@ def test_script_store_from_url_takes_the_s3_settings_given(s3_resource, s3_bucke
     assert store.endpoint_url == s3_resource.endpoint_url
     uri = store.write_script(PREFIX, stamp(1), SCRIPT, "x = 1")
     assert uri == f"s3://{s3_bucket}/shop/orders/{stamp(1)}/{SCRIPT}"
+
+
+def test_store_url_gives_back_a_location_script_store_from_url_reads(tmp_path, s3_resource, s3_bucket):
+    from cataloger_dagster.resources.script_store import store_url
+
+    local = LocalScriptStore(root=str(tmp_path / "a b"))
+    assert store_url(local) == str(tmp_path / "a b")
+    assert script_store_from_url(store_url(local)).root == local.root
+    s3 = S3ScriptStore(bucket=s3_bucket, prefix="/team/catalog/", s3=s3_resource)
+    assert store_url(s3) == f"s3://{s3_bucket}/team/catalog"
+    assert "testing" not in store_url(s3)            # never the credentials
+    back = script_store_from_url(store_url(s3), s3=s3_resource)
+    assert (back.bucket, back.prefix) == (s3_bucket, "team/catalog")

@@ -1,0 +1,67 @@
+"""`cataloger review TABLE ISSUE_ID --dismiss|--accept|--expected --note ...` and
+`cataloger review TABLE --list`: a person's verdicts on a table's findings.
+
+Registered in the main CLI with `main.add_command(review)`.  Writes only the table's review
+log (through `record_review`, as the `review_issue` job does); never connects to the
+database (its URL is needed only for the name that the store's layout uses).
+"""
+
+from __future__ import annotations
+
+import click
+
+from cataloger_dagster.cli.scripts import _common, _context, _run
+from cataloger_dagster.core.reviews.model import latest_reviews
+from cataloger_dagster.core.reviews.record import default_reviewer, record_review
+from cataloger_dagster.settings import load_settings
+
+
+def _shown(review) -> str:
+    note = f": {review.note!r}" if review.note else ""
+    return f"{review.at[:19]} {review.verdict:<8} {review.issue_id!r} by {review.reviewer}{note}"
+
+
+@click.command("review")
+@click.argument("table")
+@click.argument("issue_id", required=False)
+@click.option("--dismiss", is_flag=True, help="A false alarm: do not raise it again as it is.")
+@click.option("--accept", is_flag=True, help="A real problem: keep it and track it until fixed.")
+@click.option("--expected", is_flag=True, help="Normal for this table: a baseline, "
+              "shown as known; only a change from it is an issue.")
+@click.option("--note", default="", help="Why (free text, kept as it is written).")
+@click.option("--reviewer", help="Who reviews [default: CATALOGER_REVIEWER, else the OS user].")
+@click.option("--list", "listing", is_flag=True, help="Print TABLE's review log, oldest first, and each "
+              "issue's current verdict.")
+@_common
+def review(table, issue_id, dismiss, accept, expected, note, reviewer, listing, database_url, database_name,
+           store, as_json) -> None:
+    """Accept, dismiss or mark 'expected' ISSUE_ID of TABLE's latest run, or (--list) show the reviews.
+    Put `--` before TABLE when a name starts with '-'."""
+    given = [v for v, flag in (("dismiss", dismiss), ("accept", accept), ("expected", expected)) if flag]
+    if len(given) > 1:
+        raise click.UsageError(f"give one verdict, not {' and '.join('--' + v for v in given)}")
+    verdict = given[0] if given else None
+    if listing and (issue_id or verdict):
+        raise click.UsageError("--list takes only TABLE (no ISSUE_ID, no verdict)")
+    if not listing and not (issue_id and verdict):
+        raise click.UsageError("give ISSUE_ID and one of --dismiss / --accept / --expected, or --list")
+
+    def body():
+        ctx = _context(database_url, database_name, store, table)
+        if listing:
+            reviews = ctx.store.read_reviews(ctx.prefix)
+            current = latest_reviews(reviews)
+            data = {**ctx.header(), "reviews": [r.model_dump(mode="json") for r in reviews],
+                    "current": {i: r.model_dump(mode="json") for i, r in current.items()}}
+            lines = [f"{ctx.table} ({ctx.database}) in {ctx.store.describe()}: {len(reviews)} review(s)"]
+            lines += [f"  {_shown(r)}" for r in reviews]
+            if current:
+                lines.append("current verdicts:")
+                lines += [f"  {r.verdict:<8} {i!r}" for i, r in current.items()]
+            return data, "\n".join(lines)
+        name = reviewer if reviewer and reviewer.strip() else default_reviewer(load_settings().reviewer)
+        entry, uri = record_review(ctx.store, ctx.database, ctx.table, issue_id, verdict, note, name, via="cli")
+        return ({**ctx.header(), "review": entry.model_dump(mode="json"), "uri": uri},
+                f"recorded: {_shown(entry)}\n  in {uri}")
+
+    _run(as_json, body)

@@ -1,0 +1,113 @@
+"""Every run of one table, for its timelapse page: a few numbers per run, and the review log
+read against each run's time.
+
+Each run's catalog_page step writes those numbers as ``run_summary.json`` (`summarize_run`),
+so the timelapse reads one small file per run however large the profile is.  Runs from
+before that file existed are summarized from their results instead (slower, same numbers).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional, Protocol
+
+from pydantic import BaseModel, Field
+
+from cataloger_dagster.core.investigate.outcome import standing
+from cataloger_dagster.core.layout import (
+    INVESTIGATIONS, ISSUES, PROFILE, RUN_SUMMARY, SCRIPT, metrics_filename, normalize_timestamp,
+)
+from cataloger_dagster.core.models import (
+    AnalysisResultModel, InvestigationsResult, TableProfile, severity_counts,
+)
+from cataloger_dagster.core.render.pages import health_score
+from cataloger_dagster.core.reviews.model import Review
+
+
+class _Store(Protocol):
+    def list_runs(self, prefix: str) -> list[str]: ...
+    def read_json(self, prefix: str, timestamp: str, filename: str) -> Any: ...
+
+
+class RunSummary(BaseModel):
+    """One run's numbers (run_summary.json)."""
+
+    timestamp: str
+    status: str = "ok"                  # ok, degraded, or incomplete (the run wrote no issues)
+    rows: Optional[int] = None
+    columns: Optional[int] = None
+    issue_ids: list[str] = Field(default_factory=list)    # standing: raised and not refuted
+    severities: dict[str, int] = Field(default_factory=dict)
+    refuted: int = 0
+    health: Optional[float] = None
+    pass_rate: Optional[float] = None
+    cells: Optional[int] = None
+    tokens: Optional[int] = None
+    explored: Optional[bool] = None
+
+
+class TimelapseRow(BaseModel):
+    """A run with the reviews in force when it ran (the latest verdict per issue before it)."""
+
+    run: RunSummary
+    open: int = 0            # standing issues not dismissed or expected by a review in force
+    dismissed: int = 0       # issues whose verdict in force is "dismiss" (raised again or not)
+    expected: int = 0
+    accepted: int = 0
+
+
+def summarize_run(timestamp: str, profile: TableProfile, issues: AnalysisResultModel,
+                  investigations: Optional[InvestigationsResult], tokens: Optional[int] = None) -> RunSummary:
+    kept = standing(issues, investigations.investigations if investigations else None)
+    pass_rate = investigations.pass_rate if investigations else None
+    return RunSummary(
+        timestamp=timestamp, status=issues.status, rows=profile.row_count, columns=profile.column_count,
+        issue_ids=[i.id for i in kept.issues], severities=severity_counts(i.severity for i in kept.issues),
+        refuted=len(issues.issues) - len(kept.issues), health=health_score(profile, kept, pass_rate),
+        pass_rate=pass_rate, cells=investigations.cells if investigations else None, tokens=tokens,
+        explored=investigations.explored if investigations else None)
+
+
+def _rebuilt(store: _Store, prefix: str, timestamp: str) -> RunSummary:
+    """A run from before run_summary.json, summarized from its results."""
+    profile, issues = store.read_json(prefix, timestamp, PROFILE), store.read_json(prefix, timestamp, ISSUES)
+    if profile is None or issues is None:
+        return RunSummary(timestamp=timestamp, status="incomplete",
+                          rows=(profile or {}).get("row_count") if isinstance(profile, dict) else None)
+    found = store.read_json(prefix, timestamp, INVESTIGATIONS)
+    summary = summarize_run(timestamp, TableProfile.model_validate(profile),
+                            AnalysisResultModel.model_validate(issues),
+                            InvestigationsResult.model_validate(found) if found else None)
+    if found is None:   # the cells of a run without investigations.json are in its metrics, if anywhere
+        metrics = store.read_json(prefix, timestamp, metrics_filename(SCRIPT)) or {}
+        summary = summary.model_copy(update={"pass_rate": metrics.get("pass_rate"), "cells": metrics.get("cells")})
+    return summary
+
+
+def run_summaries(store: _Store, prefix: str) -> list[RunSummary]:
+    """Every run of the table, oldest first."""
+    summaries = []
+    for timestamp in store.list_runs(prefix):
+        found = store.read_json(prefix, timestamp, RUN_SUMMARY)
+        summaries.append(RunSummary.model_validate(found) if found is not None
+                         else _rebuilt(store, prefix, timestamp))
+    return summaries
+
+
+def in_force(reviews: list[Review], before: str) -> dict[str, str]:
+    """issue id -> verdict of its latest review made before ``before`` (a run's timestamp)."""
+    verdicts: dict[str, str] = {}
+    for review in reviews:          # oldest first
+        if normalize_timestamp(review.at) < before:
+            verdicts[review.issue_id] = review.verdict
+    return verdicts
+
+
+def timelapse_rows(summaries: list[RunSummary], reviews: list[Review]) -> list[TimelapseRow]:
+    rows = []
+    for run in summaries:
+        verdicts = in_force(reviews, run.timestamp)
+        counts = {v: sum(1 for x in verdicts.values() if x == v) for v in ("dismiss", "expected", "accept")}
+        still_open = [i for i in run.issue_ids if verdicts.get(i) not in ("dismiss", "expected")]
+        rows.append(TimelapseRow(run=run, open=len(still_open), dismissed=counts["dismiss"],
+                                 expected=counts["expected"], accepted=counts["accept"]))
+    return rows
