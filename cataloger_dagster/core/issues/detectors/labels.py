@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Optional
 
-import ibis
 import ibis.expr.datatypes as dt
 
 from cataloger_dagster.core import text
