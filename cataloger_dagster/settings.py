@@ -16,6 +16,7 @@ variable (`dg.EnvVar("CATALOGER_DATABASE")`); the settings hold it for listing t
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import Any, Literal, Optional
 
@@ -358,3 +359,15 @@ def env_example() -> str:
     for name, meaning in OTHER_VARIABLES.items():
         lines += [f"# {meaning}", f"# {name}=", ""]
     return "\n".join(lines)
+
+
+# names of environment variables whose values are secrets (ANTHROPIC_API_KEY, AWS_SECRET_ACCESS_KEY,
+# PGPASSWORD, GITHUB_TOKEN...)
+SECRET_VARIABLE = re.compile(r"KEY|TOKEN|SECRET|PASSW|PWD|CREDENTIAL|AUTH", re.IGNORECASE)
+MIN_SECRET = 6          # shorter values ("1", "true") would blank out ordinary words
+
+
+def secret_values() -> tuple[str, ...]:
+    """The values of the environment variables whose names say they are secrets: what a
+    record kept for people (an MCP run capsule) must never show.  Read for redaction only."""
+    return tuple(v for k, v in os.environ.items() if SECRET_VARIABLE.search(k) and len(v) >= MIN_SECRET)

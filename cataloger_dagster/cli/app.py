@@ -153,13 +153,13 @@ def mcp(database, store, sandbox, http, row_limit, sql_timeout) -> None:
     """Serve the catalog to an MCP client (Claude Desktop, Claude Code...): stdio, or --http."""
     from cataloger_dagster.mcp.server import Service, serve
     from cataloger_dagster.resources.database import DatabaseResource
-    from cataloger_dagster.settings import sandbox_resource, store_resource
+    from cataloger_dagster.settings import sandbox_resource, secret_values, store_resource
 
     settings = _settings(database=database, store=store, sandbox=sandbox)
     # a plain resource outside Dagster (the settings' one reads the URL through dg.EnvVar)
     service = Service(database=DatabaseResource(url=settings.database), store=store_resource(settings=settings),
                       sandbox=sandbox_resource(settings=settings), row_limit=row_limit,
-                      sql_timeout_s=sql_timeout)
+                      sql_timeout_s=sql_timeout, secrets=secret_values())
     try:
         serve(service, http=http)
     except ValueError as exc:

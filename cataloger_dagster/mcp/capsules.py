@@ -10,10 +10,9 @@ of a secret-looking variable of the server's environment.
 from __future__ import annotations
 
 import json
-import os
 import re
 import time
-from typing import TYPE_CHECKING, Any, Optional
+from typing import TYPE_CHECKING, Any, Iterable, Optional
 
 from pydantic import BaseModel, Field
 
@@ -23,10 +22,6 @@ from cataloger_dagster.resources.database import redact_url, url_secrets
 if TYPE_CHECKING:
     from cataloger_dagster.resources.script_store import ScriptStore
 
-# names of environment variables whose values are secrets (ANTHROPIC_API_KEY, AWS_SECRET_ACCESS_KEY,
-# PGPASSWORD, GITHUB_TOKEN...)
-SECRET_VARIABLE = re.compile(r"KEY|TOKEN|SECRET|PASSW|PWD|CREDENTIAL|AUTH", re.IGNORECASE)
-MIN_SECRET = 6          # shorter values ("1", "true") would blank out ordinary words
 MAX_INPUT = 4000        # characters of a tool's input a capsule keeps
 SESSION_RE = re.compile(r"[0-9a-f]{32}\Z")
 
@@ -34,11 +29,10 @@ SESSION_RE = re.compile(r"[0-9a-f]{32}\Z")
 class Redactor:
     """Replaces every known secret in text (and in nested JSON-like values) with ***."""
 
-    def __init__(self, database_url: str, environ: Optional[dict[str, str]] = None):
-        environ = os.environ if environ is None else environ
+    def __init__(self, database_url: str, secrets: Iterable[str] = ()):
+        """``secrets``: values known to be secret besides the URL's (settings.secret_values())."""
         self.url = database_url
-        found = set(url_secrets(database_url))
-        found |= {v for k, v in environ.items() if SECRET_VARIABLE.search(k) and len(v) >= MIN_SECRET}
+        found = set(url_secrets(database_url)) | set(secrets)
         self.secrets = sorted((s for s in found if s), key=len, reverse=True)
 
     def text(self, value: str) -> str:

@@ -55,12 +55,13 @@ class Service:
     sandbox: SandboxResource
     row_limit: int = 1000
     sql_timeout_s: float = 30.0
+    secrets: tuple[str, ...] = ()      # values to keep out of every capsule (settings.secret_values())
 
     def __post_init__(self) -> None:
         self.name = self.database.database_name
         self.catalog = Catalog(self.store, self.name)
         self.index = SearchIndex(self.catalog)
-        self.redactor = Redactor(self.database.url)
+        self.redactor = Redactor(self.database.url, self.secrets)
         self.capsules = CapsuleLog(self.store, self.name, self.redactor)
         self.db_lock = threading.Lock()
         self.runner = QueryRunner(self.database, row_limit=self.row_limit, timeout_s=self.sql_timeout_s,

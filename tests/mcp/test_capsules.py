@@ -9,12 +9,15 @@ import pytest
 
 from cataloger_dagster.mcp.capsules import CapsuleLog, Redactor
 from cataloger_dagster.resources.script_store import LocalScriptStore
+from cataloger_dagster.settings import secret_values
 
 URL = "postgres://cataloger:s3cr%40t-pass@db.example:5432/shop?sslpassword=keypass99"
 
 
-def test_the_redactor_hides_url_and_environment_secrets():
-    redactor = Redactor(URL, {"ANTHROPIC_API_KEY": "sk-ant-123456", "HOME": "/home/someone", "PGPASSWORD": "pw"})
+def test_the_redactor_hides_url_and_environment_secrets(monkeypatch):
+    for name, value in {"ANTHROPIC_API_KEY": "sk-ant-123456", "HOME": "/home/someone", "PGPASSWORD": "pw"}.items():
+        monkeypatch.setenv(name, value)
+    redactor = Redactor(URL, secret_values())
     text = redactor.text(f"failed on {URL} with s3cr@t-pass and sk-ant-123456 in /home/someone")
     assert "s3cr" not in text and "keypass99" not in text and "sk-ant-123456" not in text
     assert "/home/someone" in text  # not a secret: left alone
@@ -24,7 +27,7 @@ def test_the_redactor_hides_url_and_environment_secrets():
 
 def test_capsules_are_appended_and_read_back_by_session_and_table(tmp_path):
     store = LocalScriptStore(root=str(tmp_path))
-    log = CapsuleLog(store, "shop", Redactor(URL, {"MY_TOKEN": "tok-abcdef"}))
+    log = CapsuleLog(store, "shop", Redactor(URL, ["tok-abcdef"]))
     one, two = "a" * 32, "b" * 32
     started = time.monotonic()
     log.record(one, "run_sql", started=started, arguments={"sql": "SELECT 'tok-abcdef'"}, summary="1 rows",
@@ -48,7 +51,7 @@ def test_capsules_are_appended_and_read_back_by_session_and_table(tmp_path):
 
 
 def test_concurrent_capsules_are_all_kept(tmp_path):
-    log = CapsuleLog(LocalScriptStore(root=str(tmp_path)), "shop", Redactor("duckdb://x.duckdb", {}))
+    log = CapsuleLog(LocalScriptStore(root=str(tmp_path)), "shop", Redactor("duckdb://x.duckdb"))
 
     def write(n):
         for i in range(20):
