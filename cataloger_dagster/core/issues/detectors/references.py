@@ -143,9 +143,9 @@ def _key_stats(other: ibis.Table, columns: list[tuple[int, str]]) -> dict[str, A
         aggs[f"n{i}"] = other[c].count()
         aggs[f"lo{i}"] = other[c].min()
         aggs[f"hi{i}"] = other[c].max()
-        if other[c].type().is_string():
-            aggs[f"ls{i}"] = other[c].length().min()
-            aggs[f"ll{i}"] = other[c].length().max()
+        if other[c].type().is_string():   # as text: a PostgreSQL enum has no length()
+            aggs[f"ls{i}"] = portable.as_text(other, c).length().min()
+            aggs[f"ll{i}"] = portable.as_text(other, c).length().max()
     return one(other, **aggs)
 
 
