@@ -142,7 +142,7 @@ class CatalogerSettings(BaseSettings):
         description="runs the recent summary and its summary_script.py cover (rows, issues, health and pass "
         "rate over them)")
     table_owners: dict[str, str] = Field(
-        default_factory=dict, json_schema_extra=_hint('a JSON object, e.g. {"orders": "team-sales"}'),
+        {}, json_schema_extra=_hint('a JSON object, e.g. {"orders": "team-sales"}'),
         description="who owns which table, as a JSON object from table name to owner (`*`: every other "
         "table); `alert_sensor` groups its messages by owner")
     alert_notifier: Literal["none", "slack", "webhook", "email"] = Field(
@@ -154,7 +154,8 @@ class CatalogerSettings(BaseSettings):
     alert_smtp_host: Optional[str] = Field(None, description="the `email` notifier's SMTP server")
     alert_smtp_port: int = Field(25, ge=1, le=65535, json_schema_extra=_hint("a port, e.g. 587"),
                                  description="the SMTP server's port")
-    alert_smtp_starttls: bool = Field(False, description="upgrade the SMTP connection with STARTTLS")
+    alert_smtp_tls: Literal["none", "starttls"] = Field(
+        "none", description="`starttls` upgrades the SMTP connection with STARTTLS before logging in")
     alert_smtp_user: Optional[str] = Field(None, description="the SMTP login, when the server wants one")
     alert_smtp_password: Optional[str] = Field(
         None, repr=False, description="the SMTP password; read by Dagster through `dg.EnvVar`, never logged or "
@@ -350,7 +351,7 @@ def notifier_resource(settings: CatalogerSettings | None = None) -> NotifierReso
                                 f"{variable('alert_email_to')}: set them, or set CATALOGER_ALERT_NOTIFIER=none")
         password = dg.EnvVar(variable("alert_smtp_password")) if settings.alert_smtp_password else None
         return SmtpNotifier(host=settings.alert_smtp_host, port=settings.alert_smtp_port,
-                            starttls=settings.alert_smtp_starttls, username=settings.alert_smtp_user,
+                            starttls=settings.alert_smtp_tls == "starttls", username=settings.alert_smtp_user,
                             password=password, sender=settings.alert_email_from, recipients=recipients, **retry)
     return NoNotifier(**retry)
 
