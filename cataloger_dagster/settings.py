@@ -137,6 +137,9 @@ class CatalogerSettings(BaseSettings):
         "tables (and between two ticks of `pass_rate_sensor`)")
     refresh_cron: str = Field("0 3 * * *", description="when the refresh schedule (off by default) "
                               "recatalogs every table")
+    freshness_hours: float = Field(
+        48.0, gt=0.0, json_schema_extra=_hint("a number of hours, e.g. 48"),
+        description="the `catalog_is_fresh` check warns when a table was last profiled longer ago than this")
     recent_runs: int = Field(
         10, ge=2, json_schema_extra=_hint("a number of runs, e.g. 10"),
         description="runs the recent summary and its summary_script.py cover (rows, issues, health and pass "
