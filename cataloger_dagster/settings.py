@@ -140,10 +140,6 @@ class CatalogerSettings(BaseSettings):
     freshness_hours: float = Field(
         48.0, gt=0.0, json_schema_extra=_hint("a number of hours, e.g. 48"),
         description="the `catalog_is_fresh` check warns when a table was last profiled longer ago than this")
-    recent_runs: int = Field(
-        10, ge=2, json_schema_extra=_hint("a number of runs, e.g. 10"),
-        description="runs the recent summary and its summary_script.py cover (rows, issues, health and pass "
-        "rate over them)")
     table_owners: dict[str, str] = Field(
         {}, json_schema_extra=_hint('a JSON object, e.g. {"orders": "team-sales"}'),
         description="who owns which table, as a JSON object from table name to owner (`*`: every other "

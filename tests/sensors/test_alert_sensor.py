@@ -267,6 +267,7 @@ def test_registered_and_running_by_default():
     assert {"store", "database", "notifier"} <= sensor.required_resource_keys
 
 
+@pytest.mark.slow
 def test_end_to_end_the_real_assets_alert_once(tmp_path, local_sandbox, monkeypatch):
     """The real catalog run of the shop table (high-severity findings), then two ticks."""
     db = make_shop(tmp_path / "shop.duckdb")
