@@ -8,7 +8,9 @@ that needs them.
 import dagster as dg
 
 from cataloger_dagster.assets.checks import build_asset_checks
+from cataloger_dagster.assets.freshness import build_freshness_checks
 from cataloger_dagster.jobs import ALL_ASSETS, TABLE_ASSETS, build_catalog_table_job, build_review_job
+from cataloger_dagster.sensors.alert_sensor import build_alert_sensor
 from cataloger_dagster.sensors.database_change import build_database_change_sensor
 from cataloger_dagster.sensors.pass_rate import build_pass_rate_sensor
 from cataloger_dagster.sensors.refresh_schedule import build_refresh_schedule
@@ -23,8 +25,9 @@ def build_definitions(settings: CatalogerSettings) -> dg.Definitions:
     return dg.Definitions(
         assets=ALL_ASSETS,
         jobs=[catalog_table_job, build_review_job(settings.reviewer)],
-        asset_checks=build_asset_checks(settings),
-        sensors=[build_database_change_sensor(settings), build_pass_rate_sensor(settings)],
+        asset_checks=[*build_asset_checks(settings), *build_freshness_checks(settings)],
+        sensors=[build_database_change_sensor(settings), build_pass_rate_sensor(settings),
+                 build_alert_sensor(settings)],
         schedules=[build_refresh_schedule(settings)],
         resources=resources(settings),
         # A table's assets form one chain, so a process per step would buy no parallelism, only

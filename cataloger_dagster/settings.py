@@ -28,6 +28,9 @@ from cataloger_dagster.resources.agent import AgentResource, HeuristicAgent
 from cataloger_dagster.resources.agent.anthropic.agent import AnthropicAgent
 from cataloger_dagster.resources.database import DEFAULT_DATABASE_URL, SNAPSHOT_URL, DatabaseResource
 from cataloger_dagster.resources.io_manager import TableIOManager
+from cataloger_dagster.resources.notifier import (
+    JsonWebhookNotifier, NoNotifier, NotifierResource, SlackWebhookNotifier, SmtpNotifier,
+)
 from cataloger_dagster.resources.sandbox import DEFAULT_IMAGE, SandboxResource
 from cataloger_dagster.resources.sandbox.image import DEFAULT_MIRROR
 from cataloger_dagster.resources.script_store import ScriptStore, script_store_from_url
@@ -135,6 +138,35 @@ class CatalogerSettings(BaseSettings):
         "tables (and between two ticks of `pass_rate_sensor`)")
     refresh_cron: str = Field("0 3 * * *", description="when the refresh schedule (off by default) "
                               "recatalogs every table")
+    freshness_hours: float = Field(
+        48.0, gt=0.0, json_schema_extra=_hint("a number of hours, e.g. 48"),
+        description="the `catalog_is_fresh` check warns when a table was last profiled longer ago than this")
+    table_owners: dict[str, str] = Field(
+        {}, json_schema_extra=_hint('a JSON object, e.g. {"orders": "team-sales"}'),
+        description="who owns which table, as a JSON object from table name to owner (`*`: every other "
+        "table); `alert_sensor` groups its messages by owner")
+    alert_notifier: Literal["none", "slack", "webhook", "email"] = Field(
+        "none", description="where `alert_sensor` sends alerts: `slack` (a Slack-compatible incoming webhook), "
+        "`webhook` (JSON POSTed to a URL), `email` (SMTP) or `none`")
+    alert_webhook_url: Optional[str] = Field(
+        None, repr=False, description="the `slack` or `webhook` notifier's URL; a credential: read by Dagster "
+        "through `dg.EnvVar`, never logged or stored")
+    alert_smtp_host: Optional[str] = Field(None, description="the `email` notifier's SMTP server")
+    alert_smtp_port: int = Field(25, ge=1, le=65535, json_schema_extra=_hint("a port, e.g. 587"),
+                                 description="the SMTP server's port")
+    alert_smtp_tls: Literal["none", "starttls"] = Field(
+        "none", description="`starttls` upgrades the SMTP connection with STARTTLS before logging in")
+    alert_smtp_user: Optional[str] = Field(None, description="the SMTP login, when the server wants one")
+    alert_smtp_password: Optional[str] = Field(
+        None, repr=False, description="the SMTP password; read by Dagster through `dg.EnvVar`, never logged or "
+        "stored")
+    alert_email_from: str = Field("cataloger@localhost", description="the alerts' sender address")
+    alert_email_to: Optional[str] = Field(None, description="the alerts' recipients, separated by commas")
+    alert_attempts: int = Field(3, ge=1, json_schema_extra=_hint("a number of tries, e.g. 3"),
+                                description="tries of one delivery (with doubling backoff) before it is recorded "
+                                "as failed in `<store>/<database>/alerts/`")
+    alert_backoff_s: float = Field(1.0, ge=0.0, json_schema_extra=_hint("a number of seconds, e.g. 1"),
+                                   description="seconds before the second try of a delivery, doubled each time")
 
     @model_validator(mode="before")
     @classmethod
@@ -145,7 +177,7 @@ class CatalogerSettings(BaseSettings):
         return {k: v.strip() if isinstance(v, str) else v for k, v in data.items()
                 if not (isinstance(v, str) and not v.strip())}
 
-    @field_validator("agent", "sandbox", mode="before")
+    @field_validator("agent", "sandbox", "alert_notifier", mode="before")
     @classmethod
     def _any_case(cls, value: Any) -> Any:
         return value.lower() if isinstance(value, str) else value
@@ -301,6 +333,29 @@ def sandbox_resource(backend: str | None = None, settings: CatalogerSettings | N
                            prestart_env={"DB_CONNECTION_STRING": SNAPSHOT_URL} if settings.sandbox_prestart else None)
 
 
+def notifier_resource(settings: CatalogerSettings | None = None) -> NotifierResource:
+    """The notifier of CATALOGER_ALERT_NOTIFIER; its secrets reach Dagster only by their variable's name."""
+    settings = _settings(settings)
+    retry = {"attempts": settings.alert_attempts, "backoff_s": settings.alert_backoff_s}
+    kind = settings.alert_notifier
+    if kind in ("slack", "webhook"):
+        if not settings.alert_webhook_url:
+            raise SettingsError(f"CATALOGER_ALERT_NOTIFIER={kind} needs {variable('alert_webhook_url')}: set it "
+                                "to the webhook's URL, or set CATALOGER_ALERT_NOTIFIER=none")
+        backend = SlackWebhookNotifier if kind == "slack" else JsonWebhookNotifier
+        return backend(url=dg.EnvVar(variable("alert_webhook_url")), **retry)
+    if kind == "email":
+        recipients = [r.strip() for r in (settings.alert_email_to or "").split(",") if r.strip()]
+        if not settings.alert_smtp_host or not recipients:
+            raise SettingsError(f"CATALOGER_ALERT_NOTIFIER=email needs {variable('alert_smtp_host')} and "
+                                f"{variable('alert_email_to')}: set them, or set CATALOGER_ALERT_NOTIFIER=none")
+        password = dg.EnvVar(variable("alert_smtp_password")) if settings.alert_smtp_password else None
+        return SmtpNotifier(host=settings.alert_smtp_host, port=settings.alert_smtp_port,
+                            starttls=settings.alert_smtp_tls == "starttls", username=settings.alert_smtp_user,
+                            password=password, sender=settings.alert_email_from, recipients=recipients, **retry)
+    return NoNotifier(**retry)
+
+
 def resources(
     settings: CatalogerSettings | None = None, *, database: str | None = None, store: str | None = None,
     agent: str | None = None, sandbox: str | None = None,
@@ -312,6 +367,7 @@ def resources(
         "store": store_resource(settings=settings),
         "agent": agent_resource(settings=settings),
         "sandbox": sandbox_resource(settings=settings),
+        "notifier": notifier_resource(settings),
         # table names as partition keys never become raw paths (see TableIOManager)
         "io_manager": TableIOManager(),
     }

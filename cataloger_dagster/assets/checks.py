@@ -40,7 +40,7 @@ from cataloger_dagster.settings import CatalogerSettings, default, variable
 SCRIPT_TIMEOUT_FACTOR = 10
 
 
-def _partitioned_check(**kwargs):
+def partitioned_check(**kwargs):
     def decorate(fn):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", dg.PreviewWarning)
@@ -63,7 +63,7 @@ def latest_run_folder(instance: dg.DagsterInstance, table: str) -> str | None:
 def build_pass_rate_check(settings: CatalogerSettings) -> dg.AssetChecksDefinition:
     threshold = settings.pass_rate_threshold
 
-    @_partitioned_check(
+    @partitioned_check(
         name="pass_rate_at_least_threshold",
         asset=investigations,
         description=f"At least {variable('pass_rate_threshold')} (default {default('pass_rate_threshold')}) "
@@ -95,7 +95,7 @@ def pass_rate_result(investigations: InvestigationsResult, threshold: float) -> 
 
 
 # on investigations, not quality_issues: whether a high-severity issue stands is known once it is investigated
-@_partitioned_check(asset=investigations, additional_ins={"quality_issues": dg.AssetIn(key=quality_issues.key)},
+@partitioned_check(asset=investigations, additional_ins={"quality_issues": dg.AssetIn(key=quality_issues.key)},
                     description="The table has no high-severity data-quality issue that its investigation did not "
                                 "refute and that no reviewer dismissed or marked expected.")
 def no_high_severity_issues(
@@ -148,7 +148,7 @@ def compare_evidence(expected: InvestigationsResult, printed: dict[str, dict]) -
     return problems
 
 
-@_partitioned_check(
+@partitioned_check(
     asset=investigations,
     description="The stored catalog_script.py, rerun alone in a fresh sandbox over a fresh snapshot, "
     "prints the verdict and evidence recorded for every issue.",

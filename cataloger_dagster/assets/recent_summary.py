@@ -1,4 +1,6 @@
+# no `from __future__ import annotations`: Dagster reads the config class from its annotation
 import dagster as dg
+from pydantic import Field
 
 from cataloger_dagster.assets.common import GROUP, OWNERS, TableRun, link
 from cataloger_dagster.assets.partitions import tables_partitions
@@ -7,10 +9,16 @@ from cataloger_dagster.core.layout import (
 )
 from cataloger_dagster.core.models import AnalysisResultModel, InvestigationsResult, TableProfile
 from cataloger_dagster.core.history.recent_changes import compare_runs, render_recent_summary, summary_script
+from cataloger_dagster.core.history.timelapse import recent_summaries, summarize_run
 from cataloger_dagster.resources.database import DatabaseResource
 from cataloger_dagster.resources.script_store import ScriptStore
 
 PAGE = RECENT_SUMMARY
+DEFAULT_RUNS = 10
+
+
+class RecentSummaryConfig(dg.Config):
+    runs: int = Field(DEFAULT_RUNS, ge=2, description="the runs the trend covers, this one included")
 
 
 @dg.asset(
@@ -19,11 +27,13 @@ PAGE = RECENT_SUMMARY
     owners=OWNERS,
     kinds={"html", "python"},
     description="What changed since the table's previous run (rows, schema, fingerprint, "
-    "distributions, issues new and resolved, verdicts) as recent_summary.html, with "
+    "distributions, issues new and resolved, verdicts) and the trend over its last runs (rows, "
+    "issues, health, pass rate; config `runs`, default 10) as recent_summary.html, with "
     "summary_script.py, a standalone script that recomputes the changes from the database.",
 )
 def recent_summary(
     context: dg.AssetExecutionContext,
+    config: RecentSummaryConfig,
     table_profile: TableProfile,
     quality_issues: AnalysisResultModel,
     investigations: InvestigationsResult,
@@ -35,14 +45,16 @@ def recent_summary(
     current = {"timestamp": folder.timestamp, "profile": table_profile.model_dump(mode="json"),
                "issues": quality_issues.model_dump(mode="json"),
                "investigations": investigations.model_dump(mode="json")}
-    summary = compare_runs(previous, current)
+    trend = recent_summaries(store, folder.prefix, before=folder.timestamp, limit=config.runs - 1)
+    trend.append(summarize_run(folder.timestamp, table_profile, quality_issues, investigations))
+    summary = compare_runs(previous, current, trend=trend)
     links = {"Summary script": SUMMARY_SCRIPT}
     if previous:
         links["Previous run"] = f"../{previous['timestamp']}/{CATALOG_PAGE}"
     html = render_recent_summary(summary, database=database.database_name, links=links)
     uri = folder.write_artifact(PAGE, html)
     script = summary_script(folder.table, previous["profile"] if previous else None,
-                            previous_timestamp=previous["timestamp"] if previous else None)
+                            previous_timestamp=previous["timestamp"] if previous else None, trend=trend[:-1])
     script_uri = folder.write_script(SUMMARY_SCRIPT, script)
     for line in summary.headline:
         context.log.info(f"{folder.table}: {line}")
@@ -80,4 +92,5 @@ def _change_counts(summary) -> dict:
         "issues_new": len(summary.issues_new),
         "issues_resolved": len(summary.issues_resolved),
         "verdicts_changed": len(summary.verdict_changes),
+        "trend_runs": len(summary.trend),
     }

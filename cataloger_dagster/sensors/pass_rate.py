@@ -206,11 +206,12 @@ def plan_relearning(
     return requests, tables
 
 
-def new_materializations(instance: dg.DagsterInstance, after: int | None) -> list[dg.EventLogRecord]:
+def new_materializations(instance: dg.DagsterInstance, after: int | None,
+                          asset_key: dg.AssetKey = INVESTIGATIONS) -> list[dg.EventLogRecord]:
     records: list[dg.EventLogRecord] = []
     for _ in range(MAX_PAGES_PER_TICK):
         page = instance.fetch_materializations(
-            dg.AssetRecordsFilter(asset_key=INVESTIGATIONS, after_storage_id=after),
+            dg.AssetRecordsFilter(asset_key=asset_key, after_storage_id=after),
             limit=PAGE_SIZE,
             ascending=True,
         )

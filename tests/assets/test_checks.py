@@ -91,7 +91,8 @@ def test_checks_run_per_partition_in_the_catalog_job(shop, tmp_path, local_sandb
 
     job = defs.resolve_job_def(CATALOG_TABLE_JOB)
     assert {k.name for k in job.asset_layer.asset_graph.asset_check_keys} == {
-        "pass_rate_at_least_threshold", "no_high_severity_issues", "script_reproduces_evidence"}
+        "pass_rate_at_least_threshold", "no_high_severity_issues", "script_reproduces_evidence",
+        "catalog_is_fresh", "row_count_as_expected"}  # the last two: tests/assets/test_freshness.py
 
 
 def test_pass_rate_check_fails_when_investigations_fail(shop, tmp_path, local_sandbox, monkeypatch):

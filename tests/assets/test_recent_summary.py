@@ -183,3 +183,30 @@ def test_recent_summary_over_two_runs(tmp_path):
         ("age", "int64", "float64")]
     assert out["columns"]["score"]["mean"]["notable"] is True
     assert out["columns"]["score"]["mean"]["after"] == pytest.approx((200 * 4.5 + 50 * 500) / 250)
+    # the trend over the runs: both on the page, and in the script with the row count recomputed
+    assert meta["trend_runs"].value == 2
+    assert html.count("<tr data-run=") == 2 and f'data-run="{run1.name}"' in html
+    assert out["trend"]["runs"] == 2 and out["trend"]["rows"] == [200, 250]
+    assert out["trend"]["since"] == run1.name and out["trend"]["rows_change"] == 50
+
+
+@pytest.mark.slow
+def test_the_trend_covers_the_runs_the_config_asks_for(tmp_path):
+    from cataloger_dagster.definitions import TABLE_ASSETS
+    from cataloger_dagster.settings import resources
+
+    db = tmp_path / "people.duckdb"
+    _make_table(db)
+    res = resources(database=f"duckdb://{db}", store=str(tmp_path / "store"))
+    quick = {"investigations": {"config": {"exploration_rate": 0.0}}}
+    with dg.instance_for_test() as instance:
+        instance.add_dynamic_partitions("tables", ["people"])
+        for runs in (10, 10, 2):
+            result = dg.materialize(TABLE_ASSETS, partition_key="people", instance=instance, resources=res,
+                                    run_config={"ops": {**quick, "recent_summary": {"config": {"runs": runs}}}})
+            assert result.success
+            meta = result.asset_materializations_for_node("recent_summary")[0].metadata
+        assert meta["trend_runs"].value == 2   # the third run, asked for 2: itself and the one before
+    folders = sorted(p for p in (tmp_path / "store" / "people" / "people").iterdir() if p.is_dir())
+    html = (folders[2] / "recent_summary.html").read_text()
+    assert f'data-run="{folders[1].name}"' in html and f'data-run="{folders[0].name}"' not in html

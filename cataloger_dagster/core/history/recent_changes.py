@@ -18,6 +18,7 @@ from typing import Any, Optional
 
 from pydantic import BaseModel, Field
 
+from cataloger_dagster.core.history.timelapse import RunSummary
 from cataloger_dagster.core.investigate.codegen import literal
 from cataloger_dagster.core.values import finite_float
 
@@ -105,6 +106,8 @@ class RecentSummary(BaseModel):
     verdicts_compared: bool = False
     verdict_changes: list[VerdictChange] = Field(default_factory=list)
     headline: list[str] = Field(default_factory=list)                # plain sentences
+    # the last runs (this one last), oldest first: the trend behind the step from the previous run
+    trend: list[RunSummary] = Field(default_factory=list)
 
     @property
     def schema_changes(self) -> int:
@@ -248,9 +251,32 @@ def _sentences(s: RecentSummary) -> list[str]:
     return out
 
 
-def compare_runs(previous: dict | None, current: dict) -> RecentSummary:
+def _span(values: list, shown) -> str | None:
+    known = [v for v in values if v is not None]
+    if len(known) < 2:
+        return None
+    low, high = min(known), max(known)
+    return f"{shown(known[0])} → {shown(known[-1])}" + (f" (between {shown(low)} and {shown(high)})"
+                                                       if (low, high) != tuple(sorted((known[0], known[-1]))) else "")
+
+
+def trend_sentence(trend: list[RunSummary]) -> str | None:
+    """One sentence over the last runs, when there are more than the two a step compares."""
+    if len(trend) < 3:
+        return None
+    parts = [f"{label} {span}" for label, span in (
+        ("rows", _span([r.rows for r in trend], lambda v: f"{v:,}")),
+        ("standing issues", _span([len(r.issue_ids) for r in trend], str)),
+        ("health", _span([r.health for r in trend], lambda v: f"{v:g}")),
+        ("pass rate", _span([r.pass_rate for r in trend], lambda v: f"{v:.0%}")),
+    ) if span]
+    return f"Over the last {len(trend)} runs (since {trend[0].timestamp}): " + "; ".join(parts) + "."
+
+
+def compare_runs(previous: dict | None, current: dict, trend: list[RunSummary] | None = None) -> RecentSummary:
     """What changed from `previous` to `current` (see the module docstring for their shape);
-    `previous` None means this is the table's first run."""
+    `previous` None means this is the table's first run.  ``trend``: the last runs' numbers,
+    oldest first and this run last (`core.history.timelapse`), shown beside the step."""
     if not isinstance(current, dict) or not isinstance(current.get("profile"), dict):
         raise ValueError("compare_runs needs the current run as {'profile': <profile.json>, ...}")
     now = current["profile"]
@@ -261,6 +287,7 @@ def compare_runs(previous: dict | None, current: dict) -> RecentSummary:
         current_timestamp=current.get("timestamp"),
         rows_after=int(now.get("row_count") or 0),
         fingerprint_after=(now.get("fingerprint") or {}).get("value"),
+        trend=list(trend or []),
     )
     if previous is None:
         # on a first run every column is "new": the page lists the schema it starts from
@@ -318,6 +345,9 @@ def compare_runs(previous: dict | None, current: dict) -> RecentSummary:
                                    for k, v in verdicts_now.items()
                                    if k in verdicts_before and verdicts_before[k] != v]
     summary.headline = _sentences(summary)
+    over = trend_sentence(summary.trend)
+    if over:
+        summary.headline.append(over)
     return summary
 
 
@@ -335,9 +365,26 @@ def render_recent_summary(summary: RecentSummary, *, database: str = "",
 
     links = {"Catalog page": "catalog.html", **(links or {})}
     return template_environment().get_template("pages/recent_summary.html.j2").render(
-        s=summary, database=database, links=links,
+        s=summary, database=database, links=links, charts=trend_charts(summary.trend),
         generated_at=datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
     )
+
+
+def trend_charts(trend: list[RunSummary]) -> list[tuple[str, Any]]:
+    """(title, SVG) per number of the last runs, as the timelapse draws them; none for one run."""
+    from cataloger_dagster.core.render.charts import svg_trend
+
+    if len(trend) < 2:
+        return []
+    labels = [r.timestamp[:19].replace("T", " ") for r in trend]
+    series = [
+        ("Rows", {"rows": [r.rows for r in trend]}, False),
+        ("Issues", {"standing": [len(r.issue_ids) for r in trend],
+                    "high": [r.severities.get("high", 0) for r in trend]}, False),
+        ("Health", {"health": [r.health for r in trend]}, False),
+        ("Pass rate", {"pass rate": [r.pass_rate for r in trend]}, True),
+    ]
+    return [(title, svg_trend(points, labels, title=title, percent=percent)) for title, points, percent in series]
 
 
 # --------------------------------------------------------------------------
@@ -365,7 +412,10 @@ are embedded below; the current side is recomputed from the database:
 
     DB_CONNECTION_STRING=duckdb:///path/to/db.duckdb python summary_script.py
 
-It prints one JSON object: rows, schema and per-column changes.
+It prints one JSON object: rows, schema and per-column changes, and the trend over
+the last runs (TREND below: their own rows, standing issues, health and pass rate)
+with the row count recomputed now; the issues, health and pass rate of now need a
+catalog run (the detectors and investigations), so the trend holds the runs' own.
 """
 
 import json
@@ -378,6 +428,8 @@ TABLE = {table_literal}
 PREVIOUS_TIMESTAMP = {previous_literal}
 # the previous run (None on a table's first run)
 PREVIOUS = json.loads({baseline_literal})
+# the runs before this one, oldest first (the last is the run this one followed)
+TREND = json.loads({trend_literal})
 NULL_FRACTION_POINTS = {points}
 MEAN_STDS = {stds}
 NUMERIC_KINDS = ("integer", "decimal", "float")
@@ -489,10 +541,31 @@ def compare(previous, current):
     return out
 
 
+def trend(runs, current):
+    rows = [r["rows"] for r in runs] + [current["row_count"]]
+    known = [n for n in rows if n is not None]
+    first = known[0]
+    return {{
+        "runs": len(rows),
+        "since": runs[0]["timestamp"] if runs else None,
+        "rows": rows,
+        "rows_min": min(known),
+        "rows_max": max(known),
+        "rows_change": known[-1] - first,
+        "rows_change_pct": round((known[-1] - first) / first * 100, 2) if first else None,
+        "standing_issues": [r["issues"] for r in runs],
+        "high_issues": [r["high"] for r in runs],
+        "health": [r["health"] for r in runs],
+        "pass_rate": [r["pass_rate"] for r in runs],
+    }}
+
+
 def main():
     conn = ibis.connect(os.environ["DB_CONNECTION_STRING"])
     current = current_numbers(conn.table(TABLE))
-    print(json.dumps(compare(PREVIOUS, current), indent=2, default=str))
+    out = compare(PREVIOUS, current)
+    out["trend"] = trend(TREND, current)
+    print(json.dumps(out, indent=2, default=str))
 
 
 if __name__ == "__main__":
@@ -500,8 +573,16 @@ if __name__ == "__main__":
 '''
 
 
-def summary_script(table: str, previous_profile: dict | None, *, previous_timestamp: str | None = None) -> str:
-    """seed 000's summary_script.py for `table`: standalone, its baseline embedded as JSON."""
+def _script_trend(trend: list[RunSummary] | None) -> list[dict]:
+    return [{"timestamp": r.timestamp, "rows": r.rows, "issues": len(r.issue_ids),
+             "high": r.severities.get("high", 0), "health": r.health, "pass_rate": r.pass_rate}
+            for r in trend or []]
+
+
+def summary_script(table: str, previous_profile: dict | None, *, previous_timestamp: str | None = None,
+                   trend: list[RunSummary] | None = None) -> str:
+    """seed 000's summary_script.py for `table`: standalone, its baseline embedded as JSON;
+    ``trend`` the runs before this one, oldest first (their numbers, embedded too)."""
     if not isinstance(table, str) or not table:
         raise ValueError(f"summary_script needs a table name, not {table!r}")
     baseline = _script_baseline(previous_profile)
@@ -510,6 +591,7 @@ def summary_script(table: str, previous_profile: dict | None, *, previous_timest
         table_literal=literal(table),
         previous_literal=literal(previous_timestamp),
         baseline_literal=literal(json.dumps(baseline, sort_keys=False, default=str, allow_nan=False)),
+        trend_literal=literal(json.dumps(_script_trend(trend), default=str, allow_nan=False)),
         points=literal(NULL_FRACTION_POINTS),
         stds=literal(MEAN_STDS),
     )

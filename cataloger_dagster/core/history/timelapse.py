@@ -93,6 +93,22 @@ def run_summaries(store: _Store, prefix: str) -> list[RunSummary]:
     return summaries
 
 
+def recent_summaries(store: _Store, prefix: str, *, before: str, limit: int) -> list[RunSummary]:
+    """The latest ``limit`` runs before ``before`` that got as far as their issues, oldest first
+    (newest first they are read, so a long history costs only the runs shown)."""
+    found: list[RunSummary] = []
+    for timestamp in reversed(store.list_runs(prefix)):
+        if len(found) >= limit:
+            break
+        if timestamp >= before:
+            continue
+        stored = store.read_json(prefix, timestamp, RUN_SUMMARY)
+        summary = RunSummary.model_validate(stored) if stored is not None else _rebuilt(store, prefix, timestamp)
+        if summary.status != "incomplete":
+            found.append(summary)
+    return found[::-1]
+
+
 def in_force(reviews: list[Review], before: str) -> dict[str, str]:
     """issue id -> verdict of its latest review made before ``before`` (a run's timestamp)."""
     verdicts: dict[str, str] = {}

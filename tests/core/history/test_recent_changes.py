@@ -352,3 +352,57 @@ def test_summary_script_refuses_a_table_that_is_no_name():
     for bad in ("", None, 3):
         with pytest.raises(ValueError, match="table name"):
             summary_script(bad, None)
+
+
+# ---------------------------------------------------------------------------
+# the trend over the last runs
+# ---------------------------------------------------------------------------
+
+
+def _summaries():
+    from cataloger_dagster.core.history.timelapse import RunSummary
+
+    numbers = [(1000, 2, 0, 90.0, 1.0), (1200, 3, 1, 70.0, 0.5), (900, 1, 0, 95.0, None), (1100, 4, 2, 60.0, 0.75)]
+    return [RunSummary(timestamp=f"2026-01-0{i + 1}T00:00:00.000000Z", rows=rows,
+                       issue_ids=[f"i{n}" for n in range(issues)], severities={"high": high}, health=health,
+                       pass_rate=rate) for i, (rows, issues, high, health, rate) in enumerate(numbers)]
+
+
+def test_the_trend_over_the_last_runs_is_said_and_drawn():
+    trend = _summaries()
+    summary = compare_runs(_run("t2", 900, BASE_COLUMNS), _run("t3", 1100, BASE_COLUMNS), trend=trend)
+    assert summary.headline[-1] == (
+        "Over the last 4 runs (since 2026-01-01T00:00:00.000000Z): rows 1,000 → 1,100 (between 900 and 1,200); "
+        "standing issues 2 → 4 (between 1 and 4); health 90 → 60 (between 60 and 95); pass rate 100% → 75% "
+        "(between 50% and 100%).")
+    html = render_recent_summary(summary)
+    assert 'id="trend"' in html and "The last 4 runs" in html
+    for chart in ("Rows", "Issues", "Health", "Pass rate"):
+        assert f'data-chart="{chart}"><h3>{chart}</h3><svg' in html
+    # newest first, this run marked; a pass rate no run recorded shows as a dash
+    rows = html.split('id="trend-runs"')[1]
+    assert rows.index("2026-01-04") < rows.index("2026-01-01") and "(this run)" in rows
+    assert rows.count("<tr data-run=") == 4
+
+
+def test_two_runs_say_no_more_than_their_step():
+    trend = _summaries()[:2]
+    summary = compare_runs(_run("t0", 1000, BASE_COLUMNS), _run("t1", 1200, BASE_COLUMNS), trend=trend)
+    assert not any(line.startswith("Over the last") for line in summary.headline)
+    assert 'id="trend"' in render_recent_summary(summary)   # the two points are still drawn
+    assert 'id="trend"' not in render_recent_summary(compare_runs(None, _run("t0", 1000, BASE_COLUMNS),
+                                                                  trend=trend[:1]))
+
+
+def test_summary_script_holds_the_trend_and_recomputes_the_current_rows(tmp_path):
+    db = _prices(tmp_path)
+    earlier = _summaries()
+    code = summary_script("prices", {"row_count": 1100, "columns": []}, previous_timestamp=earlier[-1].timestamp,
+                          trend=earlier)
+    trend = _run_summary(code, db, tmp_path)["trend"]
+    assert trend["runs"] == 5 and trend["since"] == "2026-01-01T00:00:00.000000Z"
+    assert trend["rows"] == [1000, 1200, 900, 1100, 40]          # 40: the table now
+    assert trend["rows_min"] == 40 and trend["rows_max"] == 1200
+    assert trend["rows_change"] == -960 and trend["rows_change_pct"] == -96.0
+    assert trend["standing_issues"] == [2, 3, 1, 4] and trend["high_issues"] == [0, 1, 0, 2]
+    assert trend["health"] == [90.0, 70.0, 95.0, 60.0] and trend["pass_rate"] == [1.0, 0.5, None, 0.75]

@@ -103,3 +103,21 @@ def test_sixty_runs_read_one_small_file_each_and_render_quickly(tmp_path):
     assert {key.rsplit("/", 1)[1] for key in store._reads} == {RUN_SUMMARY} and len(store._reads) == 60
     assert elapsed < 2.0, f"60 runs took {elapsed:.2f}s"
     print(f"timelapse of 60 runs: {elapsed * 1000:.0f} ms, {len(html) // 1024} KiB")
+
+
+def test_recent_summaries_are_the_last_complete_runs_before_this_one(tmp_path):
+    from cataloger_dagster.core.history.timelapse import recent_summaries
+    from cataloger_dagster.core.layout import RUN_SUMMARY
+    from cataloger_dagster.resources.script_store import script_store_from_url
+
+    store = script_store_from_url(str(tmp_path / "store"))
+    stamps = [f"2026-01-0{d}T00:00:00.000000Z" for d in range(1, 7)]
+    for n, ts in enumerate(stamps):
+        if n == 3:   # a run that stopped before its issues: a profile only
+            store.write_json("db/t", ts, "profile.json", {"row_count": 1})
+            continue
+        store.write_json("db/t", ts, RUN_SUMMARY, {"timestamp": ts, "rows": 100 + n})
+    found = recent_summaries(store, "db/t", before=stamps[5], limit=3)
+    assert [s.timestamp for s in found] == [stamps[1], stamps[2], stamps[4]]   # oldest first, the 4th left out
+    assert [s.rows for s in found] == [101, 102, 104]
+    assert recent_summaries(store, "db/t", before=stamps[0], limit=3) == []

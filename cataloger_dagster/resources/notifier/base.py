@@ -1,0 +1,74 @@
+"""NotifierResource: sends an alert message somewhere people read it, retrying a failed delivery.
+
+A backend implements `_deliver` (one attempt, raising on failure) and `_secrets` (the values
+that must never appear in an error: a webhook URL is its own credential, an SMTP password).
+`send` never raises: it makes at most `attempts` tries with exponential backoff and returns a
+`Delivery` whose error has every secret masked, for the alerts log and the sensor's log.
+"""
+
+from __future__ import annotations
+
+import abc
+import time
+from dataclasses import dataclass
+from typing import Optional
+
+import dagster as dg
+from pydantic import Field
+
+from cataloger_dagster.core.alerts import AlertMessage
+
+MASK = "***"
+
+
+@dataclass(frozen=True)
+class Delivery:
+    ok: bool
+    backend: str
+    attempts: int
+    error: Optional[str] = None
+
+
+class NotifierResource(dg.ConfigurableResource, abc.ABC):
+    attempts: int = Field(3, ge=1, description="tries of one delivery before it is recorded as failed")
+    backoff_s: float = Field(1.0, ge=0.0, description="seconds before the second try, doubled before each next")
+    timeout_s: float = Field(10.0, gt=0.0, description="seconds one try may take")
+
+    @property
+    @abc.abstractmethod
+    def backend(self) -> str: ...
+
+    @abc.abstractmethod
+    def _deliver(self, message: AlertMessage) -> None:
+        """One try; raises on any failure."""
+
+    def _secrets(self) -> list[str]:
+        return []
+
+    def masked(self, text: str) -> str:
+        for secret in sorted((s for s in self._secrets() if s), key=len, reverse=True):
+            text = text.replace(secret, MASK)
+        return text
+
+    def send(self, message: AlertMessage) -> Delivery:
+        error = None
+        for attempt in range(1, self.attempts + 1):
+            try:
+                self._deliver(message)
+                return Delivery(True, self.backend, attempt)
+            except Exception as exc:  # noqa: BLE001 - any failure of a delivery is retried, then recorded
+                error = self.masked(f"{type(exc).__name__}: {exc}")
+                if attempt < self.attempts:
+                    time.sleep(self.backoff_s * 2 ** (attempt - 1))
+        return Delivery(False, self.backend, self.attempts, error)
+
+
+class NoNotifier(NotifierResource):
+    """Alerts are off (CATALOGER_ALERT_NOTIFIER=none): nothing is sent, and the sensor says so."""
+
+    @property
+    def backend(self) -> str:
+        return "none"
+
+    def _deliver(self, message: AlertMessage) -> None:
+        raise RuntimeError("no notifier is configured: set CATALOGER_ALERT_NOTIFIER")
