@@ -76,11 +76,14 @@ def _lower(severity: Severity) -> Severity:
 
 def volume_anomaly(table: str, history: list[RunPoint], current: RunPoint, excluded: set[str],
                    columns: list[str]) -> Optional[IssueModel]:
-    """The row-count change since the previous run outside the band of earlier changes."""
-    kept = [p for p in history if p.timestamp not in excluded]
-    if not kept:
+    """The row-count change since the previous run outside the band of earlier changes.
+
+    A reviewed run leaves its change out (the rows it added or lost), not its row count: the
+    next change is measured from it, as the table really stood."""
+    if not history:
         return None
-    changes = [(b.moment, float(b.rows - a.rows)) for a, b in zip(kept, kept[1:])]
+    kept = history
+    changes = [(b.moment, float(b.rows - a.rows)) for a, b in zip(history, history[1:]) if b.timestamp not in excluded]
     change = float(current.rows - kept[-1].rows)
     floor = max(VOLUME_FLOOR, VOLUME_FLOOR_SHARE * abs(median(v for _, v in changes))) if changes else 0
     band = expected_band(changes, current.moment, floor=floor)
@@ -90,12 +93,12 @@ def volume_anomaly(table: str, history: list[RunPoint], current: RunPoint, exclu
     severity: Severity = "high" if share >= 0.2 or current.rows == 0 else "medium" if share >= 0.02 else "low"
     if band.short:
         severity = _lower(severity)
-    direction = "fell" if change < band.low else "grew"
+    direction = "below" if change < band.low else "above"
     shown = [*kept, current]
     return _issue(
         table, "volume_anomaly", None, severity=severity, columns=columns, rows=abs(int(change - band.expected)),
-        description=(f"The row count {direction} by {change:+,.0f} since the previous run ({kept[-1].rows:,} -> "
-                     f"{current.rows:,}), outside the expected change {band.low:+,.0f} to {band.high:+,.0f} "
+        description=(f"The row count changed by {change:+,.0f} since the previous run ({kept[-1].rows:,} -> "
+                     f"{current.rows:,}), {direction} the expected change {band.low:+,.0f} to {band.high:+,.0f} "
                      f"drawn from {band.describe()}."),
         action="Check the loads since the previous run (missing or duplicated batches, a truncate, a backfill); "
                "mark it expected if the change is planned, so it stays out of the baseline.",

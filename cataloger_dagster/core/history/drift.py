@@ -25,6 +25,7 @@ TEMPORAL_KINDS = ("date", "timestamp")
 MIN_VALUES = 50             # non-null values each run needs before its distribution is compared
 NULL_FLOOR = 0.05           # the null rate may move 5 points without a finding
 DISTINCT_FLOOR = 0.05       # the distinct ratio (distinct / non-null) may move 5 points
+KEY_RATIO = 0.95           # distinct / non-null from which a column is taken for an identifier
 EPSILON = 1e-4              # share given to an empty bin (PSI takes logarithms)
 
 
@@ -113,7 +114,9 @@ def column_drift(name: str, history: list[tuple[datetime, ColumnPoint]],
     before = history[-1][1]
     reasons, evidence, severity, short = [], {}, "medium", False
     kind = kind_of(now)
-    if before.count >= MIN_VALUES and now.count >= MIN_VALUES:
+    # an identifier's values spread over a range that grows with the table: its shape says nothing
+    keys = all((_ratio(c) or 0.0) >= KEY_RATIO for c in (before, now))
+    if before.count >= MIN_VALUES and now.count >= MIN_VALUES and not keys:
         index = histogram_psi(before, now) if kind != "categorical" else top_psi(before, now)
         limit = PSI_THRESHOLDS[kind]
         if index is not None and index > limit:
