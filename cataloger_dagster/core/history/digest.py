@@ -115,7 +115,8 @@ def load_history(store: _Store, prefix: str, before: str, *, limit: int = HISTOR
             point, read = point_of(ts, profile), True
         points.append(point)
     kept = [*points, current] if current is not None else points
-    if read or (current is not None and current.timestamp not in cached) or len(cached) > len(kept):
-        payload = _Digest(points=kept[-limit:]).model_dump(mode="json", exclude_defaults=True)
+    if read or (current is not None and current.timestamp not in cached) or len(cached) > len(kept) + 1:
+        # one more than the window: this run's window again (a re-executed run), or the next run's
+        payload = _Digest(points=kept[-(limit + 1):]).model_dump(mode="json", exclude_defaults=True)
         store.write_history(prefix, json.dumps(payload, separators=(",", ":")).encode("utf-8"))
     return points
