@@ -176,6 +176,8 @@ def schema_change(table: str, history: list[RunPoint], current: RunPoint) -> Opt
     if not history:
         return None
     before, after = history[-1].columns, current.columns
+    if [(n, c.dtype) for n, c in before.items()] == [(n, c.dtype) for n, c in after.items()]:
+        return None
     renamed = column_renames(_profile(history[-1]), _profile(current))
     dropped = [c for c in before if c not in after and c not in renamed]
     added = [c for c in after if c not in before and c not in renamed.values()]

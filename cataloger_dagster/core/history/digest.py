@@ -10,6 +10,7 @@ digested from its ``profile.json``, and a lost or unreadable one is rebuilt the 
 from __future__ import annotations
 
 import json
+from functools import lru_cache
 from datetime import datetime, timezone
 from typing import Any, Optional, Protocol
 
@@ -20,6 +21,8 @@ from cataloger_dagster.core.layout import PROFILE, normalize_timestamp
 HISTORY_RUNS = 90          # earlier runs a table's findings look back over
 DIGEST_VERSION = 1         # a cache of another version is rebuilt, not read
 TOP_VALUES = 20            # top values kept per column, for the drift of categories
+DETAILED_RUNS = 5          # the latest runs whose histograms and top values the digest keeps:
+                           # the drift compares with the latest run kept, older shapes are never read
 
 
 class _Store(Protocol):
@@ -64,8 +67,10 @@ class _Digest(BaseModel):
     points: list[RunPoint]
 
 
+@lru_cache(maxsize=65536)
 def moment_of(timestamp: str) -> datetime:
-    return datetime.strptime(normalize_timestamp(timestamp), "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=timezone.utc)
+    """A run folder's time (every finding reads each run's many times: parsed once)."""
+    return datetime.fromisoformat(normalize_timestamp(timestamp)).astimezone(timezone.utc)
 
 
 def point_of(timestamp: str, profile: dict) -> RunPoint:
@@ -118,5 +123,9 @@ def load_history(store: _Store, prefix: str, before: str, *, limit: int = HISTOR
     if read or (current is not None and current.timestamp not in cached) or len(cached) > len(kept) + 1:
         # one more than the window: this run's window again (a re-executed run), or the next run's
         payload = _Digest(points=kept[-(limit + 1):]).model_dump(mode="json", exclude_defaults=True)
+        for point in payload["points"][:-DETAILED_RUNS]:
+            for column in point.get("columns", {}).values():
+                for shape in ("edges", "counts", "top"):
+                    column.pop(shape, None)
         store.write_history(prefix, json.dumps(payload, separators=(",", ":")).encode("utf-8"))
     return points

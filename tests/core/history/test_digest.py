@@ -4,7 +4,7 @@ import json
 
 from pydantic import PrivateAttr
 
-from cataloger_dagster.core.history.digest import load_history, point_of
+from cataloger_dagster.core.history.digest import DETAILED_RUNS, load_history, point_of
 from cataloger_dagster.core.layout import HISTORY, table_prefix
 from cataloger_dagster.resources.script_store import LocalScriptStore
 from histories import Day, profile_of, run_timestamp, write_history
@@ -41,4 +41,8 @@ def test_the_second_load_reads_the_cache_only_and_a_limit_bounds_the_history(tmp
 
     store._reads.clear()
     second = load_history(store, PREFIX, run_timestamp(12), limit=10)
-    assert second == first and store._reads == []     # every run before is in the cache
+    assert store._reads == []                       # every run before is in the cache
+    assert [(p.timestamp, p.rows, p.fingerprint) for p in second] == [(p.timestamp, p.rows, p.fingerprint) for p in first]
+    # the shapes (histograms, top values) of the latest runs only: the drift reads no older one
+    assert [p.columns["amount"].counts is not None for p in second] == [False] * (11 - DETAILED_RUNS) + [True] * (DETAILED_RUNS - 1)
+    assert all(a.columns["status"].null_fraction == b.columns["status"].null_fraction for a, b in zip(first, second))
