@@ -114,10 +114,16 @@ def load_history(store: _Store, prefix: str, before: str, *, limit: int = HISTOR
     for ts in runs:
         point = cached.get(ts)
         if point is None:
-            profile = store.read_json(prefix, ts, PROFILE)
-            if not isinstance(profile, dict):
+            try:
+                profile = store.read_json(prefix, ts, PROFILE)
+                point = point_of(ts, profile) if isinstance(profile, dict) else None
+            except (RuntimeError, ValueError, KeyError, TypeError):
+                # an earlier run's damaged profile (the store's error is a RuntimeError) is no history:
+                # it must not fail this run, whose own profile is sound
+                point = None
+            if point is None:
                 continue
-            point, read = point_of(ts, profile), True
+            read = True
         points.append(point)
     kept = [*points, current] if current is not None else points
     if read or (current is not None and current.timestamp not in cached) or len(cached) > len(kept) + 1:

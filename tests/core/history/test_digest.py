@@ -46,3 +46,12 @@ def test_the_second_load_reads_the_cache_only_and_a_limit_bounds_the_history(tmp
     # the shapes (histograms, top values) of the latest runs only: the drift reads no older one
     assert [p.columns["amount"].counts is not None for p in second] == [False] * (11 - DETAILED_RUNS) + [True] * (DETAILED_RUNS - 1)
     assert all(a.columns["status"].null_fraction == b.columns["status"].null_fraction for a, b in zip(first, second))
+
+
+def test_a_damaged_earlier_profile_is_left_out(tmp_path):
+    store = LocalScriptStore(root=str(tmp_path))
+    stamps = write_history(store, PREFIX, [Day(rows=100 + n) for n in range(4)])
+    (tmp_path / "shop" / "orders" / stamps[1] / "profile.json").write_text("{not json")
+    store.write_json(PREFIX, "2026-09-20T06:00:00.000000Z", "profile.json", {"columns": [{"no": "name"}]})
+    assert [p.timestamp for p in load_history(store, PREFIX, "2026-12-01T00:00:00.000000Z")] == [
+        stamps[0], stamps[2], stamps[3]]
