@@ -73,11 +73,12 @@ def quality_issues(
                              profiles=stored_profiles(store, database, catalog, folder.table),
                              degradations=degradations)
     # after the detectors, before the reviews: people dismiss or expect these like any finding
-    detected = [*detected, *history_findings(store, folder.prefix, folder.timestamp, table_profile)]
+    reviews = store.read_reviews(folder.prefix)
+    detected = [*detected, *history_findings(store, folder.prefix, folder.timestamp, table_profile, reviews)]
     previous = folder.previous(ISSUES, limit=1)
     previous_result = AnalysisResultModel.model_validate(previous[0][1]) if previous else None
     # what people said of earlier findings decides which of these are raised, for every agent
-    memory = table_memory(context, folder, agent, table_profile, previous_result)
+    memory = table_memory(context, folder, agent, table_profile, previous_result, own=reviews)
     result, usage = agent.review_issues(
         table_profile, table_understanding, detected, previous=previous_result, memory=memory
     )

@@ -246,9 +246,10 @@ def findings(table: str, history: list[RunPoint], current: RunPoint, reviews: It
     return [i for i in found if i is not None] + distribution_drift(table, history, current, excluded)
 
 
-def history_findings(store: _ReviewedStore, prefix: str, timestamp: str, profile: TableProfile) -> list[IssueModel]:
+def history_findings(store: _ReviewedStore, prefix: str, timestamp: str, profile: TableProfile,
+                     reviews: Optional[list[Review]] = None) -> list[IssueModel]:
     """The findings of this run (``timestamp``, its ``profile``) against the table's stored history;
-    keeps the table's history digest up to date."""
+    keeps the table's history digest up to date.  ``reviews``: the table's review log, if read already."""
     current = point_of(timestamp, profile.model_dump(mode="json", include={"row_count", "fingerprint", "columns"}))
     history = load_history(store, prefix, timestamp, current=current)
-    return findings(profile.table, history, current, store.read_reviews(prefix))
+    return findings(profile.table, history, current, store.read_reviews(prefix) if reviews is None else reviews)

@@ -9,20 +9,21 @@ digested from its ``profile.json``, and a lost or unreadable one is rebuilt the 
 
 from __future__ import annotations
 
-import json
 from functools import lru_cache
 from datetime import datetime, timezone
 from typing import Any, Optional, Protocol
 
 from pydantic import BaseModel, Field, ValidationError
+from pydantic_core import to_json
 
 from cataloger_dagster.core.layout import PROFILE, normalize_timestamp
 
 HISTORY_RUNS = 90          # earlier runs a table's findings look back over
 DIGEST_VERSION = 1         # a cache of another version is rebuilt, not read
 TOP_VALUES = 20            # top values kept per column, for the drift of categories
-DETAILED_RUNS = 5          # the latest runs whose histograms and top values the digest keeps:
-                           # the drift compares with the latest run kept, older shapes are never read
+DETAILED_RUNS = 5          # the latest runs whose histograms, top values and ranges the digest keeps:
+                           # the drift and the renames compare with the latest run kept; of older runs
+OLDER_RUNS_KEEP = {"dtype", "kind", "count", "null_fraction", "distinct"}   # only the bands read these
 
 
 class _Store(Protocol):
@@ -130,8 +131,7 @@ def load_history(store: _Store, prefix: str, before: str, *, limit: int = HISTOR
         # one more than the window: this run's window again (a re-executed run), or the next run's
         payload = _Digest(points=kept[-(limit + 1):]).model_dump(mode="json", exclude_defaults=True)
         for point in payload["points"][:-DETAILED_RUNS]:
-            for column in point.get("columns", {}).values():
-                for shape in ("edges", "counts", "top"):
-                    column.pop(shape, None)
-        store.write_history(prefix, json.dumps(payload, separators=(",", ":")).encode("utf-8"))
+            for name, column in point.get("columns", {}).items():
+                point["columns"][name] = {k: v for k, v in column.items() if k in OLDER_RUNS_KEEP}
+        store.write_history(prefix, to_json(payload))
     return points
