@@ -55,9 +55,9 @@ def _chart(points: list[RunPoint], series: dict[str, list[Optional[float]]], tit
 
 
 def _band_marks(n: int, band: Band, offset: float = 0.0) -> dict[str, list[Optional[float]]]:
-    """The band as two series with a value at the last run only (the one judged)."""
-    return {"expected low": [None] * (n - 1) + [max(band.low + offset, 0.0)],
-            "expected high": [None] * (n - 1) + [band.high + offset]}
+    """The expected band (low, high) as two series with a value at the last run only (the one judged)."""
+    return {"low": [None] * (n - 1) + [max(band.low + offset, 0.0)],
+            "high": [None] * (n - 1) + [band.high + offset]}
 
 
 def _issue(table: str, type_: str, column: Optional[str], *, severity: Severity, description: str,
@@ -74,8 +74,7 @@ def _lower(severity: Severity) -> Severity:
 # ------------------------------------------------------------------ volume
 
 
-def volume_anomaly(table: str, history: list[RunPoint], current: RunPoint, excluded: set[str],
-                   columns: list[str]) -> Optional[IssueModel]:
+def volume_anomaly(table: str, history: list[RunPoint], current: RunPoint, excluded: set[str]) -> Optional[IssueModel]:
     """The row-count change since the previous run outside the band of earlier changes.
 
     A reviewed run leaves its change out (the rows it added or lost), not its row count: the
@@ -96,7 +95,7 @@ def volume_anomaly(table: str, history: list[RunPoint], current: RunPoint, exclu
     direction = "below" if change < band.low else "above"
     shown = [*kept, current]
     return _issue(
-        table, "volume_anomaly", None, severity=severity, columns=columns, rows=abs(int(change - band.expected)),
+        table, "volume_anomaly", None, severity=severity, columns=[], rows=abs(int(change - band.expected)),
         description=(f"The row count changed by {change:+,.0f} since the previous run ({kept[-1].rows:,} -> "
                      f"{current.rows:,}), {direction} the expected change {band.low:+,.0f} to {band.high:+,.0f} "
                      f"drawn from {band.describe()}."),
@@ -112,12 +111,15 @@ def volume_anomaly(table: str, history: list[RunPoint], current: RunPoint, exclu
 # ------------------------------------------------------------------ freshness
 
 
+def _stale_id(table: str, current: RunPoint) -> str:
+    return f"{table}_stale_table" + (f"_{current.update_column}" if current.update_column else "")
+
+
 def _key(point: RunPoint) -> str:
     return point.max_updated or "" if point.update_column else point.fingerprint
 
 
-def stale_table(table: str, history: list[RunPoint], current: RunPoint, excluded: set[str],
-                columns: list[str]) -> Optional[IssueModel]:
+def stale_table(table: str, history: list[RunPoint], current: RunPoint, excluded: set[str]) -> Optional[IssueModel]:
     """The update column (or the fingerprint) has not moved for longer than its usual interval."""
     if not history or _key(current) != _key(history[-1]):
         return None
@@ -143,7 +145,7 @@ def stale_table(table: str, history: list[RunPoint], current: RunPoint, excluded
     moved = [1.0 if i and _key(p) != _key(shown[i - 1]) else 0.0 for i, p in enumerate(shown)]
     return _issue(
         table, "stale_table", current.update_column, severity=_lower(severity) if not seasonal else severity,
-        columns=[current.update_column] if current.update_column else columns,
+        columns=[current.update_column] if current.update_column else [],
         description=(f"The table's {what} has not moved for {_duration(age)} (since {changes[-1].timestamp}); "
                      f"it usually changes every {_duration(usual)}, and {_duration(limit)} is the most "
                      f"expected.{short}"),
@@ -237,11 +239,9 @@ def distribution_drift(table: str, history: list[RunPoint], current: RunPoint,
 def findings(table: str, history: list[RunPoint], current: RunPoint, reviews: Iterable[Review] = ()) -> list[IssueModel]:
     """The history findings of ``current`` given the earlier runs (oldest first)."""
     excluded = excluded_runs(reviews)
-    columns = list(current.columns)
-    found = [volume_anomaly(table, history, current, excluded.get(f"{table}_volume_anomaly", set()), columns),
-             stale_table(table, history, current,
-                         excluded.get(f"{table}_stale_table" + (f"_{current.update_column}" if current.update_column
-                                                                 else ""), set()), columns),
+    # table-wide findings name no column: the page would tag every column with them
+    found = [volume_anomaly(table, history, current, excluded.get(f"{table}_volume_anomaly", set())),
+             stale_table(table, history, current, excluded.get(_stale_id(table, current), set())),
              schema_change(table, history, current)]
     return [i for i in found if i is not None] + distribution_drift(table, history, current, excluded)
 
