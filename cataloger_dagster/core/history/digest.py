@@ -13,8 +13,8 @@ from functools import lru_cache
 from datetime import datetime, timezone
 from typing import Any, Optional, Protocol
 
-from pydantic import BaseModel, Field, ValidationError
-from pydantic_core import to_json
+from pydantic import BaseModel, Field, TypeAdapter, ValidationError
+from pydantic_core import from_json, to_json
 
 from cataloger_dagster.core.layout import PROFILE, normalize_timestamp
 
@@ -63,9 +63,7 @@ class RunPoint(BaseModel):
         return moment_of(self.timestamp)
 
 
-class _Digest(BaseModel):
-    version: int = DIGEST_VERSION
-    points: list[RunPoint]
+_POINTS = TypeAdapter(list[RunPoint])
 
 
 @lru_cache(maxsize=65536)
@@ -92,15 +90,32 @@ def point_of(timestamp: str, profile: dict) -> RunPoint:
                     update_column=fingerprint.get("update_column"), columns=columns)
 
 
-def _cached(store: _Store, prefix: str) -> dict[str, RunPoint]:
+def _cached(store: _Store, prefix: str) -> dict[str, tuple[RunPoint, dict]]:
+    """timestamp -> (point, its stored JSON): what was stored is written back as it was, since
+    dumping 90 models again would cost more than all the findings."""
     data = store.read_history(prefix)
     if data is None:
         return {}
     try:
-        digest = _Digest.model_validate_json(data)
+        raw = from_json(data)
+        if not isinstance(raw, dict) or raw.get("version", DIGEST_VERSION) != DIGEST_VERSION:
+            return {}
+        stored = raw.get("points") or []
+        points = _POINTS.validate_python(stored)
     except (ValidationError, ValueError):
         return {}        # a broken cache is rebuilt from the profiles
-    return {p.timestamp: p for p in digest.points} if digest.version == DIGEST_VERSION else {}
+    return {p.timestamp: (p, d) for p, d in zip(points, stored)}
+
+
+def _slim(data: dict) -> dict:
+    """A stored point without what only the latest runs need."""
+    return {**data, "columns": {name: {k: v for k, v in column.items() if k in OLDER_RUNS_KEEP}
+                                for name, column in data.get("columns", {}).items()}}
+
+
+def _stored(point: RunPoint, detailed: bool) -> dict:
+    data = point.model_dump(mode="json", exclude_defaults=True)
+    return data if detailed else _slim(data)
 
 
 def load_history(store: _Store, prefix: str, before: str, *, limit: int = HISTORY_RUNS,
@@ -111,10 +126,11 @@ def load_history(store: _Store, prefix: str, before: str, *, limit: int = HISTOR
     running, is left out).  The cache is written back, with ``current`` in it, when it changed."""
     runs = [ts for ts in store.list_runs(prefix) if ts < before][-limit:]
     cached = _cached(store, prefix)
-    points, read = [], False
+    points, stored, read = [], {}, False
     for ts in runs:
-        point = cached.get(ts)
-        if point is None:
+        if ts in cached:
+            point, stored[ts] = cached[ts]
+        else:
             try:
                 profile = store.read_json(prefix, ts, PROFILE)
                 point = point_of(ts, profile) if isinstance(profile, dict) else None
@@ -129,9 +145,11 @@ def load_history(store: _Store, prefix: str, before: str, *, limit: int = HISTOR
     kept = [*points, current] if current is not None else points
     if read or (current is not None and current.timestamp not in cached) or len(cached) > len(kept) + 1:
         # one more than the window: this run's window again (a re-executed run), or the next run's
-        payload = _Digest(points=kept[-(limit + 1):]).model_dump(mode="json", exclude_defaults=True)
-        for point in payload["points"][:-DETAILED_RUNS]:
-            for name, column in point.get("columns", {}).items():
-                point["columns"][name] = {k: v for k, v in column.items() if k in OLDER_RUNS_KEEP}
-        store.write_history(prefix, to_json(payload))
+        window = kept[-(limit + 1):]
+        detailed = len(window) - DETAILED_RUNS
+        out = []
+        for n, point in enumerate(window):
+            keep = stored.get(point.timestamp)
+            out.append(_stored(point, n >= detailed) if keep is None else keep if n >= detailed else _slim(keep))
+        store.write_history(prefix, to_json({"version": DIGEST_VERSION, "points": out}))
     return points
