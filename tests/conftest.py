@@ -184,15 +184,10 @@ def catalog_stack(tmp_path_factory):
 @pytest.fixture(scope="session")
 def s3_server():
     """The endpoint URL of a moto S3 server on 127.0.0.1 and a free port."""
-    from moto.server import ThreadedMotoServer  # moto[server] is a dev dependency
+    from s3_support import moto_s3_server
 
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
-    server.start()
-    host, port = server.get_host_and_port()
-    try:
-        yield f"http://{host}:{port}"
-    finally:
-        server.stop()
+    with moto_s3_server() as url:
+        yield url
 
 
 @pytest.fixture(scope="session")

@@ -8,6 +8,7 @@ from cataloger_dagster.assets.metadata import review_metadata, usage_metadata
 from cataloger_dagster.assets.partitions import tables_partitions
 from cataloger_dagster.assets.review_memory import table_memory
 from cataloger_dagster.core.fixes.followups import fix_scripts
+from cataloger_dagster.core.history.anomalies import history_findings
 from cataloger_dagster.core.issues.detectors import detect_issues
 from cataloger_dagster.core.layout import ISSUES, PROFILE
 from cataloger_dagster.core.models import AnalysisResultModel, DatasetUnderstandingModel, TableProfile, severity_counts
@@ -71,10 +72,13 @@ def quality_issues(
     detected = detect_issues(database.table(folder.table), table_profile, catalog=catalog,
                              profiles=stored_profiles(store, database, catalog, folder.table),
                              degradations=degradations)
+    # after the detectors, before the reviews: people dismiss or expect these like any finding
+    reviews = store.read_reviews(folder.prefix)
+    detected = [*detected, *history_findings(store, folder.prefix, folder.timestamp, table_profile, reviews)]
     previous = folder.previous(ISSUES, limit=1)
     previous_result = AnalysisResultModel.model_validate(previous[0][1]) if previous else None
     # what people said of earlier findings decides which of these are raised, for every agent
-    memory = table_memory(context, folder, agent, table_profile, previous_result)
+    memory = table_memory(context, folder, agent, table_profile, previous_result, own=reviews)
     result, usage = agent.review_issues(
         table_profile, table_understanding, detected, previous=previous_result, memory=memory
     )

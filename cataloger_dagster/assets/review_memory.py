@@ -65,9 +65,11 @@ def _renames(folder: TableRun, profile: TableProfile, reviews: list[Review]) -> 
 
 
 def table_memory(context: dg.AssetExecutionContext, folder: TableRun, agent: AgentResource,
-                 profile: TableProfile, previous: AnalysisResultModel | None) -> ReviewMemory:
-    """The table's review memory for this run, with the agent's tolerance and precision threshold."""
+                 profile: TableProfile, previous: AnalysisResultModel | None,
+                 own: list[Review] | None = None) -> ReviewMemory:
+    """The table's review memory for this run, with the agent's tolerance and precision threshold;
+    ``own``: the table's review log when the caller has read it already."""
     logs = database_reviews(folder.store, folder.database.database_name, context.run.run_id, context.log)
-    own = folder.store.read_reviews(folder.prefix)
+    own = folder.store.read_reviews(folder.prefix) if own is None else own
     return agent.memory(reviews=own, dismissals=dismissal_counts({**logs, folder.table: own}),
                         renames=_renames(folder, profile, own), opened=opened_by(previous))

@@ -13,9 +13,9 @@ from dataclasses import asdict, dataclass, field
 from typing import Iterable, Mapping, Optional
 
 from cataloger_dagster.core.investigate.outcome import standing
-from cataloger_dagster.core.models import AnalysisResultModel, CodeInvestigation, IssueModel
+from cataloger_dagster.core.models import HISTORY_ISSUE_TYPES, AnalysisResultModel, CodeInvestigation, IssueModel
 
-HISTORY_TYPES = ("volume_anomaly", "stale_table", "schema_change", "distribution_drift")
+HISTORY_TYPES = HISTORY_ISSUE_TYPES   # the history findings alert as they are found
 REGRESSIONS = {"worse_since_dismissed": "worse since dismissed", "changed_since_expected": "changed since expected"}
 KINDS = {"new_high": "new high-severity issue", "regression": "regression", "history": "history anomaly"}
 NO_OWNER = "(no owner)"

@@ -172,6 +172,15 @@ ISSUE_TYPES = (
     "orphan_references",     # values with no matching row in the referenced table
 )
 
+# The issue types found from a table's stored history (core.history.anomalies, source "history"),
+# not from a scan: apart from ISSUE_TYPES, which a single snapshot (the demo database) can show all of.
+HISTORY_ISSUE_TYPES = (
+    "volume_anomaly",        # the row-count change since the previous run outside its expected band
+    "stale_table",           # the update column / fingerprint still for longer than its usual interval
+    "schema_change",         # columns added, dropped, retyped or renamed since the previous run
+    "distribution_drift",    # PSI on histograms / top values, null-rate or distinct-ratio jump
+)
+
 
 # --------------------------------------------------------------------------
 # smart-fix follow-ups (seed 001's fourth agent)

@@ -213,3 +213,16 @@ def test_a_sampled_snapshot_says_so_and_scales_its_counts_to_the_table(shop, tmp
             assert inv.count_note and f"{issue_rows:,}" in inv.count_note
     page = (run_folder(tmp_path / "store", "events", -1) / "catalog.html").read_text()
     assert f"the sandbox saw {limit:,} of {total:,} rows" in page
+
+
+def test_history_findings_are_not_investigated_and_cost_no_pass_rate(shop, tmp_path, local_sandbox):
+    store = tmp_path / "store"
+    with dg.instance_for_test() as instance:
+        catalog(shop, store, instance, "events")
+        with duckdb.connect(str(shop)) as con:
+            con.execute("ALTER TABLE events ADD COLUMN channel VARCHAR DEFAULT 'web'")
+        issues, run = catalog(shop, store, instance, "events")
+        history = [i.id for i in issues.issues if i.source == "history"]
+        assert history == ["events_schema_change"]
+        investigated = {i.issue_id for i in run.investigations}
+        assert investigated == {i.id for i in issues.issues} - set(history) and run.pass_rate == 1.0

@@ -125,3 +125,30 @@ def test_smart_fix_issues_carry_their_followup_and_their_fix_scripts_sit_beside_
     assert meta["fix_scripts"].value == len(written) and meta["smart_fix_followups"].value == len(smart)
     # written, never run: the source is as it was
     assert hashlib.sha256(Path(db).read_bytes()).hexdigest() == before
+
+
+def test_history_findings_are_raised_after_the_detectors_and_reviews_set_them_aside(shop):
+    from cataloger_dagster.core.layout import HISTORY
+    from cataloger_dagster.core.reviews.record import record_review
+    from cataloger_dagster.resources.script_store import LocalScriptStore
+
+    db, store, instance = shop
+    first, _, _ = find_issues(db, store, instance)
+    assert not [i for i in first.issues if i.source == "history"]    # no history yet
+    with duckdb.connect(str(db)) as con:
+        con.execute("ALTER TABLE events ADD COLUMN channel VARCHAR DEFAULT 'web'")
+    second, meta, folder = find_issues(db, store, instance)
+    [change] = [i for i in second.issues if i.source == "history"]
+    assert change.id == "events_schema_change" and change.details["added"] == ["channel"]
+    stored = AnalysisResultModel.model_validate(json.loads((folder / "issues.json").read_text()))
+    assert change in stored.issues and meta["issues"].value == len(second.issues)
+    assert (store / "shop" / "events" / HISTORY).exists()
+
+    # a person says it is no issue; the next change of the same column is set aside by the review memory
+    record_review(LocalScriptStore(root=str(store)), "shop", "events", change.id, "dismiss", reviewer="ana")
+    with duckdb.connect(str(db)) as con:
+        con.execute("ALTER TABLE events DROP COLUMN channel")
+    third, _, _ = find_issues(db, store, instance)
+    assert "events_schema_change" not in {i.id for i in third.issues}
+    [set_aside] = [i for i in third.reviewed if i.id == "events_schema_change"]
+    assert set_aside.details["dropped"] == ["channel"] and set_aside.review.state == "dismissed"

@@ -34,7 +34,7 @@ from cataloger_dagster.core.models import (
 from cataloger_dagster.core.fixes.sql import shown_script
 from cataloger_dagster.core.layout import normalize_timestamp
 from cataloger_dagster.core.investigate.outcome import dismissed, standing
-from cataloger_dagster.core.render.charts import fmt_value, script_diff, svg_bar, svg_histogram
+from cataloger_dagster.core.render.charts import fmt_value, script_diff, svg_bar, svg_histogram, svg_trend
 from cataloger_dagster.core.reviews.commands import review_control
 from cataloger_dagster.core.reviews.record import NOTE_LIMIT, reviewable
 
@@ -149,7 +149,7 @@ def template_environment() -> jinja2.Environment:
     env.filters.update(fmt=fmt_value, pct=_pct, tojson_pretty=_to_json, safe_href=_safe_href,
                        shown_script=shown_script, open_for=_open_for)
     env.tests["scalar"] = _is_scalar
-    env.globals.update(svg_histogram=svg_histogram, svg_bar=svg_bar, version=__version__,
+    env.globals.update(svg_histogram=svg_histogram, svg_bar=svg_bar, svg_trend=svg_trend, version=__version__,
                        health_band=health_band)
     return env
 

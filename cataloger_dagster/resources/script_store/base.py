@@ -33,6 +33,7 @@ from cataloger_dagster.core.layout import (  # noqa: F401  (re-exported: the sto
     INDEX_HISTORY,
     MAX_SEGMENT,
     RUN_FILE,
+    HISTORY,
     TIMELAPSE,
     _SEGMENT_RE,
     _TS_RE,
@@ -313,6 +314,17 @@ class ScriptStore(dg.ConfigurableResource, abc.ABC):
 
     def timelapse_uri(self, prefix: str) -> str:
         return self._key_uri(f"{_check_prefix(prefix)}/{TIMELAPSE}")
+
+    # ---- the table's history digest (core.history.digest): one object in its folder, replaced by
+    # each run; only a cache of its runs' profile.json, so a lost or stale one is rebuilt from them
+
+    def write_history(self, prefix: str, data: bytes) -> str:
+        key = f"{_check_prefix(prefix)}/{HISTORY}"
+        self._replace(key, data)
+        return self._key_uri(key)
+
+    def read_history(self, prefix: str) -> bytes | None:
+        return self._read(f"{_check_prefix(prefix)}/{HISTORY}")
 
     # ---- append-only logs: one object per entry, created exclusively, so that concurrent
     # writers never lose an entry (S3 has no append).  Reviews and run capsules are two.

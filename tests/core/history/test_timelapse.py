@@ -3,7 +3,6 @@ review log read against each run's time."""
 
 from __future__ import annotations
 
-import json
 import time
 
 import pytest

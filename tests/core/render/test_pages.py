@@ -728,3 +728,25 @@ def test_reviews_show_on_the_page_and_what_they_set_aside_costs_no_health():
     # the health counts only what is raised
     shown = doc.root.find_all("div", cls="health")[0].attrs["data-health"]
     assert shown == f"{health_score(profile, result):.1f}" != f"{health_score(profile, issues):.1f}"
+
+
+def test_a_history_finding_shows_its_chart_on_the_card_and_its_numbers_without_it():
+    from cataloger_dagster.core.history.anomalies import volume_anomaly
+    from cataloger_dagster.core.history.digest import RunPoint
+
+    profile, understanding, issues, investigations = make_results()
+    runs = [RunPoint(timestamp=f"2025-05-{d:02d}T12:00:00.000000Z", rows=1000 + 100 * d, fingerprint=str(d))
+            for d in range(1, 11)]
+    hostile_table = profile.table + HOSTILE
+    found = volume_anomaly(hostile_table, runs[:-1], runs[-1].model_copy(update={"rows": 10}), set())
+    found.details["chart"]["labels"][-1] = HOSTILE
+    issues = issues.model_copy(update={"issues": [*issues.issues, found]})
+    html = render_catalog_page(profile=profile, understanding=understanding, issues=issues,
+                               investigations=investigations)
+    doc = parse(html)
+    [card] = [a for a in doc.root.find_all("article", cls="issue") if a.attrs["data-issue-id"] == found.id]
+    [chart] = card.find_all("svg", cls="chart")
+    assert len(chart.find_all("circle", cls="point")) == len(found.details["chart"]["labels"]) + 2   # + the band
+    keys = [dt.text() for dl in card.find_all("dl", cls="kv") for dt in dl.find_all("dt")]
+    assert "history" in card.text() and "history_changes" in keys and "band" in keys and "chart" not in keys
+    assert HOSTILE not in html

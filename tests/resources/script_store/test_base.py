@@ -541,3 +541,15 @@ def test_the_timelapse_is_replaced_in_the_tables_folder_and_is_no_run(store, raw
     assert first == second == store.timelapse_uri(prefix) and first.endswith("/shop/orders/timelapse.html")
     assert raw_object(store, second) == b"<p>two</p>" and store.has_timelapse(prefix)
     assert store.list_runs(prefix) == ["2026-01-01T00:00:00.000000Z"]   # beside the runs, not one of them
+
+
+def test_the_history_digest_is_replaced_in_the_tables_folder_and_is_no_run(store, raw_object):
+    prefix = table_prefix("shop", "orders")
+    assert store.read_history(prefix) is None
+    store.write_json(prefix, "2026-01-01T00:00:00.000000Z", "profile.json", {})
+    store.write_history(prefix, b'{"points": []}')
+    uri = store.write_history(prefix, b'{"points": [1]}')
+    assert uri.endswith("/shop/orders/history.json") and raw_object(store, uri) == b'{"points": [1]}'
+    assert store.read_history(prefix) == b'{"points": [1]}'
+    assert store.list_runs(prefix) == ["2026-01-01T00:00:00.000000Z"]
+    assert store.list_tables("shop") == ["orders"]
