@@ -4,13 +4,12 @@ import warnings
 from pathlib import Path
 
 import dagster as dg
-import pytest
 
 from cataloger_dagster.assets.partitions import tables_partitions
-from cataloger_dagster.core.layout import _TS_RE
 from cataloger_dagster.definitions import ALL_ASSETS, TABLE_ASSETS, defs
 from cataloger_dagster.resources.database import SNAPSHOT_URL
 from cataloger_dagster.settings import resources
+from store_folders import run_folders
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -57,7 +56,7 @@ def test_materialize_every_asset_for_two_partitions(demo_db, tmp_path):
         assert not bad, [str(w.message) for w in bad]
         # the design's store layout
         for table in ("customers", "orders"):
-            runs = _runs(store_root / "demo" / table)
+            runs = run_folders(store_root / "demo" / table)
             assert len(runs) == 1
             names = {p.name for p in runs[0].iterdir()}
             assert {"profile.json", "understanding.json", "issues.json", "investigations.json", "catalog.html",
@@ -72,12 +71,12 @@ def test_materialize_every_asset_for_two_partitions(demo_db, tmp_path):
         assert "dagster/column_schema" in mat.metadata
 
         # a second run writes a new folder, leaves the first intact, reuses the understanding
-        first = _runs(store_root / "demo" / "orders")[0]
+        first = run_folders(store_root / "demo" / "orders")[0]
         before = {str(p.relative_to(first)): p.read_bytes() for p in first.rglob("*") if p.is_file()}
         assert any(name.startswith("fixes/") for name in before)   # the smart-fix scripts too
         again = dg.materialize(TABLE_ASSETS, partition_key="orders", instance=instance, resources=res)
         assert again.success
-        runs = _runs(store_root / "demo" / "orders")
+        runs = run_folders(store_root / "demo" / "orders")
         assert len(runs) == 2 and runs[0] == first
         assert {str(p.relative_to(first)): p.read_bytes() for p in first.rglob("*") if p.is_file()} == before
         reused = again.asset_materializations_for_node("table_understanding")[0].metadata["reused_from"].value
@@ -93,8 +92,3 @@ def test_a_table_runs_in_one_process_with_its_sandbox_started_ahead(monkeypatch)
     assert resources()["sandbox"].prestart_env == {"DB_CONNECTION_STRING": SNAPSHOT_URL}
     monkeypatch.setenv("CATALOGER_SANDBOX_PRESTART", "0")
     assert resources()["sandbox"].prestart_env is None
-
-
-def _runs(table_folder):
-    """The table's run folders, oldest first (its timelapse page and review log sit beside them)."""
-    return sorted(p for p in table_folder.iterdir() if p.is_dir() and _TS_RE.match(p.name))

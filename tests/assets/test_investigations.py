@@ -17,6 +17,7 @@ from cataloger_dagster.core.investigate.code import parse_records
 from cataloger_dagster.resources.script_store import ScriptRecord
 from cataloger_dagster.settings import resources
 from shop import make_shop
+from store_folders import run_folders
 
 def catalog(db: Path, store: Path, instance, table: str, backend: str = "local", **config):
     res = resources(database=f"duckdb://{db}", store=str(store), sandbox=backend)
@@ -31,7 +32,7 @@ def catalog(db: Path, store: Path, instance, table: str, backend: str = "local",
 
 
 def run_folder(store: Path, table: str, index: int) -> Path:
-    return sorted((store / db_name() / table).iterdir())[index]
+    return run_folders(store / db_name() / table)[index]
 
 
 def db_name() -> str:

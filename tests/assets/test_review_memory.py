@@ -19,6 +19,7 @@ from cataloger_dagster.core.reviews import Review, snapshot_of
 from cataloger_dagster.resources.script_store import script_store_from_url, table_prefix
 from cataloger_dagster.settings import resources
 from shop import make_shop
+from store_folders import run_folders
 
 pytestmark = pytest.mark.filterwarnings("error::DeprecationWarning")
 
@@ -77,8 +78,7 @@ def test_dismissals_on_other_tables_change_the_finding_on_a_similar_table(shop):
     assert meta["issues_open"].value == meta["issues"].value == len(before.issues) - 1
     assert "raised less often" in after.summary
     # the stored result is the one returned
-    folder = root / "shop" / "visits" / sorted(p.name for p in (root / "shop" / "visits").iterdir()
-                                              if p.name[0].isdigit())[-1]
+    folder = run_folders(root / "shop" / "visits")[-1]
     assert AnalysisResultModel.model_validate(json.loads((folder / "issues.json").read_text())) == after
 
 

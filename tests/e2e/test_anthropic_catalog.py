@@ -8,6 +8,7 @@ import pytest
 
 from anthropic_standin import StandIn
 from cataloger_dagster.cli.runner import catalog_database
+from store_folders import run_folders
 
 KEY = "sk-ant-test-SECRET123"
 
@@ -49,7 +50,7 @@ def test_cold_and_warm_catalog_runs(standin, demo_db, tmp_path, local_sandbox, c
         assert c.pass_rate == w.pass_rate and (c.pass_rate is None or c.pass_rate == 1.0)
     table = next(t for t in warm.tables if t.issues)
     run = store / Path(table.html).relative_to(store).parts[0] / table.table
-    first, second = sorted(p.name for p in run.iterdir())
+    first, second = (p.name for p in run_folders(run))
     metrics = json.loads((run / second / "catalog_script.metrics.json").read_text())
     assert metrics["agent"] == "anthropic" and metrics["based_on"] == first and metrics["pass_rate"] == 1.0
     assert json.loads((run / first / "understanding.json").read_text())["cache_key"].endswith(

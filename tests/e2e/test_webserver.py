@@ -157,8 +157,10 @@ def test_launch_one_partition_and_read_its_metadata(catalog_stack):
 
     issues = meta["quality_issues"]
     assert issues["issues"] >= 1, "customers has planted defects; none was found"
-    by_severity = sum(v for k, v in issues.items() if k.startswith("issues_") and isinstance(v, int))
+    by_severity = sum(issues[f"issues_{s}"] for s in ("high", "medium", "low"))
     assert by_severity == issues["issues"]
+    # nobody reviewed anything yet: every raised issue is open
+    assert issues["issues_open"] == issues["issues"] and issues["issues_dismissed"] == 0
 
     found = meta["investigations"]
     assert found["investigations"] >= 1
