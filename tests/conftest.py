@@ -190,6 +190,24 @@ def s3_server():
         yield url
 
 
+@pytest.fixture
+def aws_dummy_credentials(monkeypatch):
+    """Dummy credentials, so no real account is ever touched."""
+    for name in ("AWS_PROFILE", "AWS_SESSION_TOKEN", "AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_S3"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
+    monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")
+
+
+@pytest.fixture
+def s3_env(s3_server, aws_dummy_credentials, monkeypatch) -> str:
+    """Dummy credentials and every S3 client of this process (and its children) pointed at the
+    moto server, as a user's environment would point them at theirs; the server's URL."""
+    monkeypatch.setenv("AWS_ENDPOINT_URL", s3_server)
+    return s3_server
+
+
 @pytest.fixture(scope="session")
 def small_catalog(tmp_path_factory):
     """(database file, store folder) of one real catalog run over `mcp_support.TABLE`, shared by

@@ -15,7 +15,6 @@ from typing import Iterable, Mapping, Optional
 from cataloger_dagster.core.investigate.outcome import standing
 from cataloger_dagster.core.models import HISTORY_ISSUE_TYPES, AnalysisResultModel, CodeInvestigation, IssueModel
 
-HISTORY_TYPES = HISTORY_ISSUE_TYPES   # the history findings alert as they are found
 REGRESSIONS = {"worse_since_dismissed": "worse since dismissed", "changed_since_expected": "changed since expected"}
 KINDS = {"new_high": "new high-severity issue", "regression": "regression", "history": "history anomaly"}
 NO_OWNER = "(no owner)"
@@ -103,7 +102,7 @@ def _kind(issue: IssueModel) -> tuple[Optional[str], str]:
         figures = f"{mark.rows_then} -> {mark.rows_now} rows" if mark.rows_now is not None else ""
         added = f"new columns {', '.join(mark.new_columns)}" if mark.new_columns else ""
         return "regression", "; ".join(p for p in (REGRESSIONS[mark.state], figures, added) if p)
-    if issue.type in HISTORY_TYPES:
+    if issue.type in HISTORY_ISSUE_TYPES:
         return "history", ""
     if issue.severity == "high":
         return "new_high", ""

@@ -116,16 +116,10 @@ def test_the_reviews_of_a_database_are_read_once_per_run_and_a_broken_log_is_lef
     assert [r.verdict for r in again["orders"]] == ["dismiss", "accept"]
 
 
-def test_the_memory_works_the_same_on_an_s3_store(tmp_path, s3_server, monkeypatch):
+def test_the_memory_works_the_same_on_an_s3_store(tmp_path, s3_env):
     import boto3
 
-    # dummy credentials on moto's server, as tests/resources/conftest.py's fixtures
-    for name in ("AWS_PROFILE", "AWS_SESSION_TOKEN", "AWS_ENDPOINT_URL_S3"):
-        monkeypatch.delenv(name, raising=False)
-    for name, value in (("AWS_ACCESS_KEY_ID", "testing"), ("AWS_SECRET_ACCESS_KEY", "testing"),
-                        ("AWS_DEFAULT_REGION", "us-east-1"), ("AWS_ENDPOINT_URL", s3_server)):
-        monkeypatch.setenv(name, value)
-    s3 = boto3.client("s3", endpoint_url=s3_server, region_name="us-east-1")
+    s3 = boto3.client("s3", endpoint_url=s3_env, region_name="us-east-1")
     s3_bucket = f"reviews-{uuid.uuid4().hex[:12]}"
     s3.create_bucket(Bucket=s3_bucket)
     db = make_shop(tmp_path / "shop.duckdb", "events", *COPIES)

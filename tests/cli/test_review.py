@@ -88,15 +88,6 @@ def test_usage_errors_exit_2_and_write_nothing(shop, args, message):
 # ------------------------------------------------------------------------ S3
 
 
-@pytest.fixture
-def s3_env(s3_server, monkeypatch):
-    for name in ("AWS_PROFILE", "AWS_SESSION_TOKEN", "AWS_ENDPOINT_URL_S3"):
-        monkeypatch.delenv(name, raising=False)
-    for name, value in {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing",
-                        "AWS_DEFAULT_REGION": "us-east-1", "AWS_ENDPOINT_URL": s3_server}.items():
-        monkeypatch.setenv(name, value)
-
-
 def test_the_cli_and_the_job_review_into_one_log_on_s3(s3_env, tmp_path):
     import uuid
 

@@ -1,9 +1,7 @@
 """Which findings of a run alert people, and the message's three forms."""
 
-from cataloger_dagster.core.alerts import (
-    HISTORY_TYPES, NO_OWNER, AlertMessage, alerts_of, owner_of, unsent,
-)
-from cataloger_dagster.core.models import AnalysisResultModel, CodeInvestigation, IssueModel, ReviewMark
+from cataloger_dagster.core.alerts import NO_OWNER, AlertMessage, alerts_of, owner_of, unsent
+from cataloger_dagster.core.models import HISTORY_ISSUE_TYPES as HISTORY_TYPES, AnalysisResultModel, CodeInvestigation, IssueModel, ReviewMark
 
 
 def issue(id, severity="high", type="missing_values", state=None, rows=(10, 40)):

@@ -173,14 +173,8 @@ def test_hostile_names_catalog_into_their_own_folders(hostile_db, tmp_path, loca
         assert {p.name for p in (storage / asset).iterdir()} == {store_name(n) for n in cataloged}
 
 
-def test_hostile_names_catalog_into_s3(hostile_db, s3_server, monkeypatch, local_sandbox):
-    for name in ("AWS_PROFILE", "AWS_SESSION_TOKEN", "AWS_ENDPOINT_URL_S3"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
-    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
-    monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")
-    monkeypatch.setenv("AWS_ENDPOINT_URL", s3_server)
-    s3 = boto3.client("s3", endpoint_url=s3_server, region_name="us-east-1")
+def test_hostile_names_catalog_into_s3(hostile_db, s3_env, local_sandbox):
+    s3 = boto3.client("s3", endpoint_url=s3_env, region_name="us-east-1")
     s3_bucket = f"hostile-{uuid.uuid4().hex[:12]}"
     s3.create_bucket(Bucket=s3_bucket)
     store = f"s3://{s3_bucket}/catalogs"

@@ -1,20 +1,10 @@
-"""Shared fixtures for resources: credentials and buckets on the S3 server (tests/conftest.py)."""
+"""Shared fixtures for resources: an S3 resource and buckets on the S3 server (tests/conftest.py)."""
 
 from __future__ import annotations
 
 import uuid
 
 import pytest
-
-
-@pytest.fixture
-def aws_dummy_credentials(monkeypatch):
-    """Dummy credentials, so no real account is ever touched."""
-    for name in ("AWS_PROFILE", "AWS_SESSION_TOKEN", "AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_S3"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
-    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
-    monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")
 
 
 @pytest.fixture

@@ -5,19 +5,17 @@ from __future__ import annotations
 from pydantic import Field
 
 from cataloger_dagster.core.alerts import AlertMessage
-from cataloger_dagster.resources.notifier.base import NotifierResource
-from cataloger_dagster.resources.notifier.webhook import post_json
+from cataloger_dagster.resources.notifier.webhook import JsonWebhookNotifier
 
 
-class SlackWebhookNotifier(NotifierResource):
+class SlackWebhookNotifier(JsonWebhookNotifier):
+    """The JSON webhook, posting Slack's message shape."""
+
     url: str = Field(description="the incoming webhook's URL; give it as dg.EnvVar: it is a credential")
 
     @property
     def backend(self) -> str:
         return "slack"
 
-    def _secrets(self) -> list[str]:
-        return [self.url]
-
-    def _deliver(self, message: AlertMessage) -> None:
-        post_json(self.url, message.as_slack(), self.timeout_s)
+    def _payload(self, message: AlertMessage) -> dict:
+        return message.as_slack()

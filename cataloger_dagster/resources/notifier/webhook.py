@@ -32,5 +32,8 @@ class JsonWebhookNotifier(NotifierResource):
     def _secrets(self) -> list[str]:
         return [self.url]
 
+    def _payload(self, message: AlertMessage) -> dict:
+        return message.as_json()
+
     def _deliver(self, message: AlertMessage) -> None:
-        post_json(self.url, message.as_json(), self.timeout_s)
+        post_json(self.url, self._payload(message), self.timeout_s)

@@ -163,34 +163,43 @@ def test_a_run_never_takes_or_overwrites_another_runs_folder(store, monkeypatch)
     assert store.read_script(PREFIX, frozen, SCRIPT) == "seed-style"
 
 
-@pytest.mark.parametrize("clock", ["real", "frozen"])
-def test_eight_threads_writing_runs_at_once_lose_nothing(store, monkeypatch, clock):
-    if clock == "frozen":  # every claim races for the same microsecond
-        monkeypatch.setattr(store_base, "new_timestamp", lambda: "2026-03-01T12:00:00.000000Z")
-    threads_n = 8
-    barrier = threading.Barrier(threads_n)
-    opened: dict[int, str] = {}
+def _all_at_once(n: int, work) -> None:
+    """``work(i)`` for i < n, in n threads released together; any thread's error fails the test."""
+    barrier = threading.Barrier(n)
     errors: list[BaseException] = []
 
-    def one_run(i: int) -> None:
+    def one(i: int) -> None:
         try:
             barrier.wait()
-            ts = store.open_run(PREFIX, f"run-{i}")
-            store.write_json(PREFIX, ts, "profile.json", {"run": i, "rows": i * 100})
-            store.write_script_with_metrics(PREFIX, ts, SCRIPT, f"print({i})\n" * 50,
-                                            {"pass_rate": i / 10})
-            store.write_artifact(PREFIX, ts, "catalog.html", f"<h1>{i}</h1>" * 1000)
-            assert store.open_run(PREFIX, f"run-{i}") == ts
-            opened[i] = ts
+            work(i)
         except BaseException as e:  # noqa: BLE001 - reported below
             errors.append(e)
 
-    workers = [threading.Thread(target=one_run, args=(i,)) for i in range(threads_n)]
+    workers = [threading.Thread(target=one, args=(i,)) for i in range(n)]
     for w in workers:
         w.start()
     for w in workers:
         w.join(timeout=120)
     assert not errors, errors
+
+
+@pytest.mark.parametrize("clock", ["real", "frozen"])
+def test_eight_threads_writing_runs_at_once_lose_nothing(store, monkeypatch, clock):
+    if clock == "frozen":  # every claim races for the same microsecond
+        monkeypatch.setattr(store_base, "new_timestamp", lambda: "2026-03-01T12:00:00.000000Z")
+    threads_n = 8
+    opened: dict[int, str] = {}
+
+    def one_run(i: int) -> None:
+        ts = store.open_run(PREFIX, f"run-{i}")
+        store.write_json(PREFIX, ts, "profile.json", {"run": i, "rows": i * 100})
+        store.write_script_with_metrics(PREFIX, ts, SCRIPT, f"print({i})\n" * 50,
+                                        {"pass_rate": i / 10})
+        store.write_artifact(PREFIX, ts, "catalog.html", f"<h1>{i}</h1>" * 1000)
+        assert store.open_run(PREFIX, f"run-{i}") == ts
+        opened[i] = ts
+
+    _all_at_once(threads_n, one_run)
     assert len(set(opened.values())) == threads_n
     assert store.list_runs(PREFIX) == sorted(opened.values())
     for i, ts in opened.items():
@@ -203,18 +212,8 @@ def test_eight_threads_writing_runs_at_once_lose_nothing(store, monkeypatch, clo
 
 
 def test_concurrent_steps_of_one_run_share_one_folder(store):
-    barrier = threading.Barrier(6)
     results: list[str] = []
-
-    def step() -> None:
-        barrier.wait()
-        results.append(store.open_run(PREFIX, "the-run"))
-
-    workers = [threading.Thread(target=step) for _ in range(6)]
-    for w in workers:
-        w.start()
-    for w in workers:
-        w.join(timeout=60)
+    _all_at_once(6, lambda i: results.append(store.open_run(PREFIX, "the-run")))
     assert len(results) == 6 and len(set(results)) == 1
     assert store.list_runs(PREFIX) == results[:1]
 
@@ -504,23 +503,12 @@ def test_parallel_reviewers_lose_no_entry(store, monkeypatch, clock):
     if clock == "frozen":  # every entry races for the same microsecond
         monkeypatch.setattr(store_base, "new_timestamp", lambda: "2026-03-01T12:00:00.000000Z")
     writers, each = 8, 5
-    barrier = threading.Barrier(writers)
-    errors: list[BaseException] = []
 
     def reviewer(i: int) -> None:
-        try:
-            barrier.wait()
-            for j in range(each):
-                store.append_review(PREFIX, _review(i * 100 + j))
-        except BaseException as e:  # noqa: BLE001 - reported below
-            errors.append(e)
+        for j in range(each):
+            store.append_review(PREFIX, _review(i * 100 + j))
 
-    workers = [threading.Thread(target=reviewer, args=(i,)) for i in range(writers)]
-    for w in workers:
-        w.start()
-    for w in workers:
-        w.join(timeout=120)
-    assert not errors, errors
+    _all_at_once(writers, reviewer)
     got = sorted(r.issue.affectedRows for r in store.read_reviews(PREFIX))
     assert got == sorted(i * 100 + j for i in range(writers) for j in range(each))
 
