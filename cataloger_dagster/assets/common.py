@@ -8,6 +8,7 @@ its artifacts (named in `cataloger_dagster.core.layout`).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import dagster as dg
@@ -30,11 +31,13 @@ def run_folder(context: dg.AssetExecutionContext, store: ScriptStore, prefix: st
 
 
 def previous_artifacts(
-    store: ScriptStore, prefix: str, filename: str, *, before: str | None = None, limit: int = 10
+    store: ScriptStore, prefix: str, filename: str, *, before: str | None = None, limit: int = 10,
+    runs: list[str] | None = None,
 ) -> list[tuple[str, Any]]:
-    """(timestamp, parsed JSON) of the latest runs holding `filename`, newest first."""
+    """(timestamp, parsed JSON) of the latest runs holding `filename`, newest first; `runs`: the
+    table's run folders, if listed already."""
     found = []
-    for ts in reversed(store.list_runs(prefix)):
+    for ts in reversed(store.list_runs(prefix) if runs is None else runs):
         if before is not None and ts >= before:
             continue
         value = store.read_json(prefix, ts, filename)
@@ -88,6 +91,12 @@ class TableRun:
     def read_json(self, filename: str, timestamp: str | None = None) -> Any | None:
         return self.store.read_json(self.prefix, timestamp or self.timestamp, filename)
 
+    @cached_property
+    def earlier_runs(self) -> list[str]:
+        """The table's run folders before this one, oldest first: listed once per step, since each
+        listing is a request on S3 and a step reads several kinds of earlier artifacts."""
+        return [ts for ts in self.store.list_runs(self.prefix) if ts < self.timestamp]
+
     def previous(self, filename: str, *, limit: int = 10) -> list[tuple[str, Any]]:
         """(timestamp, parsed JSON) of the latest earlier runs holding `filename`, newest first."""
-        return previous_artifacts(self.store, self.prefix, filename, before=self.timestamp, limit=limit)
+        return previous_artifacts(self.store, self.prefix, filename, limit=limit, runs=self.earlier_runs)

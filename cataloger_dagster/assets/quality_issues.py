@@ -74,7 +74,8 @@ def quality_issues(
                              degradations=degradations)
     # after the detectors, before the reviews: people dismiss or expect these like any finding
     reviews = store.read_reviews(folder.prefix)
-    detected = [*detected, *history_findings(store, folder.prefix, folder.timestamp, table_profile, reviews)]
+    detected = [*detected, *history_findings(store, folder.prefix, folder.timestamp, table_profile, reviews,
+                                             runs=folder.earlier_runs)]
     previous = folder.previous(ISSUES, limit=1)
     previous_result = AnalysisResultModel.model_validate(previous[0][1]) if previous else None
     # what people said of earlier findings decides which of these are raised, for every agent

@@ -14,7 +14,7 @@ from collections import OrderedDict
 
 import dagster as dg
 
-from cataloger_dagster.assets.common import TableRun, previous_artifacts
+from cataloger_dagster.assets.common import TableRun
 from cataloger_dagster.core.layout import PROFILE
 from cataloger_dagster.core.models import AnalysisResultModel, TableProfile
 from cataloger_dagster.core.reviews.memory import ReviewMemory, opened_by
@@ -59,7 +59,7 @@ def _renames(folder: TableRun, profile: TableProfile, reviews: list[Review]) -> 
     present = {c.name for c in profile.columns}
     if all(c in present for r in reviews if r.issue for c in r.issue.affectedColumns):
         return {}
-    earlier = previous_artifacts(folder.store, folder.prefix, PROFILE, before=folder.timestamp, limit=HISTORY_RUNS)
+    earlier = folder.previous(PROFILE, limit=HISTORY_RUNS)
     history = [TableProfile.model_validate(data) for _, data in reversed(earlier)]
     return renames_through([*history, profile])
 

@@ -7,6 +7,7 @@ and writes of `TableRun`, `previous_artifacts` and `link`.
 
 import json
 from pathlib import Path
+from typing import ClassVar
 
 import dagster as dg
 import pytest
@@ -139,3 +140,37 @@ def test_link_is_a_url_for_remote_stores_and_a_path_for_folders():
     assert isinstance(remote, dg.UrlMetadataValue) and remote.value == "s3://bucket/shop/events/2026/catalog.html"
     local = link("/srv/store/shop/events/2026/catalog.html")
     assert isinstance(local, dg.PathMetadataValue) and local.value == "/srv/store/shop/events/2026/catalog.html"
+
+
+class ListingStore(LocalScriptStore):
+    """Counts the listings of a table's runs: each one is a request on S3."""
+
+    listings: ClassVar[list] = []
+
+    def list_runs(self, prefix):
+        self.listings.append(prefix)
+        return super().list_runs(prefix)
+
+
+@dg.asset(partitions_def=tables_partitions)
+def two_kinds(context: dg.AssetExecutionContext, database: DatabaseResource, store: ScriptStore) -> dict:
+    folder = TableRun.open(context, database, store)
+    opened = len(ListingStore.listings)     # claiming the run's folder lists the runs on its own
+    out = {"timestamp": folder.timestamp, "facts": folder.previous("facts.json"),
+           "profiles": folder.previous("profile.json"), "earlier": folder.earlier_runs}
+    return {**out, "listings": len(ListingStore.listings) - opened}
+
+
+def test_one_step_lists_the_table_s_runs_once_for_all_its_earlier_reads(setup):
+    instance, res, root = setup
+    store = ListingStore(root=str(root))
+    res = {**res, "store": store}
+    first = dg.materialize([two_kinds], partition_key="events", instance=instance, resources=res)
+    store.write_json(table_prefix(res["database"], "events"), first.output_for_node("two_kinds")["timestamp"],
+                     "profile.json", {"n": 1})
+    ListingStore.listings.clear()
+    second = dg.materialize([two_kinds], partition_key="events", instance=instance, resources=res)
+    out = second.output_for_node("two_kinds")
+    earlier = first.output_for_node("two_kinds")["timestamp"]
+    assert out["earlier"] == [earlier] and out["profiles"] == [(earlier, {"n": 1})] and out["facts"] == []
+    assert out["listings"] == 1

@@ -247,9 +247,10 @@ def findings(table: str, history: list[RunPoint], current: RunPoint, reviews: It
 
 
 def history_findings(store: _ReviewedStore, prefix: str, timestamp: str, profile: TableProfile,
-                     reviews: Optional[list[Review]] = None) -> list[IssueModel]:
+                     reviews: Optional[list[Review]] = None, runs: Optional[list[str]] = None) -> list[IssueModel]:
     """The findings of this run (``timestamp``, its ``profile``) against the table's stored history;
-    keeps the table's history digest up to date.  ``reviews``: the table's review log, if read already."""
+    keeps the table's history digest up to date.  ``reviews``: the table's review log, and ``runs``:
+    its run folders, if read already."""
     current = point_of(timestamp, profile.model_dump(mode="json", include={"row_count", "fingerprint", "columns"}))
-    history = load_history(store, prefix, timestamp, current=current)
+    history = load_history(store, prefix, timestamp, current=current, runs=runs)
     return findings(profile.table, history, current, store.read_reviews(prefix) if reviews is None else reviews)

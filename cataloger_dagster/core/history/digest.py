@@ -119,12 +119,13 @@ def _stored(point: RunPoint, detailed: bool) -> dict:
 
 
 def load_history(store: _Store, prefix: str, before: str, *, limit: int = HISTORY_RUNS,
-                 current: Optional[RunPoint] = None) -> list[RunPoint]:
-    """The digests of the table's last ``limit`` runs before ``before``, oldest first.
+                 current: Optional[RunPoint] = None, runs: Optional[list[str]] = None) -> list[RunPoint]:
+    """The digests of the table's last ``limit`` runs before ``before``, oldest first; ``runs``: the
+    table's run folders, if the caller listed them already (a request saved on S3).
 
     Runs the cache lacks are read from their profile.json (a run without one, failed or still
     running, is left out).  The cache is written back, with ``current`` in it, when it changed."""
-    runs = [ts for ts in store.list_runs(prefix) if ts < before][-limit:]
+    runs = [ts for ts in (store.list_runs(prefix) if runs is None else runs) if ts < before][-limit:]
     cached = _cached(store, prefix)
     points, stored, read = [], {}, False
     for ts in runs:

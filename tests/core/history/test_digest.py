@@ -13,9 +13,14 @@ PREFIX = table_prefix("shop", "orders")
 
 
 class CountingStore(LocalScriptStore):
-    """Counts the profile.json reads: the cache is there to spare them."""
+    """Counts the profile.json reads (the cache is there to spare them) and the listings of runs."""
 
     _reads: list = PrivateAttr(default_factory=list)
+    _listings: list = PrivateAttr(default_factory=list)
+
+    def list_runs(self, prefix):
+        self._listings.append(prefix)
+        return super().list_runs(prefix)
 
     def read_json(self, prefix, timestamp, filename):
         self._reads.append(timestamp)
@@ -55,3 +60,14 @@ def test_a_damaged_earlier_profile_is_left_out(tmp_path):
     store.write_json(PREFIX, "2026-09-20T06:00:00.000000Z", "profile.json", {"columns": [{"no": "name"}]})
     assert [p.timestamp for p in load_history(store, PREFIX, "2026-12-01T00:00:00.000000Z")] == [
         stamps[0], stamps[2], stamps[3]]
+
+
+def test_runs_listed_by_the_caller_spare_the_listing_and_give_the_same_history(tmp_path):
+    store = CountingStore(root=str(tmp_path))
+    write_history(store, PREFIX, [Day(rows=100 + n) for n in range(6)])
+    listed = store.list_runs(PREFIX)
+    store._listings.clear()
+    given = load_history(store, PREFIX, run_timestamp(6), runs=listed)
+    assert store._listings == [] and [p.rows for p in given] == [100 + n for n in range(6)]
+    # runs at or after `before` are left out of a caller's listing as of the store's own
+    assert [p.rows for p in load_history(store, PREFIX, run_timestamp(3), runs=listed)] == [100, 101, 102]
