@@ -148,9 +148,14 @@ def load_history(store: _Store, prefix: str, before: str, *, limit: int = HISTOR
         # one more than the window: this run's window again (a re-executed run), or the next run's
         window = kept[-(limit + 1):]
         detailed = len(window) - DETAILED_RUNS
+        # only the runs the cache kept in detail can need slimming: the older ones were slimmed before
+        was_detailed = set(list(cached)[-DETAILED_RUNS:])
         out = []
         for n, point in enumerate(window):
             keep = stored.get(point.timestamp)
-            out.append(_stored(point, n >= detailed) if keep is None else keep if n >= detailed else _slim(keep))
+            if keep is None:
+                out.append(_stored(point, n >= detailed))
+            else:
+                out.append(_slim(keep) if n < detailed and point.timestamp in was_detailed else keep)
         store.write_history(prefix, to_json({"version": DIGEST_VERSION, "points": out}))
     return points

@@ -71,3 +71,16 @@ def test_runs_listed_by_the_caller_spare_the_listing_and_give_the_same_history(t
     assert store._listings == [] and [p.rows for p in given] == [100 + n for n in range(6)]
     # runs at or after `before` are left out of a caller's listing as of the store's own
     assert [p.rows for p in load_history(store, PREFIX, run_timestamp(3), runs=listed)] == [100, 101, 102]
+
+
+def test_run_after_run_the_cache_keeps_detail_for_the_latest_runs_only(tmp_path):
+    store = LocalScriptStore(root=str(tmp_path))
+    days = [Day(rows=100 + n) for n in range(12)]
+    write_history(store, PREFIX, days[:8])
+    for n in range(8, 12):      # each run adds itself; the run leaving the detailed window is slimmed
+        current = point_of(run_timestamp(n), profile_of(days[n]).model_dump(mode="json"))
+        load_history(store, PREFIX, run_timestamp(n), current=current)
+        store.write_json(PREFIX, run_timestamp(n), "profile.json", profile_of(days[n]).model_dump(mode="json"))
+        cached = json.loads((tmp_path / "shop" / "orders" / HISTORY).read_text())["points"]
+        detailed = ["counts" in p["columns"]["amount"] for p in cached]
+        assert len(cached) == n + 1 and detailed == [False] * (n + 1 - DETAILED_RUNS) + [True] * DETAILED_RUNS
