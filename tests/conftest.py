@@ -201,6 +201,21 @@ def aws_dummy_credentials(monkeypatch):
 
 
 @pytest.fixture
+def s3_resource(s3_server, aws_dummy_credentials):
+    from dagster_aws.s3 import S3Resource
+
+    return S3Resource(endpoint_url=s3_server, region_name="us-east-1")
+
+
+@pytest.fixture
+def s3_bucket(s3_resource) -> str:
+    """A fresh, empty bucket on the moto server."""
+    name = f"test-{uuid.uuid4().hex[:12]}"
+    s3_resource.get_client().create_bucket(Bucket=name)
+    return name
+
+
+@pytest.fixture
 def s3_env(s3_server, aws_dummy_credentials, monkeypatch) -> str:
     """Dummy credentials and every S3 client of this process (and its children) pointed at the
     moto server, as a user's environment would point them at theirs; the server's URL."""

@@ -64,8 +64,11 @@ def demo_db(path: Path, scale: float, seed: int, as_json: bool) -> None:
 @click.option("--table", "tables", multiple=True, help="Catalog only this table (repeatable).")
 @click.option("--explore", is_flag=True, help="Ignore earlier scripts and explore afresh (relearn).")
 @click.option("--exploration-rate", type=float, help="Share of runs that explore anyway (default 0.1).")
+@click.option("--resume/--no-resume", default=None,
+              help="Skip the tables already cataloged for their current data (default: only when the "
+              "previous run of this database was interrupted); --no-resume catalogs every table.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object with every table's result.")
-def run(database, store, agent, sandbox, tables, explore, exploration_rate, as_json) -> None:
+def run(database, store, agent, sandbox, tables, explore, exploration_rate, resume, as_json) -> None:
     """Catalog a database (all tables, or those given) through Dagster."""
     from tqdm import tqdm
 
@@ -82,7 +85,7 @@ def run(database, store, agent, sandbox, tables, explore, exploration_rate, as_j
 
     def done(report):
         bar.update(1)
-        bar.set_postfix_str(f"{report.table}: {report.status}")
+        bar.set_postfix_str(f"{report.table}: {'kept' if report.resumed else report.status}")
         if report.status == "failed":
             tqdm.write(f"  {report.table} failed: {report.error}", file=sys.stderr)
         elif report.status == "degraded":
@@ -91,7 +94,7 @@ def run(database, store, agent, sandbox, tables, explore, exploration_rate, as_j
     try:
         report = catalog_database(
             settings=settings, tables=list(tables) or None, explore=explore,
-            exploration_rate=exploration_rate, on_table_done=done, on_tables=start,
+            exploration_rate=exploration_rate, on_table_done=done, on_tables=start, resume=resume,
         )
     except DatabaseError as exc:
         bar.close()
@@ -102,6 +105,12 @@ def run(database, store, agent, sandbox, tables, explore, exploration_rate, as_j
     else:
         ok = len(report.tables) - len(report.failed)
         click.echo(f"cataloged {ok}/{len(report.tables)} tables of {report.database}")
+        kept = [t.table for t in report.tables if t.resumed]
+        if report.resumed_from:
+            click.echo(f"resumed the run started at {report.resumed_from}, which did not finish")
+        if kept:
+            click.echo(f"  {len(kept)} already cataloged for their current data, not run again "
+                       f"(--no-resume runs them): {', '.join(kept)}")
         for t in report.failed:
             click.echo(f"  FAILED {t.table}: {t.error}")
         for t in report.tables:

@@ -16,8 +16,11 @@ from pydantic import BaseModel
 
 from cataloger_dagster.assets.catalog_index import catalog_index
 from cataloger_dagster.assets.partitions import partition_key_problem, tables_partitions
+from cataloger_dagster.cli.resume import ResumePlan, finish_database_run, plan_resume, start_database_run
+from cataloger_dagster.core.history.timelapse import RunSummary
 from cataloger_dagster.core.investigate.outcome import dismissed
 from cataloger_dagster.core.issues.detectors import across_tables
+from cataloger_dagster.core.layout import CATALOG_PAGE, ISSUES, table_prefix
 from cataloger_dagster.jobs import TABLE_ASSETS
 from cataloger_dagster.resources.database import DatabaseResource
 from cataloger_dagster.settings import CatalogerSettings, dagster_home, load_settings
@@ -50,6 +53,8 @@ class TableReport(BaseModel):
     sandbox_cells: int = 0
     tokens: int = 0
     seconds: float = 0.0                # the whole Dagster run of this table
+    # set when the table was not run again: its run that finished earlier for the same data
+    resumed: bool = False
 
 
 class CatalogReport(BaseModel):
@@ -57,6 +62,8 @@ class CatalogReport(BaseModel):
     store: str
     index: Optional[str] = None
     tables: list[TableReport]
+    # the start of the earlier run this one resumed (it was interrupted), if any
+    resumed_from: Optional[str] = None
 
     @property
     def failed(self) -> list[TableReport]:
@@ -101,10 +108,13 @@ def catalog_database(
     on_table_done: Callable[[TableReport], None] | None = None,
     on_tables: Callable[[list[str]], None] | None = None,
     settings: CatalogerSettings | None = None,
+    resume: bool | None = None,
 ) -> CatalogReport:
     """Catalog `tables` (default: all) one Dagster run each; `on_tables` hears the list
     before the first run, `on_table_done` each table's report as it finishes.
 
+    `resume`: None resumes an interrupted run (the tables already cataloged for their current
+    data are not run again), True skips such tables whatever happened before, False runs all.
     `settings` default to the environment's; `database`, `store`, `agent` and `sandbox`
     replace theirs."""
     if settings is None:
@@ -127,7 +137,7 @@ def catalog_database(
         with dagster_instance() as inst:
             return catalog_database(
                 tables=tables, explore=explore, exploration_rate=exploration_rate, instance=inst,
-                on_table_done=on_table_done, on_tables=on_tables, settings=settings,
+                on_table_done=on_table_done, on_tables=on_tables, settings=settings, resume=resume,
             )
     # a name Dagster cannot take as a partition key fails alone, reported below
     known = [t for t in wanted if t in available and partition_key_problem(t) is None]
@@ -137,10 +147,14 @@ def catalog_database(
         instance.add_dynamic_partitions(tables_partitions.name, new)
     if on_tables is not None:
         on_tables(list(wanted))
+    plan = _resume_plan(st, db_res, known, resume)
+    run_id = start_database_run(st, db_res.database_name, list(wanted))
     reports: list[TableReport] = []
     with across_tables():   # the reference search finds each table's keys once in this run
         for name in wanted:
-            if name not in available:
+            if name in plan.done:
+                report = _resumed(st, db_res.database_name, name, plan.done[name])
+            elif name not in available:
                 report = TableReport(
                     table=name, status="failed",
                     error=f"table {name!r} not found in {db_res.safe_url}; tables: {', '.join(available)}",
@@ -166,7 +180,32 @@ def catalog_database(
     if index.success:
         mats = index.asset_materializations_for_node("catalog_index")
         index_uri = str(mats[-1].metadata["index"].value) if mats else None
-    return CatalogReport(database=db_res.safe_url, store=st.describe(), index=index_uri, tables=reports)
+        finish_database_run(st, db_res.database_name, run_id, sorted(errors))
+    return CatalogReport(database=db_res.safe_url, store=st.describe(), index=index_uri, tables=reports,
+                         resumed_from=(plan.interrupted or {}).get("at"))
+
+
+def _resume_plan(store, db_res: DatabaseResource, tables: list[str], resume: bool | None) -> ResumePlan:
+    if resume is False:
+        return ResumePlan()
+    db = DatabaseResource(url=db_res.url)
+    try:
+        return plan_resume(store, db.database_name, tables, lambda name: db.fingerprint(name).value,
+                           force=bool(resume))
+    finally:
+        db.close()
+
+
+def _resumed(store, database: str, name: str, summary: RunSummary) -> TableReport:
+    """The report of a table not run again: its earlier finished run for the same data."""
+    prefix = table_prefix(database, name)
+    stored = store.read_json(prefix, summary.timestamp, ISSUES) or {}
+    found = [IssueSummary.model_validate(i) for i in stored.get("issues") or []]
+    standing = set(summary.issue_ids)
+    return TableReport(table=name, run=summary.timestamp, status=summary.status, resumed=True,
+                       html=store.uri(prefix, summary.timestamp, CATALOG_PAGE), pass_rate=summary.pass_rate,
+                       issues=[i for i in found if i.id in standing], dismissed=[i for i in found if i.id not in standing],
+                       sandbox_cells=summary.cells or 0, tokens=summary.tokens or 0)
 
 
 def _catalog_table(name, res, instance, investigations_config) -> TableReport:

@@ -51,6 +51,7 @@ INDEX_FILE = "index.html"
 INDEX_HISTORY = "index_history"   # reserved: never listed as a table
 CAPSULES = "mcp_capsules"         # reserved: the MCP server's run capsules, <database>/mcp_capsules/<session>/
 ALERTS = "alerts"                 # reserved: alert_sensor's log of deliveries, <database>/alerts/
+DATABASE_RUNS = "database_runs"   # reserved: `cataloger run`'s log of its runs, <database>/database_runs/ (resume)
 
 _TS_RE = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$")
 _TS_EXAMPLE = "2026-11-22T10:00:00.123456Z"
@@ -120,7 +121,7 @@ HASH_LENGTH = 16          # hex digits; 64 bits, so no one can craft a name to l
 MAX_SEGMENT = 160         # well under the 255 bytes a file name may have, with room for temp names
 # What a database's folder holds besides its tables; compared case-insensitively
 # because a case-insensitive file system would confuse 'INDEX.HTML' with the index.
-_RESERVED = {INDEX_FILE, INDEX_HISTORY, CAPSULES, ALERTS}
+_RESERVED = {INDEX_FILE, INDEX_HISTORY, CAPSULES, ALERTS, DATABASE_RUNS}
 
 
 def store_name(name: str) -> str:

@@ -1,21 +1,11 @@
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import duckdb
-import pytest
 
-CATALOGER = str(Path(sys.executable).parent / "cataloger")
-
-
-def cataloger(*args, cwd=None, env=None):
-    full_env = {**os.environ, **(env or {})}
-    full_env.pop("DAGSTER_HOME", None)
-    full_env.pop("CATALOGER_DATABASE", None)
-    full_env.pop("CATALOGER_STORE", None)
-    return subprocess.run([CATALOGER, *args], capture_output=True, text=True, timeout=600, cwd=cwd, env=full_env)
+from cli_support import CATALOGER, cataloger
 
 
 def test_run_json_over_the_demo_database(demo_db, tmp_path):
@@ -23,7 +13,7 @@ def test_run_json_over_the_demo_database(demo_db, tmp_path):
     out = cataloger("run", "--database", f"duckdb://{demo_db}", "--store", str(store), "--json")
     assert out.returncode == 0, out.stderr
     report = json.loads(out.stdout)
-    assert set(report) == {"database", "store", "index", "tables"}
+    assert set(report) == {"database", "store", "index", "tables", "resumed_from"} and report["resumed_from"] is None
     tables = {t["table"]: t for t in report["tables"]}
     with duckdb.connect(str(demo_db), read_only=True) as con:
         names = {r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall()}

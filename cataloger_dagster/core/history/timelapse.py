@@ -43,6 +43,7 @@ class RunSummary(BaseModel):
     cells: Optional[int] = None
     tokens: Optional[int] = None
     explored: Optional[bool] = None
+    fingerprint: Optional[str] = None   # the table's data the run cataloged (`cataloger run` resumes by it)
 
 
 class TimelapseRow(BaseModel):
@@ -64,7 +65,7 @@ def summarize_run(timestamp: str, profile: TableProfile, issues: AnalysisResultM
         issue_ids=[i.id for i in kept.issues], severities=severity_counts(i.severity for i in kept.issues),
         refuted=len(issues.issues) - len(kept.issues), health=health_score(profile, kept, pass_rate),
         pass_rate=pass_rate, cells=investigations.cells if investigations else None, tokens=tokens,
-        explored=investigations.explored if investigations else None)
+        explored=investigations.explored if investigations else None, fingerprint=profile.fingerprint.value)
 
 
 def _rebuilt(store: _Store, prefix: str, timestamp: str) -> RunSummary:

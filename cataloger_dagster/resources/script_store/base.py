@@ -342,11 +342,13 @@ class ScriptStore(dg.ConfigurableResource, abc.ABC):
                 stamp = _next_timestamp(stamp)
         raise ScriptStoreError(f"could not add {what} under {self._key_uri(folder)}")
 
-    def read_entries(self, folder: str) -> list[tuple[str, bytes]]:
-        """(location, content) of every entry of the log in ``folder``, oldest first."""
+    def read_entries(self, folder: str, *, latest: int | None = None) -> list[tuple[str, bytes]]:
+        """(location, content) of every entry of the log in ``folder`` (or of the ``latest`` few),
+        oldest first."""
         _, files = self._list(folder)
         found = []
-        for name in sorted(f for f in files if f.endswith(".json") and not f.startswith(".")):
+        names = sorted(f for f in files if f.endswith(".json") and not f.startswith("."))
+        for name in names[-latest:] if latest else names:
             data = self._read(f"{folder}/{name}")
             if data is not None:
                 found.append((self._key_uri(f"{folder}/{name}"), data))
