@@ -2,10 +2,10 @@
 
 Discrete events (heapq, one seeded random stream): every table's run is queued at midnight;
 the run coordinator dequeues them every `--dequeue-interval` seconds, first in first out,
-skipping a run whose database's pool (tag concurrency limit) is full, up to `--max-runs`
-run pods; the daemon launches pods one after another (`--launch-seconds` each); a pod starts
-(`--pod-start` plus the measured import of the code location) and runs its tables' stages
-with the measured seconds; the investigations hold a sandbox slot (`--sandbox-slots`); every
+skipping a run whose database's pool (`cataloger/<database>`, granularity run) is full, up
+to `--max-runs` runs in flight; the daemon's `--launch-workers` threads launch the pods
+(`--launch-seconds` each); a pod starts (`--pod-start` plus the measured import of the code
+location) and runs its tables' stages with the measured seconds; the investigations hold a sandbox slot (`--sandbox-slots`); every
 stage writes its share of the table's store requests to the store (`--store-rps`) and of its
 Dagster events to the run storage (`--run-storage-eps`), both servers of a fixed rate that
 the run waits on.  Once a database's tables are done, its index is built in one more run.
