@@ -196,6 +196,17 @@ def test_runs_are_launched_as_kubernetes_jobs_of_this_package(values):
     assert launcher["resources"]["limits"]["memory"] and launcher["resources"]["requests"]["cpu"]
 
 
+def test_run_pods_give_up_only_what_the_local_sandbox_needs(values):
+    config = values["runLauncher"]["config"]["k8sRunLauncher"]["runK8sConfig"]
+    pod, container = config["podSpecConfig"], config["containerConfig"]["securityContext"]
+    assert pod["securityContext"]["runAsNonRoot"] is True and pod["securityContext"]["runAsUser"] > 0
+    assert container["allowPrivilegeEscalation"] is False and container["capabilities"]["drop"] == ["ALL"]
+    assert not container.get("privileged")
+    # Kubernetes admits an unmasked /proc only in a pod with its own user namespace
+    if container.get("procMount") == "Unmasked":
+        assert pod["hostUsers"] is False
+
+
 def test_dagster_reads_the_queue_and_pools_as_meant(values, tmp_path):
     """The chart writes `concurrency` and the run coordinator into dagster.yaml, in snake case
     (its templates/configmap-instance.yaml); Dagster 1.13 must accept that and read it back."""
