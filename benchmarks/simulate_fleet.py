@@ -20,7 +20,8 @@ The per-table costs are MEASURED, never assumed: the first argument is a JSON fi
     {"measured": "2026-11-23",                  # ISO date of the measurement
      "machine": "2 cores ...",                  # where
      "import_seconds": 12.3,                    # optional: importing the code location
-                                                # (cataloger_dagster.definitions), paid by each pod
+                                                # (cataloger_dagster.definitions), paid by each
+                                                # pod; --import-seconds gives it otherwise
      "sizes": [{"rows": 1000, "columns": 5,
                 "seconds": {"run_start": f, "table_profile": f, "table_understanding": f,
                             "quality_issues": f, "investigations": f, "recent_summary": f,
@@ -258,7 +259,7 @@ class Fleet:
         self.concurrent += 1
         self.peak = max(self.peak, self.concurrent)
         pod_up = loop.now
-        yield delay(a.pod_start + float(self.costs.get("import_seconds", 0.0)))
+        yield delay(a.pod_start + a.import_seconds)
         # the index run reads every table of its database: its measured share times their number
         scale = len(run.tables) if run.index else 1
         for n, size_ix in enumerate(run.tables[:1] if run.index else run.tables):
@@ -364,6 +365,8 @@ def parser() -> argparse.ArgumentParser:
                    help="the coordinator's dequeue threads (dequeueNumWorkers in deploy/helm/values.yaml)")
     p.add_argument("--pod-start", type=float, default=5.0,
                    help="scheduling and container start of a run pod before Python, seconds")
+    p.add_argument("--import-seconds", type=float, default=None,
+                   help="importing the code location in each pod (default: the costs file's import_seconds, else 0)")
     p.add_argument("--sandbox-slots", type=int, default=None,
                    help="sandboxes at once (default: --max-runs, one in each run pod)")
     p.add_argument("--store-rps", type=float, default=3500.0,
@@ -383,6 +386,8 @@ def parser() -> argparse.ArgumentParser:
 def simulate(costs: dict, args: argparse.Namespace) -> dict:
     if args.sandbox_slots is None:
         args.sandbox_slots = args.max_runs
+    if args.import_seconds is None:
+        args.import_seconds = float(costs.get("import_seconds", 0.0))
     return Fleet(costs, args).simulate()
 
 

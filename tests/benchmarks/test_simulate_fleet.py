@@ -32,7 +32,8 @@ def costs(tmp_path) -> Path:
 
 
 # no overheads beyond the measured stages, no jitter: the simulation's arithmetic shows
-EXACT = ["--dequeue-interval", "0", "--launch-seconds", "0", "--pod-start", "0", "--jitter", "0"]
+NO_QUEUE_DELAY = ["--dequeue-interval", "0", "--launch-seconds", "0"]
+EXACT = [*NO_QUEUE_DELAY, "--pod-start", "0", "--jitter", "0"]
 
 
 def run(costs: Path, *args: str) -> dict:
@@ -95,3 +96,13 @@ def test_a_costs_file_without_a_stage_says_which(tmp_path):
                                            "store_requests": 1, "run_storage_events": 1, "peak_mb": 1}]}))
     with pytest.raises(SystemExit, match=r"10x2 lacks seconds for \['investigations'\]"):
         simulate_fleet.main([str(path)])
+
+
+def test_each_run_pod_pays_its_start_and_the_import(costs):
+    base = ["--tables", "30", "--pool-cap", "1", "--mix", "1,0"]
+    bare = run(costs, *base)
+    started = simulate_fleet.main([str(costs), "--databases", "1", *NO_QUEUE_DELAY, "--jitter", "0", *base,
+                                   "--pod-start", "3", "--import-seconds", "2"])
+    runs = 30 + 1   # the tables' and the index's
+    assert started["wall_seconds"] == pytest.approx(bare["wall_seconds"] + runs * 5, rel=1e-3)
+    assert started["assumptions"]["import_seconds"] == 2
