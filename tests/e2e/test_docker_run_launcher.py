@@ -144,22 +144,32 @@ def test_each_table_runs_in_its_own_container_with_the_store_on_s3(engine, sourc
 
     instance = dg.DagsterInstance.from_config(env["DAGSTER_HOME"])
     runs: dict[str, str] = {}
+    launches: dict[str, subprocess.Popen] = {}
     started = int(time.time())
     try:
         instance.add_dynamic_partitions("tables", list(TABLES))
+        # both at once, as a daemon would dequeue them
         for table in TABLES:
             runs[table] = str(uuid.uuid4())
-            launched = subprocess.run(
+            launches[table] = subprocess.Popen(
                 [DAGSTER, "job", "launch", "-m", "cataloger_dagster.definitions", "-j", "catalog_table",
                  "--run-id", runs[table], "--tags", json.dumps({"dagster/partition": table})],
-                cwd=tmp_path, env=os.environ.copy(), capture_output=True, text=True, timeout=180)
-            assert launched.returncode == 0, launched.stderr[-3000:]
+                cwd=tmp_path, env=os.environ.copy(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        for table, launch in launches.items():
+            _, err = launch.communicate(timeout=180)
+            assert launch.returncode == 0, f"{table}: {err[-3000:]}"
+        print(f"launched in {time.time() - started:.0f}s")
         finished = wait_for(instance, engine, runs.values())
+        print(f"finished in {time.time() - started:.0f}s")
         check_runs(instance, engine, runs, finished)
         check_sandbox_siblings(engine, started)
         check_store(s3, bucket, runs)
         check_no_secret(instance, engine, s3, bucket, runs.values(), [password, secret_key])
     finally:
+        for launch in launches.values():
+            if launch.poll() is None:
+                launch.kill()
+                launch.communicate()
         for run_id in runs.values():
             for container in engine.containers.list(all=True, filters={"label": f"dagster/run_id={run_id}"}):
                 container.remove(force=True)
