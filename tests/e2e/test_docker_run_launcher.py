@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
 import sys
 import time
@@ -144,36 +145,61 @@ def test_each_table_runs_in_its_own_container_with_the_store_on_s3(engine, sourc
 
     instance = dg.DagsterInstance.from_config(env["DAGSTER_HOME"])
     runs: dict[str, str] = {}
-    launches: dict[str, subprocess.Popen] = {}
+    processes: dict[str, subprocess.Popen] = {}  # the code server and the launches
     started = int(time.time())
     try:
         instance.add_dynamic_partitions("tables", list(TABLES))
+        port = code_server(tmp_path, processes)
         # both at once, as a daemon would dequeue them
         for table in TABLES:
             runs[table] = str(uuid.uuid4())
-            launches[table] = subprocess.Popen(
-                [DAGSTER, "job", "launch", "-m", "cataloger_dagster.definitions", "-j", "catalog_table",
+            processes[table] = subprocess.Popen(
+                [DAGSTER, "job", "launch", "--grpc-host", "127.0.0.1", "--grpc-port", str(port), "-j", "catalog_table",
                  "--run-id", runs[table], "--tags", json.dumps({"dagster/partition": table})],
                 cwd=tmp_path, env=os.environ.copy(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        for table, launch in launches.items():
+        for table in TABLES:
+            launch = processes[table]
             _, err = launch.communicate(timeout=180)
             assert launch.returncode == 0, f"{table}: {err[-3000:]}"
         print(f"launched in {time.time() - started:.0f}s")
         finished = wait_for(instance, engine, runs.values())
         print(f"finished in {time.time() - started:.0f}s")
-        check_runs(instance, engine, runs, finished)
+        check_runs(instance, engine, runs, finished, source_url)
         check_sandbox_siblings(engine, started)
         check_store(s3, bucket, runs)
         check_no_secret(instance, engine, s3, bucket, runs.values(), [password, secret_key])
     finally:
-        for launch in launches.values():
-            if launch.poll() is None:
-                launch.kill()
-                launch.communicate()
+        for process in processes.values():
+            if process.poll() is None:
+                process.terminate()
+                try:
+                    process.communicate(timeout=15)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+                    process.communicate()
         for run_id in runs.values():
             for container in engine.containers.list(all=True, filters={"label": f"dagster/run_id={run_id}"}):
                 container.remove(force=True)
         instance.dispose()
+
+
+def code_server(cwd: Path, processes: dict) -> int:
+    """The code location as a deployment serves it: a gRPC server, loaded once for both launches."""
+    from e2e_support import free_port
+
+    port = free_port()
+    processes["code server"] = server = subprocess.Popen(
+        [DAGSTER, "api", "grpc", "-m", "cataloger_dagster.definitions", "--host", "127.0.0.1", "--port", str(port)],
+        cwd=cwd, env=os.environ.copy(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    deadline = time.monotonic() + 180
+    while time.monotonic() < deadline:
+        assert server.poll() is None, f"the code server exited: {server.communicate()[0][-3000:]}"
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return port  # it listens once the code is loaded; a launch waits for its answers anyway
+        except OSError:
+            time.sleep(0.5)
+    pytest.fail("the code server did not answer within 180s")
 
 
 def wait_for(instance, engine, run_ids) -> dict:
@@ -208,7 +234,7 @@ def _state(instance, engine, run_id: str) -> str:
     return f"run {run_id} {run.status}; last events: {events}; containers: {containers}"
 
 
-def check_runs(instance, engine, runs: dict, finished: dict) -> None:
+def check_runs(instance, engine, runs: dict, finished: dict, source_url: str) -> None:
     import dagster as dg
 
     containers = {}
@@ -223,6 +249,8 @@ def check_runs(instance, engine, runs: dict, finished: dict) -> None:
         assert container.image.tags == ["cataloger-run:latest"]
         assert container.attrs["State"]["ExitCode"] == 0
         assert container.attrs["Config"]["User"] == "10002:10002"
+        # the secrets reached the run by name, so their absence below is not for want of them
+        assert f"CATALOGER_DATABASE={source_url}" in container.attrs["Config"]["Env"]
         containers[table] = container.id
         cells = [e.asset_materialization.metadata["sandbox_cells"].value
                  for e in instance.all_logs(run_id, of_type=dg.DagsterEventType.ASSET_MATERIALIZATION)
