@@ -13,6 +13,7 @@ import click
 import docker.errors
 
 from cataloger_dagster.resources.sandbox import image as sandbox_image
+from cataloger_dagster.resources.sandbox import run_image
 
 
 def _progress_to_stderr(text: str) -> None:
@@ -78,6 +79,31 @@ def _build(base: str, tag: str, *, debootstrap_base: bool, if_missing: bool, rec
         client.close()
     built_id = sandbox_image.build_image(base, tag, progress=_progress_to_stderr, recipe=recipe)
     return {"image": tag, "id": built_id, "base": base, "built": True, "recipe_hash": recipe_hash}
+
+
+@sandbox.command("build-run-image")
+@click.option("--base", default=sandbox_image.DEFAULT_BASE, show_default=True,
+              help="Base image with python3 3.11 (the sandbox image's; `build-image --debootstrap-base` "
+                   "makes it).")
+@click.option("--tag", default=run_image.DEFAULT_RUN_TAG, show_default=True, help="Tag for the built image.")
+@click.option("--if-missing", is_flag=True,
+              help="Skip the build when TAG exists from the current sources and pins.")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON on stdout.")
+def build_run_image_cmd(base: str, tag: str, if_missing: bool, as_json: bool) -> None:
+    """Build the image Dagster's DockerRunLauncher runs each table in (deploy/docker/), from this
+    checkout and the versions this environment runs.  Progress goes to stderr."""
+    try:
+        built = not (if_missing and run_image.run_image_present(tag))
+        image_id = (run_image.build_run_image(base, tag, progress=_progress_to_stderr) if built
+                    else sandbox_image.docker_client().api.inspect_image(tag)["Id"])
+    except sandbox_image.SandboxImageError as exc:
+        raise click.ClickException(str(exc)) from exc
+    result = {"image": tag, "id": image_id, "base": base, "built": built,
+              "source_hash": run_image.source_hash()}
+    if as_json:
+        click.echo(json.dumps(result))
+    else:
+        click.echo(f"{tag} {image_id} ({'built' if built else 'up to date'}, base {base})")
 
 
 if __name__ == "__main__":

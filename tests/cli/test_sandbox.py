@@ -83,3 +83,16 @@ def test_the_verb_group_is_part_of_the_cataloger_command():
     for option in ("--base", "--tag", "--debootstrap-base", "--if-missing", "--json"):
         assert option in out.output
     assert sandbox_image.DEFAULT_TAG in out.output and sandbox_image.DEFAULT_BASE in out.output
+
+
+def test_build_run_image_if_missing_leaves_the_current_run_image_alone(engine):
+    from cataloger_dagster.resources.sandbox import run_image
+
+    if not run_image.run_image_present():
+        service_unavailable(f"{run_image.DEFAULT_RUN_TAG} built from these sources (.ci/run_image.sh)")
+    before = engine.images.get(run_image.DEFAULT_RUN_TAG).id
+    out = CliRunner().invoke(sandbox, ["build-run-image", "--if-missing", "--json"], catch_exceptions=False)
+    assert out.exit_code == 0, out.output
+    assert json.loads(out.stdout) == {"image": run_image.DEFAULT_RUN_TAG, "id": before, "base": sandbox_image.DEFAULT_BASE,
+                                      "built": False, "source_hash": run_image.source_hash()}
+    assert engine.images.get(run_image.DEFAULT_RUN_TAG).id == before

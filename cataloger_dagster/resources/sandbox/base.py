@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import socket
 import threading
 import time
 from abc import ABC, abstractmethod
@@ -83,6 +84,21 @@ class Channel(ABC):
 
     def diagnostics(self) -> str:
         return ""
+
+
+def host_identity() -> str:
+    """The host whose pids `pid_alive` sees: its name, and its pid namespace.
+
+    A sandbox's leftovers (containers, data folders) carry it with their owner's pid, so that
+    only the process's own host reaps them.  The name alone is not enough: containers on the
+    Docker host's network (deploy/docker/dagster.yaml) share the host's name, each with pids
+    of its own, and would reap each other's live sandboxes."""
+    name = socket.gethostname() or "localhost"
+    try:
+        namespace = os.readlink("/proc/self/ns/pid")  # "pid:[4026531836]"
+    except OSError:
+        return name
+    return f"{name}~{namespace.removeprefix('pid:[').removesuffix(']')}"
 
 
 def pid_alive(pid: int) -> bool:

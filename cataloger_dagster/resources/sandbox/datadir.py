@@ -14,12 +14,11 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import socket
 import stat
 import tempfile
 from typing import Optional
 
-from .base import SANDBOX_UID
+from .base import SANDBOX_UID, host_identity
 
 PREFIX = "cataloger-sandbox-data-"
 _NAME = re.compile(re.escape(PREFIX) + r"(?P<host>.+)\.(?P<pid>\d+)\.(?P<start>\d+)-[^-.]+$")
@@ -85,4 +84,4 @@ def remove_stale() -> list[str]:
 
 
 def _host() -> str:
-    return socket.gethostname().replace("/", "_") or "localhost"
+    return host_identity().replace("/", "_")

@@ -9,19 +9,18 @@ from __future__ import annotations
 
 import os
 import select
-import socket
 import struct
 import time
 import uuid
 from typing import Optional
 
-from .base import Channel, SandboxError, pid_alive, sandbox_env
+from .base import Channel, SandboxError, host_identity, pid_alive, sandbox_env
 from .datadir import container_user
 from .local import rlimits
 from .protocol import BOOT, bootstrap_payload
 
 LABEL = "cataloger.sandbox"
-OWNER_LABEL = "cataloger.sandbox.owner"  # "<hostname>:<pid>" of the host process
+OWNER_LABEL = "cataloger.sandbox.owner"  # "<host_identity>:<pid>" of the host process
 API_TIMEOUT_S = 15
 _MUX = struct.Struct(">BxxxI")
 
@@ -36,14 +35,14 @@ def _client():
 
 
 def _owner() -> str:
-    return f"{socket.gethostname()}:{os.getpid()}"
+    return f"{host_identity()}:{os.getpid()}"
 
 
 def reap_orphans(client=None) -> list[str]:
     """Remove sandbox containers whose host process on this machine is gone."""
     client = client or _client()
     removed = []
-    host = socket.gethostname()
+    host = host_identity()
     for container in client.containers.list(all=True, filters={"label": LABEL}):
         owner = container.labels.get(OWNER_LABEL, "")
         name, _, pid = owner.rpartition(":")

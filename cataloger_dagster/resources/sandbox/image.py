@@ -16,7 +16,7 @@ import sys
 import tempfile
 import threading
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 import docker
@@ -147,15 +147,21 @@ def _pip_platform_args() -> list[str]:
     return args
 
 
-def _pip_download(requirements: Path, dest: Path, progress: Progress | None) -> None:
+def _pip_download(requirements: Path, dest: Path, progress: Progress | None, *,
+                  resolve: Sequence[str] = ()) -> None:
+    """Wheels for the images' Python (3.11, manylinux up to glibc 2.36) into `dest`.
+
+    Without `resolve` every requirement is taken as pinned and alone (`--no-deps`); with it
+    pip resolves the dependencies itself, `resolve` holding its further options (constraints)."""
     abi = "cp" + PYTHON_VERSION.replace(".", "")
     cmd = [
-        sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
+        sys.executable, "-m", "pip", "download", "--only-binary=:all:",
         "--progress-bar", "off", "--disable-pip-version-check",
         "--python-version", PYTHON_VERSION, "--implementation", "cp", "--abi", abi,
         *_pip_platform_args(), "-d", str(dest), "-r", str(requirements),
+        *(resolve or ["--no-deps"]),
     ]
-    _run_streaming(cmd, progress, _PIP_TIMEOUT_S, what="fetching the sandbox's wheels with pip")
+    _run_streaming(cmd, progress, _PIP_TIMEOUT_S, what=f"fetching the wheels of {requirements.name} with pip")
 
 
 def _run_streaming(cmd: list[str], progress: Progress | None, timeout: float, *, what: str) -> None:
@@ -206,14 +212,14 @@ def _base_missing_error(base_image: str) -> SandboxImageError:
     return SandboxImageError(f"base image {base_image!r} is not present in the engine: {how}")
 
 
-def _consume_build(chunks: Iterator[dict], progress: Progress | None) -> str | None:
+def _consume_build(chunks: Iterator[dict], progress: Progress | None, tag: str) -> str | None:
     tail: deque[str] = deque(maxlen=40)
     image_id = None
     for chunk in chunks:
         if "error" in chunk:
             detail = (chunk.get("errorDetail") or {}).get("message") or chunk["error"]
             raise SandboxImageError(
-                f"sandbox image build failed: {detail.strip()}\n--- last output ---\n{''.join(tail)}"
+                f"build of {tag!r} failed: {detail.strip()}\n--- last output ---\n{''.join(tail)}"
             )
         text = chunk.get("stream") or chunk.get("status") or ""
         if text:
@@ -243,20 +249,36 @@ def build_image(
 ) -> str:
     """Build the sandbox image from `base_image` and the recipe in `recipe` (default: the
     one shipped), tag it, return its image id."""
+    return build_in_context(
+        base_image, tag, lambda ctx: _prepare_context(ctx, progress, recipe),
+        labels={LABEL: "1", HASH_LABEL: recipe_hash(recipe), BASE_LABEL: base_image}, progress=progress,
+    )
+
+
+def build_in_context(
+    base_image: str,
+    tag: str,
+    prepare: Callable[[Path], None],
+    *,
+    labels: dict[str, str],
+    progress: Progress | None = None,
+) -> str:
+    """Build `tag` from a fresh context that `prepare` fills (a Dockerfile taking BASE_IMAGE,
+    wheels fetched on the host), with network "none"; return its image id.  Serves both the
+    sandbox image and the run workers' (run_image.py)."""
     client = docker_client()
     try:
         try:
             client.api.inspect_image(base_image)
         except docker.errors.ImageNotFound:
             raise _base_missing_error(base_image) from None
-        rhash = recipe_hash(recipe)
         try:
             old_id = client.api.inspect_image(tag)["Id"]
         except docker.errors.ImageNotFound:
             old_id = None
-        with tempfile.TemporaryDirectory(prefix="cataloger-sandbox-build-") as tmp:
+        with tempfile.TemporaryDirectory(prefix="cataloger-image-build-") as tmp:
             ctx = Path(tmp)
-            _prepare_context(ctx, progress, recipe)
+            prepare(ctx)
             _emit(progress, f"building {tag} from {base_image}\n")
             chunks = client.api.build(
                 path=str(ctx),
@@ -267,10 +289,10 @@ def build_image(
                 decode=True,
                 network_mode="none",
                 buildargs={"BASE_IMAGE": base_image},
-                labels={LABEL: "1", HASH_LABEL: rhash, BASE_LABEL: base_image},
+                labels=labels,
                 timeout=_API_TIMEOUT_S,
             )
-            streamed_id = _consume_build(chunks, progress)
+            streamed_id = _consume_build(chunks, progress, tag)
         try:
             new_id = client.api.inspect_image(tag)["Id"]
         except docker.errors.ImageNotFound:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import os
+import socket
 import subprocess
 import sys
 import threading
@@ -220,3 +221,14 @@ def test_pid_alive_tells_a_running_process_from_a_gone_one():
         proc.kill()
         proc.wait()
     assert not base.pid_alive(proc.pid)
+
+
+def test_host_identity_tells_apart_pid_namespaces_of_one_host_name():
+    # containers on the Docker host's network (deploy/docker/dagster.yaml) share its name, not its pids
+    code = "from cataloger_dagster.resources.sandbox.base import host_identity; print(host_identity())"
+    same = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    other = subprocess.run(["unshare", "--map-root-user", "--pid", "--fork", "--mount-proc", sys.executable, "-c", code],
+                           capture_output=True, text=True)
+    assert other.returncode == 0, other.stderr
+    assert same == base.host_identity() and same.startswith(socket.gethostname() + "~")
+    assert other.stdout.strip().startswith(socket.gethostname() + "~") and other.stdout.strip() != same

@@ -9,14 +9,13 @@ that say what to do.
 from __future__ import annotations
 
 import os
-import socket
 import time
 
 import docker
 import pytest
 
 from cataloger_dagster.resources.sandbox import DEFAULT_IMAGE, SandboxError, SandboxResource
-from cataloger_dagster.resources.sandbox.base import ENV_ALLOWLIST, SANDBOX_UID
+from cataloger_dagster.resources.sandbox.base import ENV_ALLOWLIST, SANDBOX_UID, host_identity
 from cataloger_dagster.resources.sandbox.datadir import container_user
 from cataloger_dagster.resources.sandbox.docker import (LABEL, OWNER_LABEL, DockerChannel, _owner, reap_orphans,
                                                          start_docker)
@@ -55,7 +54,7 @@ def test_the_container_is_locked_down(engine, data_dir, monkeypatch):
     assert host["Tmpfs"] == {"/tmp": "rw,nosuid,nodev,size=16m,mode=1777"}
     assert host["Binds"] == [f"{os.path.realpath(data_dir)}:/data:ro"]
     assert config["Image"] == DEFAULT_IMAGE and config["User"] == container_user()
-    assert config["Labels"][LABEL] == "1" and config["Labels"][OWNER_LABEL] == f"{socket.gethostname()}:{os.getpid()}"
+    assert config["Labels"][LABEL] == "1" and config["Labels"][OWNER_LABEL] == f"{host_identity()}:{os.getpid()}"
     env = dict(item.split("=", 1) for item in config["Env"])
     assert env["DB_CONNECTION_STRING"] == "duckdb:///data/x.duckdb" and env["PATH"] == ENV_ALLOWLIST["PATH"]
     assert "CATALOGER_TEST_SECRET" not in env
@@ -126,7 +125,7 @@ def _gone_pid() -> int:
 
 
 def test_only_containers_whose_host_process_is_gone_are_reaped(engine):
-    here, gone = socket.gethostname(), _gone_pid()
+    here, gone = host_identity(), _gone_pid()
     orphan = _container(engine, f"{here}:{gone}")
     kept = [_container(engine, f"{here}:{os.getpid()}"),  # its host process runs
             _container(engine, f"another-host:{gone}"),  # not ours to judge

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
 import time
 
+from cataloger_dagster.resources.sandbox.base import host_identity
 from cataloger_dagster.resources.sandbox.docker import LABEL, OWNER_LABEL, reap_orphans
 
 HOST = """
@@ -54,7 +54,7 @@ def _containers_of(pid: int, running_only: bool = True) -> list:
     import docker
 
     client = docker.from_env(timeout=10)
-    owner = f"{socket.gethostname()}:{pid}"
+    owner = f"{host_identity()}:{pid}"
     return [c for c in client.containers.list(all=not running_only, filters={"label": LABEL})
             if c.labels.get(OWNER_LABEL) == owner]
 
