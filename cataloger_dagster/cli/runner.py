@@ -16,6 +16,7 @@ from pydantic import BaseModel
 
 from cataloger_dagster.assets.catalog_index import catalog_index
 from cataloger_dagster.assets.partitions import partition_key_problem, tables_partitions
+from cataloger_dagster.assets.pools import settings_pool, with_pool
 from cataloger_dagster.core.investigate.outcome import dismissed
 from cataloger_dagster.core.issues.detectors import across_tables
 from cataloger_dagster.jobs import TABLE_ASSETS
@@ -137,6 +138,8 @@ def catalog_database(
         instance.add_dynamic_partitions(tables_partitions.name, new)
     if on_tables is not None:
         on_tables(list(wanted))
+    # one table at a time: in its database's pool, the daemon counts this run against the limit
+    table_assets = with_pool(TABLE_ASSETS, settings_pool(settings))
     reports: list[TableReport] = []
     with across_tables():   # the reference search finds each table's keys once in this run
         for name in wanted:
@@ -148,13 +151,13 @@ def catalog_database(
             elif name not in known:
                 report = TableReport(table=name, status="failed", error=partition_key_problem(name))
             else:
-                report = _catalog_table(name, res, instance, investigations_config)
+                report = _catalog_table(name, res, instance, investigations_config, table_assets)
             reports.append(report)
             if on_table_done is not None:
                 on_table_done(report)
     errors = {r.table: r.error or "failed" for r in reports if r.status == "failed" and r.table in available}
     index = dg.materialize(
-        [*TABLE_ASSETS, catalog_index],
+        [*table_assets, catalog_index],
         selection=[catalog_index],
         instance=instance,
         resources=res,
@@ -169,17 +172,17 @@ def catalog_database(
     return CatalogReport(database=db_res.safe_url, store=st.describe(), index=index_uri, tables=reports)
 
 
-def _catalog_table(name, res, instance, investigations_config) -> TableReport:
+def _catalog_table(name, res, instance, investigations_config, assets=TABLE_ASSETS) -> TableReport:
     started = time.monotonic()
-    report = _materialize_table(name, res, instance, investigations_config)
+    report = _materialize_table(name, res, instance, investigations_config, assets)
     report.seconds = round(time.monotonic() - started, 3)
     return report
 
 
-def _materialize_table(name, res, instance, investigations_config) -> TableReport:
+def _materialize_table(name, res, instance, investigations_config, assets=TABLE_ASSETS) -> TableReport:
     try:
         result = dg.materialize(
-            TABLE_ASSETS,
+            assets,
             partition_key=name,
             instance=instance,
             resources=res,
