@@ -1,14 +1,14 @@
 """database_change_sensor: keeps `tables` in step with the database and reruns changed tables.
 
 The cursor holds every table's fingerprint value as JSON (`{"fingerprints": {table: value}}`).
-Each tick lists the tables, fingerprints each one (one query per table), and then:
+Each tick first gives the database's pool its limit (assets/pools.py), so that the runs it
+requests wait queued beyond CATALOGER_DATABASE_CONCURRENCY; then it lists the tables,
+fingerprints each one (one query per table), and:
 
 - adds a partition for a table that has none, and deletes the partition of a dropped
   table (its stored history in the script store is left alone);
 - requests a run of `catalog_table` for each table whose fingerprint differs from the
   cursor's, with run key `table:fingerprint`, so the daemon runs one change once;
-- gives the database's pool its limit (assets/pools.py), so that those runs wait queued
-  beyond CATALOGER_DATABASE_CONCURRENCY;
 - a table that cannot be fingerprinted (a broken view, no permission) is skipped with a
   warning and keeps its old cursor entry, so it is noticed again once it is fixed.
 
