@@ -57,6 +57,7 @@ def _asset_in_pool(asset: dg.AssetsDefinition, pool: str) -> dg.AssetsDefinition
     op = asset.op
     if op.pool == pool:
         return asset
+    # an asset's code version is on its outputs (kept by Out.from_definition), not on its op
     pooled = dg.OpDefinition(
         compute_fn=op.compute_fn, name=op.name, description=op.description,
         ins={d.name: dg.In.from_definition(d) for d in op.input_defs},
