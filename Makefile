@@ -49,7 +49,11 @@ test: $(BIN)/cataloger realdata
 	$(BIN)/python -m pytest -ra $(PYTEST_ARGS)
 
 # The Dagster UI on http://127.0.0.1:3000
-ui: $(BIN)/cataloger $(DEMO) | $(DAGSTER_HOME)
+# the run queue and a pool per database (README, "A bounded load on the source"); one already there is kept
+$(DAGSTER_HOME)/dagster.yaml: | $(DAGSTER_HOME)
+	cp deploy/dagster.yaml $@
+
+ui: $(BIN)/cataloger $(DEMO) $(DAGSTER_HOME)/dagster.yaml | $(DAGSTER_HOME)
 	CATALOGER_DATABASE=$${CATALOGER_DATABASE:-duckdb://$(DEMO)} CATALOGER_STORE=$${CATALOGER_STORE:-$(STORE)} \
 	  $(BIN)/dagster dev -w workspace.yaml -h 127.0.0.1 -p 3000
 

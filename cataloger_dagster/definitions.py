@@ -7,8 +7,10 @@ that needs them.
 
 import dagster as dg
 
+from cataloger_dagster.assets.catalog_index import catalog_index
 from cataloger_dagster.assets.checks import build_asset_checks
 from cataloger_dagster.assets.freshness import build_freshness_checks
+from cataloger_dagster.assets.pools import settings_pool, with_pool
 from cataloger_dagster.jobs import ALL_ASSETS, TABLE_ASSETS, build_catalog_table_job, build_review_job
 from cataloger_dagster.sensors.alert_sensor import build_alert_sensor
 from cataloger_dagster.sensors.database_change import build_database_change_sensor
@@ -16,15 +18,15 @@ from cataloger_dagster.sensors.pass_rate import build_pass_rate_sensor
 from cataloger_dagster.sensors.refresh_schedule import build_refresh_schedule
 from cataloger_dagster.settings import CatalogerSettings, load_settings, resources
 
-__all__ = ["ALL_ASSETS", "TABLE_ASSETS", "build_definitions", "catalog_table_job", "defs"]
-
-catalog_table_job = build_catalog_table_job(TABLE_ASSETS)
+__all__ = ["ALL_ASSETS", "TABLE_ASSETS", "build_definitions", "defs"]
 
 
 def build_definitions(settings: CatalogerSettings) -> dg.Definitions:
+    # every run of a table's assets, however launched, takes a slot of its database's pool
+    table_assets = with_pool(TABLE_ASSETS, settings_pool(settings))
     return dg.Definitions(
-        assets=ALL_ASSETS,
-        jobs=[catalog_table_job, build_review_job(settings.reviewer)],
+        assets=[*table_assets, catalog_index],   # the index reads the store, not the database
+        jobs=[build_catalog_table_job(table_assets), build_review_job(settings.reviewer)],
         asset_checks=[*build_asset_checks(settings), *build_freshness_checks(settings)],
         sensors=[build_database_change_sensor(settings), build_pass_rate_sensor(settings),
                  build_alert_sensor(settings)],

@@ -67,6 +67,13 @@ class CatalogerSettings(BaseSettings):
         DEFAULT_DATABASE_URL, repr=False,
         description="the database to catalog, any ibis URL: `duckdb://`, `sqlite://`, "
         "`postgres://user:pw@host/db?schema=s`, `mysql://user:pw@host/db` (the `mysql` extra)")
+    database_concurrency: int = Field(
+        4, ge=1, json_schema_extra=_hint("a number of runs, e.g. 4"),
+        description="how many catalog runs may query the database at once: the limit of its Dagster pool "
+        "`cataloger/<database>` (runs beyond it wait queued; needs dagster.yaml's `concurrency: pools: "
+        "granularity: run`, as in deploy/dagster.yaml).  Set, the sensors apply it on each tick; unset, it is "
+        "only the first limit of a pool that has none, so one set in the UI or with `dagster instance "
+        "concurrency set` stays")
     store: str = Field(DEFAULT_STORE, description="where catalog pages, results and scripts go: a folder, "
                        "or `s3://bucket/prefix`")
     reviewer: Optional[str] = Field(

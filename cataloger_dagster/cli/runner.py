@@ -16,6 +16,7 @@ from pydantic import BaseModel
 
 from cataloger_dagster.assets.catalog_index import catalog_index
 from cataloger_dagster.assets.partitions import partition_key_problem, tables_partitions
+from cataloger_dagster.assets.pools import settings_pool, with_pool
 from cataloger_dagster.cli.resume import ResumePlan, finish_database_run, plan_resume, start_database_run
 from cataloger_dagster.core.history.timelapse import RunSummary
 from cataloger_dagster.core.investigate.outcome import dismissed
@@ -149,6 +150,8 @@ def catalog_database(
         on_tables(list(wanted))
     plan = _resume_plan(st, db_res, known, resume)
     run_id = start_database_run(st, db_res.database_name, list(wanted))
+    # one table at a time: in its database's pool, the daemon counts this run against the limit
+    table_assets = with_pool(TABLE_ASSETS, settings_pool(settings))
     reports: list[TableReport] = []
     with across_tables():   # the reference search finds each table's keys once in this run
         for name in wanted:
@@ -162,13 +165,13 @@ def catalog_database(
             elif name not in known:
                 report = TableReport(table=name, status="failed", error=partition_key_problem(name))
             else:
-                report = _catalog_table(name, res, instance, investigations_config)
+                report = _catalog_table(name, res, instance, investigations_config, table_assets)
             reports.append(report)
             if on_table_done is not None:
                 on_table_done(report)
     errors = {r.table: r.error or "failed" for r in reports if r.status == "failed" and r.table in available}
     index = dg.materialize(
-        [*TABLE_ASSETS, catalog_index],
+        [*table_assets, catalog_index],
         selection=[catalog_index],
         instance=instance,
         resources=res,
@@ -208,17 +211,17 @@ def _resumed(store, database: str, name: str, summary: RunSummary) -> TableRepor
                        sandbox_cells=summary.cells or 0, tokens=summary.tokens or 0)
 
 
-def _catalog_table(name, res, instance, investigations_config) -> TableReport:
+def _catalog_table(name, res, instance, investigations_config, assets=TABLE_ASSETS) -> TableReport:
     started = time.monotonic()
-    report = _materialize_table(name, res, instance, investigations_config)
+    report = _materialize_table(name, res, instance, investigations_config, assets)
     report.seconds = round(time.monotonic() - started, 3)
     return report
 
 
-def _materialize_table(name, res, instance, investigations_config) -> TableReport:
+def _materialize_table(name, res, instance, investigations_config, assets=TABLE_ASSETS) -> TableReport:
     try:
         result = dg.materialize(
-            TABLE_ASSETS,
+            assets,
             partition_key=name,
             instance=instance,
             resources=res,

@@ -1,7 +1,9 @@
 """database_change_sensor: keeps `tables` in step with the database and reruns changed tables.
 
 The cursor holds every table's fingerprint value as JSON (`{"fingerprints": {table: value}}`).
-Each tick lists the tables, fingerprints each one (one query per table), and then:
+Each tick first gives the database's pool its limit (assets/pools.py), so that the runs it
+requests wait queued beyond CATALOGER_DATABASE_CONCURRENCY; then it lists the tables,
+fingerprints each one (one query per table), and:
 
 - adds a partition for a table that has none, and deletes the partition of a dropped
   table (its stored history in the script store is left alone);
@@ -22,6 +24,7 @@ from collections.abc import Callable, Iterable, Mapping
 import dagster as dg
 
 from cataloger_dagster.assets.partitions import partition_key_problem, tables_partitions
+from cataloger_dagster.assets.pools import apply_settings_limit
 from cataloger_dagster.jobs import CATALOG_TABLE_JOB
 from cataloger_dagster.core.models import Fingerprint
 from cataloger_dagster.resources.database import DatabaseResource, scrub_secrets
@@ -145,6 +148,8 @@ def build_database_change_sensor(settings: CatalogerSettings) -> dg.SensorDefini
         f"each table whose fingerprint changed (every {INTERVAL_ENV} seconds).",
     )
     def database_change_sensor(context: dg.SensorEvaluationContext, database: DatabaseResource) -> dg.SensorResult:
+        # before any run is requested: the runs it requests wait for this limit
+        apply_settings_limit(context.instance, settings, context.log.warning)
         return detect_changes(context, database)
 
     return database_change_sensor

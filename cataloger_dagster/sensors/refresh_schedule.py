@@ -13,6 +13,7 @@ import datetime as _dt
 import dagster as dg
 
 from cataloger_dagster.assets.partitions import tables_partitions
+from cataloger_dagster.assets.pools import apply_settings_limit
 from cataloger_dagster.jobs import CATALOG_TABLE_JOB
 from cataloger_dagster.resources.database import DatabaseResource
 from cataloger_dagster.sensors.database_change import REASON_TAG, list_tables_or_fail
@@ -45,6 +46,8 @@ def build_refresh_schedule(settings: CatalogerSettings) -> dg.ScheduleDefinition
         description=f"Recatalogs every table (cron from {CRON_ENV}, default {DEFAULT_CRON!r}).",
     )
     def refresh_schedule(context: dg.ScheduleEvaluationContext, database: DatabaseResource):
+        # the schedule may be on while the change sensor is off: its runs wait for the same limit
+        apply_settings_limit(context.instance, settings, context.log.warning)
         return refresh(context, database)
 
     return refresh_schedule

@@ -140,3 +140,13 @@ def test_dagster_instance_is_persistent_under_dagster_home_and_makes_it(tmp_path
     monkeypatch.delenv("DAGSTER_HOME")
     with dagster_instance() as instance:
         assert instance.is_ephemeral
+
+
+def test_each_tables_run_is_in_its_databases_pool(catalogued):
+    from cataloger_dagster.assets.pools import database_pool
+
+    records = catalogued["instance"].get_run_records()
+    table_runs = [r.dagster_run for r in records if r.dagster_run.tags.get("dagster/partition")]
+    assert {r.tags["dagster/partition"] for r in table_runs} == {"customers", "events", "broken"}
+    # the daemon counts these runs against the limit of the database's pool
+    assert all(r.run_op_concurrency.all_pools == {database_pool("shop")} for r in table_runs)

@@ -76,6 +76,7 @@ class DagsterDev:
     env: dict[str, str]
     port: int = field(default_factory=free_port)
     log_path: Path | None = None
+    dagster_yaml: str = DAGSTER_YAML
     proc: subprocess.Popen | None = None
     seen: dict[int, float] = field(default_factory=dict)  # pid -> create_time
 
@@ -85,7 +86,7 @@ class DagsterDev:
 
     def start(self, timeout: float = 180) -> "DagsterDev":
         self.home.mkdir(parents=True, exist_ok=True)
-        (self.home / "dagster.yaml").write_text(DAGSTER_YAML)
+        (self.home / "dagster.yaml").write_text(self.dagster_yaml)
         self.log_path = self.log_path or self.home / "dagster-dev.log"
         env = {**os.environ, "DAGSTER_HOME": str(self.home), **self.env}
         with open(self.log_path, "wb") as log:
