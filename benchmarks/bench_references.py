@@ -168,7 +168,8 @@ def whole_run(mode: str, path: str, previous: str, package: str) -> dict:
     sys.path.insert(0, package)
     from cataloger_dagster.core.issues import detectors
     from cataloger_dagster.core.issues.detectors import detect_issues
-    from cataloger_dagster.core.layout import PROFILE
+    from cataloger_dagster.core.issues.detectors.references import key_profile
+    from cataloger_dagster.core.layout import KEYS, PROFILE
     from cataloger_dagster.core.profile.profiling import compute_profile
     from cataloger_dagster.resources import script_store
     from cataloger_dagster.resources.database import DatabaseResource
@@ -214,7 +215,9 @@ def whole_run(mode: str, path: str, previous: str, package: str) -> dict:
             prefix = script_store.table_prefix(database.database_name, name)
             profile = compute_profile(database.table(name), database=database.database_name, table_name=name,
                                       fingerprint=database.fingerprint(name))
-            store.write_json(prefix, store.open_run(prefix, f"bench-{mode}", table=name), PROFILE, profile)
+            run = store.open_run(prefix, f"bench-{mode}", table=name)
+            store.write_json(prefix, run, PROFILE, profile)
+            store.write_json(prefix, run, KEYS, key_profile(profile))   # as quality_issues does first
             spent["profile"] += time.perf_counter() - t0
             runs = {"without": lambda: detect_issues(database.table(name), profile, now=now),
                     "with": lambda: searching(name, profile)}
