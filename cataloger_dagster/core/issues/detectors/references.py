@@ -345,7 +345,7 @@ def _sampled_misses(ctx: Context, cp: ColumnProfile, candidates: list[Key]) -> s
             for i, k in enumerate(keys[start:start + KEY_COLUMNS_PER_QUERY], start):
                 target = _other(ctx, k.table)
                 hits = target.filter(target[k.column].isin(sample))
-                parts.append(hits.aggregate(i=ibis.literal(i), n=hits.count()))
+                parts.append(hits.aggregate(i=ibis.literal(i, type="int32"), n=hits.count()))   # one type in every branch
             found.update((r["i"], int(r["n"] or 0)) for r in ibis.union(*parts).to_pyarrow().to_pylist())
         ctx.cache[("sampled misses", cp.name)] = {k for i, k in enumerate(keys) if not found.get(i)}
     return ctx.cache[("sampled misses", cp.name)]
