@@ -11,7 +11,8 @@ codes and labels of their own, which the search must consider and reject.
 
 A whole-database run here is what `cataloger run` does for each table in its profile and
 quality_issues steps, table after table in one process: compute_profile, its profile written
-to a local store as table_profile does, then detect_issues as quality_issues calls it.  Each
+to a local store as table_profile does (and its key profile, which quality_issues writes first),
+then detect_issues as quality_issues calls it.  Each
 table's detectors run twice, back to back: without the catalog (every detector but the
 reference search) and with it.  One row per way of running, each run a fresh process:
 
@@ -306,7 +307,8 @@ def main() -> None:
         "",
         "A whole-database run is what `cataloger run` does in its table_profile and quality_issues steps "
         "for every table, one after the other in one process: compute_profile (the profile written to a "
-        "local store, as table_profile does), then detect_issues; the understanding, investigations and "
+        "local store, as table_profile does, and the key profile quality_issues writes first), then "
+        "detect_issues; the understanding, investigations and "
         "pages are left out, so the search's share is, if anything, overstated. Each table's detectors "
         "run twice, back to back in alternating order: without the catalog, and with it as quality_issues "
         "calls them (`database.catalog()`, the other tables' latest stored profiles); the ratio is "
