@@ -11,7 +11,8 @@ codes and labels of their own, which the search must consider and reject.
 
 A whole-database run here is what `cataloger run` does for each table in its profile and
 quality_issues steps, table after table in one process: compute_profile, its profile written
-to a local store as table_profile does, then detect_issues as quality_issues calls it.  Each
+to a local store as table_profile does (and its key profile, which quality_issues writes first),
+then detect_issues as quality_issues calls it.  Each
 table's detectors run twice, back to back: without the catalog (every detector but the
 reference search) and with it.  One row per way of running, each run a fresh process:
 
@@ -168,7 +169,8 @@ def whole_run(mode: str, path: str, previous: str, package: str) -> dict:
     sys.path.insert(0, package)
     from cataloger_dagster.core.issues import detectors
     from cataloger_dagster.core.issues.detectors import detect_issues
-    from cataloger_dagster.core.layout import PROFILE
+    from cataloger_dagster.core.issues.detectors.references import key_profile
+    from cataloger_dagster.core.layout import KEYS, PROFILE
     from cataloger_dagster.core.profile.profiling import compute_profile
     from cataloger_dagster.resources import script_store
     from cataloger_dagster.resources.database import DatabaseResource
@@ -214,7 +216,9 @@ def whole_run(mode: str, path: str, previous: str, package: str) -> dict:
             prefix = script_store.table_prefix(database.database_name, name)
             profile = compute_profile(database.table(name), database=database.database_name, table_name=name,
                                       fingerprint=database.fingerprint(name))
-            store.write_json(prefix, store.open_run(prefix, f"bench-{mode}", table=name), PROFILE, profile)
+            run = store.open_run(prefix, f"bench-{mode}", table=name)
+            store.write_json(prefix, run, PROFILE, profile)
+            store.write_json(prefix, run, KEYS, key_profile(profile))   # as quality_issues does first
             spent["profile"] += time.perf_counter() - t0
             runs = {"without": lambda: detect_issues(database.table(name), profile, now=now),
                     "with": lambda: searching(name, profile)}
@@ -303,7 +307,8 @@ def main() -> None:
         "",
         "A whole-database run is what `cataloger run` does in its table_profile and quality_issues steps "
         "for every table, one after the other in one process: compute_profile (the profile written to a "
-        "local store, as table_profile does), then detect_issues; the understanding, investigations and "
+        "local store, as table_profile does, and the key profile quality_issues writes first), then "
+        "detect_issues; the understanding, investigations and "
         "pages are left out, so the search's share is, if anything, overstated. Each table's detectors "
         "run twice, back to back in alternating order: without the catalog, and with it as quality_issues "
         "calls them (`database.catalog()`, the other tables' latest stored profiles); the ratio is "

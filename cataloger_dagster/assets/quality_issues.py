@@ -3,15 +3,17 @@ from collections.abc import Iterator, Mapping
 import dagster as dg
 import ibis
 
-from cataloger_dagster.assets.common import GROUP, OWNERS, TableRun, link, previous_artifacts, table_prefix
+from cataloger_dagster.assets.common import GROUP, OWNERS, TableRun, link
 from cataloger_dagster.assets.metadata import review_metadata, usage_metadata
 from cataloger_dagster.assets.partitions import tables_partitions
 from cataloger_dagster.assets.review_memory import table_memory
 from cataloger_dagster.core.fixes.followups import fix_scripts
 from cataloger_dagster.core.history.anomalies import history_findings
 from cataloger_dagster.core.issues.detectors import detect_issues
-from cataloger_dagster.core.layout import ISSUES, PROFILE
+from cataloger_dagster.core.issues.detectors.references import key_profile
+from cataloger_dagster.core.layout import ISSUES, KEYS, PROFILE
 from cataloger_dagster.core.models import AnalysisResultModel, DatasetUnderstandingModel, TableProfile, severity_counts
+from cataloger_dagster.resources import script_store
 from cataloger_dagster.resources.agent import AgentResource
 from cataloger_dagster.resources.database import DatabaseResource
 from cataloger_dagster.resources.script_store import ScriptStore
@@ -19,20 +21,31 @@ from cataloger_dagster.resources.script_store import ScriptStore
 
 class _StoredProfiles(Mapping[str, TableProfile]):
     """The other tables' latest stored profiles, each read from the store only when the reference
-    search asks for it (most tables never do).  The search takes from them only which columns
-    may be keys, and checks each against the table itself before verifying in the database."""
+    search asks for it.  The search takes from them only which columns may be keys, and checks
+    each against the table itself before verifying in the database: so of a run that stored its
+    key profile (KEYS, a fraction of the profile) that is read, and the whole profile otherwise
+    (a run whose quality_issues has not written it yet, or older stores)."""
 
     def __init__(self, store: ScriptStore, database: DatabaseResource, catalog: Mapping[str, ibis.Table],
                  table: str) -> None:
-        self._store, self._database, self._catalog, self._table = store, database, catalog, table
+        self._store, self._catalog, self._table = store, catalog, table
         self._read: dict[str, TableProfile | None] = {}
+        self._database_name = database.database_name   # resolved once: each table's prefix needs it
+
+    def _latest(self, name: str) -> TableProfile | None:
+        prefix = script_store.table_prefix(self._database_name, name)
+        for ts in reversed(self._store.list_runs(prefix)):
+            for filename in (KEYS, PROFILE):
+                stored = self._store.read_json(prefix, ts, filename)
+                if stored is not None:
+                    return TableProfile.model_validate(stored)
+        return None
 
     def __getitem__(self, name: str) -> TableProfile:
         if name == self._table or name not in self._catalog:
             raise KeyError(name)
         if name not in self._read:
-            latest = previous_artifacts(self._store, table_prefix(self._database, name), PROFILE, limit=1)
-            self._read[name] = TableProfile.model_validate(latest[0][1]) if latest else None
+            self._read[name] = self._latest(name)
         if self._read[name] is None:
             raise KeyError(name)
         return self._read[name]
@@ -67,6 +80,7 @@ def quality_issues(
     agent: AgentResource,
 ) -> dg.Output[AnalysisResultModel]:
     folder = TableRun.open(context, database, store)
+    folder.write_json(KEYS, key_profile(table_profile))   # first: the other tables' searches read it
     degradations = list(table_profile.degradations)
     catalog = database.catalog()
     detected = detect_issues(database.table(folder.table), table_profile, catalog=catalog,

@@ -35,6 +35,7 @@ from pydantic import BaseModel
 PROFILE = "profile.json"                    # table_profile
 UNDERSTANDING = "understanding.json"        # table_understanding
 ISSUES = "issues.json"                      # quality_issues
+KEYS = "keys.json"                          # quality_issues: what the other tables' reference searches read of the profile
 INVESTIGATIONS = "investigations.json"      # investigations
 SCRIPT = "catalog_script.py"                # investigations: the session script
 LATEST_WINDOW = 10                          # seed 000: "searches the last 10 timestamps"

@@ -13,10 +13,14 @@ import dagster as dg
 import duckdb
 import pytest
 
-from cataloger_dagster.assets.quality_issues import quality_issues
+from cataloger_dagster.assets.quality_issues import quality_issues, stored_profiles
 from cataloger_dagster.assets.table_profile import table_profile
 from cataloger_dagster.assets.table_understanding import table_understanding
-from cataloger_dagster.core.models import AnalysisResultModel
+from cataloger_dagster.core.issues.detectors.references import key_profile
+from cataloger_dagster.core.layout import KEYS, PROFILE
+from cataloger_dagster.core.models import AnalysisResultModel, TableProfile
+from cataloger_dagster.resources.database import DatabaseResource
+from cataloger_dagster.resources.script_store import LocalScriptStore
 from cataloger_dagster.settings import resources
 from shop import make_shop
 
@@ -93,6 +97,21 @@ def test_the_search_takes_the_other_tables_keys_from_their_stored_profiles(shop,
     unstored, _, _ = find_issues(db, tmp_path / "empty-store", instance)
     assert "events_orphan_references_customer_id" not in {i.id for i in unstored.issues}
     assert [d for d in unstored.degradations if d.column == "customer_id"]
+
+
+def test_the_run_stores_the_key_profile_that_the_other_tables_searches_read(shop):
+    db, store, instance = shop
+    _, _, folder = find_issues(db, store, instance)
+    profile = TableProfile.model_validate_json((folder / PROFILE).read_text())
+    keys = TableProfile.model_validate_json((folder / KEYS).read_text())
+    assert keys == key_profile(profile) and not keys.sample_rows
+    assert len((folder / KEYS).read_bytes()) < len((folder / PROFILE).read_bytes()) / 2
+    database = DatabaseResource(url=f"duckdb://{db}")
+    catalog = database.catalog()
+    assert stored_profiles(LocalScriptStore(root=str(store)), database, catalog, "customers")["events"] == keys
+    # a run folder without it (an older store, or quality_issues still to come): the whole profile
+    (folder / KEYS).unlink()
+    assert stored_profiles(LocalScriptStore(root=str(store)), database, catalog, "customers")["events"] == profile
 
 
 def test_the_previous_runs_issues_say_what_is_new_and_what_is_resolved(shop):

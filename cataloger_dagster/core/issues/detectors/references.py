@@ -8,6 +8,8 @@ ranges); each survivor is verified exactly in the database.
 
 from __future__ import annotations
 
+import heapq
+import zlib
 from dataclasses import dataclass
 from typing import Any, Optional
 
@@ -51,8 +53,9 @@ def _other(ctx: Context, name: str) -> ibis.Table:
         mixed: dict[str, str] = {}
         for start in range(0, len(columns), KEY_COLUMNS_PER_QUERY):   # SQLite's column limit again
             mixed.update(portable.sqlite_mixed_reasons(table.select(columns[start:start + KEY_COLUMNS_PER_QUERY])))
-        ctx.shared[("other", name)] = portable.portable(table, mixed)[0]
-    return ctx.shared[("other", name)]
+        # this table's checks only: an ibis table never crosses tables (its connection may close)
+        ctx.cache[("other", name)] = portable.portable(table, mixed)[0]
+    return ctx.cache[("other", name)]
 
 
 def _keys_of(ctx: Context, name: str) -> list[Key]:
@@ -92,6 +95,19 @@ def _find_keys(ctx: Context, name: str) -> list[Key]:
         other = _other(ctx, name)
         keys = _counted_keys(name, other, [c for c, d in other.schema().items() if d.is_integer() or d.is_string()])
     return keys
+
+
+def key_profile(profile: TableProfile) -> TableProfile:
+    """What the reference search reads of a table's profile, and no more: its integer and text
+    columns without their distributions, and the profile's degradations.  Stored beside the
+    profile, it is what the other tables' searches read (a fraction of the profile's size, and
+    of the time to read and parse it), and `_find_keys` finds the same keys in it."""
+    slim = {"quantiles": None, "top_values": None, "histogram": None, "pattern_counts": None,
+            "storage_classes": None, "mean": None, "std": None}
+    columns = [cp.model_copy(update=slim) for cp in profile.columns
+               if (dtype := _profiled_type(cp)) is not None and (dtype.is_integer() or dtype.is_string())]
+    return profile.model_copy(update={"columns": columns, "sample_rows": [],
+                                      "degradations": [d for d in profile.degradations if d.stage == "profile"]})
 
 
 def _profiled_type(cp: ColumnProfile) -> Optional[dt.DataType]:
@@ -288,16 +304,51 @@ def _key_values(ctx: Context, key: Key) -> set[Any]:
     return ctx.shared[cache_key]
 
 
-def _too_little_overlap(ctx: Context, cp: ColumnProfile, key: Key) -> bool:
+def _too_little_overlap(ctx: Context, cp: ColumnProfile, key: Key, candidates: list[Key]) -> bool:
     """The cheap prune before the exact check: a text column whose values the other detectors
     already read on the host, against a text key few enough to pull once.  A text column
     meets every text key whose range it overlaps, so without it each pair cost a query."""
-    values = ctx.values(cp) if key.dtype.is_string() and key.distinct <= CROSS_TYPE_MAX_KEYS else None
-    if values is None:
+    if not _pullable(ctx, cp, key):
         return False
+    values = ctx.values(cp) or {}
+    if len(values) < MIN_DISTINCT or key in _sampled_misses(ctx, cp, candidates):
+        return True
     keys = _key_values(ctx, key)
     found = sum(1 for v in values if v in keys)
-    return len(values) < MIN_DISTINCT or found < MIN_INCLUSION * len(values)
+    return found < MIN_INCLUSION * len(values)
+
+
+def _pullable(ctx: Context, cp: ColumnProfile, key: Key) -> bool:
+    return key.dtype.is_string() and key.distinct <= CROSS_TYPE_MAX_KEYS and ctx.values(cp) is not None
+
+
+SAMPLED_VALUES = 32   # if 80% of the values were keys, none of 32 of them is: a chance of 0.2**32, 4e-23
+
+
+def _sampled_misses(ctx: Context, cp: ColumnProfile, candidates: list[Key]) -> set[Key]:
+    """The text keys among `candidates` that not one of a sample of the column's values is in.
+    Before pulling tens of thousands of keys to count them (hash keys of unrelated tables meet
+    on range and length), one query looks up 32 values in each of them.  The sample is the
+    values of smallest CRC-32, the same on every run and blind to whether a value is a key.  The
+    database's equality is never stricter than Python's (a MySQL collation ignores case), so a
+    value it finds in no key is in none here either."""
+    if ("sampled misses", cp.name) not in ctx.cache:
+        values = ctx.values(cp) or {}
+        sample = heapq.nsmallest(SAMPLED_VALUES, values, key=lambda v: (zlib.crc32(v.encode("utf-8", "replace")), v))
+        # a few values, or keys already pulled: the exact count costs no more
+        keys = [] if len(values) <= SAMPLED_VALUES else list(dict.fromkeys(
+            k for k in candidates if _pullable(ctx, cp, k) and _still_key(ctx, k)
+            and ("key values", f"{k.table}.{k.column}") not in ctx.shared))
+        found: dict[int, int] = {}
+        for start in range(0, len(keys), KEY_COLUMNS_PER_QUERY):
+            parts = []
+            for i, k in enumerate(keys[start:start + KEY_COLUMNS_PER_QUERY], start):
+                target = _other(ctx, k.table)
+                hits = target.filter(target[k.column].isin(sample))
+                parts.append(hits.aggregate(i=ibis.literal(i, type="int32"), n=hits.count()))   # one type in every branch
+            found.update((r["i"], int(r["n"] or 0)) for r in ibis.union(*parts).to_pyarrow().to_pylist())
+        ctx.cache[("sampled misses", cp.name)] = {k for i, k in enumerate(keys) if not found.get(i)}
+    return ctx.cache[("sampled misses", cp.name)]
 
 
 def _verify_digits(ctx: Context, cp: ColumnProfile, key: Key) -> tuple[int, int, int, list[str]]:
@@ -318,8 +369,10 @@ def orphan_references(ctx: Context, cp: ColumnProfile, dtype: dt.DataType) -> Op
     if not cp.count:
         return None
     best = None
-    for key, cross in _candidates(ctx, cp, dtype):
-        if not _still_key(ctx, key) or (not cross and _too_little_overlap(ctx, cp, key)):
+    candidates = _candidates(ctx, cp, dtype)
+    same_type = [key for key, cross in candidates if not cross]
+    for key, cross in candidates:
+        if not _still_key(ctx, key) or (not cross and _too_little_overlap(ctx, cp, key, same_type)):
             continue
         n_values, n_missing, rows, examples = (_verify_digits if cross else _verify_same_type)(ctx, cp, key)
         if not _included(n_values, n_missing):

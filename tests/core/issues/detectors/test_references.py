@@ -6,7 +6,8 @@ import duckdb
 import pytest
 
 from cataloger_dagster.core.issues.detectors import across_tables
-from cataloger_dagster.core.issues.detectors.references import orphan_references
+from cataloger_dagster.core.issues.detectors import references
+from cataloger_dagster.core.issues.detectors.references import key_profile, orphan_references
 from cataloger_dagster.core.models import Degradation
 
 # FIPS codes of a few states' counties: state * 1000 + county
@@ -164,3 +165,45 @@ def test_one_run_finds_each_tables_keys_once(tables):
     assert later.details["references"] == "counties.id"
     with pytest.raises(duckdb.Error):   # counting counties' keys again reads the broken column
         orphan_references(tables.context("sightings", catalog=True), *_col(tables, "sightings", "county_id"))
+
+
+def test_a_key_profile_gives_the_search_the_keys_of_the_whole_profile(tables):
+    # what quality_issues stores for the other tables' searches: the same keys, without the
+    # distributions, and a column the profile could not count still counted in the database
+    _species(tables, ["99999"])
+    full = tables.profile("counties")
+    ident = next(cp for cp in full.columns if cp.name == "id")
+    ident.count, ident.distinct = 0, None
+    full.degradations.append(Degradation(stage="profile", column="id", reason="distinct count could not be computed"))
+    slim = key_profile(full)
+    assert [cp.name for cp in slim.columns] == ["id", "name"]   # rate, a double, is never a key
+    assert not slim.sample_rows and all(cp.top_values is None and cp.histogram is None for cp in slim.columns)
+    keys = {}
+    for label, stored in (("full", full), ("slim", slim)):
+        ctx = tables.context("species", catalog=True)
+        ctx.profiles = {"counties": stored}
+        keys[label] = references._keys_of(ctx, "counties")
+        found = orphan_references(ctx, *_col(tables, "species", "county_id"))
+        assert found.details["references"] == "counties.id", label
+    assert keys["slim"] == keys["full"] and {k.column for k in keys["full"]} == {"id", "name"}
+
+
+def test_unrelated_hash_keys_are_ruled_out_by_a_sample_without_pulling_them(tables):
+    # sessions of two sites: 32-character keys of one length and range, none shared
+    for site in ("web", "app"):
+        tables.sql(f"CREATE TABLE {site}_sessions AS SELECT md5('{site}' || i) AS session_key, i % 60 AS seconds "
+                   "FROM range(400) r(i)")
+    ctx = tables.context("web_sessions", catalog=True)
+    cp, dtype = _col(tables, "web_sessions", "session_key")
+    candidates = [key for key, _ in references._candidates(ctx, cp, dtype)]
+    assert [(k.table, k.column) for k in candidates] == [("app_sessions", "session_key")]
+    assert orphan_references(ctx, cp, dtype) is None
+    assert references._sampled_misses(ctx, cp, candidates) == set(candidates)
+    assert not [k for k in ctx.shared if k[0] == "key values"]   # ruled out without pulling a key
+    # the same keys, a few of the values missing: the sample finds keys, and the exact count decides
+    tables.sql("CREATE TABLE app_visits AS SELECT CASE WHEN i % 50 = 0 THEN md5('lost' || i) "
+               "ELSE md5('app' || (i % 400)) END AS visit_session FROM range(2000) r(i)")
+    ctx = tables.context("app_visits", catalog=True)
+    found = orphan_references(ctx, *_col(tables, "app_visits", "visit_session"))
+    assert found.details["references"] == "app_sessions.session_key" and found.affectedRows == 40
+    assert ("key values", "app_sessions.session_key") in ctx.shared
