@@ -20,6 +20,7 @@ from cataloger_dagster.core.investigate.outcome import dismissed
 from cataloger_dagster.core.issues.detectors import across_tables
 from cataloger_dagster.jobs import TABLE_ASSETS
 from cataloger_dagster.resources.database import DatabaseResource
+from cataloger_dagster.resources.sandbox.pool import sandbox_pool
 from cataloger_dagster.settings import CatalogerSettings, dagster_home, load_settings
 from cataloger_dagster.settings import resources as make_resources
 
@@ -138,7 +139,9 @@ def catalog_database(
     if on_tables is not None:
         on_tables(list(wanted))
     reports: list[TableReport] = []
-    with across_tables():   # the reference search finds each table's keys once in this run
+    # the reference search finds each table's keys once in this run; each table's sandbox
+    # starts, warm, while the table before it runs
+    with across_tables(), sandbox_pool():
         for name in wanted:
             if name not in available:
                 report = TableReport(
