@@ -24,6 +24,7 @@ from cataloger_dagster.core.issues.detectors import across_tables
 from cataloger_dagster.core.layout import CATALOG_PAGE, ISSUES, table_prefix
 from cataloger_dagster.jobs import TABLE_ASSETS
 from cataloger_dagster.resources.database import DatabaseResource
+from cataloger_dagster.resources.sandbox.pool import sandbox_pool
 from cataloger_dagster.settings import CatalogerSettings, dagster_home, load_settings
 from cataloger_dagster.settings import resources as make_resources
 
@@ -153,7 +154,9 @@ def catalog_database(
     # one table at a time: in its database's pool, the daemon counts this run against the limit
     table_assets = with_pool(TABLE_ASSETS, settings_pool(settings))
     reports: list[TableReport] = []
-    with across_tables():   # the reference search finds each table's keys once in this run
+    # the reference search finds each table's keys once in this run; each table's sandbox
+    # starts, warm, while the table before it runs
+    with across_tables(), sandbox_pool():
         for name in wanted:
             if name in plan.done:
                 report = _resumed(st, db_res.database_name, name, plan.done[name])

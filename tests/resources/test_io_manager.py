@@ -102,3 +102,20 @@ def test_an_unpartitioned_asset_keeps_its_key_path(tmp_path):
     assert later.output_for_node("total") == 6
     with (tmp_path / "catalog" / "summary").open("rb") as f:
         assert pickle.load(f) == [1, 2, 3]
+
+
+def test_a_tables_run_stores_no_debug_lines_for_its_outputs_and_shows_each_outputs_path(tmp_path):
+    base = tmp_path / "outputs"
+    with dg.instance_for_test(temp_dir=_home(tmp_path)) as instance:
+        instance.add_dynamic_partitions("tables", ["a/b"])
+        result = _run(instance, "a/b", 1, TableIOManager(base_dir=str(base)))
+        assert result.success
+        logs = instance.all_logs(result.run_id)
+    # every record in the run storage costs a write; the files' paths are in the outputs' metadata
+    assert [r.user_message for r in logs if r.dagster_event is None and r.level <= 10] == []
+    handled = [r.dagster_event for r in logs if r.dagster_event and r.dagster_event.event_type_value == "HANDLED_OUTPUT"]
+    assert len(handled) == 2
+    for asset in ("upstream", "downstream"):
+        materialization = result.asset_materializations_for_node(asset)[-1]
+        assert materialization.metadata["path"].value == str(base / asset / store_name("a/b"))
+    assert [e.event_type_value for e in result.all_events].count("LOADED_INPUT") == 1

@@ -12,6 +12,7 @@ from pydantic import PrivateAttr
 
 from .base import Cell, ErrorInfo, ExecutionResult, SandboxError, SandboxRuntime
 from .datadir import make_private_dir, remove_stale
+from .pool import active_pool
 
 DEFAULT_IMAGE = "cataloger-sandbox:latest"
 
@@ -45,6 +46,11 @@ class SandboxResource(dg.ConfigurableResource):
 
     def setup_for_execution(self, context: dg.InitResourceContext) -> None:
         if self.prestart_env is None:
+            return
+        pool = active_pool()
+        if pool is not None:
+            # a run among others of this process: its sandbox comes warm from the pool
+            pool.prime(self, self.prestart_env)
             return
         try:
             self._spare = self._open_private(self.prestart_env)
@@ -95,7 +101,9 @@ class SandboxResource(dg.ConfigurableResource):
         if data_dir is not None:
             runtime = self.open_session(data_dir, env)
         else:
-            runtime = self._take_spare(env or {}) or self._open_private(env or {})
+            pool = active_pool()
+            runtime = self._take_spare(env or {}) or (
+                pool.take(self, env or {}) if pool is not None else self._open_private(env or {}))
         try:
             yield runtime
         finally:

@@ -1,0 +1,315 @@
+"""Where a small table's seconds go in `cataloger run`, this checkout against an older one, in one benchmark.
+
+    .venv/bin/python benchmarks/bench_overhead.py [--baseline 62dea9f] [--sizes 100,1000]
+        [--baseline-sample 100] [--no-write]
+
+Builds one DuckDB file of max(--sizes) tables of one shape (5 columns: an id, a text label, an
+amount, a date and a category with NULLs; 20,000 to 119,000 rows, as the tables of issue 16's
+measurement).  Each catalog run is a fresh process doing what `cataloger run` does
+(``catalog_database``: one Dagster run per table, then the index), heuristic agent, local sandbox,
+exploration rate 0, into a fresh store and a fresh persistent Dagster instance (DAGSTER_HOME: its
+runs are the ones the UI shows), started with its checkout's package on PYTHONPATH (checked).
+
+The runs alternate: the baseline on the first N tables, this checkout on the same N, for each
+size N; at the largest size the baseline catalogs only its first ``--baseline-sample`` tables (the
+per-table cost of a sample is the same measure, and the benchmark takes half the time).
+
+Per table, from Dagster's event log of its run: the time from the `materialize` call to the first
+step (run start; the end of the run, from the last step to the return, is added to it), each step,
+plus the index run divided by the tables; the store's requests (reads, writes, listings, claims)
+and the events in the run storage; the peak memory (RSS) of the whole process tree, sampled.
+Writes the "Per-table overhead" section of BENCHMARKS.md and benchmarks/results/per_table_costs.json
+(the fleet simulation reads the per-stage costs of two table sizes from it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import report  # noqa: E402
+from bench_investigation_cost import baseline_checkout, git_head  # noqa: E402
+
+HERE = Path(__file__).resolve()
+ROOT = HERE.parents[1]
+RESULTS = HERE.parent / "results" / "per_table_costs.json"
+STEPS = ("table_profile", "table_understanding", "quality_issues", "investigations", "recent_summary",
+         "catalog_page")
+STAGES = ("run_start", *STEPS, "index")
+MIN_ROWS, ROW_STEP, ROW_SPAN = 20_000, 1_000, 100_000
+# the two table sizes of per_table_costs.json: the tables of each band, by rows
+BANDS = {"small": (MIN_ROWS, 45_000), "large": (95_000, MIN_ROWS + ROW_SPAN)}
+
+
+def table_rows(i: int) -> int:
+    """Rows of table i: the sizes cycle through 20,000..119,000 so every sample holds each size."""
+    return MIN_ROWS + (i * 37 % 100) * ROW_STEP
+
+
+def table_name(i: int) -> str:
+    return f"t{i:04d}"
+
+
+def build_database(path: Path, tables: int) -> None:
+    import duckdb
+
+    with duckdb.connect(str(path)) as con:
+        for i in range(tables):
+            # the same shape each time; the name is ours (t0000...), the row count a number
+            con.execute(
+                f"CREATE TABLE {table_name(i)} AS SELECT i AS id, 'name ' || (i % 997) AS name, "
+                "(hash(i) % 10000) / 100.0 AS amount, DATE '2020-01-01' + (i % 1500)::INTEGER AS day, "
+                "['a', 'b', 'c', 'd', NULL][(i % 5 + 1)::BIGINT] AS category "
+                f"FROM range({table_rows(i)}) r(i)")
+
+
+# ------------------------------------------------------------------ the child: one catalog run
+def child(db: str, store: str, count: int) -> None:
+    """Catalog the first `count` tables in this process; prints its figures as JSON on the last line."""
+    import dagster as dg
+
+    import cataloger_dagster
+    from cataloger_dagster.cli import runner
+    from cataloger_dagster.resources.script_store.local import LocalScriptStore
+
+    requests = {"n": 0}
+    for method in ("_read", "_write_new", "_replace", "_list", "_claim", "_release"):
+        def counted(self, *args, _orig=getattr(LocalScriptStore, method), **kwargs):
+            requests["n"] += 1
+            return _orig(self, *args, **kwargs)
+        setattr(LocalScriptStore, method, counted)
+
+    spans: dict[str, tuple[float, float, int]] = {}
+    materialize_table = runner._materialize_table
+
+    def timed(name, *args, **kwargs):
+        before, began = requests["n"], time.time()
+        result = materialize_table(name, *args, **kwargs)
+        spans[name] = (began, time.time(), requests["n"] - before)
+        return result
+
+    runner._materialize_table = timed
+    names = [table_name(i) for i in range(count)]
+    started = time.time()
+    with dg.DagsterInstance.get() as instance:
+        result = runner.catalog_database(database=f"duckdb://{db}", store=store, tables=names,
+                                         exploration_rate=0.0, instance=instance)
+        ended = time.time()
+        failed = [(t.table, t.error) for t in result.failed]
+        if failed or result.index is None:
+            raise SystemExit(f"catalog run failed: {failed[:3]} index={result.index}")
+        tables = {t.table: _stages(instance, t.dagster_run_id, spans[t.table]) for t in result.tables}
+    last_table_end = max(end for _, end, _ in spans.values())
+    print(json.dumps({"package": cataloger_dagster.__file__, "seconds": ended - started,
+                      "index_seconds": ended - last_table_end, "tables": tables}))
+
+
+def _stages(instance, run_id: str, span: tuple[float, float, int]) -> dict:
+    began, ended, store_requests = span
+    starts: dict[str, float] = {}
+    seconds = dict.fromkeys(STEPS, 0.0)
+    first = last = None
+    records = instance.all_logs(run_id)
+    for record in records:
+        event = record.dagster_event
+        if event is None:
+            continue
+        if event.event_type_value == "STEP_START":
+            starts[record.step_key] = record.timestamp
+            first = record.timestamp if first is None else first
+        elif event.event_type_value in ("STEP_SUCCESS", "STEP_FAILURE") and record.step_key in starts:
+            if record.step_key in seconds:
+                seconds[record.step_key] += record.timestamp - starts[record.step_key]
+            last = record.timestamp
+    seconds["run_start"] = (first - began) + (ended - last)
+    return {"wall": ended - began, "seconds": seconds, "store_requests": store_requests,
+            "run_storage_events": len(records)}
+
+
+# ------------------------------------------------------------------ the parent
+class TreePeak:
+    """The peak RSS of a process and all its descendants, sampled every 0.2 s."""
+
+    def __init__(self, pid: int) -> None:
+        import psutil
+
+        self._root = psutil.Process(pid)
+        self.peak_mb = 0.0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+        self._thread.start()
+
+    def _sample(self) -> None:
+        import psutil
+
+        while not self._stop.wait(0.2):
+            try:
+                procs = [self._root, *self._root.children(recursive=True)]
+            except psutil.NoSuchProcess:
+                return
+            total = 0
+            for proc in procs:
+                try:
+                    total += proc.memory_info().rss
+                except psutil.Error:
+                    pass
+            self.peak_mb = max(self.peak_mb, total / 2**20)
+
+    def stop(self) -> float:
+        self._stop.set()
+        self._thread.join()
+        return self.peak_mb
+
+
+def run_once(checkout: Path, db: Path, work: Path, count: int, label: str) -> dict:
+    store, home = work / f"store-{label}", work / f"home-{label}"
+    home.mkdir()
+    env = {**os.environ, "PYTHONPATH": str(checkout), "DAGSTER_HOME": str(home)}
+    load = os.getloadavg()[0]
+    proc = subprocess.Popen([sys.executable, str(HERE), "--child", str(db), str(store), str(count)],
+                            cwd=checkout, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    peak = TreePeak(proc.pid)
+    out, err = proc.communicate()
+    peak_mb = peak.stop()
+    if proc.returncode:
+        raise SystemExit(f"run {label} in {checkout} failed:\n{err[-3000:]}")
+    result = json.loads(out.strip().splitlines()[-1])
+    if not Path(result["package"]).resolve().is_relative_to(checkout.resolve()):
+        raise SystemExit(f"run in {checkout} imported {result['package']}, not its own package")
+    result.update(peak_mb=peak_mb, load_before=load, load_after=os.getloadavg()[0], count=count)
+    print(f"  {label}: {count} tables in {result['seconds']:.1f} s ({result['seconds'] / count:.3f} s a table), "
+          f"peak {peak_mb:.0f} MB, load {load:.1f} -> {result['load_after']:.1f}", file=sys.stderr, flush=True)
+    return result
+
+
+def per_table(run: dict, rows: tuple[int, int] | None = None) -> dict:
+    """Mean seconds of each stage per table (the index shared out), store requests and events."""
+    tables = [t for name, t in run["tables"].items()
+              if rows is None or rows[0] <= table_rows(int(name[1:])) < rows[1]]
+    n = len(tables)
+    seconds = {s: statistics.fmean(t["seconds"][s] for t in tables) for s in ("run_start", *STEPS)}
+    seconds["index"] = run["index_seconds"] / run["count"]
+    return {"tables": n, "seconds": seconds,
+            "store_requests": statistics.fmean(t["store_requests"] for t in tables),
+            "run_storage_events": statistics.fmean(t["run_storage_events"] for t in tables),
+            "whole": run["seconds"] / run["count"]}
+
+
+def write_results(new_runs: dict[int, dict], machine: str) -> None:
+    largest = new_runs[max(new_runs)]
+    sizes = []
+    for low, high in BANDS.values():
+        costs = per_table(largest, (low, high))
+        rows = [table_rows(int(n[1:])) for n in largest["tables"] if low <= table_rows(int(n[1:])) < high]
+        sizes.append({"rows": round(statistics.fmean(rows)), "columns": 5,
+                      "seconds": {k: round(v, 4) for k, v in costs["seconds"].items()},
+                      "store_requests": round(costs["store_requests"]),
+                      "run_storage_events": round(costs["run_storage_events"]),
+                      "peak_mb": round(largest["peak_mb"], 1)})
+    RESULTS.parent.mkdir(parents=True, exist_ok=True)
+    RESULTS.write_text(json.dumps({
+        "measured": datetime.now(timezone.utc).isoformat(timespec="seconds"), "machine": machine,
+        "tables_in_run": largest["count"],
+        "note": "seconds per table by stage of one `cataloger run` (one Dagster run per table); run_start "
+                "holds the run's start and its end; index is the index run shared out over the tables; "
+                "peak_mb is the whole process tree's over the run",
+        "sizes": sizes}, indent=2) + "\n")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
+    parser.add_argument("--baseline", default="62dea9f", help="older checkout folder or git revision")
+    parser.add_argument("--sizes", default="100,1000", help="tables per run, comma-separated")
+    parser.add_argument("--baseline-sample", type=int, default=100,
+                        help="tables the baseline catalogs at the largest size")
+    parser.add_argument("--no-write", action="store_true", help="print only; leave BENCHMARKS.md and results")
+    parser.add_argument("--raw", type=Path, help="a JSON file each run's figures are added to as it ends "
+                        "(a long benchmark that is stopped keeps the runs it made)")
+    args = parser.parse_args()
+    if args.child:
+        db, store, count = args.child
+        return child(db, store, int(count))
+    sizes = sorted(int(s) for s in args.sizes.split(","))
+    with tempfile.TemporaryDirectory(prefix="bench-overhead-") as tmp:
+        work = Path(tmp)
+        old = baseline_checkout(args.baseline, work)
+        db = work / "tables.duckdb"
+        build_database(db, max(sizes))
+        runs: dict[str, dict[int, dict]] = {"old": {}, "new": {}}
+        for size in sizes:
+            old_count = min(size, args.baseline_sample) if size == max(sizes) and len(sizes) > 1 else size
+            print(f"{size} tables:", file=sys.stderr)
+            runs["old"][size] = run_once(old, db, work, old_count, f"old-{size}")
+            _save(args.raw, runs)
+            runs["new"][size] = run_once(ROOT, db, work, size, f"new-{size}")
+            _save(args.raw, runs)
+    text = render(runs, sizes, args.baseline, git_head(ROOT), args.baseline_sample)
+    print(text)
+    if not args.no_write:
+        write_results(runs["new"], report.machine())
+        report.write_section("Per-table overhead", text)
+
+
+def _save(raw: Path | None, runs: dict) -> None:
+    if raw is not None:
+        raw.write_text(json.dumps(runs))
+
+
+def render(runs: dict, sizes: list[int], baseline: str, head: str, sample: int) -> str:
+    rows = []
+    for size in sizes:
+        old, new = per_table(runs["old"][size]), per_table(runs["new"][size])
+        rows.append(f"| {size:,} | {runs['old'][size]['count']:,} | {old['whole']:.3f} | {new['whole']:.3f} | "
+                    f"{new['whole'] / old['whole']:.2f} | {runs['old'][size]['peak_mb']:.0f} / "
+                    f"{runs['new'][size]['peak_mb']:.0f} | {runs['old'][size]['load_before']:.1f}, "
+                    f"{runs['new'][size]['load_before']:.1f}, {runs['new'][size]['load_after']:.1f} |")
+    stage_rows = []
+    for size in sizes:
+        old, new = per_table(runs["old"][size]), per_table(runs["new"][size])
+        for stage in STAGES:
+            stage_rows.append(f"| {size:,} | {stage} | {old['seconds'][stage]:.3f} | {new['seconds'][stage]:.3f} |")
+        stage_rows.append(f"| {size:,} | store requests / table | {old['store_requests']:.0f} | "
+                          f"{new['store_requests']:.0f} |")
+        stage_rows.append(f"| {size:,} | run storage events / table | {old['run_storage_events']:.0f} | "
+                          f"{new['run_storage_events']:.0f} |")
+    first, last = per_table(runs["new"][sizes[0]]), per_table(runs["new"][sizes[-1]])
+    flat = last["whole"] / first["whole"]
+    return f"""Run: `.venv/bin/python benchmarks/bench_overhead.py --baseline {baseline} --sizes {','.join(map(str, sizes))} --baseline-sample {sample}` (this checkout: {head})
+Machine: {report.machine()}. Date: {report.today()}.
+
+Tables of one shape (5 columns, 20,000 to 119,000 rows), cataloged by `catalog_database` (what
+`cataloger run` does: one Dagster run per table, then the index) in a fresh process with its
+checkout on PYTHONPATH, a fresh store and a fresh persistent Dagster instance, heuristic agent,
+local sandbox (bubblewrap). Baseline {baseline} and this checkout alternate, on the same tables;
+at the largest size the baseline catalogs a sample (its first tables, every row count among them).
+The machine is shared with other work: the load average (1 min) is given before each run and
+after the last; only ratios of runs made next to each other count.
+
+| tables | baseline's tables | baseline s / table | this checkout s / table | ratio | peak MB (tree) | load |
+|---:|---:|---:|---:|---:|---|---|
+{chr(10).join(rows)}
+
+Flatness: this checkout's seconds a table at {sizes[-1]:,} tables / at {sizes[0]:,}: {flat:.2f}.
+
+Seconds a table by stage (means; run_start holds the run's start and its end, index is the index
+run shared out over the tables):
+
+| tables | stage | baseline | this checkout |
+|---:|---|---:|---:|
+{chr(10).join(stage_rows)}
+"""
+
+
+if __name__ == "__main__":
+    main()
