@@ -50,7 +50,8 @@ def test_fix_scripts_live_in_the_fixes_folder_of_a_run_whatever_the_issue_id():
             layout._check_filename(bad)
 
 
-def test_a_table_named_like_the_capsules_folder_gets_a_folder_of_its_own():
-    assert layout.store_name(layout.CAPSULES) != layout.CAPSULES
-    assert layout.name_of_folder(layout.store_name(layout.CAPSULES)) == layout.CAPSULES
-    assert layout.name_of_folder(layout.CAPSULES) is None
+def test_a_table_named_like_a_reserved_folder_gets_a_folder_of_its_own():
+    for reserved in (layout.CAPSULES, layout.ALERTS, layout.DATABASE_RUNS):
+        assert layout.store_name(reserved) != reserved
+        assert layout.name_of_folder(layout.store_name(reserved)) == reserved
+        assert layout.name_of_folder(reserved) is None
