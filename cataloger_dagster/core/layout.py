@@ -146,6 +146,9 @@ def store_name(name: str) -> str:
         chr(byte) if _kept(byte, first=i == 0, reserved=reserved) else f"~{byte:02X}"
         for i, byte in enumerate(data)
     )
+    if reserved and segment.casefold() in _RESERVED:
+        # a reserved name of letters only ('alerts') has nothing to escape: its first letter is
+        segment = f"~{data[0]:02X}{segment[1:]}"
     if len(segment) <= MAX_SEGMENT:
         return segment
     head = segment[:MAX_SEGMENT - len(HASH_MARK) - HASH_LENGTH]
