@@ -11,6 +11,7 @@ from dotenv import load_dotenv
 
 from cataloger_dagster.cli.sandbox import sandbox
 from cataloger_dagster.resources.database import DatabaseError
+from cataloger_dagster.resources.script_store import ScriptStoreError
 
 
 def _emit(data, as_json: bool, text: str) -> None:
@@ -96,7 +97,7 @@ def run(database, store, agent, sandbox, tables, explore, exploration_rate, resu
             settings=settings, tables=list(tables) or None, explore=explore,
             exploration_rate=exploration_rate, on_table_done=done, on_tables=start, resume=resume,
         )
-    except DatabaseError as exc:
+    except (DatabaseError, ScriptStoreError) as exc:    # no table can be cataloged: say why, once
         bar.close()
         raise click.ClickException(str(exc)) from None
     bar.close()

@@ -157,6 +157,13 @@ def test_run_errors_are_one_clean_line(invoke, tmp_path):
     # the progress bar may have started on stderr; the error is the last line
     last = unreachable.output.splitlines()[-1]
     assert last.startswith("Error: ") and "does not exist" in last and "Traceback" not in unreachable.output
+    # a store no table could be written to: said once, naming it and what to do, before any table runs
+    (tmp_path / "a_file").write_text("not a folder")
+    shop_db = make_shop(tmp_path / "shop.duckdb")
+    unwritable = invoke("run", "--database", f"duckdb://{shop_db}", "--store", str(tmp_path / "a_file" / "store"))
+    assert unwritable.exit_code == 1 and "Traceback" not in unwritable.output
+    last = unwritable.output.splitlines()[-1]
+    assert last.startswith("Error: ") and str(tmp_path / "a_file" / "store") in last and "CATALOGER_STORE" in last
 
 
 def test_mcp_refuses_an_http_address_without_a_port(tmp_path):
