@@ -218,7 +218,11 @@ def whole_run(mode: str, path: str, previous: str, package: str) -> dict:
                                       fingerprint=database.fingerprint(name))
             run = store.open_run(prefix, f"bench-{mode}", table=name)
             store.write_json(prefix, run, PROFILE, profile)
-            store.write_json(prefix, run, KEYS, key_profile(profile))   # as quality_issues does first
+            keys = key_profile(profile)
+            store.write_json(prefix, run, KEYS, keys)   # as quality_issues does first
+            if hasattr(store, "append_table_facts"):    # and then (a checkout before the log has none)
+                from cataloger_dagster.resources.script_store.database_log import table_facts
+                store.append_table_facts(database.database_name, table_facts(profile, run, keys))
             spent["profile"] += time.perf_counter() - t0
             runs = {"without": lambda: detect_issues(database.table(name), profile, now=now),
                     "with": lambda: searching(name, profile)}

@@ -17,22 +17,42 @@ from cataloger_dagster.resources import script_store
 from cataloger_dagster.resources.agent import AgentResource
 from cataloger_dagster.resources.database import DatabaseResource
 from cataloger_dagster.resources.script_store import ScriptStore
+from cataloger_dagster.resources.script_store.database_log import table_facts
 
 
 class _StoredProfiles(Mapping[str, TableProfile]):
-    """The other tables' latest stored profiles, each read from the store only when the reference
-    search asks for it.  The search takes from them only which columns may be keys, and checks
-    each against the table itself before verifying in the database: so of a run that stored its
-    key profile (KEYS, a fraction of the profile) that is read, and the whole profile otherwise
-    (a run whose quality_issues has not written it yet, or older stores)."""
+    """The other tables' latest stored key profiles, read only when the reference search asks.
+    The search takes from them only which columns may be keys, and checks each against the
+    table itself before verifying in the database.  They come from the database's log of table
+    facts (a few requests however many tables); a table that wrote none there (a store written
+    before the log) is read from its folder: its latest key profile (KEYS), or the whole profile
+    of a run that has none."""
 
     def __init__(self, store: ScriptStore, database: DatabaseResource, catalog: Mapping[str, ibis.Table],
                  table: str) -> None:
         self._store, self._catalog, self._table = store, catalog, table
         self._read: dict[str, TableProfile | None] = {}
         self._database_name = database.database_name   # resolved once: each table's prefix needs it
+        self._facts: dict[str, dict] | None = None
+        self._folders: set[str] | None = None
+
+    def _from_facts(self, name: str) -> TableProfile | None:
+        if self._facts is None:
+            self._facts = self._store.read_table_facts(self._database_name)
+        keys = (self._facts.get(name) or {}).get("keys")
+        try:
+            return TableProfile.model_validate(keys) if isinstance(keys, dict) else None
+        except ValueError:
+            return None   # a malformed entry: the table's folder says it again
 
     def _latest(self, name: str) -> TableProfile | None:
+        found = self._from_facts(name)
+        if found is not None:
+            return found
+        if self._folders is None:
+            self._folders = set(self._store.list_tables(self._database_name))
+        if name not in self._folders:
+            return None   # never stored: no request for it
         prefix = script_store.table_prefix(self._database_name, name)
         for ts in reversed(self._store.list_runs(prefix)):
             for filename in (KEYS, PROFILE):
@@ -59,7 +79,7 @@ class _StoredProfiles(Mapping[str, TableProfile]):
 
 def stored_profiles(store: ScriptStore, database: DatabaseResource, catalog: Mapping[str, ibis.Table],
                     table: str) -> Mapping[str, TableProfile]:
-    """The latest stored profile of each table of `catalog` but `table`, by name, read lazily."""
+    """The latest stored key profile of each table of `catalog` but `table`, by name, read lazily."""
     return _StoredProfiles(store, database, catalog, table)
 
 
@@ -80,7 +100,9 @@ def quality_issues(
     agent: AgentResource,
 ) -> dg.Output[AnalysisResultModel]:
     folder = TableRun.open(context, database, store)
-    folder.write_json(KEYS, key_profile(table_profile))   # first: the other tables' searches read it
+    keys = key_profile(table_profile)
+    folder.write_json(KEYS, keys)   # first: the other tables' searches read it
+    store.append_table_facts(database.database_name, table_facts(table_profile, folder.timestamp, keys))
     degradations = list(table_profile.degradations)
     catalog = database.catalog()
     detected = detect_issues(database.table(folder.table), table_profile, catalog=catalog,

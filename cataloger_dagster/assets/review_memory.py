@@ -1,8 +1,7 @@
 """What the store says of a table's reviews, gathered for the quality_issues asset.
 
-Learned precision reads every table's review log of the database; a run that
-catalogs many tables reads them once (cached by Dagster run), as a folder
-listing and one small object per review.  The schema history (earlier runs'
+Learned precision reads every review of the database, from its review log (a
+digest and the few entries after it), once per Dagster run.  The schema history (earlier runs'
 profile.json) is read only when a review names a column this run does not have:
 the column may have been renamed since.
 """
@@ -23,7 +22,7 @@ from cataloger_dagster.core.reviews.precision import dismissal_counts
 from cataloger_dagster.core.reviews.renames import renames_through
 from cataloger_dagster.resources import script_store
 from cataloger_dagster.resources.agent import AgentResource
-from cataloger_dagster.resources.script_store import ScriptStore, ScriptStoreError
+from cataloger_dagster.resources.script_store import ScriptStore
 
 HISTORY_RUNS = 32          # earlier profiles searched for a renamed column
 _CACHE: OrderedDict = OrderedDict()
@@ -33,21 +32,19 @@ _LOCK = threading.Lock()
 
 def database_reviews(store: ScriptStore, database: str, run_id: str,
                      log: dg.DagsterLogManager | None = None) -> dict[str, list[Review]]:
-    """{table: its review log} over every table of ``database`` with a folder in the store,
-    read once per Dagster run.  A log that cannot be read is left out with a warning: another
-    table's broken entry must not fail this table (its own is read again, strictly)."""
+    """{table: its review log} over every table of ``database``, from the database's review log
+    (a few requests however many tables), read once per Dagster run.  An entry that cannot be
+    read is left out with a warning: another table's broken entry must not fail this table (its
+    own log is read again, strictly)."""
     key = (store.describe(), database, run_id)
     with _LOCK:
         if key in _CACHE:
             _CACHE.move_to_end(key)
             return _CACHE[key]
-    logs: dict[str, list[Review]] = {}
-    for table in store.list_tables(database):
-        try:
-            logs[table] = store.read_reviews(script_store.table_prefix(database, table))
-        except ScriptStoreError as exc:
-            if log is not None:
-                log.warning(f"{table}: its review log is left out of learned precision: {exc}")
+    logs, problems = store.read_database_reviews(database)
+    for problem in problems:
+        if log is not None:
+            log.warning(f"left out of learned precision: {problem}")
     with _LOCK:
         _CACHE[key] = logs
         while len(_CACHE) > _CACHE_SIZE:

@@ -53,6 +53,9 @@ INDEX_HISTORY = "index_history"   # reserved: never listed as a table
 CAPSULES = "mcp_capsules"         # reserved: the MCP server's run capsules, <database>/mcp_capsules/<session>/
 ALERTS = "alerts"                 # reserved: alert_sensor's log of deliveries, <database>/alerts/
 DATABASE_RUNS = "database_runs"   # reserved: `cataloger run`'s log of its runs, <database>/database_runs/ (resume)
+TABLE_FACTS = "table_facts"       # reserved: each table run's facts for the other tables' runs (database_log.py)
+REVIEW_LOG = "review_log"         # reserved: every review of the database, for learned precision (database_log.py)
+REVIEWS_FOLDER = "reviews"        # <table>/reviews/<timestamp>-<id>.json: the table's own review log
 
 _TS_RE = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$")
 _TS_EXAMPLE = "2026-11-22T10:00:00.123456Z"
@@ -105,9 +108,17 @@ def normalize_timestamp(timestamp: str) -> str:
     return format_timestamp(moment)
 
 
+def parse_timestamp(timestamp: str) -> datetime:
+    """The instant of a canonical stamp (`format_timestamp`'s form)."""
+    return datetime.strptime(timestamp, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=timezone.utc)
+
+
 def _next_timestamp(timestamp: str) -> str:
-    moment = datetime.strptime(timestamp, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=timezone.utc)
-    return format_timestamp(moment + timedelta(microseconds=1))
+    return format_timestamp(parse_timestamp(timestamp) + timedelta(microseconds=1))
+
+
+# an entry of an append-only log (reviews, database logs): its writer's stamp and a random id
+ENTRY_RE = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z-[0-9a-f]{12}\.json\Z")
 
 
 # Names kept exactly as they are, so that stores written before `store_name`
@@ -122,7 +133,7 @@ HASH_LENGTH = 16          # hex digits; 64 bits, so no one can craft a name to l
 MAX_SEGMENT = 160         # well under the 255 bytes a file name may have, with room for temp names
 # What a database's folder holds besides its tables; compared case-insensitively
 # because a case-insensitive file system would confuse 'INDEX.HTML' with the index.
-_RESERVED = {INDEX_FILE, INDEX_HISTORY, CAPSULES, ALERTS, DATABASE_RUNS}
+_RESERVED = {INDEX_FILE, INDEX_HISTORY, CAPSULES, ALERTS, DATABASE_RUNS, TABLE_FACTS, REVIEW_LOG}
 
 
 def store_name(name: str) -> str:

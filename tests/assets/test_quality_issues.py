@@ -7,6 +7,7 @@ returns is what it stores and reports.
 
 import hashlib
 import json
+import shutil
 from pathlib import Path
 
 import dagster as dg
@@ -17,10 +18,11 @@ from cataloger_dagster.assets.quality_issues import quality_issues, stored_profi
 from cataloger_dagster.assets.table_profile import table_profile
 from cataloger_dagster.assets.table_understanding import table_understanding
 from cataloger_dagster.core.issues.detectors.references import key_profile
-from cataloger_dagster.core.layout import KEYS, PROFILE
+from cataloger_dagster.core.layout import KEYS, PROFILE, TABLE_FACTS
 from cataloger_dagster.core.models import AnalysisResultModel, TableProfile
 from cataloger_dagster.resources.database import DatabaseResource
 from cataloger_dagster.resources.script_store import LocalScriptStore
+from cataloger_dagster.resources.script_store.database_log import table_facts
 from cataloger_dagster.settings import resources
 from shop import make_shop
 
@@ -108,10 +110,44 @@ def test_the_run_stores_the_key_profile_that_the_other_tables_searches_read(shop
     assert len((folder / KEYS).read_bytes()) < len((folder / PROFILE).read_bytes()) / 2
     database = DatabaseResource(url=f"duckdb://{db}")
     catalog = database.catalog()
-    assert stored_profiles(LocalScriptStore(root=str(store)), database, catalog, "customers")["events"] == keys
-    # a run folder without it (an older store, or quality_issues still to come): the whole profile
+    local = LocalScriptStore(root=str(store))
+    assert local.read_table_facts("shop")["events"]["keys"] == keys.model_dump(mode="json")
+    assert stored_profiles(local, database, catalog, "customers")["events"] == keys
+    # a store written before the database's log of facts: the run folder's key profile
+    shutil.rmtree(store / "shop" / TABLE_FACTS)
+    assert stored_profiles(local, database, catalog, "customers")["events"] == keys
+    # and a run folder without it (an older store, or quality_issues still to come): the whole profile
     (folder / KEYS).unlink()
-    assert stored_profiles(LocalScriptStore(root=str(store)), database, catalog, "customers")["events"] == profile
+    assert stored_profiles(local, database, catalog, "customers")["events"] == profile
+
+
+def test_the_other_tables_keys_cost_the_same_requests_however_many_tables(tmp_path, monkeypatch):
+    """The search's lookups of every other table read the database's log of facts, not a folder
+    per table: the same few requests for 20 tables as for 200."""
+    requests = {"n": 0}
+    for method in ("_read", "_list", "_list_after"):
+        original = getattr(LocalScriptStore, method)
+
+        def counted(self, *args, _original=original, **kwargs):
+            requests["n"] += 1
+            return _original(self, *args, **kwargs)
+        monkeypatch.setattr(LocalScriptStore, method, counted)
+    database = DatabaseResource(url=f"duckdb://{make_shop(tmp_path / 'shop.duckdb')}")
+    cost = {}
+    for tables in (20, 200):
+        local = LocalScriptStore(root=str(tmp_path / f"store-{tables}"))
+        names = [f"t{i:03d}" for i in range(tables)]
+        for name in names:
+            keys = TableProfile(database="shop", table=name, row_count=5, column_count=0, columns=[], sample_rows=[],
+                                fingerprint={"schema_hash": "s", "row_count": 5, "value": "v"})
+            local.append_table_facts("shop", table_facts(keys, "2026-01-01T00:00:00.000000Z", keys))
+        local.read_table_facts("shop")     # as the runs before this one leave it: folded
+        catalog = dict.fromkeys(names)     # only the names of the catalog matter here
+        requests["n"] = 0
+        found = stored_profiles(local, database, catalog, "t000")
+        assert sorted(found) == names[1:]
+        cost[tables] = requests["n"]
+    assert cost[20] == cost[200] <= 4   # the digest, a listing (a filtered folder listing here)
 
 
 def test_the_previous_runs_issues_say_what_is_new_and_what_is_resolved(shop):

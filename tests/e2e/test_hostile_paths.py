@@ -30,9 +30,12 @@ from cataloger_dagster.cli.runner import catalog_database
 DATABASE = "my db"                      # the store's name of 'my db.duckdb'
 NORMAL = ["customers", "orders"]
 HOSTILE = [
-    "a/b", "a", "..", ".", "%", "50%25", "x" * 300, "index.html", "INDEX_HISTORY", "database_runs", "-rf",
+    "a/b", "a", "..", ".", "%", "50%25", "x" * 300, "index.html", "INDEX_HISTORY", "database_runs", "table_facts",
+    "review_log", "-rf",
     "my table", "#frag?q=1", "../../escape",
 ]
+# the database's own logs beside its tables: runs of `cataloger run`, table facts, reviews
+DATABASE_LOGS = ("database_runs", "table_facts", "review_log")
 # Dagster's UI cannot take these as partition keys: reported as failures, nothing else
 REFUSED = ["line\nbreak", "odd...name"]
 ALL = NORMAL + HOSTILE + REFUSED
@@ -132,11 +135,11 @@ def test_hostile_names_catalog_into_their_own_folders(hostile_db, tmp_path, loca
     assert report.index == str(db_folder / "index.html")
 
     # the store holds the database's folder alone; in it, one folder per cataloged table,
-    # the index and its history, the log of database runs, nothing written outside any of them
+    # the index and its history, the database's logs, nothing written outside any of them
     assert [p.name for p in store.iterdir()] == [store_name(DATABASE)]
     cataloged = NORMAL + HOSTILE
     assert {p.name for p in db_folder.iterdir()} == {
-        "index.html", "index_history", "database_runs", *(store_name(n) for n in cataloged)}
+        "index.html", "index_history", *DATABASE_LOGS, *(store_name(n) for n in cataloged)}
     assert not list(tmp_path.rglob("escape")) and not (tmp_path / "index.html").exists()
     for name in cataloged:
         [run] = [p.name for p in (db_folder / store_name(name)).iterdir() if p.is_dir()]
@@ -192,7 +195,7 @@ def test_hostile_names_catalog_into_s3(hostile_db, s3_env, local_sandbox):
     # every key in its table's folder of the database's folder, or the index (and its history)
     tops = {key[len(base) + 1:].split("/")[0] for key in keys}
     assert all(key.startswith(base + "/") for key in keys)
-    assert tops == {"index.html", "index_history", "database_runs", *(store_name(n) for n in cataloged)}
+    assert tops == {"index.html", "index_history", *DATABASE_LOGS, *(store_name(n) for n in cataloged)}
 
     def read(target: str) -> str | None:
         key = f"{base}/{target}"
@@ -218,7 +221,7 @@ def test_names_differing_only_in_case_get_their_own_folders(postgres_admin_url, 
     assert [(t.table, t.status) for t in sorted(report.tables, key=lambda t: t.table)] == [
         (n, "ok") for n in sorted(names)]
     db_folder = Path(report.index).parent
-    assert {p.name for p in db_folder.iterdir()} == {"index.html", "index_history", "database_runs", *names}
+    assert {p.name for p in db_folder.iterdir()} == {"index.html", "index_history", *DATABASE_LOGS, *names}
     for i, name in enumerate(names):
         [run] = [t.run for t in report.tables if t.table == name]
         profile = json.loads((db_folder / name / run / "profile.json").read_text())

@@ -53,8 +53,29 @@ def should_explore(rate: float, seed: int, table: str, run_number: int) -> bool:
     return random.Random(f"{seed}:{table}:{run_number}").random() < rate
 
 
-def _signature(profile_json: dict) -> set[tuple[str, str]]:
-    return {(c["name"].lower(), c.get("kind", "")) for c in profile_json.get("columns", [])}
+def _signature(pairs) -> set[tuple[str, str]] | None:
+    """A table's columns as (lower-case name, kind): ``pairs`` of them, or None if malformed."""
+    try:
+        return {(name.lower(), str(kind)) for name, kind in pairs}
+    except (TypeError, ValueError, AttributeError):
+        return None
+
+
+def _signatures(store: ScriptStore, database: str, table: str) -> dict[str, set[tuple[str, str]]]:
+    """{table: its columns' names and kinds} of the other tables: from the database's log of
+    table facts (one read however many tables), and from the latest profile of a table that
+    wrote none there (a store written before the log)."""
+    found = {name: _signature(facts.get("columns") or []) for name, facts in store.read_table_facts(database).items()}
+    for other in store.list_tables(database):   # names, not folders: the store decodes them
+        if found.get(other) is not None:
+            continue
+        prefix = script_store.table_prefix(database, other)
+        stored = next((p for ts in reversed(store.list_runs(prefix)) if (p := store.read_json(prefix, ts, PROFILE))),
+                      None)
+        if isinstance(stored, dict) and isinstance(stored.get("columns"), list):
+            found[other] = _signature((c.get("name"), c.get("kind", "")) for c in stored["columns"]
+                                      if isinstance(c, dict))
+    return {name: pairs for name, pairs in found.items() if name != table and pairs is not None}
 
 
 def similar_table_script(
@@ -63,19 +84,11 @@ def similar_table_script(
     """The best script of the most similar other table (Jaccard over names and kinds)."""
     mine = {(c.name.lower(), c.kind) for c in profile.columns}
     best: Optional[tuple[float, str, str]] = None
-    for other in store.list_tables(database):  # names, not folders: the store decodes them
-        if other == profile.table:
-            continue
-        prefix = script_store.table_prefix(database, other)
-        runs = store.list_runs(prefix)
-        latest = next((ts for ts in reversed(runs) if store.read_artifact(prefix, ts, PROFILE)), None)
-        if latest is None:
-            continue
-        theirs = _signature(store.read_json(prefix, latest, PROFILE) or {})
+    for other, theirs in sorted(_signatures(store, database, profile.table).items()):
         union = mine | theirs
         score = len(mine & theirs) / len(union) if union else 0.0
         if score >= MIN_SIMILARITY and (best is None or score > best[0]):
-            best = (score, other, prefix)
+            best = (score, other, script_store.table_prefix(database, other))
     if best is None:
         return None
     score, other, prefix = best

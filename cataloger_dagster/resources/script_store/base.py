@@ -27,12 +27,14 @@ import dagster as dg
 from pydantic import BaseModel, PrivateAttr
 
 from cataloger_dagster.core.layout import (  # noqa: F401  (re-exported: the store's API)
+    ENTRY_RE,
     HASH_MARK,
     LATEST_WINDOW,
     INDEX_FILE,
     INDEX_HISTORY,
     MAX_SEGMENT,
     RUN_FILE,
+    REVIEWS_FOLDER,
     HISTORY,
     TIMELAPSE,
     _SEGMENT_RE,
@@ -51,7 +53,6 @@ from cataloger_dagster.core.layout import (  # noqa: F401  (re-exported: the sto
 )
 from cataloger_dagster.core.investigate.ranking import rank_scripts
 
-REVIEWS_FOLDER = "reviews"          # <table>/reviews/<timestamp>-<id>.json
 if TYPE_CHECKING:
     from cataloger_dagster.core.reviews.model import Review
 
@@ -131,6 +132,11 @@ class ScriptStore(dg.ConfigurableResource, abc.ABC):
     @abc.abstractmethod
     def _list(self, key: str) -> tuple[list[str], list[str]]:
         """(sub-folder names, file names) directly under ``key``."""
+
+    def _list_after(self, folder: str, after: str) -> list[str]:
+        """The names of the files directly under ``folder`` that sort after ``after``, sorted;
+        never a dot name (S3 overrides it to list only those)."""
+        return sorted(f for f in self._list(folder)[1] if f > after and not f.startswith("."))
 
     @abc.abstractmethod
     def _claim(self, folder: str, run_file: bytes) -> bool:
@@ -329,9 +335,19 @@ class ScriptStore(dg.ConfigurableResource, abc.ABC):
     # ---- append-only logs: one object per entry, created exclusively, so that concurrent
     # writers never lose an entry (S3 has no append).  Reviews and run capsules are two.
 
-    def append_entry(self, folder: str, data: bytes, what: str = "entry") -> str:
+    def append_entry(self, folder: str, data: bytes, what: str = "entry", *, name: str | None = None) -> str:
         """Add ``data`` as a new entry of the log in ``folder`` (a key below the store root);
-        entries sort by the time they were written, and none is ever replaced."""
+        entries sort by the time they were written, and none is ever replaced.  ``name``: the
+        entry's name in another log, when copying it (a second copy is then a no-op)."""
+        if name is not None:
+            if not ENTRY_RE.match(name):
+                raise ValueError(f"{name!r} is not the name of a log entry (<timestamp>-<id>.json)")
+            key = f"{folder}/{name}"
+            try:
+                self._write_new(key, data)
+            except ArtifactExistsError:
+                pass
+            return self._key_uri(key)
         stamp = new_timestamp()
         for _ in range(10_000):
             key = f"{folder}/{stamp}-{uuid.uuid4().hex[:12]}.json"
@@ -360,8 +376,13 @@ class ScriptStore(dg.ConfigurableResource, abc.ABC):
 
     def append_review(self, prefix: str, review: "Review") -> str:
         """Add ``review`` to the table's review log; nothing in the log is ever replaced."""
-        folder = f"{_check_prefix(prefix)}/{REVIEWS_FOLDER}"
-        return self.append_entry(folder, review.model_dump_json(indent=2).encode("utf-8"), "a review")
+        from cataloger_dagster.resources.script_store.database_log import review_log
+
+        data = review.model_dump_json(indent=2).encode("utf-8")
+        uri = self.append_entry(f"{_check_prefix(prefix)}/{REVIEWS_FOLDER}", data, "a review")
+        # and in the database's review log, under the same name: learned precision reads that one
+        review_log(self, prefix.strip("/").split("/")[0]).append(data, name=uri.rsplit("/", 1)[-1])
+        return uri
 
     def read_reviews(self, prefix: str) -> list["Review"]:
         """The table's review log, oldest first (by entry name: the time it was written)."""
@@ -374,6 +395,27 @@ class ScriptStore(dg.ConfigurableResource, abc.ABC):
             except ValueError as e:
                 raise ScriptStoreError(f"{uri} is not a valid review: {e}") from None
         return reviews
+
+    # ---- the database's logs (database_log.py): what a table's run reads of all the others
+
+    def append_table_facts(self, database: str, facts: dict) -> str:
+        """Add a table run's facts (`database_log.table_facts`) to its database's log."""
+        from cataloger_dagster.resources.script_store.database_log import facts_log
+
+        return facts_log(self, database).append(facts)
+
+    def read_table_facts(self, database: str) -> dict[str, dict]:
+        """{table: the facts of its latest run that wrote them}, in a few requests."""
+        from cataloger_dagster.resources.script_store.database_log import facts_log
+
+        return {name: facts for name, facts in facts_log(self, database).read().items()
+                if isinstance(facts.get("table"), str)}
+
+    def read_database_reviews(self, database: str) -> tuple[dict[str, list["Review"]], list[str]]:
+        """({table: its reviews, oldest first}, entries left out and why) over ``database``."""
+        from cataloger_dagster.resources.script_store.database_log import database_reviews
+
+        return database_reviews(self, database)
 
     # ---- scripts (seed 000)
 

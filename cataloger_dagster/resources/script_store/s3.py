@@ -235,6 +235,23 @@ class S3ScriptStore(ScriptStore, ResourceWithS3Configuration):
             raise self._translate(e, key) from None
         return folders, files
 
+    def _list_after(self, folder: str, after: str) -> list[str]:
+        # one page per 1,000 names written since `after`, however long the log
+        from botocore.exceptions import ClientError
+
+        client = self._s3()
+        base = self._full(folder) + "/"
+        names: list[str] = []
+        try:
+            with self._errors(folder):
+                pages = client.get_paginator("list_objects_v2").paginate(
+                    Bucket=self.bucket, Prefix=base, Delimiter="/", StartAfter=base + after)
+                for page in pages:
+                    names += [o["Key"][len(base):] for o in page.get("Contents", [])]
+        except ClientError as e:
+            raise self._translate(e, folder) from None
+        return sorted(n for n in names if n > after and not n.startswith("."))
+
     def _claim(self, folder: str, run_file: bytes) -> bool:
         # Serializes claims within this process.  Real S3 evaluates
         # IfNoneMatch atomically; moto's server checks then writes, so two

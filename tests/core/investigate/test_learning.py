@@ -17,6 +17,7 @@ from cataloger_dagster.core.investigate.learning import (
 )
 from cataloger_dagster.core.layout import ISSUES, PROFILE, SCRIPT, table_prefix
 from cataloger_dagster.core.models import ColumnProfile, Fingerprint, TableProfile
+from cataloger_dagster.resources.script_store.database_log import table_facts
 from cataloger_dagster.resources.script_store.local import LocalScriptStore
 
 DB = "shop"
@@ -162,6 +163,48 @@ def test_transfer_needs_enough_likeness_a_profile_and_a_script(store):
     # the table itself is never its own transfer source
     add_run(store, "events", script="mine\n", metrics={"pass_rate": 1.0})
     assert similar_table_script(store, DB, profile("events", EVENTS)) is None
+
+
+def add_facts(store, table, ts, columns=EVENTS):
+    """What quality_issues adds to the database's log of table facts."""
+    store.append_table_facts(DB, table_facts(profile(table, columns), ts, profile(table, columns)))
+
+
+def test_the_similar_table_is_found_in_the_databases_facts_without_reading_its_profile(store):
+    near = [("EVENT_ID", "integer"), ("customer_id", "integer"), ("page", "string"), ("ref", "string")]
+    ts = add_run(store, "clicks", columns=near, script="near\n", metrics={"pass_rate": 0.9}, with_profile=False)
+    add_facts(store, "clicks", ts, near)
+    script, score = similar_table_script(store, DB, profile("events", EVENTS))
+    assert (script.table, script.code, score) == ("clicks", "near\n", pytest.approx(3 / 5))
+
+
+@pytest.fixture
+def requests(monkeypatch):
+    calls = {"n": 0}
+    for method in ("_read", "_list", "_list_after"):
+        original = getattr(LocalScriptStore, method)
+
+        def counted(self, *args, _original=original, **kwargs):
+            calls["n"] += 1
+            return _original(self, *args, **kwargs)
+        monkeypatch.setattr(LocalScriptStore, method, counted)
+    return calls
+
+
+def test_finding_the_similar_table_costs_the_same_requests_however_many_tables(tmp_path, requests):
+    cost = {}
+    for tables in (20, 100):
+        store = LocalScriptStore(root=str(tmp_path / f"store-{tables}"))
+        for i in range(tables):
+            columns = [(f"c{i}_{j}", "string") for j in range(4)]   # like nothing else
+            add_facts(store, f"t{i:03d}", add_run(store, f"t{i:03d}", columns=columns, script="s\n"), columns)
+        add_facts(store, "clicks", add_run(store, "clicks", script="near\n", metrics={"pass_rate": 1.0}))
+        store.read_table_facts(DB)   # as the runs before this one leave it: folded
+        requests["n"] = 0
+        script, _ = similar_table_script(store, DB, profile("events", EVENTS))
+        assert script.table == "clicks"
+        cost[tables] = requests["n"]
+    assert cost[20] == cost[100]
 
 
 # --------------------------------------------------------------------------

@@ -277,7 +277,8 @@ def test_a_prefix_not_made_by_table_prefix_is_refused(store):
 # Names that used to break paths (issue 9), with the plain names beside them
 # (the same list as test_script_store.py, which checks the segments they map to).
 HOSTILE = ["a/b", "a", "..", ".", "%", "50%25", "x" * 300, "x" * 301, "index.html", "INDEX.HTML",
-           "index_history", "alerts", "database_runs", "mcp_capsules", "-rf", ".hidden", "Orders", "orders", "line\nbreak", "my table", "a~2Fb",
+           "index_history", "alerts", "database_runs", "mcp_capsules", "table_facts", "review_log", "-rf", ".hidden",
+           "Orders", "orders", "line\nbreak", "my table", "a~2Fb",
            "#frag?q=1", "back\\slash", "café", "é" * 200]
 
 
@@ -295,7 +296,7 @@ def test_every_hostile_table_keeps_to_its_own_folder(store):
         assert base.rsplit("/", 1)[0] == store.index_uri(database).rsplit("/", 1)[0]
     assert store.read_index(database) == "<h1>index</h1>"
     # the database's own logs beside the tables named like them
-    for log in ("alerts", "database_runs"):
+    for log in ("alerts", "database_runs", "table_facts", "review_log"):
         store.append_entry(f"{ss.store_name(database)}/{log}", b"{}")
     for name in HOSTILE:
         prefix = table_prefix(database, name)
@@ -307,7 +308,8 @@ def test_every_hostile_table_keeps_to_its_own_folder(store):
         root = Path(store.root)
         assert sorted(p.name for p in root.iterdir()) == ["my~20db"]
         assert {p.name for p in (root / "my~20db").iterdir()} == {
-            "index.html", "index_history", "alerts", "database_runs", *(ss.store_name(n) for n in HOSTILE)}
+            "index.html", "index_history", "alerts", "database_runs", "table_facts", "review_log",
+            *(ss.store_name(n) for n in HOSTILE)}
         assert (root / "my~20db" / "index.html").is_file()
 
 

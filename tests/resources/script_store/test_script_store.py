@@ -26,7 +26,8 @@ def stamp(i: int) -> str:
 
 # Names that used to break paths (issue 9), with the plain names beside them.
 HOSTILE = ["a/b", "a", "..", ".", "%", "50%25", "x" * 300, "x" * 301, "index.html", "INDEX.HTML",
-           "index_history", "alerts", "database_runs", "mcp_capsules", "-rf", ".hidden", "Orders", "orders",
+           "index_history", "alerts", "database_runs", "mcp_capsules", "table_facts", "review_log", "-rf", ".hidden",
+           "Orders", "orders",
            "line\nbreak", "my table", "a~2Fb",
            "#frag?q=1", "back\\slash", "café", "é" * 200]
 
@@ -40,7 +41,8 @@ def test_store_name_keeps_plain_names_and_maps_the_rest_to_distinct_safe_segment
         assert re.fullmatch(r"[A-Za-z0-9_~][A-Za-z0-9_.~-]*", segment), (name, segment)
         assert len(segment) <= ss.MAX_SEGMENT
         # never the folder of the index, its history or one of the database's logs
-        assert segment.casefold() not in ("index.html", "index_history", "alerts", "database_runs", "mcp_capsules")
+        assert segment.casefold() not in ("index.html", "index_history", "alerts", "database_runs", "mcp_capsules",
+                                          "table_facts", "review_log")
         assert ss.name_of_folder(segment) == (None if ss.HASH_MARK in segment else name)
     assert ss.store_name("index.html") == "index~2Ehtml"
     assert ss.store_name("a/b") == "a~2Fb"
