@@ -88,6 +88,7 @@ def detect_issues(
     ctx = Context(portable.portable(table, as_text)[0], profile, {} if catalog is None else catalog, now,
                   {} if profiles is None else profiles,
                   carried_as_text={n for n in as_text if not original[n].is_string()})
+    ctx.whole = ctx.table
     failed = degradations if degradations is not None else []
     issues: list[IssueModel] = []
     if profile.row_count == 0:

@@ -59,6 +59,9 @@ class Context:
     # text is the database's rendering, not a type someone chose
     carried_as_text: set[str] = field(default_factory=set)
     cache: dict[tuple[str, str], Any] = field(default_factory=dict)
+    # the table with every column, where `table` is narrowed to the column being checked: for
+    # a figure counted for several columns in one scan
+    whole: Optional[ibis.Table] = None
     # facts about the other tables (their keys), which do not depend on this table: shared by
     # every table checked inside one `across_tables()` block
     shared: dict[tuple[str, str], Any] = field(default_factory=_facts_across_tables)
@@ -75,11 +78,7 @@ class Context:
         """The text column's distinct values with their rows (None for free text with too many)."""
         key = ("values", cp.name)
         if key not in self.cache:
-            too_many = cp.distinct is not None and cp.distinct > text_values.MAX_DISTINCT * (
-                # an approximate count (HyperLogLog) is never twice the true one: past twice the limit,
-                # the column surely has too many values, and the query would group every row for nothing
-                APPROXIMATE_MARGIN if cp.distinct_approximate else 1)
-            self.cache[key] = None if too_many else text_values.value_counts(self.table, cp.name)
+            self.cache[key] = None if too_many_values(cp) else text_values.value_counts(self.table, cp.name)
         return self.cache[key]
 
     def reading(self, cp: ColumnProfile) -> Optional[text_values.TextReading]:
@@ -90,17 +89,46 @@ class Context:
         return self.cache[key]
 
 
+def too_many_values(cp: ColumnProfile) -> bool:
+    """The profile says the text column has more distinct values than are read on the host."""
+    # an approximate count (HyperLogLog) is never twice the true one: past twice the limit, the
+    # column surely has too many values, and the query would group every row for nothing
+    return cp.distinct is not None and cp.distinct > text_values.MAX_DISTINCT * (
+        APPROXIMATE_MARGIN if cp.distinct_approximate else 1)
+
+
+FREE_TEXT_COLUMNS_PER_QUERY = 30   # three figures a column: within SQLite's and PostgreSQL's limits
+
+
 def free_text_counts(ctx: Context, cp: ColumnProfile) -> dict[str, int]:
-    """One scan of a text column with too many values to read on the host, shared by its checks:
-    its values, those wrapped in double quotes, and those that could be placeholders."""
+    """A text column with too many values to read on the host: its values, those wrapped in double
+    quotes, and those that could be placeholders, shared by its checks.  Every such column of the
+    table (the profile says which) is counted in the one scan the first of them asks for; a scan
+    that fails counts each column alone, so that one column's failure stays its own."""
     key = ("free text", cp.name)
     if key not in ctx.cache:
-        present = ctx.table.filter(ctx.table[cp.name].notnull())
-        s = present[cp.name]
-        stats = one(present, values=present.count(), quoted=is_quoted(s).sum(),
-                    maybe_placeholders=(~s.re_search(text_values.NEVER_IN_PLACEHOLDER)).sum())
-        ctx.cache[key] = {name: int(n or 0) for name, n in stats.items()}
+        whole = ctx.table if ctx.whole is None else ctx.whole
+        schema = whole.schema()
+        batch = [c.name for c in ctx.profile.columns if c.name != cp.name and c.name in schema
+                 and schema[c.name].is_string() and too_many_values(c) and ("free text", c.name) not in ctx.cache]
+        try:
+            counted = _free_text_stats(whole, [cp.name, *batch[:FREE_TEXT_COLUMNS_PER_QUERY - 1]])
+        except Exception:
+            counted = _free_text_stats(ctx.table, [cp.name])
+        for name, stats in counted.items():
+            ctx.cache[("free text", name)] = stats
     return ctx.cache[key]
+
+
+def _free_text_stats(table: ibis.Table, columns: list[str]) -> dict[str, dict[str, int]]:
+    aggs: dict[str, Any] = {}
+    for i, name in enumerate(columns):
+        s = table[name]   # a NULL is in none of the three: count() and sum() pass over it
+        aggs[f"values{i}"], aggs[f"quoted{i}"] = s.count(), is_quoted(s).sum()
+        aggs[f"maybe{i}"] = (~s.re_search(text_values.NEVER_IN_PLACEHOLDER)).sum()
+    stats = one(table, **aggs)
+    return {name: {"values": int(stats[f"values{i}"] or 0), "quoted": int(stats[f"quoted{i}"] or 0),
+                   "maybe_placeholders": int(stats[f"maybe{i}"] or 0)} for i, name in enumerate(columns)}
 
 
 def is_quoted(s: ibis.StringValue) -> ibis.BooleanValue:

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from cataloger_dagster.core.issues import text_values
+from cataloger_dagster.core.issues.detectors import context as context_module
 from cataloger_dagster.core.issues.detectors.context import (
-    count, is_identifier, is_measure, issue, numeric_sentinels, pct,
+    _free_text_stats, count, free_text_counts, is_identifier, is_measure, issue, numeric_sentinels, one, pct,
 )
 
 
@@ -89,6 +92,26 @@ def test_free_text_with_too_many_values_is_not_read(tables, monkeypatch):
     ctx = tables.context("f")
     cp = ctx.profile.columns[0]
     assert ctx.values(cp) is None and ctx.reading(cp) is None
+
+
+def test_the_free_text_columns_of_a_table_are_counted_in_one_scan(tables, monkeypatch):
+    tables.sql("""CREATE TABLE w AS SELECT 'note ' || i AS note, '"q' || i || '"' AS quoted,
+                  CASE WHEN i % 7 = 0 THEN 'n/a' ELSE 'x' || i END AS code, NULL::VARCHAR AS empty, i AS n
+                  FROM range(60) r(i)""")
+    monkeypatch.setattr(text_values, "MAX_DISTINCT", 10)
+    ctx = tables.context("w")
+    columns = {c.name: c for c in ctx.profile.columns}
+    alone = {name: _free_text_stats(ctx.table, [name]) for name in ("note", "quoted", "code")}
+    scans = []
+    monkeypatch.setattr(context_module, "one", lambda table, **aggs: scans.append(aggs) or one(table, **aggs))
+    # as detect_issues calls the checks: each on a table narrowed to its column, the whole beside it
+    narrowed = dataclasses.replace(ctx, table=ctx.table.select("code"), whole=ctx.table)
+    assert free_text_counts(narrowed, columns["code"]) == alone["code"]["code"]
+    assert len(scans) == 1 and {k[:-1] for k in scans[0]} == {"values", "quoted", "maybe"}
+    for name in ("note", "quoted"):
+        assert free_text_counts(narrowed, columns[name]) == alone[name][name]
+    assert len(scans) == 1
+    assert alone["quoted"]["quoted"]["quoted"] == 60 and alone["code"]["code"]["maybe_placeholders"] == 9
 
 
 @pytest.mark.parametrize(("n", "noun", "expected"), [
