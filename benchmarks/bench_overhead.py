@@ -74,8 +74,9 @@ def build_database(path: Path, tables: int) -> None:
 
 
 # ------------------------------------------------------------------ the child: one catalog run
-def child(db: str, store: str, count: int) -> None:
-    """Catalog the first `count` tables in this process; prints its figures as JSON on the last line."""
+def child(db: str, store: str, count: int, first: int = 0, database_tables: int = 0) -> None:
+    """Catalog tables first..first+count-1 in this process; prints its figures as JSON on the last
+    line.  `database_tables`: the tables of the database the store holds (the index lists them all)."""
     import dagster as dg
 
     import cataloger_dagster
@@ -99,9 +100,11 @@ def child(db: str, store: str, count: int) -> None:
         return result
 
     runner._materialize_table = timed
-    names = [table_name(i) for i in range(count)]
+    names = [table_name(i) for i in range(first, first + count)]
     started = time.time()
     with dg.DagsterInstance.get() as instance:
+        if database_tables:   # the tables cataloged before this run: partitions, as they would be
+            instance.add_dynamic_partitions("tables", [table_name(i) for i in range(database_tables)])
         result = runner.catalog_database(database=f"duckdb://{db}", store=store, tables=names,
                                          exploration_rate=0.0, instance=instance)
         ended = time.time()
@@ -171,12 +174,18 @@ class TreePeak:
         return self.peak_mb
 
 
-def run_once(checkout: Path, db: Path, work: Path, count: int, label: str) -> dict:
+def run_once(checkout: Path, db: Path, work: Path, count: int, label: str, *, first: int = 0,
+             prefilled_from: Path | None = None) -> dict:
+    """One catalog run of `count` tables from table `first`; with `prefilled_from` (the store of an
+    earlier run of the first tables), the store first holds tables 0..first-1, copied from it."""
     store, home = work / f"store-{label}", work / f"home-{label}"
     home.mkdir()
+    if prefilled_from is not None:
+        prefill(prefilled_from, store, first)
     env = {**os.environ, "PYTHONPATH": str(checkout), "DAGSTER_HOME": str(home)}
     load = os.getloadavg()[0]
-    proc = subprocess.Popen([sys.executable, str(HERE), "--child", str(db), str(store), str(count)],
+    proc = subprocess.Popen([sys.executable, str(HERE), "--child", str(db), str(store), str(count), str(first),
+                             str(first + count if first else 0)],
                             cwd=checkout, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     peak = TreePeak(proc.pid)
     out, err = proc.communicate()
@@ -186,10 +195,42 @@ def run_once(checkout: Path, db: Path, work: Path, count: int, label: str) -> di
     result = json.loads(out.strip().splitlines()[-1])
     if not Path(result["package"]).resolve().is_relative_to(checkout.resolve()):
         raise SystemExit(f"run in {checkout} imported {result['package']}, not its own package")
-    result.update(peak_mb=peak_mb, load_before=load, load_after=os.getloadavg()[0], count=count)
+    result.update(peak_mb=peak_mb, load_before=load, load_after=os.getloadavg()[0], count=count,
+                  database_tables=first + count)
     print(f"  {label}: {count} tables in {result['seconds']:.1f} s ({result['seconds'] / count:.3f} s a table), "
           f"peak {peak_mb:.0f} MB, load {load:.1f} -> {result['load_after']:.1f}", file=sys.stderr, flush=True)
     return result
+
+
+def prefill(source: Path, store: Path, tables: int) -> None:
+    """`store` holding tables 0..tables-1 as cataloged: each a copy of a table of `source` (a store
+    of an earlier run of the first tables, same shapes), renamed, and its facts in the database's
+    log when the checkout writes one: what a run over a database of that many tables finds."""
+    import shutil
+
+    database = next(p.name for p in source.iterdir() if p.is_dir())
+    cataloged = sorted(p.name for p in (source / database).iterdir() if p.name.startswith("t") and p.name[1:].isdigit())
+    (store / database).mkdir(parents=True)
+    facts = []
+    for i in range(tables):
+        name, original = table_name(i), cataloged[i % len(cataloged)]
+        shutil.copytree(source / database / original, store / database / name)
+        for run_file in (store / database / name).glob("*/run.json"):
+            info = json.loads(run_file.read_text())
+            run_file.write_text(json.dumps({**info, "table": name}))
+        facts.append((name, sorted((store / database / name).glob("*/keys.json"))))
+    log = source / database / "table_facts"
+    if log.is_dir():   # this checkout's store: the copies' facts too
+        sys.path.insert(0, str(ROOT))
+        from cataloger_dagster.core.models import TableProfile
+        from cataloger_dagster.resources.script_store import LocalScriptStore
+        from cataloger_dagster.resources.script_store.database_log import table_facts
+
+        local = LocalScriptStore(root=str(store))
+        for name, keys_files in facts:
+            keys = TableProfile.model_validate_json(keys_files[-1].read_text()).model_copy(update={"table": name})
+            local.append_table_facts(database, table_facts(keys, keys_files[-1].parent.name, keys))
+        local.read_table_facts(database)   # folded, as the runs before would have left it
 
 
 def per_table(run: dict, rows: tuple[int, int] | None = None) -> dict:
@@ -198,7 +239,7 @@ def per_table(run: dict, rows: tuple[int, int] | None = None) -> dict:
               if rows is None or rows[0] <= table_rows(int(name[1:])) < rows[1]]
     n = len(tables)
     seconds = {s: statistics.fmean(t["seconds"][s] for t in tables) for s in ("run_start", *STEPS)}
-    seconds["index"] = run["index_seconds"] / run["count"]
+    seconds["index"] = run["index_seconds"] / run.get("database_tables", run["count"])   # it covers them all
     return {"tables": n, "seconds": seconds,
             "store_requests": statistics.fmean(t["store_requests"] for t in tables),
             "run_storage_events": statistics.fmean(t["run_storage_events"] for t in tables),
@@ -228,18 +269,21 @@ def write_results(new_runs: dict[int, dict], machine: str) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
+    parser.add_argument("--child", nargs=5, help=argparse.SUPPRESS)
     parser.add_argument("--baseline", default="62dea9f", help="older checkout folder or git revision")
     parser.add_argument("--sizes", default="100,1000", help="tables per run, comma-separated")
+    parser.add_argument("--sample", type=int, default=0,
+                        help="at the sizes after the first, catalog only the last SAMPLE tables, the "
+                        "others copied into the store from the first size's run (0: every table)")
     parser.add_argument("--baseline-sample", type=int, default=100,
-                        help="tables the baseline catalogs at the largest size")
+                        help="tables the baseline catalogs at the largest size (without --sample)")
     parser.add_argument("--no-write", action="store_true", help="print only; leave BENCHMARKS.md and results")
     parser.add_argument("--raw", type=Path, help="a JSON file each run's figures are added to as it ends "
                         "(a long benchmark that is stopped keeps the runs it made)")
     args = parser.parse_args()
     if args.child:
-        db, store, count = args.child
-        return child(db, store, int(count))
+        db, store, count, first, database_tables = args.child
+        return child(db, store, int(count), int(first), int(database_tables))
     sizes = sorted(int(s) for s in args.sizes.split(","))
     with tempfile.TemporaryDirectory(prefix="bench-overhead-") as tmp:
         work = Path(tmp)
@@ -248,13 +292,20 @@ def main() -> None:
         build_database(db, max(sizes))
         runs: dict[str, dict[int, dict]] = {"old": {}, "new": {}}
         for size in sizes:
-            old_count = min(size, args.baseline_sample) if size == max(sizes) and len(sizes) > 1 else size
             print(f"{size} tables:", file=sys.stderr)
+            if args.sample and size != sizes[0]:
+                # the last tables of a run over `size` tables: the store holds the others already
+                for side, checkout in (("old", old), ("new", ROOT)):
+                    runs[side][size] = run_once(checkout, db, work, args.sample, f"{side}-{size}", first=size - args.sample,
+                                                prefilled_from=work / f"store-{side}-{sizes[0]}")
+                    _save(args.raw, runs)
+                continue
+            old_count = min(size, args.baseline_sample) if size == max(sizes) and len(sizes) > 1 else size
             runs["old"][size] = run_once(old, db, work, old_count, f"old-{size}")
             _save(args.raw, runs)
             runs["new"][size] = run_once(ROOT, db, work, size, f"new-{size}")
             _save(args.raw, runs)
-    text = render(runs, sizes, args.baseline, git_head(ROOT), args.baseline_sample)
+    text = render(runs, sizes, args.baseline, git_head(ROOT), args.baseline_sample, args.sample)
     print(text)
     if not args.no_write:
         write_results(runs["new"], report.machine())
@@ -266,11 +317,11 @@ def _save(raw: Path | None, runs: dict) -> None:
         raw.write_text(json.dumps(runs))
 
 
-def render(runs: dict, sizes: list[int], baseline: str, head: str, sample: int) -> str:
+def render(runs: dict, sizes: list[int], baseline: str, head: str, sample: int, last_tables: int = 0) -> str:
     rows = []
     for size in sizes:
         old, new = per_table(runs["old"][size]), per_table(runs["new"][size])
-        rows.append(f"| {size:,} | {runs['old'][size]['count']:,} | {old['whole']:.3f} | {new['whole']:.3f} | "
+        rows.append(f"| {size:,} | {runs['old'][size]['count']:,} / {runs['new'][size]['count']:,} | {old['whole']:.3f} | {new['whole']:.3f} | "
                     f"{new['whole'] / old['whole']:.2f} | {runs['old'][size]['peak_mb']:.0f} / "
                     f"{runs['new'][size]['peak_mb']:.0f} | {runs['old'][size]['load_before']:.1f}, "
                     f"{runs['new'][size]['load_before']:.1f}, {runs['new'][size]['load_after']:.1f} |")
@@ -285,22 +336,31 @@ def render(runs: dict, sizes: list[int], baseline: str, head: str, sample: int) 
                           f"{new['run_storage_events']:.0f} |")
     first, last = per_table(runs["new"][sizes[0]]), per_table(runs["new"][sizes[-1]])
     flat = last["whole"] / first["whole"]
-    return f"""Run: `.venv/bin/python benchmarks/bench_overhead.py --baseline {baseline} --sizes {','.join(map(str, sizes))} --baseline-sample {sample}` (this checkout: {head})
+    how = (f"--sample {last_tables}: at {', '.join(f'{n:,}' for n in sizes[1:])} tables, each side catalogs the last {last_tables:,} "
+           f"tables of the database in one run, its store holding the others already (copies, renamed, of "
+           f"the tables its {sizes[0]:,}-table run cataloged, and their entries in the database's logs): "
+           "what the last tables of a whole run meet, where the store is fullest. The index run covers "
+           "every table and is shared out over all of them."
+           if last_tables else f"--baseline-sample {sample}: at the largest size the baseline catalogs a sample "
+           "(its first tables, every row count among them).")
+    return f"""Run: `.venv/bin/python benchmarks/bench_overhead.py --baseline {baseline} --sizes {','.join(map(str, sizes))} {how.split(':')[0]}` (this checkout: {head})
 Machine: {report.machine()}. Date: {report.today()}.
 
 Tables of one shape (5 columns, 20,000 to 119,000 rows), cataloged by `catalog_database` (what
 `cataloger run` does: one Dagster run per table, then the index) in a fresh process with its
 checkout on PYTHONPATH, a fresh store and a fresh persistent Dagster instance, heuristic agent,
-local sandbox (bubblewrap). Baseline {baseline} and this checkout alternate, on the same tables;
-at the largest size the baseline catalogs a sample (its first tables, every row count among them).
+local sandbox (bubblewrap). Baseline {baseline} and this checkout alternate, on the same tables.
+{how}
 The machine is shared with other work: the load average (1 min) is given before each run and
 after the last; only ratios of runs made next to each other count.
 
-| tables | baseline's tables | baseline s / table | this checkout s / table | ratio | peak MB (tree) | load |
+| tables in the database | tables cataloged (baseline / this) | baseline s / table | this checkout s / table | ratio | peak MB (tree) | load |
 |---:|---:|---:|---:|---:|---|---|
 {chr(10).join(rows)}
 
-Flatness: this checkout's seconds a table at {sizes[-1]:,} tables / at {sizes[0]:,}: {flat:.2f}.
+Flatness: this checkout's seconds a table at {sizes[-1]:,} tables / at {sizes[0]:,}: {flat:.2f}; its store
+requests a table: {first['store_requests']:.0f} and {last['store_requests']:.0f} (the baseline's:
+{per_table(runs['old'][sizes[0]])['store_requests']:.0f} and {per_table(runs['old'][sizes[-1]])['store_requests']:.0f}).
 
 Seconds a table by stage (means; run_start holds the run's start and its end, index is the index
 run shared out over the tables):
