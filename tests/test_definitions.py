@@ -1,3 +1,4 @@
+import os
 import subprocess
 import sys
 import warnings
@@ -38,6 +39,23 @@ def test_workspace_yaml_loads_defs():
     )
     assert out.returncode == 0, out.stdout + out.stderr
     assert "deprecat" not in (out.stdout + out.stderr).lower()
+
+
+def test_loading_the_code_location_on_a_local_store_leaves_the_slow_imports_for_later(tmp_path):
+    """Every run, and every step in a process of its own, loads the code location: dagster-aws
+    (seconds: all its components) only for an S3 store, inflect (seconds: its type checks) only
+    when a name is first made singular or plural."""
+    probe = ("import sys; import cataloger_dagster.definitions as d; "
+             "from cataloger_dagster.core import text; "
+             "before = sorted(m for m in ('dagster_aws', 'inflect') if m in sys.modules); "
+             "word = text.plural('category'); "
+             "from cataloger_dagster.resources.script_store import script_store_from_url; "
+             "script_store_from_url('s3://bucket/prefix'); "
+             "print(before, word, sorted(m for m in ('dagster_aws', 'inflect') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, timeout=300,
+                         env={**os.environ, "CATALOGER_STORE": str(tmp_path / "store")})
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["[]", "categories", "['dagster_aws',", "'inflect']"]
 
 
 def test_materialize_every_asset_for_two_partitions(demo_db, tmp_path):

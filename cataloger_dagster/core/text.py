@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
+import functools
 import re
-
-import inflect
-
-_INFLECT = inflect.engine()
 _LAST_WORD = re.compile(r"[A-Za-z]+$")
 _MASS_NOUNS = {"data", "metadata", "media"}   # a table of data holds data, not one datum
 
@@ -31,5 +28,19 @@ def singular(name: str) -> str:
     word = match.group(0)
     if word.lower().endswith(("ss", "is", "us")) or word.lower() in _MASS_NOUNS:
         return name
-    one = _INFLECT.singular_noun(word)
+    one = _inflect().singular_noun(word)
     return name[:match.start()] + one if one else name
+
+
+def plural(noun: str) -> str:
+    """``row`` -> ``rows``, ``category`` -> ``categories``, ``movie`` -> ``movies``."""
+    return _inflect().plural_noun(noun)
+
+
+@functools.cache
+def _inflect():
+    # imported on first use: inflect takes seconds to import (its type checks), and most
+    # processes that load the code location (sensors, the webserver, most steps) never need it
+    import inflect
+
+    return inflect.engine()

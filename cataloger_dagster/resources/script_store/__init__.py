@@ -31,10 +31,21 @@ from cataloger_dagster.resources.script_store.base import (
     table_prefix,
 )
 from cataloger_dagster.resources.script_store.local import LocalScriptStore
-from cataloger_dagster.resources.script_store.s3 import S3ScriptStore
 
 if TYPE_CHECKING:
     from dagster_aws.s3 import S3Resource
+
+    from cataloger_dagster.resources.script_store.s3 import S3ScriptStore
+
+
+def __getattr__(name: str):
+    # the S3 backend on first use: dagster-aws takes seconds to import (all its components), and
+    # a process on a local store (each run's, each step's) never needs it
+    if name == "S3ScriptStore":
+        from cataloger_dagster.resources.script_store.s3 import S3ScriptStore
+
+        return S3ScriptStore
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = [
     "ArtifactExistsError",
@@ -73,6 +84,8 @@ def script_store_from_url(url: str, *, s3: S3Resource | None = None) -> ScriptSt
         parsed = urlparse(url)
         if not parsed.netloc:
             raise ValueError(f"S3 store URL {url!r} has no bucket; use s3://bucket/prefix")
+        from cataloger_dagster.resources.script_store.s3 import S3ScriptStore
+
         return S3ScriptStore(bucket=parsed.netloc, prefix=parsed.path.strip("/"), s3=s3)
     if scheme == "file":
         return LocalScriptStore(root=unquote(urlparse(url).path))
@@ -87,8 +100,10 @@ def store_url(store: ScriptStore) -> str:
     """Where ``store`` is, as `script_store_from_url` reads it back (an absolute folder or
     ``s3://bucket/prefix``): what a command shown to people passes as ``--store``.  Holds no
     credentials; an S3 endpoint other than AWS's comes from the reader's own environment."""
-    if isinstance(store, S3ScriptStore):
-        return f"s3://{store.bucket}/{store.prefix.strip('/')}".rstrip("/")
     if isinstance(store, LocalScriptStore):
         return str(Path(store.root).expanduser().absolute())
+    from cataloger_dagster.resources.script_store.s3 import S3ScriptStore
+
+    if isinstance(store, S3ScriptStore):
+        return f"s3://{store.bucket}/{store.prefix.strip('/')}".rstrip("/")
     raise TypeError(f"no URL for a {type(store).__name__}")

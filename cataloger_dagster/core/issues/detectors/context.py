@@ -12,14 +12,12 @@ from typing import Any, Mapping, Optional
 
 import ibis
 import ibis.expr.datatypes as dt
-import inflect
 
 from cataloger_dagster.core import portable, text
 from cataloger_dagster.core.issues import text_values
 from cataloger_dagster.core.models import ColumnProfile, IssueModel, TableProfile
 from cataloger_dagster.core.values import finite_float
 
-_INFLECT = inflect.engine()
 APPROXIMATE_MARGIN = 2
 NUMERIC_SENTINELS = (-999, -9999, -99999, -999999, 9999, 99999, 999999, 9999999)
 
@@ -169,7 +167,7 @@ def pct(part: float, whole: float) -> str:
 
 def count(n: int, noun: str) -> str:
     """``1 row``, ``2 rows``: a number with its noun in the right number."""
-    return f"{n:,} {noun if n == 1 else _INFLECT.plural_noun(noun)}"
+    return f"{n:,} {noun if n == 1 else text.plural(noun)}"
 
 
 def one(table: ibis.Table, **aggs: Any) -> dict[str, Any]:
