@@ -25,9 +25,12 @@ from datetime import timedelta
 from typing import TYPE_CHECKING, Any, Callable
 
 from cataloger_dagster.core.layout import (
-    _TS_RE, ENTRY_RE, REVIEW_LOG, REVIEWS_FOLDER, TABLE_FACTS, format_timestamp, parse_timestamp, store_name, table_prefix,
+    _TS_RE, ENTRY_RE, REVIEW_LOG, REVIEWS_FOLDER, TABLE_FACTS, format_timestamp, parse_timestamp, store_name,
+    table_prefix,
 )
 from cataloger_dagster.core.models import TableProfile
+
+from cataloger_dagster.resources.script_store.base import ScriptStoreError
 
 if TYPE_CHECKING:
     from cataloger_dagster.core.reviews.model import Review
@@ -74,7 +77,10 @@ class DatabaseLog:
         if len(names) >= FOLD_AT:
             through = max(through, names[-1])
             since = format_timestamp(parse_timestamp(through[:_STAMP]) - SETTLE)
-            self._write_digest(through, latest, sorted(n for n in (*recent, *names) if n >= since))
+            try:
+                self._write_digest(through, latest, sorted(n for n in (*recent, *names) if n >= since))
+            except ScriptStoreError as e:   # a reader that may not write (a read-only key): only slower
+                self.problems.append(f"the digest of {self.store._key_uri(self.folder)} was not updated: {e}")
         return {key: entry for key, (_, entry) in sorted(latest.items(), key=lambda item: item[1][0])}
 
     def _entry(self, entry_name: str) -> dict | None:

@@ -15,7 +15,7 @@ from cataloger_dagster.core.layout import (
     REVIEW_LOG, TABLE_FACTS, format_timestamp, new_timestamp, parse_timestamp, table_prefix,
 )
 from cataloger_dagster.core.reviews.model import Review
-from cataloger_dagster.resources.script_store import LocalScriptStore, database_log
+from cataloger_dagster.resources.script_store import LocalScriptStore, ScriptStoreError, database_log
 from cataloger_dagster.resources.script_store.database_log import DIGEST, FOLD_AT, MIGRATED, SETTLE, DatabaseLog
 
 DB = "shop"
@@ -170,3 +170,15 @@ def test_entries_of_a_long_log_are_listed_from_where_the_digest_ends(store):
     after = format_timestamp(parse_timestamp(names[20][:27]) - timedelta(microseconds=1))
     assert store._list_after(folder, after) == names[20:]
     assert store._list_after(folder, "") == names
+
+
+def test_a_reader_that_cannot_write_the_digest_still_reads_every_entry(store, monkeypatch):
+    log = database_log.facts_log(store, DB)
+    for i in range(FOLD_AT):
+        log.append(facts(f"t{i}", 1))
+
+    def refused(self, key, data):
+        raise ScriptStoreError(f"cannot write {key}: read-only")
+    monkeypatch.setattr(type(store), "_replace", refused)
+    assert sorted(log.read()) == sorted(f"t{i}" for i in range(FOLD_AT))
+    assert len(log.problems) == 1 and "was not updated" in log.problems[0]
