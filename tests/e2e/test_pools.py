@@ -105,7 +105,9 @@ def test_twenty_runs_of_one_database_never_exceed_its_pool(tmp_path, local_sandb
     # never more than the limit at once: in every sample, and over the runs' own start and end times
     assert 0 < most_holding <= LIMIT, f"{most_holding} runs of {pool} held a slot at once"
     overlap = most_at_once([(r["startTime"], r["endTime"]) for r in now])
-    assert overlap == LIMIT, f"at most {overlap} runs ran at once; the limit is {LIMIT}"
+    # at most the limit; not always reached: the daemon launches queued runs one after another,
+    # and a run shorter than a launch (about 9 s a run here since 2701fac) ends before the next starts
+    assert 0 < overlap <= LIMIT, f"{overlap} runs ran at once; the limit is {LIMIT}"
 
 
 def runs(dev: DagsterDev) -> list[dict]:
