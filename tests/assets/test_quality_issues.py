@@ -25,6 +25,7 @@ from cataloger_dagster.resources.script_store import LocalScriptStore
 from cataloger_dagster.resources.script_store.database_log import table_facts
 from cataloger_dagster.settings import resources
 from shop import make_shop
+from store_folders import count_requests
 
 pytestmark = pytest.mark.filterwarnings("error::DeprecationWarning")
 
@@ -124,14 +125,7 @@ def test_the_run_stores_the_key_profile_that_the_other_tables_searches_read(shop
 def test_the_other_tables_keys_cost_the_same_requests_however_many_tables(tmp_path, monkeypatch):
     """The search's lookups of every other table read the database's log of facts, not a folder
     per table: the same few requests for 20 tables as for 200."""
-    requests = {"n": 0}
-    for method in ("_read", "_list", "_list_after"):
-        original = getattr(LocalScriptStore, method)
-
-        def counted(self, *args, _original=original, **kwargs):
-            requests["n"] += 1
-            return _original(self, *args, **kwargs)
-        monkeypatch.setattr(LocalScriptStore, method, counted)
+    requests = count_requests(monkeypatch, LocalScriptStore)
     database = DatabaseResource(url=f"duckdb://{make_shop(tmp_path / 'shop.duckdb')}")
     cost = {}
     for tables in (20, 200):
@@ -143,10 +137,10 @@ def test_the_other_tables_keys_cost_the_same_requests_however_many_tables(tmp_pa
             local.append_table_facts("shop", table_facts(keys, "2026-01-01T00:00:00.000000Z", keys))
         local.read_table_facts("shop")     # as the runs before this one leave it: folded
         catalog = dict.fromkeys(names)     # only the names of the catalog matter here
-        requests["n"] = 0
+        requests.clear()
         found = stored_profiles(local, database, catalog, "t000")
         assert sorted(found) == names[1:]
-        cost[tables] = requests["n"]
+        cost[tables] = sum(requests.values())
     assert cost[20] == cost[200] <= 4   # the digest, a listing (a filtered folder listing here)
 
 

@@ -19,6 +19,7 @@ from cataloger_dagster.core.layout import ISSUES, PROFILE, SCRIPT, table_prefix
 from cataloger_dagster.core.models import ColumnProfile, Fingerprint, TableProfile
 from cataloger_dagster.resources.script_store.database_log import table_facts
 from cataloger_dagster.resources.script_store.local import LocalScriptStore
+from store_folders import count_requests
 
 DB = "shop"
 
@@ -178,20 +179,8 @@ def test_the_similar_table_is_found_in_the_databases_facts_without_reading_its_p
     assert (script.table, script.code, score) == ("clicks", "near\n", pytest.approx(3 / 5))
 
 
-@pytest.fixture
-def requests(monkeypatch):
-    calls = {"n": 0}
-    for method in ("_read", "_list", "_list_after"):
-        original = getattr(LocalScriptStore, method)
-
-        def counted(self, *args, _original=original, **kwargs):
-            calls["n"] += 1
-            return _original(self, *args, **kwargs)
-        monkeypatch.setattr(LocalScriptStore, method, counted)
-    return calls
-
-
-def test_finding_the_similar_table_costs_the_same_requests_however_many_tables(tmp_path, requests):
+def test_finding_the_similar_table_costs_the_same_requests_however_many_tables(tmp_path, monkeypatch):
+    requests = count_requests(monkeypatch, LocalScriptStore)
     cost = {}
     for tables in (20, 100):
         store = LocalScriptStore(root=str(tmp_path / f"store-{tables}"))
@@ -200,10 +189,10 @@ def test_finding_the_similar_table_costs_the_same_requests_however_many_tables(t
             add_facts(store, f"t{i:03d}", add_run(store, f"t{i:03d}", columns=columns, script="s\n"), columns)
         add_facts(store, "clicks", add_run(store, "clicks", script="near\n", metrics={"pass_rate": 1.0}))
         store.read_table_facts(DB)   # as the runs before this one leave it: folded
-        requests["n"] = 0
+        requests.clear()
         script, _ = similar_table_script(store, DB, profile("events", EVENTS))
         assert script.table == "clicks"
-        cost[tables] = requests["n"]
+        cost[tables] = sum(requests.values())
     assert cost[20] == cost[100]
 
 

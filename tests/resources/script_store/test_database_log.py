@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import json
 import threading
-from collections import Counter
 from datetime import timedelta
 
 import pytest
+from store_folders import count_requests
 
 from cataloger_dagster.core.layout import (
     REVIEW_LOG, TABLE_FACTS, format_timestamp, new_timestamp, parse_timestamp, table_prefix,
@@ -28,15 +28,7 @@ def facts(table: str, run: int) -> dict:
 @pytest.fixture
 def counted(store, monkeypatch):
     """The store's requests, by primitive."""
-    calls: Counter = Counter()
-    for method in ("_read", "_list", "_list_after", "_write_new", "_replace"):
-        original = getattr(type(store), method)
-
-        def wrapper(self, *args, _original=original, _method=method, **kwargs):
-            calls[_method] += 1
-            return _original(self, *args, **kwargs)
-        monkeypatch.setattr(type(store), method, wrapper)   # a resource is frozen: its class is patched
-    return calls
+    return count_requests(monkeypatch, type(store), ("_read", "_list", "_list_after", "_write_new", "_replace"))
 
 
 def test_concurrent_writers_lose_nothing_and_each_table_reads_as_its_latest(store):
