@@ -133,6 +133,14 @@ class ScriptStore(dg.ConfigurableResource, abc.ABC):
     def _list(self, key: str) -> tuple[list[str], list[str]]:
         """(sub-folder names, file names) directly under ``key``."""
 
+    def _replace_cache(self, key: str, data: bytes) -> str | None:
+        """Replace a cache object (rebuilt from what it caches when lost); why not, if it could not be."""
+        try:
+            self._replace(key, data)
+        except ScriptStoreError as e:
+            return str(e)
+        return None
+
     def _list_after(self, folder: str, after: str) -> list[str]:
         """The names of the files directly under ``folder`` that sort after ``after``, sorted;
         never a dot name (S3 overrides it to list only those)."""

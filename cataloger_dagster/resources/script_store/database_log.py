@@ -30,8 +30,6 @@ from cataloger_dagster.core.layout import (
 )
 from cataloger_dagster.core.models import TableProfile
 
-from cataloger_dagster.resources.script_store.base import ScriptStoreError
-
 if TYPE_CHECKING:
     from cataloger_dagster.core.reviews.model import Review
     from cataloger_dagster.resources.script_store.base import ScriptStore
@@ -77,10 +75,9 @@ class DatabaseLog:
         if len(names) >= FOLD_AT:
             through = max(through, names[-1])
             since = format_timestamp(parse_timestamp(through[:_STAMP]) - SETTLE)
-            try:
-                self._write_digest(through, latest, sorted(n for n in (*recent, *names) if n >= since))
-            except ScriptStoreError as e:   # a reader that may not write (a read-only key): only slower
-                self.problems.append(f"the digest of {self.store._key_uri(self.folder)} was not updated: {e}")
+            refused = self._write_digest(through, latest, sorted(n for n in (*recent, *names) if n >= since))
+            if refused:   # a reader that may not write (a read-only key): only slower
+                self.problems.append(f"the digest of {self.store._key_uri(self.folder)} was not updated: {refused}")
         return {key: entry for key, (_, entry) in sorted(latest.items(), key=lambda item: item[1][0])}
 
     def _entry(self, entry_name: str) -> dict | None:
@@ -112,10 +109,10 @@ class DatabaseLog:
             return "", {}, set()     # none yet, or unreadable: every entry is read again
         return digest["through"], digest["entries"], set(map(str, digest["recent"]))
 
-    def _write_digest(self, through: str, entries: dict[str, list[Any]], recent: list[str]) -> None:
+    def _write_digest(self, through: str, entries: dict[str, list[Any]], recent: list[str]) -> str | None:
         data = json.dumps({"version": _VERSION, "through": through, "recent": recent, "entries": entries},
                           ensure_ascii=False)
-        self.store._replace(f"{self.folder}/{DIGEST}", data.encode("utf-8"))
+        return self.store._replace_cache(f"{self.folder}/{DIGEST}", data.encode("utf-8"))
 
 
 # ---- the two logs: each table's facts for the others' runs, and every review of the database
