@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import functools
 import re
+import sys
+import types
 _LAST_WORD = re.compile(r"[A-Za-z]+$")
 _MASS_NOUNS = {"data", "metadata", "media"}   # a table of data holds data, not one datum
 
@@ -34,13 +36,41 @@ def singular(name: str) -> str:
 
 def plural(noun: str) -> str:
     """``row`` -> ``rows``, ``category`` -> ``categories``, ``movie`` -> ``movies``."""
-    return _inflect().plural_noun(noun)
+    return _inflect().plural_noun(noun) if noun else noun
 
 
 @functools.cache
 def _inflect():
-    # imported on first use: inflect takes seconds to import (its type checks), and most
-    # processes that load the code location (sensors, the webserver, most steps) never need it
-    import inflect
+    # imported on first use: most processes that load the code location (sensors, the
+    # webserver, most steps) never make a word plural
+    return _import_inflect().engine()
 
-    return inflect.engine()
+
+def _import_inflect() -> types.ModuleType:
+    """inflect, without typeguard's instrumentation of its functions.
+
+    inflect 7 decorates its functions with typeguard's ``@typechecked``, which recompiles each
+    of them from source as the module is imported: 2 to 3 s in every process that makes a word
+    plural (jaraco/inflect#212, open).  Those checks only reject arguments that are not
+    non-empty strings, which ours never are (``plural`` and ``singular`` pass non-empty words),
+    so the import sees a ``typechecked`` that returns the function as it is.  typeguard's own
+    module, where another package has imported it, is put back at once."""
+    if "inflect" in sys.modules:
+        return sys.modules["inflect"]
+    stand_in = types.ModuleType("typeguard")
+    stand_in.typechecked = _unchecked  # type: ignore[attr-defined]
+    real = sys.modules.get("typeguard")
+    sys.modules["typeguard"] = stand_in
+    try:
+        import inflect
+    finally:
+        if real is None:
+            del sys.modules["typeguard"]
+        else:
+            sys.modules["typeguard"] = real
+    return inflect
+
+
+def _unchecked(target=None, **_options):
+    """``@typechecked`` and ``@typechecked(...)``, both returning the function unchanged."""
+    return target if target is not None else (lambda function: function)

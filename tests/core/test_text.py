@@ -1,8 +1,14 @@
 """`text.words` and `text.singular`: the one reading of names (detectors and the heuristic agent)."""
 
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
-from cataloger_dagster.core.text import singular, words
+from cataloger_dagster.core.text import plural, singular, words
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.parametrize("name, expected", [
@@ -31,3 +37,31 @@ def test_words_split_every_way_names_are_written(name, expected):
 ])
 def test_singular(name, expected):
     assert singular(name) == expected
+
+
+@pytest.mark.parametrize("noun, expected", [
+    ("row", "rows"), ("category", "categories"), ("movie", "movies"), ("value", "values"), ("", ""),
+])
+def test_plural(noun, expected):
+    assert plural(noun) == expected
+
+
+def _fresh_interpreter(code: str) -> str:
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    return out.stdout.strip()
+
+
+def test_inflect_is_imported_without_typeguards_instrumentation():
+    """The instrumentation recompiles inflect's functions at import, seconds in every process that
+    makes a word plural: ours are imported plain, and the words come out the same."""
+    probe = ("import sys; from cataloger_dagster.core import text; w = text.plural('category'); "
+             "import inflect; names = inflect.engine.plural_noun.__code__.co_names; "
+             "print(w, 'check_argument_types_internal' in names, 'typeguard' in sys.modules)")
+    assert _fresh_interpreter(probe).split() == ["categories", "False", "False"]
+
+
+def test_a_typeguard_another_package_imported_is_left_as_it_was():
+    probe = ("import sys, typeguard; real = typeguard.typechecked; from cataloger_dagster.core import text; "
+             "text.singular('movies'); print(sys.modules['typeguard'] is typeguard, typeguard.typechecked is real)")
+    assert _fresh_interpreter(probe).split() == ["True", "True"]
