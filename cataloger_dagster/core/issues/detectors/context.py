@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+import operator
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -118,20 +120,34 @@ def free_text_counts(ctx: Context, cp: ColumnProfile) -> dict[str, int]:
     return ctx.cache[key]
 
 
-def _free_text_stats(table: ibis.Table, columns: list[str]) -> dict[str, dict[str, int]]:
+def _free_text_stats(table: ibis.Table, columns: list[str]) -> dict[str, dict[str, Any]]:
     aggs: dict[str, Any] = {}
     for i, name in enumerate(columns):
-        s = table[name]   # a NULL is in none of the three: count() and sum() pass over it
+        s = table[name]   # a NULL is in none of them: count(), sum(), min() and max() pass over it
+        maybe = might_be_placeholder(s)
         aggs[f"values{i}"], aggs[f"quoted{i}"] = s.count(), is_quoted(s).sum()
-        aggs[f"maybe{i}"] = (~s.re_search(text_values.NEVER_IN_PLACEHOLDER)).sum()
+        # the lowest and highest of those values: when they are one value, it is the only candidate,
+        # and the placeholder check needs no query of its own
+        aggs[f"maybe{i}"], aggs[f"first{i}"], aggs[f"last{i}"] = maybe.sum(), s.min(where=maybe), s.max(where=maybe)
     stats = one(table, **aggs)
     return {name: {"values": int(stats[f"values{i}"] or 0), "quoted": int(stats[f"quoted{i}"] or 0),
-                   "maybe_placeholders": int(stats[f"maybe{i}"] or 0)} for i, name in enumerate(columns)}
+                   "maybe_placeholders": int(stats[f"maybe{i}"] or 0),
+                   "first_maybe": stats[f"first{i}"], "last_maybe": stats[f"last{i}"]}
+            for i, name in enumerate(columns)}
+
+
+def might_be_placeholder(s: ibis.StringValue) -> ibis.BooleanValue:
+    """The value holds none of the characters no placeholder has (text_values.NEVER_IN_PLACEHOLDER_CHARS).
+    Ten substring tests, not a regular expression: DuckDB runs them in half the time of its
+    regex over ten million values, and SQLite has no regex of its own (ibis adds a Python one)."""
+    holds = [s.contains(ch) for ch in text_values.NEVER_IN_PLACEHOLDER_CHARS]
+    return ~functools.reduce(operator.or_, holds)
 
 
 def is_quoted(s: ibis.StringValue) -> ibis.BooleanValue:
-    """Text wrapped in literal double quotes ('"Avatar"')."""
-    return s.startswith('"') & s.endswith('"') & (s.length() >= 2)
+    """Text wrapped in literal double quotes ('"Avatar"'): a pattern of a prefix and a suffix,
+    which the databases test without counting the characters of every value."""
+    return s.like('"%"')
 
 
 def not_nan(ctx: Context, value: ibis.Value) -> ibis.Value:

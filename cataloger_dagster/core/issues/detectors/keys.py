@@ -70,12 +70,51 @@ def _repeats(ctx: Context, column: str) -> tuple[int, int]:
     the duplicate-key check and the duplicate-row check."""
     if ("repeats", column) not in ctx.cache:
         keys = rows = 0
+        if _distinct_by_bits(ctx, column):
+            ctx.cache[("repeats", column)] = (0, 0)
+            return (0, 0)
         for part in _slices(ctx, column):
             groups = _repeated_groups(ctx, column, part)
             stats = one(groups, keys=groups.count(), rows=groups.n.sum())
             keys, rows = keys + int(stats["keys"] or 0), rows + int(stats["rows"] or 0)
         ctx.cache[("repeats", column)] = (keys, rows)
     return ctx.cache[("repeats", column)]
+
+
+@ibis.udf.agg.builtin(name="bitstring_agg")
+def _bitstring_agg(value: dt.int64, low: dt.int64, high: dt.int64) -> dt.binary:  # type: ignore[empty-body]
+    """DuckDB: a bit per integer of [low, high], set where a row holds it."""
+
+
+@ibis.udf.scalar.builtin(name="bit_count")
+def _bit_count(bits: dt.binary) -> dt.int64:  # type: ignore[empty-body]
+    """DuckDB: the bits set."""
+
+
+BITS_MAX_RANGE = 1 << 27   # 16 MiB of bits: an integer column of values in a range this wide
+
+
+def _distinct_by_bits(ctx: Context, column: str) -> bool:
+    """On DuckDB, whether a large integer column's values are all distinct, proven by setting a
+    bit per value between its profiled min and max and counting them: one pass and 16 MiB at
+    most, where grouping ten million values takes four queries and half a GiB.  False when
+    the check does not apply or finds repeats (the grouping then counts them)."""
+    cp = next((c for c in ctx.profile.columns if c.name == column), None)
+    c = ctx.table[column]
+    if (cp is None or not c.type().is_integer() or (cp.count or 0) <= SLICE_VALUES
+            or portable.backend_name(ctx.table) != "duckdb"):
+        return False
+    try:
+        low, high = int(cp.min), int(cp.max)
+    except (TypeError, ValueError):
+        return False
+    if high - low >= BITS_MAX_RANGE:
+        return False
+    try:
+        stats = one(ctx.table, bits=_bit_count(_bitstring_agg(c.cast("int64"), low, high)), values=c.count())
+    except Exception:   # a value outside the profiled range: the table changed since its profile
+        return False
+    return int(stats["bits"] or 0) == int(stats["values"] or 0)
 
 
 def _slices(ctx: Context, column: str) -> list[Optional[ibis.BooleanValue]]:

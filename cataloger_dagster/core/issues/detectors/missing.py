@@ -9,7 +9,7 @@ import ibis.expr.datatypes as dt
 
 from cataloger_dagster.core.issues import text_values
 from cataloger_dagster.core.issues.detectors.context import (
-    Context, count, free_text_counts, is_measure, issue, numeric_sentinels, one, pct,
+    Context, count, free_text_counts, is_measure, issue, might_be_placeholder, numeric_sentinels, one, pct,
 )
 from cataloger_dagster.core.values import finite_float
 from cataloger_dagster.core.models import ColumnProfile, IssueModel, missing_severity
@@ -54,12 +54,17 @@ def _text_placeholders(ctx: Context, cp: ColumnProfile) -> dict[str, int]:
     if reading is not None:
         # among numbers or dates the placeholders belong to the "stored as text" issue
         return {} if reading.kind else dict(reading.placeholders)
-    if not free_text_counts(ctx, cp)["maybe_placeholders"]:
+    stats = free_text_counts(ctx, cp)
+    if not stats["maybe_placeholders"]:
         return {}   # every value holds a character no placeholder has
+    if stats["first_maybe"] == stats["last_maybe"]:
+        # one value could be a placeholder ('cust-0' among 'cust-1234'...): it is, or there is none
+        only = str(stats["first_maybe"])
+        return {only: stats["maybe_placeholders"]} if text_values.is_placeholder(only, cp.name) else {}
     present = ctx.table.filter(ctx.table[cp.name].notnull())
     # the values that could be placeholders (a small set) are read first: when none is one,
     # the column needs no grouping of all its values
-    maybe = present.filter(~present[cp.name].re_search(text_values.NEVER_IN_PLACEHOLDER))
+    maybe = present.filter(might_be_placeholder(present[cp.name]))
     maybe = maybe.select(value=maybe[cp.name]).distinct().limit(MAYBE_PLACEHOLDERS + 1)
     candidates = [str(v) for v in maybe.to_pyarrow().column("value").to_pylist()]
     if len(candidates) <= MAYBE_PLACEHOLDERS and not any(text_values.is_placeholder(v, cp.name) for v in candidates):

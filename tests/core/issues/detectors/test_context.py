@@ -107,11 +107,14 @@ def test_the_free_text_columns_of_a_table_are_counted_in_one_scan(tables, monkey
     # as detect_issues calls the checks: each on a table narrowed to its column, the whole beside it
     narrowed = dataclasses.replace(ctx, table=ctx.table.select("code"), whole=ctx.table)
     assert free_text_counts(narrowed, columns["code"]) == alone["code"]["code"]
-    assert len(scans) == 1 and {k[:-1] for k in scans[0]} == {"values", "quoted", "maybe"}
+    assert len(scans) == 1 and {k[:-1] for k in scans[0]} == {"values", "quoted", "maybe", "first", "last"}
     for name in ("note", "quoted"):
         assert free_text_counts(narrowed, columns[name]) == alone[name][name]
     assert len(scans) == 1
     assert alone["quoted"]["quoted"]["quoted"] == 60 and alone["code"]["code"]["maybe_placeholders"] == 9
+    # the one value that could be a placeholder, read in the same scan
+    assert alone["code"]["code"]["first_maybe"] == alone["code"]["code"]["last_maybe"] == "n/a"
+    assert alone["note"]["note"]["first_maybe"] == alone["note"]["note"]["last_maybe"] == "note 0"
 
 
 @pytest.mark.parametrize(("n", "noun", "expected"), [

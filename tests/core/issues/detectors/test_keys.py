@@ -9,7 +9,7 @@ import pyarrow as pa
 import pytest
 
 from cataloger_dagster.core.issues.detectors import keys
-from cataloger_dagster.core.issues.detectors.context import Context
+from cataloger_dagster.core.issues.detectors.context import Context, one
 from cataloger_dagster.core.issues.detectors.keys import (
     _key_parts, composite_key, distinct_rows, duplicate_keys, duplicate_rows,
 )
@@ -143,6 +143,27 @@ def test_repeats_counted_range_by_range_are_those_of_the_whole_column(tables, mo
     assert len(keys._slices(ctx, "row_id")) > 2
     sliced = duplicate_keys(ctx, cp, dtype)
     assert sliced.details["duplicated_values"] == 6 and sliced.affectedRows == 13
+
+
+def test_a_large_integer_key_is_proven_unique_by_one_bit_per_value(tables, monkeypatch):
+    """On DuckDB the ids between the profile's min and max each set a bit: all distinct in one
+    query; ids that repeat, or a range too wide for the bits, are counted range by range."""
+    tables.sql("CREATE TABLE t AS SELECT i * 3 AS row_id, i % 7 AS kind FROM range(1000) r(i)")
+    tables.sql("CREATE TABLE r AS SELECT i AS row_id FROM range(1000) r(i) UNION ALL SELECT 4 UNION ALL SELECT 4")
+    tables.sql("CREATE TABLE w AS SELECT i * 1000000 AS row_id FROM range(1000) r(i)")
+    monkeypatch.setattr(keys, "SLICE_VALUES", 100)
+    monkeypatch.setattr(keys, "BITS_MAX_RANGE", 10_000)
+    queries = []
+    monkeypatch.setattr(keys, "one", lambda table, **aggs: queries.append(sorted(aggs)) or one(table, **aggs))
+    ctx = tables.context("t")
+    assert keys._repeats(ctx, "row_id") == (0, 0) and queries == [["bits", "values"]]
+    assert duplicate_rows(ctx) is None
+    queries.clear()
+    assert keys._repeats(tables.context("r"), "row_id") == (1, 3)
+    assert queries[0] == ["bits", "values"] and len(queries) > 2      # found repeats, then counted them
+    queries.clear()
+    assert keys._repeats(tables.context("w"), "row_id") == (0, 0)
+    assert ["bits", "values"] not in queries and len(queries) > 2     # a range wider than the bits
 
 
 def _col(tables, table: str, column: str):
