@@ -10,7 +10,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Mapping, Optional
+from typing import Any, Callable, Mapping, Optional
 
 import ibis
 import ibis.expr.datatypes as dt
@@ -97,27 +97,37 @@ def too_many_values(cp: ColumnProfile) -> bool:
         APPROXIMATE_MARGIN if cp.distinct_approximate else 1)
 
 
-FREE_TEXT_COLUMNS_PER_QUERY = 30   # three figures a column: within SQLite's and PostgreSQL's limits
+COLUMNS_PER_SCAN = 30   # a few figures a column: within SQLite's and PostgreSQL's limits
 
 
-def free_text_counts(ctx: Context, cp: ColumnProfile) -> dict[str, int]:
-    """A text column with too many values to read on the host: its values, those wrapped in double
-    quotes, and those that could be placeholders, shared by its checks.  Every such column of the
-    table (the profile says which) is counted in the one scan the first of them asks for; a scan
-    that fails counts each column alone, so that one column's failure stays its own."""
-    key = ("free text", cp.name)
+def counted_together(ctx: Context, cp: ColumnProfile, kind: str,
+                     wanted: Callable[[ColumnProfile, dt.DataType], bool],
+                     counts: Callable[[ibis.Table, list[str]], dict[str, dict[str, Any]]]) -> dict[str, Any]:
+    """`counts` of column `cp`, figured in one scan with every other column of the table that
+    `wanted` picks (the same figures, which their own checks will ask for): the first check
+    pays the scan, the others read the cache.  A scan that fails counts `cp` alone, so that
+    one column's failure stays its own."""
+    key = (kind, cp.name)
     if key not in ctx.cache:
         whole = ctx.table if ctx.whole is None else ctx.whole
         schema = whole.schema()
         batch = [c.name for c in ctx.profile.columns if c.name != cp.name and c.name in schema
-                 and schema[c.name].is_string() and too_many_values(c) and ("free text", c.name) not in ctx.cache]
+                 and (kind, c.name) not in ctx.cache and wanted(c, schema[c.name])]
         try:
-            counted = _free_text_stats(whole, [cp.name, *batch[:FREE_TEXT_COLUMNS_PER_QUERY - 1]])
+            counted = counts(whole, [cp.name, *batch[:COLUMNS_PER_SCAN - 1]])
         except Exception:
-            counted = _free_text_stats(ctx.table, [cp.name])
+            counted = counts(ctx.table, [cp.name])
         for name, stats in counted.items():
-            ctx.cache[("free text", name)] = stats
+            ctx.cache[(kind, name)] = stats
     return ctx.cache[key]
+
+
+def free_text_counts(ctx: Context, cp: ColumnProfile) -> dict[str, Any]:
+    """A text column with too many values to read on the host: its values, those wrapped in double
+    quotes, and those that could be placeholders (with the lowest and highest of them), shared
+    by its checks and counted with the table's other such columns."""
+    return counted_together(ctx, cp, "free text", lambda c, dtype: dtype.is_string() and too_many_values(c),
+                            _free_text_stats)
 
 
 def _free_text_stats(table: ibis.Table, columns: list[str]) -> dict[str, dict[str, Any]]:

@@ -9,7 +9,7 @@ import ibis.expr.datatypes as dt
 
 from cataloger_dagster.core.issues import text_values
 from cataloger_dagster.core.issues.detectors.context import (
-    Context, count, free_text_counts, is_measure, issue, might_be_placeholder, numeric_sentinels, one, pct,
+    Context, count, counted_together, free_text_counts, is_measure, issue, might_be_placeholder, numeric_sentinels, one, pct,
 )
 from cataloger_dagster.core.values import finite_float
 from cataloger_dagster.core.models import ColumnProfile, IssueModel, missing_severity
@@ -101,15 +101,12 @@ def _zero_placeholder(ctx: Context, cp: ColumnProfile, dtype: dt.DataType) -> in
     """Rows where 0 stands for "unknown": a non-negative measure whose other values never come
     near zero (a film's gross of 0 among grosses in the thousands), as opposed to a count or a
     rainfall where zero sits next to the smallest values."""
-    if not is_measure(cp, dtype) or (cp.distinct or 0) < 20:
+    if not _zero_candidate(cp, dtype):
         return 0
-    low = finite_float(cp.min)   # the profile's minimum saw every row
-    if low is not None and low != 0:
-        return 0   # no zero at all, or negative values: zero is then an ordinary value
     c = ctx.table[cp.name]
-    stats = one(ctx.table, zeros=(c == 0).sum(), negative=(c < 0).sum(), positive=(c > 0).sum())
-    zeros, positive = int(stats["zeros"] or 0), int(stats["positive"] or 0)
-    if int(stats["negative"] or 0) or zeros < ZERO_MIN_ROWS or zeros > ZERO_MAX_SHARE * cp.count:
+    stats = _signs(ctx, cp)
+    zeros, positive = stats["zeros"], stats["positive"]
+    if stats["negative"] or zeros < ZERO_MIN_ROWS or zeros > ZERO_MAX_SHARE * cp.count:
         return 0
     smallest = _smallest_positive(ctx, cp, c)   # only for the few columns that got this far
     if len(smallest) < 20:
@@ -117,6 +114,29 @@ def _zero_placeholder(ctx: Context, cp: ColumnProfile, dtype: dt.DataType) -> in
     step = min(float(b) - float(a) for a, b in zip(smallest, smallest[1:]))
     near = int(ctx.table.filter((c > 0) & (c < ZERO_ISOLATION_STEPS * step)).count().execute())
     return zeros if near <= ZERO_NEAR_SHARE * positive else 0
+
+
+def _zero_candidate(cp: ColumnProfile, dtype: dt.DataType) -> bool:
+    # the profile's minimum saw every row: one that is not zero means no zero at all, or
+    # negative values, and zero is then an ordinary value
+    low = finite_float(cp.min)
+    return is_measure(cp, dtype) and (cp.distinct or 0) >= 20 and (low is None or low == 0)
+
+
+def _signs(ctx: Context, cp: ColumnProfile) -> dict[str, int]:
+    """The zero, negative and positive values of a measure column, counted with the table's
+    other columns that could hold a placeholder zero."""
+    return counted_together(ctx, cp, "signs", _zero_candidate, _sign_counts)
+
+
+def _sign_counts(table: ibis.Table, columns: list[str]) -> dict[str, dict[str, int]]:
+    aggs = {}
+    for i, name in enumerate(columns):
+        c = table[name]
+        aggs[f"zeros{i}"], aggs[f"negative{i}"], aggs[f"positive{i}"] = (c == 0).sum(), (c < 0).sum(), (c > 0).sum()
+    stats = one(table, **aggs)
+    return {name: {k: int(stats[f"{k}{i}"] or 0) for k in ("zeros", "negative", "positive")}
+            for i, name in enumerate(columns)}
 
 
 def sentinel_values(ctx: Context, cp: ColumnProfile, dtype: dt.DataType) -> Optional[IssueModel]:

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 import random
 
 import pytest
 
 from cataloger_dagster.core.issues import text_values
 from cataloger_dagster.core.issues.detectors import missing
+from cataloger_dagster.core.issues.detectors.context import one
 from cataloger_dagster.core.issues.detectors.missing import missing_values, sentinel_values
 
 
@@ -149,3 +151,21 @@ def test_placeholders_in_free_text_with_many_values(tables, few, monkeypatch):
 def _col(tables, table: str, column: str):
     cp = next(c for c in tables.profile(table).columns if c.name == column)
     return cp, tables.con.table(table).schema()[column]
+
+
+def test_the_measures_that_could_hold_a_placeholder_zero_are_counted_in_one_scan(tables, monkeypatch):
+    _films(tables)
+    tables.sql("CREATE TABLE both_ AS SELECT *, worldwide_gross / 2 AS domestic_gross, "
+               "worldwide_gross + 1 AS no_zero FROM movies")
+    ctx = tables.context("both_")
+    scans = []
+    monkeypatch.setattr(missing, "one", lambda table, **aggs: scans.append(sorted(aggs)) or one(table, **aggs))
+    narrowed = dataclasses.replace(ctx, table=ctx.table.select("worldwide_gross"), whole=ctx.table)
+    found = sentinel_values(narrowed, *_col(tables, "both_", "worldwide_gross"))
+    assert found.details["values"] == {"0": 12}
+    # the zero, negative and positive counts of both measures whose minimum is 0, not of no_zero
+    assert scans[0] == sorted(f"{k}{i}" for k in ("zeros", "negative", "positive") for i in (0, 1))
+    assert ctx.cache[("signs", "domestic_gross")] == {"zeros": 12, "negative": 0, "positive": 400}
+    assert sentinel_values(dataclasses.replace(narrowed, table=ctx.table.select("domestic_gross")),
+                           *_col(tables, "both_", "domestic_gross")).details["values"] == {"0": 12}
+    assert sum(1 for s in scans if "zeros0" in s) == 1
