@@ -29,7 +29,7 @@ _PLACEHOLDER = re.compile(
 )
 # Characters no placeholder holds, even after case folding ('#DIV/0!' has only a zero): a free-text
 # column whose every value holds one (an e-mail's '@', a hash's digits) has no placeholder.
-NEVER_IN_PLACEHOLDER_CHARS = "123456789@"
+NEVER_IN_PLACEHOLDER_CHARS = "@123456789"
 _TYPED_PLACEHOLDER = re.compile(r"^(?:none|0000-00-00(?: 00:00:00)?|00/00/0000)$")
 _CODE_WORDS = {"country", "code", "state", "region", "iso", "lang", "language"}
 

@@ -115,6 +115,9 @@ def test_the_free_text_columns_of_a_table_are_counted_in_one_scan(tables, monkey
     # the one value that could be a placeholder, read in the same scan
     assert alone["code"]["code"]["first_maybe"] == alone["code"]["code"]["last_maybe"] == "n/a"
     assert alone["note"]["note"]["first_maybe"] == alone["note"]["note"]["last_maybe"] == "note 0"
+    # NULLs are no candidates
+    assert _free_text_stats(ctx.table, ["empty"])["empty"] == {
+        "values": 0, "quoted": 0, "maybe_placeholders": 0, "first_maybe": None, "last_maybe": None}
 
 
 @pytest.mark.parametrize(("n", "noun", "expected"), [
