@@ -63,11 +63,16 @@ def _import_inflect() -> types.ModuleType:
     sys.modules["typeguard"] = stand_in
     try:
         import inflect
+    except ImportError:   # an inflect that wants more of typeguard: the plain, slower import
+        sys.modules.pop("inflect", None)
+        inflect = None
     finally:
         if real is None:
             del sys.modules["typeguard"]
         else:
             sys.modules["typeguard"] = real
+    if inflect is None:
+        import inflect
     return inflect
 
 

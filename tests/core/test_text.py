@@ -65,3 +65,15 @@ def test_a_typeguard_another_package_imported_is_left_as_it_was():
     probe = ("import sys, typeguard; real = typeguard.typechecked; from cataloger_dagster.core import text; "
              "text.singular('movies'); print(sys.modules['typeguard'] is typeguard, typeguard.typechecked is real)")
     assert _fresh_interpreter(probe).split() == ["True", "True"]
+
+
+def test_an_inflect_that_wants_more_of_typeguard_is_imported_plainly(tmp_path):
+    (tmp_path / "inflect.py").write_text(
+        "from typeguard import typechecked, TypeCheckError\n"
+        "class engine:\n"
+        "    @typechecked\n"
+        "    def plural_noun(self, word: str) -> str:\n"
+        "        return word + 's'\n")
+    probe = (f"import sys; sys.path.insert(0, {str(tmp_path)!r}); from cataloger_dagster.core import text; "
+             "import inflect; print(text.plural('row'), inflect.TypeCheckError.__module__)")
+    assert _fresh_interpreter(probe).split() == ["rows", "typeguard"]
