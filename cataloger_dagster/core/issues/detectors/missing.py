@@ -9,7 +9,8 @@ import ibis.expr.datatypes as dt
 
 from cataloger_dagster.core.issues import text_values
 from cataloger_dagster.core.issues.detectors.context import (
-    Context, count, counted_together, free_text_counts, is_measure, issue, might_be_placeholder, numeric_sentinels, one, pct,
+    Context, count, counted_together, free_text_counts, is_measure, issue, might_be_placeholder, numeric_sentinels,
+    one, pct,
 )
 from cataloger_dagster.core.values import finite_float
 from cataloger_dagster.core.models import ColumnProfile, IssueModel, missing_severity
