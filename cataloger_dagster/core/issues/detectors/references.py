@@ -370,6 +370,48 @@ def _sampled_misses(ctx: Context, cp: ColumnProfile, candidates: list[Key]) -> s
     return ctx.cache[("sampled misses", cp.name)]
 
 
+def _excluded_together(ctx: Context, cp: ColumnProfile, candidates: list[Key]) -> set[Key]:
+    """The keys among `candidates` that the exact check would find too few of the column's
+    values in, counted for all of them in one query.  Only the keys that cannot be pulled to
+    the host (integer keys, or a column with too many values to read there): the others are
+    counted on the host already.  Each key's count is the verification's own (the column's
+    distinct values joined to the key's distinct values, with the database's equality), so a
+    key left out here is one the verification would reject; with two keys or more, one query
+    replaces one per key (unrelated hash keys of large tables each took a scan of the column).
+    A query that fails leaves every key to its own verification."""
+    cache_key = ("excluded together", cp.name)
+    if cache_key not in ctx.cache:
+        keys = list(dict.fromkeys(k for k in candidates if not _pullable(ctx, cp, k) and _still_key(ctx, k)))
+        excluded: set[Key] = set()
+        if len(keys) >= 2:
+            try:
+                excluded = _too_few_matched(ctx, cp, keys)
+            except Exception:   # each key is verified alone, as without this count
+                excluded = set()
+        ctx.cache[cache_key] = excluded
+    return ctx.cache[cache_key]
+
+
+def _too_few_matched(ctx: Context, cp: ColumnProfile, keys: list[Key]) -> set[Key]:
+    t, c = ctx.table, ctx.table[cp.name]
+    present = t.filter(c.notnull())
+    values = present.select(v=present[cp.name]).distinct()
+    matched: dict[int, int] = {}
+    n_values = 0
+    for start in range(0, len(keys), KEY_COLUMNS_PER_QUERY):
+        # every branch (i, n), one type in each: the values, then the values found in key i
+        parts = [values.aggregate(i=ibis.literal(-1, type="int32"), n=values.count())]
+        for i, k in enumerate(keys[start:start + KEY_COLUMNS_PER_QUERY], start):
+            target = _other(ctx, k.table)
+            found = target.select(k=target[k.column]).distinct()
+            joined = values.inner_join(found, values.v == found.k)
+            parts.append(joined.aggregate(i=ibis.literal(i, type="int32"), n=joined.count()))
+        rows = ibis.union(*parts, distinct=False).to_pyarrow().to_pylist()
+        n_values = next(int(r["n"] or 0) for r in rows if r["i"] == -1)
+        matched.update((r["i"], int(r["n"] or 0)) for r in rows if r["i"] != -1)
+    return {k for i, k in enumerate(keys) if not _included(n_values, n_values - matched.get(i, 0))}
+
+
 def _verify_digits(ctx: Context, cp: ColumnProfile, key: Key) -> tuple[int, int, int, list[str]]:
     """The same, for text codes against integer keys, matched on their digits on the host."""
     keys = {_digits(v) for v in _key_values(ctx, key)}
@@ -391,7 +433,8 @@ def orphan_references(ctx: Context, cp: ColumnProfile, dtype: dt.DataType) -> Op
     candidates = _candidates(ctx, cp, dtype)
     same_type = [key for key, cross in candidates if not cross]
     for key, cross in candidates:
-        if not _still_key(ctx, key) or (not cross and _too_little_overlap(ctx, cp, key, same_type)):
+        if not _still_key(ctx, key) or (not cross and (_too_little_overlap(ctx, cp, key, same_type)
+                                                       or key in _excluded_together(ctx, cp, same_type))):
             continue
         n_values, n_missing, rows, examples = (_verify_digits if cross else _verify_same_type)(ctx, cp, key)
         if not _included(n_values, n_missing):

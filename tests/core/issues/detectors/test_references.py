@@ -244,3 +244,37 @@ def test_a_lone_small_candidate_key_is_counted_without_a_sample(tables, monkeypa
     assert found.details["references"] == "airports.faa" and found.details["missing_values"] == 3
     assert ctx.cache[("sampled misses", "dest")] == set()
     assert ("key values", "airports.faa") in ctx.shared
+
+
+def _buyers(tables) -> None:
+    # two integer keys in one range, neither named like the column: customers holds every
+    # buyer but three, vendors (the odd numbers) only half of them
+    tables.sql("CREATE TABLE customers AS SELECT (5001 + i)::INTEGER AS customer_id, 'c' || i AS name FROM range(400) r(i)")
+    tables.sql("CREATE TABLE vendors AS SELECT (5001 + 2 * i)::INTEGER AS vendor_id, 'v' || i AS name FROM range(400) r(i)")
+    tables.sql("CREATE TABLE orders AS SELECT CASE WHEN i < 3 THEN 9001 + i ELSE 5001 + i % 400 END AS buyer_id, "
+               "i % 7 AS qty FROM range(2000) r(i)")
+
+
+def test_keys_that_cannot_be_pulled_are_counted_together_and_the_unrelated_left_out(tables):
+    _buyers(tables)
+    ctx = tables.context("orders", catalog=True)
+    cp, dtype = _col(tables, "orders", "buyer_id")
+    candidates = [key for key, _ in references._candidates(ctx, cp, dtype)]
+    assert {(k.table, k.column) for k in candidates} == {("customers", "customer_id"), ("vendors", "vendor_id")}
+    excluded = references._excluded_together(ctx, cp, candidates)
+    assert {(k.table, k.column) for k in excluded} == {("vendors", "vendor_id")}
+    found = orphan_references(ctx, cp, dtype)
+    assert found.details["references"] == "customers.customer_id" and found.details["missing_values"] == 3
+
+
+def test_a_count_together_that_fails_leaves_each_key_to_its_own_verification(tables, monkeypatch):
+    _buyers(tables)
+
+    def failing(*args):
+        raise RuntimeError("the database refused the query")
+    monkeypatch.setattr(references, "_too_few_matched", failing)
+    ctx = tables.context("orders", catalog=True)
+    cp, dtype = _col(tables, "orders", "buyer_id")
+    found = orphan_references(ctx, cp, dtype)
+    assert ctx.cache[("excluded together", "buyer_id")] == set()
+    assert found.details["references"] == "customers.customer_id" and found.details["missing_values"] == 3
