@@ -197,7 +197,8 @@ def test_unrelated_hash_keys_are_ruled_out_by_a_sample_without_pulling_them(tabl
     ctx = tables.context("web_sessions", catalog=True)
     cp, dtype = _col(tables, "web_sessions", "session_key")
     candidates = [key for key, _ in references._candidates(ctx, cp, dtype)]
-    assert [(k.table, k.column) for k in candidates] == [("app_sessions", "session_key"), ("shop_sessions", "session_key")]
+    assert [(k.table, k.column) for k in candidates] == [("app_sessions", "session_key"),
+                                                         ("shop_sessions", "session_key")]
     assert orphan_references(ctx, cp, dtype) is None
     assert references._sampled_misses(ctx, cp, candidates) == set(candidates)
     assert not [k for k in ctx.shared if k[0] == "key values"]   # ruled out without pulling a key
@@ -249,8 +250,10 @@ def test_a_lone_small_candidate_key_is_counted_without_a_sample(tables, monkeypa
 def _buyers(tables) -> None:
     # two integer keys in one range, neither named like the column: customers holds every
     # buyer but three, vendors (the odd numbers) only half of them
-    tables.sql("CREATE TABLE customers AS SELECT (5001 + i)::INTEGER AS customer_id, 'c' || i AS name FROM range(400) r(i)")
-    tables.sql("CREATE TABLE vendors AS SELECT (5001 + 2 * i)::INTEGER AS vendor_id, 'v' || i AS name FROM range(400) r(i)")
+    tables.sql("CREATE TABLE customers AS SELECT (5001 + i)::INTEGER AS customer_id, 'c' || i AS name "
+               "FROM range(400) r(i)")
+    tables.sql("CREATE TABLE vendors AS SELECT (5001 + 2 * i)::INTEGER AS vendor_id, 'v' || i AS name "
+               "FROM range(400) r(i)")
     tables.sql("CREATE TABLE orders AS SELECT CASE WHEN i < 3 THEN 9001 + i ELSE 5001 + i % 400 END AS buyer_id, "
                "i % 7 AS qty FROM range(2000) r(i)")
 
