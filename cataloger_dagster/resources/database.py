@@ -289,6 +289,7 @@ class DatabaseResource(dg.ConfigurableResource):
 
     _conn: Any = PrivateAttr(default=None)
     _lock: Any = PrivateAttr(default_factory=threading.Lock)
+    _location: Any = PrivateAttr(default=None)   # (connection, its DuckDB catalog and schema)
 
     # ------------------------------------------------------------------ naming
 
@@ -367,10 +368,20 @@ class DatabaseResource(dg.ConfigurableResource):
     def list_tables(self) -> list[str]:
         conn = self.connect()
         try:
+            if self.scheme == "duckdb":   # its catalog and schema asked once, not two queries a listing
+                return sorted(conn.list_tables(database=self._duckdb_location(conn)))
             return sorted(conn.list_tables())
         except Exception as exc:  # the sensors report this message in every failed tick
             raise DatabaseError(
                 f"cannot list the tables of {self.safe_url}: {scrub_secrets(str(exc), self.url)}") from None
+
+    def _duckdb_location(self, conn: ibis.BaseBackend) -> tuple[str, str]:
+        """The (catalog, schema) a DuckDB connection lists its tables in, as ibis would ask for
+        them on each listing; the connection is read-only, so they never change under it."""
+        with self._lock:
+            if self._location is None or self._location[0] is not conn:
+                self._location = (conn, (conn.current_catalog, conn.current_database))
+            return self._location[1]
 
     def table(self, name: str) -> ibis.Table:
         conn = self.connect()

@@ -333,3 +333,16 @@ def test_fix_scripts_point_at_the_table_in_the_databases_dialect_and_schema(tmp_
     assert (pg.table, pg.dialect, pg.schema) == ("orders", "postgres", "sales")
     assert DatabaseResource(url="mariadb://u:p@h/db").fix_target("t").dialect == "mysql"
     assert DatabaseResource(url="bigquery://project/dataset").fix_target("t") is None
+
+
+def test_duckdb_lists_its_tables_and_views_as_ibis_does_asking_its_schema_once(duck):
+    import duckdb as _duckdb
+
+    with _duckdb.connect(str(duck)) as con:
+        con.execute("CREATE VIEW big_orders AS SELECT * FROM orders")
+    db = DatabaseResource(url=f"duckdb://{duck}")
+    conn = db.connect()
+    assert db.list_tables() == sorted(conn.list_tables()) == ["big_orders", "customers", "orders"]
+    assert db.list_tables() == ["big_orders", "customers", "orders"]   # the schema asked once, kept
+    db.close()   # a new connection asks again
+    assert db.list_tables() == ["big_orders", "customers", "orders"] and db._location[0] is db.connect()

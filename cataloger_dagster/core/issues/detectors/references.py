@@ -8,6 +8,7 @@ ranges); each survivor is verified exactly in the database.
 
 from __future__ import annotations
 
+import functools
 import heapq
 import zlib
 from dataclasses import dataclass
@@ -51,8 +52,9 @@ def _other(ctx: Context, name: str) -> ibis.Table:
             raise Unopened(name)
         columns = list(table.columns)
         mixed: dict[str, str] = {}
-        for start in range(0, len(columns), KEY_COLUMNS_PER_QUERY):   # SQLite's column limit again
-            mixed.update(portable.sqlite_mixed_reasons(table.select(columns[start:start + KEY_COLUMNS_PER_QUERY])))
+        if portable.backend_name(table) == "sqlite":   # the only backend with mixed columns
+            for start in range(0, len(columns), KEY_COLUMNS_PER_QUERY):   # SQLite's column limit again
+                mixed.update(portable.sqlite_mixed_reasons(table.select(columns[start:start + KEY_COLUMNS_PER_QUERY])))
         # this table's checks only: an ibis table never crosses tables (its connection may close)
         ctx.cache[("other", name)] = portable.portable(table, mixed)[0]
     return ctx.cache[("other", name)]
@@ -114,8 +116,15 @@ def _profiled_type(cp: ColumnProfile) -> Optional[dt.DataType]:
     """The type a stored profile read the column as (text, when it had to be carried as text)."""
     if any(note.startswith("profiled as text") for note in cp.notes):
         return dt.string
+    return _parsed_type(cp.dtype)
+
+
+@functools.lru_cache(maxsize=4096)
+def _parsed_type(name: str) -> Optional[dt.DataType]:
+    """A type's name parsed once (a data type is immutable): each table's search reads every
+    other table's columns, and parsing a name costs more than the rest of the look-up."""
     try:
-        return dt.dtype(cp.dtype)
+        return dt.dtype(name)
     except Exception:   # a type this ibis cannot parse back is no key type anyway
         return None
 
@@ -323,6 +332,7 @@ def _pullable(ctx: Context, cp: ColumnProfile, key: Key) -> bool:
 
 
 SAMPLED_VALUES = 32   # if 80% of the values were keys, none of 32 of them is: a chance of 0.2**32, 4e-23
+PULLED_WITHOUT_SAMPLE = 10_000   # a lone candidate key this small is pulled and counted at once
 
 
 def _sampled_misses(ctx: Context, cp: ColumnProfile, candidates: list[Key]) -> set[Key]:
@@ -339,16 +349,67 @@ def _sampled_misses(ctx: Context, cp: ColumnProfile, candidates: list[Key]) -> s
         keys = [] if len(values) <= SAMPLED_VALUES else list(dict.fromkeys(
             k for k in candidates if _pullable(ctx, cp, k) and _still_key(ctx, k)
             and ("key values", f"{k.table}.{k.column}") not in ctx.shared))
+        if len(keys) == 1 and keys[0].distinct <= PULLED_WITHOUT_SAMPLE:
+            keys = []   # one key of a few thousand: pulling it is one query too, and a hit would pull it
         found: dict[int, int] = {}
         for start in range(0, len(keys), KEY_COLUMNS_PER_QUERY):
+            # every key column under one name, and the sample looked up once: the sample's
+            # literals written once per query, not once per key (most of the query's cost
+            # was ibis building and compiling them)
             parts = []
             for i, k in enumerate(keys[start:start + KEY_COLUMNS_PER_QUERY], start):
                 target = _other(ctx, k.table)
-                hits = target.filter(target[k.column].isin(sample))
-                parts.append(hits.aggregate(i=ibis.literal(i, type="int32"), n=hits.count()))   # one type in every branch
-            found.update((r["i"], int(r["n"] or 0)) for r in ibis.union(*parts).to_pyarrow().to_pylist())
+                column = target[k.column]
+                parts.append(target.select(i=ibis.literal(i, type="int32"),   # one type in every branch
+                                           k=column if column.type() == dt.string else column.cast(dt.string)))
+            keyed = ibis.union(*parts, distinct=False)
+            hits = keyed.filter(keyed.k.isin(sample))
+            counted = hits.group_by("i").aggregate(n=hits.count())
+            found.update((r["i"], int(r["n"] or 0)) for r in counted.to_pyarrow().to_pylist())
         ctx.cache[("sampled misses", cp.name)] = {k for i, k in enumerate(keys) if not found.get(i)}
     return ctx.cache[("sampled misses", cp.name)]
+
+
+def _excluded_together(ctx: Context, cp: ColumnProfile, candidates: list[Key]) -> set[Key]:
+    """The keys among `candidates` that the exact check would find too few of the column's
+    values in, counted for all of them in one query.  Only the keys that cannot be pulled to
+    the host (integer keys, or a column with too many values to read there): the others are
+    counted on the host already.  Each key's count is the verification's own (the column's
+    distinct values joined to the key's distinct values, with the database's equality), so a
+    key left out here is one the verification would reject; with two keys or more, one query
+    replaces one per key (unrelated hash keys of large tables each took a scan of the column).
+    A query that fails leaves every key to its own verification."""
+    cache_key = ("excluded together", cp.name)
+    if cache_key not in ctx.cache:
+        keys = list(dict.fromkeys(k for k in candidates if not _pullable(ctx, cp, k) and _still_key(ctx, k)))
+        excluded: set[Key] = set()
+        if len(keys) >= 2:
+            try:
+                excluded = _too_few_matched(ctx, cp, keys)
+            except Exception:   # each key is verified alone, as without this count
+                excluded = set()
+        ctx.cache[cache_key] = excluded
+    return ctx.cache[cache_key]
+
+
+def _too_few_matched(ctx: Context, cp: ColumnProfile, keys: list[Key]) -> set[Key]:
+    t, c = ctx.table, ctx.table[cp.name]
+    present = t.filter(c.notnull())
+    values = present.select(v=present[cp.name]).distinct()
+    matched: dict[int, int] = {}
+    n_values = 0
+    for start in range(0, len(keys), KEY_COLUMNS_PER_QUERY):
+        # every branch (i, n), one type in each: the values, then the values found in key i
+        parts = [values.aggregate(i=ibis.literal(-1, type="int32"), n=values.count())]
+        for i, k in enumerate(keys[start:start + KEY_COLUMNS_PER_QUERY], start):
+            target = _other(ctx, k.table)
+            found = target.select(k=target[k.column]).distinct()
+            joined = values.inner_join(found, values.v == found.k)
+            parts.append(joined.aggregate(i=ibis.literal(i, type="int32"), n=joined.count()))
+        rows = ibis.union(*parts, distinct=False).to_pyarrow().to_pylist()
+        n_values = next(int(r["n"] or 0) for r in rows if r["i"] == -1)
+        matched.update((r["i"], int(r["n"] or 0)) for r in rows if r["i"] != -1)
+    return {k for i, k in enumerate(keys) if not _included(n_values, n_values - matched.get(i, 0))}
 
 
 def _verify_digits(ctx: Context, cp: ColumnProfile, key: Key) -> tuple[int, int, int, list[str]]:
@@ -372,7 +433,8 @@ def orphan_references(ctx: Context, cp: ColumnProfile, dtype: dt.DataType) -> Op
     candidates = _candidates(ctx, cp, dtype)
     same_type = [key for key, cross in candidates if not cross]
     for key, cross in candidates:
-        if not _still_key(ctx, key) or (not cross and _too_little_overlap(ctx, cp, key, same_type)):
+        if not _still_key(ctx, key) or (not cross and (_too_little_overlap(ctx, cp, key, same_type)
+                                                       or key in _excluded_together(ctx, cp, same_type))):
             continue
         n_values, n_missing, rows, examples = (_verify_digits if cross else _verify_same_type)(ctx, cp, key)
         if not _included(n_values, n_missing):

@@ -189,14 +189,16 @@ def test_a_key_profile_gives_the_search_the_keys_of_the_whole_profile(tables):
 
 
 def test_unrelated_hash_keys_are_ruled_out_by_a_sample_without_pulling_them(tables):
-    # sessions of two sites: 32-character keys of one length and range, none shared
-    for site in ("web", "app"):
+    # sessions of three sites: 32-character keys of one length and range, none shared (more
+    # than one candidate: a lone key of a few thousand values is pulled outright, as cheap)
+    for site in ("web", "app", "shop"):
         tables.sql(f"CREATE TABLE {site}_sessions AS SELECT md5('{site}' || i) AS session_key, i % 60 AS seconds "
                    "FROM range(400) r(i)")
     ctx = tables.context("web_sessions", catalog=True)
     cp, dtype = _col(tables, "web_sessions", "session_key")
     candidates = [key for key, _ in references._candidates(ctx, cp, dtype)]
-    assert [(k.table, k.column) for k in candidates] == [("app_sessions", "session_key")]
+    assert [(k.table, k.column) for k in candidates] == [("app_sessions", "session_key"),
+                                                         ("shop_sessions", "session_key")]
     assert orphan_references(ctx, cp, dtype) is None
     assert references._sampled_misses(ctx, cp, candidates) == set(candidates)
     assert not [k for k in ctx.shared if k[0] == "key values"]   # ruled out without pulling a key
@@ -207,3 +209,75 @@ def test_unrelated_hash_keys_are_ruled_out_by_a_sample_without_pulling_them(tabl
     found = orphan_references(ctx, *_col(tables, "app_visits", "visit_session"))
     assert found.details["references"] == "app_sessions.session_key" and found.affectedRows == 40
     assert ("key values", "app_sessions.session_key") in ctx.shared
+
+
+def test_the_sample_is_looked_up_in_keys_of_any_nullability_in_one_query(tables):
+    # a NOT NULL key column and a nullable one under one name: their types differ in ibis
+    # (!string and string), and a union of the two would be refused without a cast
+    tables.sql("CREATE TABLE web_sessions (session_key VARCHAR NOT NULL, seconds INTEGER)")
+    tables.sql("INSERT INTO web_sessions SELECT md5('web' || i), i % 60 FROM range(400) r(i)")
+    tables.sql("CREATE TABLE app_sessions AS SELECT md5('app' || i) AS session_key, i % 60 AS seconds "
+               "FROM range(400) r(i)")
+    tables.sql("CREATE TABLE app_visits AS SELECT CASE WHEN i % 50 = 0 THEN md5('lost' || i) "
+               "ELSE md5('app' || (i % 400)) END AS visit_session FROM range(2000) r(i)")
+    ctx = tables.context("app_visits", catalog=True)
+    cp, dtype = _col(tables, "app_visits", "visit_session")
+    candidates = [key for key, _ in references._candidates(ctx, cp, dtype)]
+    assert {(k.table, k.column) for k in candidates} == {("app_sessions", "session_key"),
+                                                          ("web_sessions", "session_key")}
+    assert {(k.table, k.column) for k in references._sampled_misses(ctx, cp, candidates)} == \
+        {("web_sessions", "session_key")}   # the app's keys hold the sample, the web's none of it
+    found = orphan_references(ctx, cp, dtype)
+    assert found.details["references"] == "app_sessions.session_key" and found.affectedRows == 40
+
+
+def test_a_lone_small_candidate_key_is_counted_without_a_sample(tables, monkeypatch):
+    # one key of a few thousand values: pulled and counted at once, no sample looked up first
+    _flights(tables, ["SJU", "BQN", "STT"])
+    ctx = tables.context("flights", catalog=True)
+    cp, dtype = _col(tables, "flights", "dest")
+    assert len(ctx.values(cp)) > references.SAMPLED_VALUES
+
+    def no_sample_query(*tables, **kw):
+        raise AssertionError("a sample was looked up")
+    monkeypatch.setattr(references.ibis, "union", no_sample_query)
+    found = orphan_references(ctx, cp, dtype)
+    assert found.details["references"] == "airports.faa" and found.details["missing_values"] == 3
+    assert ctx.cache[("sampled misses", "dest")] == set()
+    assert ("key values", "airports.faa") in ctx.shared
+
+
+def _buyers(tables) -> None:
+    # two integer keys in one range, neither named like the column: customers holds every
+    # buyer but three, vendors (the odd numbers) only half of them
+    tables.sql("CREATE TABLE customers AS SELECT (5001 + i)::INTEGER AS customer_id, 'c' || i AS name "
+               "FROM range(400) r(i)")
+    tables.sql("CREATE TABLE vendors AS SELECT (5001 + 2 * i)::INTEGER AS vendor_id, 'v' || i AS name "
+               "FROM range(400) r(i)")
+    tables.sql("CREATE TABLE orders AS SELECT CASE WHEN i < 3 THEN 9001 + i ELSE 5001 + i % 400 END AS buyer_id, "
+               "i % 7 AS qty FROM range(2000) r(i)")
+
+
+def test_keys_that_cannot_be_pulled_are_counted_together_and_the_unrelated_left_out(tables):
+    _buyers(tables)
+    ctx = tables.context("orders", catalog=True)
+    cp, dtype = _col(tables, "orders", "buyer_id")
+    candidates = [key for key, _ in references._candidates(ctx, cp, dtype)]
+    assert {(k.table, k.column) for k in candidates} == {("customers", "customer_id"), ("vendors", "vendor_id")}
+    excluded = references._excluded_together(ctx, cp, candidates)
+    assert {(k.table, k.column) for k in excluded} == {("vendors", "vendor_id")}
+    found = orphan_references(ctx, cp, dtype)
+    assert found.details["references"] == "customers.customer_id" and found.details["missing_values"] == 3
+
+
+def test_a_count_together_that_fails_leaves_each_key_to_its_own_verification(tables, monkeypatch):
+    _buyers(tables)
+
+    def failing(*args):
+        raise RuntimeError("the database refused the query")
+    monkeypatch.setattr(references, "_too_few_matched", failing)
+    ctx = tables.context("orders", catalog=True)
+    cp, dtype = _col(tables, "orders", "buyer_id")
+    found = orphan_references(ctx, cp, dtype)
+    assert ctx.cache[("excluded together", "buyer_id")] == set()
+    assert found.details["references"] == "customers.customer_id" and found.details["missing_values"] == 3
