@@ -94,22 +94,30 @@ def _bit_count(bits: dt.binary) -> dt.int64:  # type: ignore[empty-body]
 BITS_MAX_RANGE = 1 << 27   # 16 MiB of bits: an integer column of values in a range this wide
 
 
+def _large_integer_range(ctx: Context, column: str) -> Optional[tuple[int, int, int]]:
+    """(values, profiled min, profiled max) of an integer column of more than SLICE_VALUES values,
+    else None: the columns whose repeats are worth a cheaper way than one group-by."""
+    cp = next((c for c in ctx.profile.columns if c.name == column), None)
+    if cp is None or not ctx.table[column].type().is_integer() or (cp.count or 0) <= SLICE_VALUES:
+        return None
+    try:
+        return cp.count, int(cp.min), int(cp.max)
+    except (TypeError, ValueError):
+        return None
+
+
 def _distinct_by_bits(ctx: Context, column: str) -> bool:
     """On DuckDB, whether a large integer column's values are all distinct, proven by setting a
     bit per value between its profiled min and max and counting them: one pass and 16 MiB at
     most, where grouping ten million values takes four queries and half a GiB.  False when
     the check does not apply or finds repeats (the grouping then counts them)."""
-    cp = next((c for c in ctx.profile.columns if c.name == column), None)
-    c = ctx.table[column]
-    if (cp is None or not c.type().is_integer() or (cp.count or 0) <= SLICE_VALUES
-            or portable.backend_name(ctx.table) != "duckdb"):
+    found = _large_integer_range(ctx, column)
+    if found is None or portable.backend_name(ctx.table) != "duckdb":
         return False
-    try:
-        low, high = int(cp.min), int(cp.max)
-    except (TypeError, ValueError):
-        return False
+    _, low, high = found
     if high - low >= BITS_MAX_RANGE:
         return False
+    c = ctx.table[column]
     try:
         stats = one(ctx.table, bits=_bit_count(_bitstring_agg(c.cast("int64"), low, high)), values=c.count())
     except Exception:   # a value outside the profiled range: the table changed since its profile
@@ -121,15 +129,12 @@ def _slices(ctx: Context, column: str) -> list[Optional[ibis.BooleanValue]]:
     """Ranges of an integer column of many values, each counted in its own query: a value repeats
     only inside its range, and a hash table of every value of ten million rows (half a GiB) is
     held a quarter at a time.  Values outside the profiled min and max form one more range."""
-    cp = next((c for c in ctx.profile.columns if c.name == column), None)
+    found = _large_integer_range(ctx, column)
+    if found is None:
+        return [None]
+    count, low, high = found
     c = ctx.table[column]
-    if cp is None or not c.type().is_integer() or (cp.count or 0) <= SLICE_VALUES:
-        return [None]
-    try:
-        low, high = int(cp.min), int(cp.max)
-    except (TypeError, ValueError):
-        return [None]
-    n = -(-cp.count // SLICE_VALUES)
+    n = -(-count // SLICE_VALUES)
     bounds = [low + (high - low + 1) * i // n for i in range(n)] + [high + 1]
     return [(c >= a) & (c < b) for a, b in zip(bounds, bounds[1:]) if b > a] + [(c < low) | (c > high)]
 
