@@ -74,9 +74,13 @@ def build_database(path: Path, tables: int) -> None:
 
 
 # ------------------------------------------------------------------ the child: one catalog run
-def child(db: str, store: str, count: int, first: int = 0, database_tables: int = 0) -> None:
+def child(db: str, store: str, count: int, first: int = 0, database_tables: int = 0, batch: int = 0,
+          jobs: int = 1) -> None:
     """Catalog tables first..first+count-1 in this process; prints its figures as JSON on the last
-    line.  `database_tables`: the tables of the database the store holds (the index lists them all)."""
+    line.  `database_tables`: the tables of the database the store holds (the index lists them all).
+    `batch`, `jobs`: tables per Dagster run and runs at once, for a checkout that has them (0: its default)."""
+    import inspect
+
     import dagster as dg
 
     import cataloger_dagster
@@ -90,53 +94,63 @@ def child(db: str, store: str, count: int, first: int = 0, database_tables: int 
             return _orig(self, *args, **kwargs)
         setattr(LocalScriptStore, method, counted)
 
-    spans: dict[str, tuple[float, float, int]] = {}
-    materialize_table = runner._materialize_table
-
-    def timed(name, *args, **kwargs):
-        before, began = requests["n"], time.time()
-        result = materialize_table(name, *args, **kwargs)
-        spans[name] = (began, time.time(), requests["n"] - before)
-        return result
-
-    runner._materialize_table = timed
     names = [table_name(i) for i in range(first, first + count)]
+    options = {}
+    if batch and "batch" in inspect.signature(runner.catalog_database).parameters:
+        options = {"batch": batch, "jobs": jobs}
     started = time.time()
     with dg.DagsterInstance.get() as instance:
         if database_tables:   # the tables cataloged before this run: partitions, as they would be
             instance.add_dynamic_partitions("tables", [table_name(i) for i in range(database_tables)])
         result = runner.catalog_database(database=f"duckdb://{db}", store=store, tables=names,
-                                         exploration_rate=0.0, instance=instance)
+                                         exploration_rate=0.0, instance=instance, **options)
         ended = time.time()
         failed = [(t.table, t.error) for t in result.failed]
         if failed or result.index is None:
             raise SystemExit(f"catalog run failed: {failed[:3]} index={result.index}")
-        tables = {t.table: _stages(instance, t.dagster_run_id, spans[t.table]) for t in result.tables}
-    last_table_end = max(end for _, end, _ in spans.values())
+        tables, index_started = _stages(instance, {t.table: t.dagster_run_id for t in result.tables})
+    # the requests of this process: all of them, unless worker processes made the runs
+    per_table_requests = requests["n"] / count if options.get("jobs", 1) == 1 else None
+    for figures in tables.values():
+        figures["store_requests"] = per_table_requests
     print(json.dumps({"package": cataloger_dagster.__file__, "seconds": ended - started,
-                      "index_seconds": ended - last_table_end, "tables": tables}))
+                      "index_seconds": ended - index_started, "tables": tables, "runs": len(set(
+                          t.dagster_run_id for t in result.tables)), **options}))
 
 
-def _stages(instance, run_id: str, span: tuple[float, float, int]) -> dict:
-    began, ended, store_requests = span
-    starts: dict[str, float] = {}
-    seconds = dict.fromkeys(STEPS, 0.0)
-    first = last = None
-    records = instance.all_logs(run_id)
-    for record in records:
-        event = record.dagster_event
-        if event is None:
-            continue
-        if event.event_type_value == "STEP_START":
-            starts[record.step_key] = record.timestamp
-            first = record.timestamp if first is None else first
-        elif event.event_type_value in ("STEP_SUCCESS", "STEP_FAILURE") and record.step_key in starts:
-            if record.step_key in seconds:
-                seconds[record.step_key] += record.timestamp - starts[record.step_key]
-            last = record.timestamp
-    seconds["run_start"] = (first - began) + (ended - last)
-    return {"wall": ended - began, "seconds": seconds, "store_requests": store_requests,
-            "run_storage_events": len(records)}
+def _stages(instance, run_of: dict[str, str]) -> tuple[dict, float]:
+    """Each table's share of its run's stages, from Dagster's run and event storage: a run over n
+    tables gives each 1/n of its start (creation to first step, and last step to its end) and of
+    each step.  With when the index run began (the end of the last table run)."""
+    tables_of: dict[str, list[str]] = {}
+    for table, run_id in run_of.items():
+        tables_of.setdefault(run_id, []).append(table)
+    figures, last_end = {}, 0.0
+    for run_id, tables in tables_of.items():
+        record = instance.get_run_record_by_id(run_id)
+        starts: dict[str, float] = {}
+        seconds = dict.fromkeys(STEPS, 0.0)
+        first = last = None
+        records = instance.all_logs(run_id)
+        for entry in records:
+            event = entry.dagster_event
+            if event is None:
+                continue
+            if event.event_type_value == "STEP_START":
+                starts[entry.step_key] = entry.timestamp
+                first = entry.timestamp if first is None else first
+            elif event.event_type_value in ("STEP_SUCCESS", "STEP_FAILURE") and entry.step_key in starts:
+                if entry.step_key in seconds:
+                    seconds[entry.step_key] += entry.timestamp - starts[entry.step_key]
+                last = entry.timestamp
+        created, ended = record.create_timestamp.timestamp(), record.end_time or last
+        last_end = max(last_end, ended)
+        seconds["run_start"] = (first - created) + (ended - last)
+        n = len(tables)
+        for table in tables:
+            figures[table] = {"wall": (ended - created) / n, "seconds": {k: v / n for k, v in seconds.items()},
+                              "run_storage_events": len(records) / n}
+    return figures, last_end
 
 
 # ------------------------------------------------------------------ the parent
@@ -175,7 +189,7 @@ class TreePeak:
 
 
 def run_once(checkout: Path, db: Path, work: Path, count: int, label: str, *, first: int = 0,
-             prefilled_from: Path | None = None) -> dict:
+             prefilled_from: Path | None = None, batch: int = 0, jobs: int = 1) -> dict:
     """One catalog run of `count` tables from table `first`; with `prefilled_from` (the store of an
     earlier run of the first tables), the store first holds tables 0..first-1, copied from it."""
     store, home = work / f"store-{label}", work / f"home-{label}"
@@ -185,7 +199,7 @@ def run_once(checkout: Path, db: Path, work: Path, count: int, label: str, *, fi
     env = {**os.environ, "PYTHONPATH": str(checkout), "DAGSTER_HOME": str(home)}
     load = os.getloadavg()[0]
     proc = subprocess.Popen([sys.executable, str(HERE), "--child", str(db), str(store), str(count), str(first),
-                             str(first + count if first else 0)],
+                             str(first + count if first else 0), str(batch), str(jobs)],
                             cwd=checkout, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     peak = TreePeak(proc.pid)
     out, err = proc.communicate()
@@ -241,9 +255,19 @@ def per_table(run: dict, rows: tuple[int, int] | None = None) -> dict:
     seconds = {s: statistics.fmean(t["seconds"][s] for t in tables) for s in ("run_start", *STEPS)}
     seconds["index"] = run["index_seconds"] / run.get("database_tables", run["count"])   # it covers them all
     return {"tables": n, "seconds": seconds,
-            "store_requests": statistics.fmean(t["store_requests"] for t in tables),
+            "store_requests": _mean_or_none(t.get("store_requests") for t in tables),
             "run_storage_events": statistics.fmean(t["run_storage_events"] for t in tables),
             "whole": run["seconds"] / run["count"]}
+
+
+def _mean_or_none(values) -> float | None:
+    """The mean, or None when a value is unknown (requests made in worker processes are not counted)."""
+    values = list(values)
+    return None if any(v is None for v in values) else statistics.fmean(values)
+
+
+def _count(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.0f}"
 
 
 def write_results(new_runs: dict[int, dict], machine: str) -> None:
@@ -254,7 +278,7 @@ def write_results(new_runs: dict[int, dict], machine: str) -> None:
         rows = [table_rows(int(n[1:])) for n in largest["tables"] if low <= table_rows(int(n[1:])) < high]
         sizes.append({"rows": round(statistics.fmean(rows)), "columns": 5,
                       "seconds": {k: round(v, 4) for k, v in costs["seconds"].items()},
-                      "store_requests": round(costs["store_requests"]),
+                      "store_requests": None if costs["store_requests"] is None else round(costs["store_requests"]),
                       "run_storage_events": round(costs["run_storage_events"]),
                       "peak_mb": round(largest["peak_mb"], 1)})
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
@@ -269,7 +293,7 @@ def write_results(new_runs: dict[int, dict], machine: str) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--child", nargs=5, help=argparse.SUPPRESS)
+    parser.add_argument("--child", nargs=7, help=argparse.SUPPRESS)
     parser.add_argument("--baseline", default="62dea9f", help="older checkout folder or git revision")
     parser.add_argument("--sizes", default="100,1000", help="tables per run, comma-separated")
     parser.add_argument("--sample", type=int, default=0,
@@ -277,13 +301,15 @@ def main() -> None:
                         "others copied into the store from the first size's run (0: every table)")
     parser.add_argument("--baseline-sample", type=int, default=100,
                         help="tables the baseline catalogs at the largest size (without --sample)")
+    parser.add_argument("--batch", type=int, default=20, help="this checkout's tables per Dagster run")
+    parser.add_argument("--jobs", type=int, default=2, help="this checkout's Dagster runs at once (worker processes)")
     parser.add_argument("--no-write", action="store_true", help="print only; leave BENCHMARKS.md and results")
     parser.add_argument("--raw", type=Path, help="a JSON file each run's figures are added to as it ends "
                         "(a long benchmark that is stopped keeps the runs it made)")
     args = parser.parse_args()
     if args.child:
-        db, store, count, first, database_tables = args.child
-        return child(db, store, int(count), int(first), int(database_tables))
+        db, store, count, first, database_tables, batch, jobs = args.child
+        return child(db, store, int(count), int(first), int(database_tables), int(batch), int(jobs))
     sizes = sorted(int(s) for s in args.sizes.split(","))
     with tempfile.TemporaryDirectory(prefix="bench-overhead-") as tmp:
         work = Path(tmp)
@@ -291,21 +317,24 @@ def main() -> None:
         db = work / "tables.duckdb"
         build_database(db, max(sizes))
         runs: dict[str, dict[int, dict]] = {"old": {}, "new": {}}
+        new_options = {"batch": args.batch, "jobs": args.jobs}
         for size in sizes:
             print(f"{size} tables:", file=sys.stderr)
             if args.sample and size != sizes[0]:
                 # the last tables of a run over `size` tables: the store holds the others already
                 for side, checkout in (("old", old), ("new", ROOT)):
                     runs[side][size] = run_once(checkout, db, work, args.sample, f"{side}-{size}", first=size - args.sample,
-                                                prefilled_from=work / f"store-{side}-{sizes[0]}")
+                                                prefilled_from=work / f"store-{side}-{sizes[0]}",
+                                                **(new_options if side == "new" else {}))
                     _save(args.raw, runs)
                 continue
             old_count = min(size, args.baseline_sample) if size == max(sizes) and len(sizes) > 1 else size
             runs["old"][size] = run_once(old, db, work, old_count, f"old-{size}")
             _save(args.raw, runs)
-            runs["new"][size] = run_once(ROOT, db, work, size, f"new-{size}")
+            runs["new"][size] = run_once(ROOT, db, work, size, f"new-{size}", **new_options)
             _save(args.raw, runs)
-    text = render(runs, sizes, args.baseline, git_head(ROOT), args.baseline_sample, args.sample)
+    text = render(runs, sizes, args.baseline, git_head(ROOT), args.baseline_sample, args.sample,
+                  args.batch, args.jobs)
     print(text)
     if not args.no_write:
         write_results(runs["new"], report.machine())
@@ -317,7 +346,8 @@ def _save(raw: Path | None, runs: dict) -> None:
         raw.write_text(json.dumps(runs))
 
 
-def render(runs: dict, sizes: list[int], baseline: str, head: str, sample: int, last_tables: int = 0) -> str:
+def render(runs: dict, sizes: list[int], baseline: str, head: str, sample: int, last_tables: int = 0,
+           batch: int = 0, jobs: int = 1) -> str:
     rows = []
     for size in sizes:
         old, new = per_table(runs["old"][size]), per_table(runs["new"][size])
@@ -330,8 +360,8 @@ def render(runs: dict, sizes: list[int], baseline: str, head: str, sample: int, 
         old, new = per_table(runs["old"][size]), per_table(runs["new"][size])
         for stage in STAGES:
             stage_rows.append(f"| {size:,} | {stage} | {old['seconds'][stage]:.3f} | {new['seconds'][stage]:.3f} |")
-        stage_rows.append(f"| {size:,} | store requests / table | {old['store_requests']:.0f} | "
-                          f"{new['store_requests']:.0f} |")
+        stage_rows.append(f"| {size:,} | store requests / table | {_count(old['store_requests'])} | "
+                          f"{_count(new['store_requests'])} |")
         stage_rows.append(f"| {size:,} | run storage events / table | {old['run_storage_events']:.0f} | "
                           f"{new['run_storage_events']:.0f} |")
     first, last = per_table(runs["new"][sizes[0]]), per_table(runs["new"][sizes[-1]])
@@ -343,13 +373,16 @@ def render(runs: dict, sizes: list[int], baseline: str, head: str, sample: int, 
            "every table and is shared out over all of them."
            if last_tables else f"--baseline-sample {sample}: at the largest size the baseline catalogs a sample "
            "(its first tables, every row count among them).")
-    return f"""Run: `.venv/bin/python benchmarks/bench_overhead.py --baseline {baseline} --sizes {','.join(map(str, sizes))} {how.split(':')[0]}` (this checkout: {head})
+    runs_made = ", ".join(f"{runs['new'][size].get('runs', '?'):,} at {size:,}" for size in sizes)
+    return f"""Run: `.venv/bin/python benchmarks/bench_overhead.py --baseline {baseline} --sizes {','.join(map(str, sizes))} {how.split(':')[0]} --batch {batch} --jobs {jobs}` (this checkout: {head})
 Machine: {report.machine()}. Date: {report.today()}.
 
 Tables of one shape (5 columns, 20,000 to 119,000 rows), cataloged by `catalog_database` (what
-`cataloger run` does: one Dagster run per table, then the index) in a fresh process with its
-checkout on PYTHONPATH, a fresh store and a fresh persistent Dagster instance, heuristic agent,
-local sandbox (bubblewrap). Baseline {baseline} and this checkout alternate, on the same tables.
+`cataloger run` does, then the index) in a fresh process with its checkout on PYTHONPATH, a fresh
+store and a fresh persistent Dagster instance, heuristic agent, local sandbox (bubblewrap).
+Baseline {baseline}: one Dagster run per table, one at a time.  This checkout: `--batch {batch}
+--jobs {jobs}`, up to {batch} tables per Dagster run (a range of partitions), {jobs} runs at once in
+worker processes (Dagster runs made: {runs_made}).  Baseline and this checkout alternate, on the same tables.
 {how}
 The machine is shared with other work: the load average (1 min) is given before each run and
 after the last; only ratios of runs made next to each other count.
@@ -359,8 +392,8 @@ after the last; only ratios of runs made next to each other count.
 {chr(10).join(rows)}
 
 Flatness: this checkout's seconds a table at {sizes[-1]:,} tables / at {sizes[0]:,}: {flat:.2f}; its store
-requests a table: {first['store_requests']:.0f} and {last['store_requests']:.0f} (the baseline's:
-{per_table(runs['old'][sizes[0]])['store_requests']:.0f} and {per_table(runs['old'][sizes[-1]])['store_requests']:.0f}).
+requests a table: {_count(first['store_requests'])} and {_count(last['store_requests'])} (the baseline's:
+{_count(per_table(runs['old'][sizes[0]])['store_requests'])} and {_count(per_table(runs['old'][sizes[-1]])['store_requests'])}; n/a: made in worker processes, not counted).
 
 Seconds a table by stage (means; run_start holds the run's start and its end, index is the index
 run shared out over the tables):

@@ -139,6 +139,14 @@ class CatalogerSettings(BaseSettings):
         "with the package)")
     debian_mirror: str = Field(
         DEFAULT_MIRROR, description="the Debian mirror of `cataloger sandbox build-image --debootstrap-base`")
+    run_batch: int = Field(
+        20, ge=1, json_schema_extra=_hint("a number of tables, e.g. 20"),
+        description="tables `cataloger run` catalogs per Dagster run (a range of partitions; a table that "
+        "fails is run again alone, so it never fails another)")
+    run_jobs: int = Field(
+        1, ge=1, json_schema_extra=_hint("a number of processes, e.g. 2"),
+        description="Dagster runs `cataloger run` makes at once, one worker process each (with DAGSTER_HOME "
+        "set; the database's pool limit still holds)")
     sensor_interval_s: int = Field(
         300, ge=1, json_schema_extra=_hint("a number of seconds, e.g. 300"),
         description="seconds between two looks of `database_change_sensor` for new, changed and dropped "
@@ -267,6 +275,13 @@ def _settings(settings: CatalogerSettings | None, **overrides: Any) -> Cataloger
 def dagster_home() -> str | None:
     """DAGSTER_HOME: Dagster's own variable (DagsterInstance.get() reads it)."""
     return os.environ.get("DAGSTER_HOME") or None
+
+
+def python_environment(first_path: str) -> dict[str, str]:
+    """This process's environment for a child Python that imports from `first_path` first (the
+    folder holding this package: a checkout run in place, not only an installed one)."""
+    paths = [first_path, os.environ.get("PYTHONPATH")]
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in paths if p)}
 
 
 def use_database(url: str | None) -> None:

@@ -58,7 +58,8 @@ ALLOWED_READS = {
 def clean_env(monkeypatch, tmp_path):
     """No CATALOGER_* variable and no .env: the embedded defaults."""
     for name in list(os.environ):
-        if name.startswith("CATALOGER_") and not name.startswith("CATALOGER_TEST_"):
+        # CATALOGER_UPDATE_DOCS is this file's own switch (regenerate the docs), not a setting
+        if name.startswith("CATALOGER_") and not name.startswith("CATALOGER_TEST_") and name != "CATALOGER_UPDATE_DOCS":
             monkeypatch.delenv(name)
     monkeypatch.chdir(tmp_path)
     return monkeypatch

@@ -1,6 +1,8 @@
 import dagster as dg
 
-from cataloger_dagster.assets.common import GROUP, OWNERS, TableRun, link, previous_artifacts
+from cataloger_dagster.assets.common import (
+    GROUP, OWNERS, TableRun, each_table, link, previous_artifacts, table_input, table_ins, table_result,
+)
 from cataloger_dagster.assets.metadata import catalog_summary, column_schema, review_metadata
 from cataloger_dagster.assets.partitions import tables_partitions
 from cataloger_dagster.core.history.timelapse import run_summaries, summarize_run, timelapse_rows
@@ -47,12 +49,12 @@ def write_timelapse(store: ScriptStore, database: str, table: str) -> str:
                                                           reviews=reviews))
 
 
-def run_tokens(context: dg.AssetExecutionContext) -> int:
-    """The agent's tokens in this run: the "tokens" metadata of the three agent stages."""
+def run_tokens(context: dg.AssetExecutionContext, table: str) -> int:
+    """The agent's tokens for `table` in this run: the "tokens" metadata of the three agent stages."""
     total = 0
     for key in ("table_understanding", "quality_issues", "investigations"):
         found = context.instance.fetch_materializations(
-            dg.AssetRecordsFilter(asset_key=dg.AssetKey(key), asset_partitions=[context.partition_key]), limit=1)
+            dg.AssetRecordsFilter(asset_key=dg.AssetKey(key), asset_partitions=[table]), limit=1)
         for record in found.records:
             mat = record.asset_materialization
             if record.run_id == context.run.run_id and mat is not None and "tokens" in mat.metadata:
@@ -65,6 +67,7 @@ def run_tokens(context: dg.AssetExecutionContext) -> int:
     group_name=GROUP,
     owners=OWNERS,
     kinds={"html"},
+    ins=table_ins(table_profile=TableProfile, table_understanding=DatasetUnderstandingModel, quality_issues=AnalysisResultModel, investigations=InvestigationsResult),
     description="The table's catalog page (catalog.html): columns with statistics and charts, "
     "understanding, issues by severity, investigations with their code and evidence, run "
     "history, and this run's script against the one it started from.",
@@ -78,7 +81,17 @@ def catalog_page(
     database: DatabaseResource,
     store: ScriptStore,
 ) -> dg.MaterializeResult:
-    folder = TableRun.open(context, database, store)
+    profiles, understandings = table_input(context, table_profile), table_input(context, table_understanding)
+    found, investigated = table_input(context, quality_issues), table_input(context, investigations)
+    return table_result(context, each_table(context, lambda table: _page(
+        context, TableRun.open(context, database, store, table), profiles(table), understandings(table),
+        found(table), investigated(table))))
+
+
+def _page(context: dg.AssetExecutionContext, folder: TableRun, table_profile: TableProfile,
+          table_understanding: DatasetUnderstandingModel, quality_issues: AnalysisResultModel,
+          investigations: InvestigationsResult) -> dict:
+    store, database = folder.store, folder.database
     facts = _run_facts(context, folder, investigations)
     html = render_catalog_page(
         profile=table_profile,
@@ -97,23 +110,21 @@ def catalog_page(
                                                  tokens=facts["tokens"]))
     timelapse = write_timelapse(store, database.database_name, folder.table)
     counts = severity_counts(i.severity for i in quality_issues.issues)
-    return dg.MaterializeResult(
-        metadata={
-            "dagster/row_count": table_profile.row_count,
-            "dagster/column_schema": column_schema(table_profile, table_understanding),
-            "summary": catalog_summary(table_profile, table_understanding, quality_issues, investigations),
-            "issues": len(quality_issues.issues),
-            **{f"issues_{s}": n for s, n in counts.items()},
-            **review_metadata(quality_issues),
-            "pass_rate": investigations.pass_rate if investigations.pass_rate is not None else 1.0,
-            "sandbox_cells": investigations.cells,
-            "run_folder": folder.timestamp,
-            "catalog_page": link(uri),
-            "recent_summary": link(folder.uri(RECENT_SUMMARY)),
-            "timelapse": link(timelapse),
-            "script": link(folder.uri(SCRIPT)),
-        }
-    )
+    return {
+        "dagster/row_count": table_profile.row_count,
+        "dagster/column_schema": column_schema(table_profile, table_understanding),
+        "summary": catalog_summary(table_profile, table_understanding, quality_issues, investigations),
+        "issues": len(quality_issues.issues),
+        **{f"issues_{s}": n for s, n in counts.items()},
+        **review_metadata(quality_issues),
+        "pass_rate": investigations.pass_rate if investigations.pass_rate is not None else 1.0,
+        "sandbox_cells": investigations.cells,
+        "run_folder": folder.timestamp,
+        "catalog_page": link(uri),
+        "recent_summary": link(folder.uri(RECENT_SUMMARY)),
+        "timelapse": link(timelapse),
+        "script": link(folder.uri(SCRIPT)),
+    }
 
 
 def _previous_script(folder: TableRun, investigations: InvestigationsResult) -> str | None:
@@ -134,5 +145,5 @@ def _run_facts(context: dg.AssetExecutionContext, folder: TableRun, investigatio
         "started from": (f"{investigations.based_on_table or folder.table} @ {investigations.based_on}"
                          if investigations.based_on else "explored afresh"),
         "sandbox cells": investigations.cells,
-        "tokens": run_tokens(context),
+        "tokens": run_tokens(context, folder.table),
     }

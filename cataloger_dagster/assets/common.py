@@ -1,15 +1,21 @@
-"""What every per-table asset needs: its store prefix, run folder and earlier runs.
+"""What every per-table asset needs: its tables, store prefix, run folder and earlier runs.
 
-`TableRun.open(context, database, store)` gives an asset its partition (the
-table), its store prefix, this Dagster run's folder, and reads and writes of
-its artifacts (named in `cataloger_dagster.core.layout`).
+A run covers one table (one partition of `tables`) or several (a range of partitions:
+`cataloger run` catalogs tables in batches, one Dagster run each).  `each_table` does an
+asset's work for every table of its run, `table_input` gives each table its upstream value
+and `table_output` hands Dagster one value and one set of metadata per table.
+
+`TableRun.open(context, database, store, table)` gives the work on one table its store
+prefix, this Dagster run's folder, and reads and writes of its artifacts (named in
+`cataloger_dagster.core.layout`).
 """
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from typing import Any, Callable, Mapping, TypeVar
 
 import dagster as dg
 
@@ -19,15 +25,87 @@ from cataloger_dagster.resources.script_store import ScriptStore
 
 GROUP = "catalog"
 OWNERS = ["team:data-platform"]
+# the metadata key of a failure of one table in a run over several: `cataloger run` reruns the others
+FAILED_TABLE = "table"
+
+T = TypeVar("T")
+
+
+@functools.cache
+def per_table(model: type) -> dg.DagsterType:
+    """The Dagster type of a value over the run's tables: one `model` (one table) or
+    ``{table: model}`` (several), as the IO manager stores and loads them."""
+
+    def check(_context, value) -> bool:
+        if isinstance(value, dict):
+            return all(isinstance(table, str) and isinstance(v, model) for table, v in value.items())
+        return isinstance(value, model)
+
+    return dg.DagsterType(type_check_fn=check, name=model.__name__, typing_type=model,
+                          description=f"{model.__name__} of each table of the run")
+
+
+def table_ins(**inputs: type) -> dict[str, dg.AssetIn]:
+    """The asset's upstream values, each of `per_table` type."""
+    return {name: dg.AssetIn(dagster_type=per_table(model)) for name, model in inputs.items()}
+
+
+def each_table(context: dg.AssetExecutionContext, work: Callable[[str], T]) -> dict[str, T]:
+    """``work(table)`` for each table of the run, in order, as ``{table: result}``.
+
+    In a run over several tables, one that fails fails the step, as a `dg.Failure` naming it
+    (metadata `table`): Dagster cannot record some partitions of a step as failed and others as
+    materialized, so `cataloger run` then catalogs that table alone and the others without it.
+    A run of one table fails with the table's own error, as always."""
+    tables = list(context.partition_keys)
+    if len(tables) == 1:
+        return {tables[0]: work(tables[0])}
+    results: dict[str, T] = {}
+    for table in tables:
+        try:
+            results[table] = work(table)
+        except Exception as exc:
+            raise dg.Failure(description=f"{table}: {type(exc).__name__}: {exc}",
+                             metadata={FAILED_TABLE: table}) from exc
+    return results
+
+
+def table_input(context: dg.AssetExecutionContext, value: Any) -> Callable[[str], Any]:
+    """One table's value of an upstream asset: Dagster loads one table's alone, several as
+    ``{table: value}``."""
+    if len(context.partition_keys) == 1:
+        return lambda table: value
+    return lambda table: value[table]
+
+
+def table_output(context: dg.AssetExecutionContext,
+                 results: Mapping[str, tuple[Any, Mapping[str, Any]]]) -> dg.Output:
+    """The asset's output from ``{table: (value, metadata)}``: each table's materialization
+    carries its own metadata, and the IO manager stores one value per table."""
+    if len(results) == 1:
+        ((value, metadata),) = results.values()
+        return dg.Output(value, metadata=dict(metadata))
+    for table, (_, metadata) in results.items():
+        context.add_asset_metadata(dict(metadata), partition_key=table)
+    return dg.Output({table: value for table, (value, _) in results.items()})
+
+
+def table_result(context: dg.AssetExecutionContext, metadata: Mapping[str, Mapping[str, Any]]) -> dg.MaterializeResult:
+    """`table_output` of an asset whose only product is in the store: metadata per table."""
+    if len(metadata) == 1:
+        return dg.MaterializeResult(metadata=dict(next(iter(metadata.values()))))
+    for table, values in metadata.items():
+        context.add_asset_metadata(dict(values), partition_key=table)
+    return dg.MaterializeResult()
 
 
 def table_prefix(database: DatabaseResource, table: str) -> str:
     return script_store.table_prefix(database.database_name, table)
 
 
-def run_folder(context: dg.AssetExecutionContext, store: ScriptStore, prefix: str) -> str:
+def run_folder(context: dg.AssetExecutionContext, store: ScriptStore, prefix: str, table: str) -> str:
     """The timestamp folder of this Dagster run for this table (shared by its assets)."""
-    return store.open_run(prefix, context.run.run_id, table=context.partition_key)
+    return store.open_run(prefix, context.run.run_id, table=table)
 
 
 def previous_artifacts(
@@ -65,11 +143,10 @@ class TableRun:
 
     @classmethod
     def open(cls, context: dg.AssetExecutionContext, database: DatabaseResource,
-             store: ScriptStore) -> "TableRun":
-        """Claims (or finds) this run's folder: call it when the asset has something to write."""
-        table = context.partition_key
+             store: ScriptStore, table: str) -> "TableRun":
+        """Claims (or finds) this run's folder of `table`: call it when the asset has something to write."""
         prefix = table_prefix(database, table)
-        return cls(store, database, table, prefix, run_folder(context, store, prefix))
+        return cls(store, database, table, prefix, run_folder(context, store, prefix, table))
 
     def uri(self, filename: str) -> str:
         return self.store.uri(self.prefix, self.timestamp, filename)

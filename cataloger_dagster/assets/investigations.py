@@ -2,7 +2,9 @@ import time
 
 import dagster as dg
 
-from cataloger_dagster.assets.common import GROUP, OWNERS, TableRun, link
+from cataloger_dagster.assets.common import (
+    GROUP, OWNERS, TableRun, each_table, link, per_table, table_input, table_ins, table_output,
+)
 from cataloger_dagster.assets.metadata import investigations_summary, usage_metadata
 from cataloger_dagster.assets.partitions import tables_partitions
 from cataloger_dagster.core.history.anomalies import SOURCE as HISTORY_SOURCE
@@ -40,6 +42,8 @@ class InvestigationsConfig(dg.Config):
     group_name=GROUP,
     owners=OWNERS,
     kinds={"python", "sandbox"},
+    dagster_type=per_table(InvestigationsResult),
+    ins=table_ins(table_profile=TableProfile, table_understanding=DatasetUnderstandingModel, quality_issues=AnalysisResultModel),
     description="Code-backed evidence for every issue, run in the sandbox over a read-only snapshot; "
     "the session is kept as catalog_script.py and fed to the next run.",
 )
@@ -53,8 +57,19 @@ def investigations(
     store: ScriptStore,
     sandbox: SandboxResource,
     agent: AgentResource,
-) -> dg.Output[InvestigationsResult]:
-    folder = TableRun.open(context, database, store)
+) -> dg.Output:
+    profiles, understandings = table_input(context, table_profile), table_input(context, table_understanding)
+    found = table_input(context, quality_issues)
+    return table_output(context, each_table(context, lambda table: _investigations(
+        context, config, TableRun.open(context, database, store, table), profiles(table), understandings(table),
+        found(table), sandbox, agent)))
+
+
+def _investigations(context: dg.AssetExecutionContext, config: InvestigationsConfig, folder: TableRun,
+                    table_profile: TableProfile, table_understanding: DatasetUnderstandingModel,
+                    quality_issues: AnalysisResultModel, sandbox: SandboxResource,
+                    agent: AgentResource) -> tuple[InvestigationsResult, dict]:
+    store, database = folder.store, folder.database
     # a history finding's evidence is the stored history, which the table's snapshot cannot test:
     # the generic check would only say "inconclusive", and lower the pass rate for it
     issues = [i for i in quality_issues.issues if i.source != HISTORY_SOURCE]
@@ -75,9 +90,9 @@ def investigations(
     if run.relearned:
         context.log.warning(f"{folder.table}: the earlier script failed on {run.relearned}; "
                             "investigated afresh")
-    return dg.Output(result, metadata=_metadata(table_profile, result, metrics, usage, session, folder,
-                                                links={"script": link(script_uri), "investigations_json": link(uri)},
-                                                explore_requested=config.explore))
+    return result, _metadata(table_profile, result, metrics, usage, session, folder,
+                             links={"script": link(script_uri), "investigations_json": link(uri)},
+                             explore_requested=config.explore)
 
 
 def _metadata(profile: TableProfile, result: InvestigationsResult, metrics: dict, usage, session: SessionStats,

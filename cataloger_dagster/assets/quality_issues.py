@@ -3,7 +3,9 @@ from collections.abc import Iterator, Mapping
 import dagster as dg
 import ibis
 
-from cataloger_dagster.assets.common import GROUP, OWNERS, TableRun, link
+from cataloger_dagster.assets.common import (
+    GROUP, OWNERS, TableRun, each_table, link, per_table, table_input, table_ins, table_output,
+)
 from cataloger_dagster.assets.metadata import review_metadata, usage_metadata
 from cataloger_dagster.assets.partitions import tables_partitions
 from cataloger_dagster.assets.review_memory import table_memory
@@ -88,6 +90,8 @@ def stored_profiles(store: ScriptStore, database: DatabaseResource, catalog: Map
     group_name=GROUP,
     owners=OWNERS,
     kinds={"ibis", "python"},
+    dagster_type=per_table(AnalysisResultModel),
+    ins=table_ins(table_profile=TableProfile, table_understanding=DatasetUnderstandingModel),
     description="Data-quality issues (seed 001's AnalysisResultModel): deterministic detectors always "
     "run; the agent reviews, adds and explains.",
 )
@@ -98,8 +102,15 @@ def quality_issues(
     database: DatabaseResource,
     store: ScriptStore,
     agent: AgentResource,
-) -> dg.Output[AnalysisResultModel]:
-    folder = TableRun.open(context, database, store)
+) -> dg.Output:
+    profiles, understandings = table_input(context, table_profile), table_input(context, table_understanding)
+    return table_output(context, each_table(context, lambda table: _issues(
+        context, TableRun.open(context, database, store, table), profiles(table), understandings(table), agent)))
+
+
+def _issues(context: dg.AssetExecutionContext, folder: TableRun, table_profile: TableProfile,
+            table_understanding: DatasetUnderstandingModel, agent: AgentResource) -> tuple[AnalysisResultModel, dict]:
+    store, database = folder.store, folder.database
     keys = key_profile(table_profile)
     folder.write_json(KEYS, keys)   # first: the other tables' searches read it
     store.append_table_facts(database.database_name, table_facts(table_profile, folder.timestamp, keys))
@@ -132,21 +143,18 @@ def quality_issues(
                      f"{len(result.reviewed)} set aside by reviews, {len(result.quieted)} quieted")
     for d in degradations:
         context.log.warning(f"{folder.table}: degraded: {d.reason}" + (f" (column {d.column!r})" if d.column else ""))
-    return dg.Output(
-        result,
-        metadata={
-            "dagster/row_count": table_profile.row_count,
-            "issues": len(result.issues),
-            "status": result.status,
-            **({"degradations": dg.MetadataValue.md("\n".join(
-                f"- {d.stage}{f' `{d.column}`' if d.column else ''}: {d.reason}" for d in degradations))}
-               if degradations else {}),
-            **{f"issues_{s}": n for s, n in counts.items()},
-            **review_metadata(result),
-            "smart_fix_followups": sum(1 for i in result.issues if i.followup is not None),
-            "fix_scripts": len(fixes),
-            "summary": dg.MetadataValue.md(result.summary),
-            **usage_metadata(usage),
-            "issues_json": link(uri),
-        },
-    )
+    return result, {
+        "dagster/row_count": table_profile.row_count,
+        "issues": len(result.issues),
+        "status": result.status,
+        **({"degradations": dg.MetadataValue.md("\n".join(
+            f"- {d.stage}{f' `{d.column}`' if d.column else ''}: {d.reason}" for d in degradations))}
+           if degradations else {}),
+        **{f"issues_{s}": n for s, n in counts.items()},
+        **review_metadata(result),
+        "smart_fix_followups": sum(1 for i in result.issues if i.followup is not None),
+        "fix_scripts": len(fixes),
+        "summary": dg.MetadataValue.md(result.summary),
+        **usage_metadata(usage),
+        "issues_json": link(uri),
+    }

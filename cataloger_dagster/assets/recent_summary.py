@@ -2,7 +2,9 @@
 import dagster as dg
 from pydantic import Field
 
-from cataloger_dagster.assets.common import GROUP, OWNERS, TableRun, link
+from cataloger_dagster.assets.common import (
+    GROUP, OWNERS, TableRun, each_table, link, table_input, table_ins, table_result,
+)
 from cataloger_dagster.assets.partitions import tables_partitions
 from cataloger_dagster.core.layout import (
     CATALOG_PAGE, INVESTIGATIONS, ISSUES, PROFILE, RECENT_SUMMARY, SUMMARY_SCRIPT,
@@ -26,6 +28,7 @@ class RecentSummaryConfig(dg.Config):
     group_name=GROUP,
     owners=OWNERS,
     kinds={"html", "python"},
+    ins=table_ins(table_profile=TableProfile, quality_issues=AnalysisResultModel, investigations=InvestigationsResult),
     description="What changed since the table's previous run (rows, schema, fingerprint, "
     "distributions, issues new and resolved, verdicts) and the trend over its last runs (rows, "
     "issues, health, pass rate; config `runs`, default 10) as recent_summary.html, with "
@@ -40,7 +43,17 @@ def recent_summary(
     database: DatabaseResource,
     store: ScriptStore,
 ) -> dg.MaterializeResult:
-    folder = TableRun.open(context, database, store)
+    profiles, found = table_input(context, table_profile), table_input(context, quality_issues)
+    investigated = table_input(context, investigations)
+    return table_result(context, each_table(context, lambda table: _summary(
+        context, config, TableRun.open(context, database, store, table), profiles(table), found(table),
+        investigated(table))))
+
+
+def _summary(context: dg.AssetExecutionContext, config: RecentSummaryConfig, folder: TableRun,
+             table_profile: TableProfile, quality_issues: AnalysisResultModel,
+             investigations: InvestigationsResult) -> dict:
+    store, database = folder.store, folder.database
     previous = _previous_run(folder)
     current = {"timestamp": folder.timestamp, "profile": table_profile.model_dump(mode="json"),
                "issues": quality_issues.model_dump(mode="json"),
@@ -58,16 +71,14 @@ def recent_summary(
     script_uri = folder.write_script(SUMMARY_SCRIPT, script)
     for line in summary.headline:
         context.log.info(f"{folder.table}: {line}")
-    return dg.MaterializeResult(
-        metadata={
-            "dagster/row_count": table_profile.row_count,
-            **_change_counts(summary),
-            "summary": dg.MetadataValue.md("\n".join(f"- {line}" for line in summary.headline)),
-            "recent_summary": link(uri),
-            "summary_script": link(script_uri),
-            "catalog_page": link(folder.uri(CATALOG_PAGE)),
-        }
-    )
+    return {
+        "dagster/row_count": table_profile.row_count,
+        **_change_counts(summary),
+        "summary": dg.MetadataValue.md("\n".join(f"- {line}" for line in summary.headline)),
+        "recent_summary": link(uri),
+        "summary_script": link(script_uri),
+        "catalog_page": link(folder.uri(CATALOG_PAGE)),
+    }
 
 
 def _previous_run(folder: TableRun) -> dict | None:

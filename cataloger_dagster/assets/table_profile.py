@@ -1,6 +1,6 @@
 import dagster as dg
 
-from cataloger_dagster.assets.common import GROUP, OWNERS, TableRun, link
+from cataloger_dagster.assets.common import GROUP, OWNERS, TableRun, each_table, link, per_table, table_output
 from cataloger_dagster.assets.metadata import column_schema, profile_summary
 from cataloger_dagster.assets.partitions import tables_partitions
 from cataloger_dagster.core.layout import PROFILE
@@ -15,13 +15,18 @@ from cataloger_dagster.resources.script_store import ScriptStore
     group_name=GROUP,
     owners=OWNERS,
     kinds={"ibis", "python"},
+    dagster_type=per_table(TableProfile),
     description="Statistics of every column, pushed down to the database through ibis, "
     "with sample rows and the table's fingerprint.",
 )
 def table_profile(
     context: dg.AssetExecutionContext, database: DatabaseResource, store: ScriptStore
-) -> dg.Output[TableProfile]:
-    name = context.partition_key
+) -> dg.Output:
+    return table_output(context, each_table(context, lambda name: _profile(context, database, store, name)))
+
+
+def _profile(context: dg.AssetExecutionContext, database: DatabaseResource, store: ScriptStore,
+             name: str) -> tuple[TableProfile, dict]:
     table = database.table(name)
     fingerprint = database.fingerprint(name)
     profile = compute_profile(
@@ -31,22 +36,19 @@ def table_profile(
         fingerprint=fingerprint,
         progress=context.log.debug,
     )
-    folder = TableRun.open(context, database, store)  # after profiling: a failed profile claims no folder
+    folder = TableRun.open(context, database, store, name)  # after profiling: a failed profile claims no folder
     uri = folder.write_json(PROFILE, profile)
     context.log.info(
         f"profiled {name}: {profile.row_count:,} rows, {profile.column_count} columns, "
         f"{profile.queries} queries in {profile.duration_s:.2f}s"
     )
-    return dg.Output(
-        profile,
-        metadata={
-            "dagster/row_count": profile.row_count,
-            "dagster/column_schema": column_schema(profile),
-            "summary": profile_summary(profile),
-            "fingerprint": profile.fingerprint.value,
-            "queries": profile.queries,
-            "duration_s": round(profile.duration_s, 3),
-            "run_folder": folder.timestamp,
-            "profile": link(uri),
-        },
-    )
+    return profile, {
+        "dagster/row_count": profile.row_count,
+        "dagster/column_schema": column_schema(profile),
+        "summary": profile_summary(profile),
+        "fingerprint": profile.fingerprint.value,
+        "queries": profile.queries,
+        "duration_s": round(profile.duration_s, 3),
+        "run_folder": folder.timestamp,
+        "profile": link(uri),
+    }

@@ -1,6 +1,8 @@
 import dagster as dg
 
-from cataloger_dagster.assets.common import GROUP, OWNERS, TableRun, link
+from cataloger_dagster.assets.common import (
+    GROUP, OWNERS, TableRun, each_table, link, per_table, table_input, table_ins, table_output,
+)
 from cataloger_dagster.assets.metadata import column_schema, usage_metadata
 from cataloger_dagster.assets.partitions import tables_partitions
 from cataloger_dagster.core.layout import UNDERSTANDING
@@ -20,6 +22,8 @@ def cache_key(profile: TableProfile, agent: AgentResource) -> str:
     group_name=GROUP,
     owners=OWNERS,
     kinds={"python"},
+    dagster_type=per_table(DatasetUnderstandingModel),
+    ins=table_ins(table_profile=TableProfile),
     description="A plain-language understanding of the table (seed 001's DatasetUnderstandingModel); "
     "reused unchanged while the table's fingerprint and the agent's prompt are unchanged.",
 )
@@ -29,8 +33,15 @@ def table_understanding(
     database: DatabaseResource,
     store: ScriptStore,
     agent: AgentResource,
-) -> dg.Output[DatasetUnderstandingModel]:
-    folder = TableRun.open(context, database, store)
+) -> dg.Output:
+    profiles = table_input(context, table_profile)
+    return table_output(context, each_table(
+        context, lambda table: _understand(context, TableRun.open(context, database, store, table), profiles(table),
+                                           agent)))
+
+
+def _understand(context: dg.AssetExecutionContext, folder: TableRun, table_profile: TableProfile,
+                agent: AgentResource) -> tuple[DatasetUnderstandingModel, dict]:
     key = cache_key(table_profile, agent)
     reused_from = None
     understanding = None
@@ -44,14 +55,11 @@ def table_understanding(
     else:
         context.log.info(f"{folder.table}: fingerprint unchanged, understanding reused from {reused_from}")
     uri = folder.write_json(UNDERSTANDING, {**understanding.model_dump(), "cache_key": key})
-    return dg.Output(
-        understanding,
-        metadata={
-            "dagster/row_count": table_profile.row_count,
-            "dagster/column_schema": column_schema(table_profile, understanding),
-            "description": dg.MetadataValue.md(understanding.summary.description),
-            "reused_from": reused_from or "",
-            **usage_metadata(usage),
-            "understanding": link(uri),
-        },
-    )
+    return understanding, {
+        "dagster/row_count": table_profile.row_count,
+        "dagster/column_schema": column_schema(table_profile, understanding),
+        "description": dg.MetadataValue.md(understanding.summary.description),
+        "reused_from": reused_from or "",
+        **usage_metadata(usage),
+        "understanding": link(uri),
+    }

@@ -68,8 +68,13 @@ def demo_db(path: Path, scale: float, seed: int, as_json: bool) -> None:
 @click.option("--resume/--no-resume", default=None,
               help="Skip the tables already cataloged for their current data (default: only when the "
               "previous run of this database was interrupted); --no-resume catalogs every table.")
+@click.option("--batch", type=click.IntRange(min=1),
+              help="Tables per Dagster run (default: CATALOGER_RUN_BATCH, else 20).")
+@click.option("--jobs", type=click.IntRange(min=1),
+              help="Dagster runs at once, a worker process each, with DAGSTER_HOME set "
+              "(default: CATALOGER_RUN_JOBS, else 1).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object with every table's result.")
-def run(database, store, agent, sandbox, tables, explore, exploration_rate, resume, as_json) -> None:
+def run(database, store, agent, sandbox, tables, explore, exploration_rate, resume, batch, jobs, as_json) -> None:
     """Catalog a database (all tables, or those given) through Dagster."""
     from tqdm import tqdm
 
@@ -96,6 +101,7 @@ def run(database, store, agent, sandbox, tables, explore, exploration_rate, resu
         report = catalog_database(
             settings=settings, tables=list(tables) or None, explore=explore,
             exploration_rate=exploration_rate, on_table_done=done, on_tables=start, resume=resume,
+            batch=batch, jobs=jobs,
         )
     except (DatabaseError, ScriptStoreError) as exc:    # no table can be cataloged: say why, once
         bar.close()

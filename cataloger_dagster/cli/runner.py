@@ -1,7 +1,8 @@
-"""Catalog a database without the UI: one Dagster run per table, then the index.
+"""Catalog a database without the UI: a Dagster run per batch of tables, then the index.
 
 Used by the `cataloger run` command and by the tests.  One table that fails
 does not stop the others; its error is reported and shown in the index.
+How tables are batched, and run side by side: `cli/batches.py`.
 """
 
 from __future__ import annotations
@@ -17,6 +18,9 @@ from pydantic import BaseModel
 from cataloger_dagster.assets.catalog_index import catalog_index
 from cataloger_dagster.assets.partitions import partition_key_problem, tables_partitions
 from cataloger_dagster.assets.pools import settings_pool, with_pool
+from cataloger_dagster.cli.batches import (
+    RANGE_START, catalog_in_workers, catalog_tables, range_tags, table_batches,
+)
 from cataloger_dagster.cli.resume import ResumePlan, finish_database_run, plan_resume, start_database_run
 from cataloger_dagster.core.history.timelapse import RunSummary
 from cataloger_dagster.core.investigate.outcome import dismissed
@@ -111,10 +115,14 @@ def catalog_database(
     on_tables: Callable[[list[str]], None] | None = None,
     settings: CatalogerSettings | None = None,
     resume: bool | None = None,
+    batch: int | None = None,
+    jobs: int | None = None,
 ) -> CatalogReport:
-    """Catalog `tables` (default: all) one Dagster run each; `on_tables` hears the list
-    before the first run, `on_table_done` each table's report as it finishes.
+    """Catalog `tables` (default: all), up to `batch` tables per Dagster run, `jobs` runs at a
+    time (processes: only with a persistent instance, DAGSTER_HOME); `on_tables` hears the list
+    before the first run, `on_table_done` each table's report as it finishes (a batch's together).
 
+    `batch` and `jobs` default to the settings' `run_batch` and `run_jobs`.
     `resume`: None resumes an interrupted run (the tables already cataloged for their current
     data are not run again), True skips such tables whatever happened before, False runs all.
     `settings` default to the environment's; `database`, `store`, `agent` and `sandbox`
@@ -122,6 +130,8 @@ def catalog_database(
     if settings is None:
         settings = load_settings()
     settings = settings.replace(database=database, store=store, agent=agent, sandbox=sandbox)
+    batch = settings.run_batch if batch is None else batch
+    jobs = settings.run_jobs if jobs is None else jobs
     # the URL becomes this process's CATALOGER_DATABASE: Dagster keeps only that name (settings.use_database)
     res = make_resources(settings)
     investigations_config: dict = {"explore": explore}
@@ -140,6 +150,7 @@ def catalog_database(
             return catalog_database(
                 tables=tables, explore=explore, exploration_rate=exploration_rate, instance=inst,
                 on_table_done=on_table_done, on_tables=on_tables, settings=settings, resume=resume,
+                batch=batch, jobs=jobs,
             )
     # a name Dagster cannot take as a partition key fails alone, reported below
     known = [t for t in wanted if t in available and partition_key_problem(t) is None]
@@ -151,28 +162,42 @@ def catalog_database(
         on_tables(list(wanted))
     plan = _resume_plan(st, db_res, known, resume)
     run_id = start_database_run(st, db_res.database_name, list(wanted))
-    # one table at a time: in its database's pool, the daemon counts this run against the limit
+    # each run in its database's pool: the daemon and each step count it against the limit
     table_assets = with_pool(TABLE_ASSETS, settings_pool(settings))
-    reports: list[TableReport] = []
-    # the reference search finds each table's keys once in this run; each table's sandbox
-    # starts, warm, while the table before it runs
-    with across_tables(), sandbox_pool():
-        for name in wanted:
-            if name in plan.done:
-                report = _resumed(st, db_res.database_name, name, plan.done[name])
-            elif name not in available:
-                report = TableReport(
-                    table=name, status="failed",
-                    error=f"table {name!r} not found in {db_res.safe_url}; tables: {', '.join(available)}",
-                )
-            elif name not in known:
-                report = TableReport(table=name, status="failed", error=partition_key_problem(name))
-            else:
-                report = _catalog_table(name, res, instance, investigations_config, table_assets)
-            reports.append(report)
-            if on_table_done is not None:
-                on_table_done(report)
-    errors = {r.table: r.error or "failed" for r in reports if r.status == "failed" and r.table in available}
+    reports: dict[str, TableReport] = {}
+
+    def done(report: TableReport) -> None:
+        reports[report.table] = report
+        if on_table_done is not None:
+            on_table_done(report)
+
+    to_run = []
+    for name in wanted:
+        if name in plan.done:
+            done(_resumed(st, db_res.database_name, name, plan.done[name]))
+        elif name not in available:
+            done(TableReport(table=name, status="failed",
+                             error=f"table {name!r} not found in {db_res.safe_url}; tables: {', '.join(available)}"))
+        elif name not in known:
+            done(TableReport(table=name, status="failed", error=partition_key_problem(name)))
+        else:
+            to_run.append(name)
+    batches = table_batches(instance.get_dynamic_partitions(tables_partitions.name), to_run, batch)
+    if jobs > 1 and len(batches) > 1 and instance.is_persistent:
+        for name, data in catalog_in_workers(batches, jobs, (settings, instance.get_ref(), investigations_config)):
+            done(TableReport.model_validate_json(data) if data is not None else TableReport(
+                table=name, status="failed", error="the worker process cataloging it ended first (killed, or out "
+                "of memory?); run `cataloger run` again: it resumes with the tables not cataloged"))
+    else:
+        # the reference search finds each table's keys once in this process; each table's
+        # sandbox starts, warm, while the table before it runs
+        with across_tables(), sandbox_pool():
+            catalog = batch_cataloger(res, instance, investigations_config, table_assets)
+            for names in batches:
+                for report in catalog(names):
+                    done(report)
+    reports_in_order = [reports[name] for name in dict.fromkeys(wanted)]
+    errors = {r.table: r.error or "failed" for r in reports_in_order if r.status == "failed" and r.table in available}
     index = dg.materialize(
         [*table_assets, catalog_index],
         selection=[catalog_index],
@@ -187,7 +212,7 @@ def catalog_database(
         mats = index.asset_materializations_for_node("catalog_index")
         index_uri = str(mats[-1].metadata["index"].value) if mats else None
         finish_database_run(st, db_res.database_name, run_id, sorted(errors))
-    return CatalogReport(database=db_res.safe_url, store=st.describe(), index=index_uri, tables=reports,
+    return CatalogReport(database=db_res.safe_url, store=st.describe(), index=index_uri, tables=reports_in_order,
                          resumed_from=(plan.interrupted or {}).get("at"))
 
 
@@ -214,35 +239,58 @@ def _resumed(store, database: str, name: str, summary: RunSummary) -> TableRepor
                        sandbox_cells=summary.cells or 0, tokens=summary.tokens or 0)
 
 
-def _catalog_table(name, res, instance, investigations_config, assets=TABLE_ASSETS) -> TableReport:
-    started = time.monotonic()
-    report = _materialize_table(name, res, instance, investigations_config, assets)
-    report.seconds = round(time.monotonic() - started, 3)
-    return report
+def batch_cataloger(res: dict, instance: dg.DagsterInstance, investigations_config: dict,
+                    assets=TABLE_ASSETS) -> Callable[[list[str]], list[TableReport]]:
+    """A function cataloging one batch of tables (neighbour partitions) into their reports."""
+    timings: dict[str, tuple[float, int]] = {}   # run id -> (its seconds, its tables)
+
+    def run(names: list[str]) -> dg.ExecuteInProcessResult:
+        started = time.monotonic()
+        result = _materialize_tables(names, res, instance, investigations_config, assets)
+        timings[result.run_id] = (time.monotonic() - started, len(names))
+        return result
+
+    def report(name: str, result: dg.ExecuteInProcessResult | None, error: BaseException | None) -> TableReport:
+        if result is None:   # a definition-level failure must still not stop other tables
+            return TableReport(table=name, status="failed", error=f"{type(error).__name__}: {error}")
+        seconds, tables = timings[result.run_id]
+        table_report = _table_report(name, result)
+        table_report.seconds = round(seconds / tables, 3)
+        return table_report
+
+    return lambda names: catalog_tables(names, run, report)
 
 
-def _materialize_table(name, res, instance, investigations_config, assets=TABLE_ASSETS) -> TableReport:
-    try:
-        result = dg.materialize(
-            assets,
-            partition_key=name,
-            instance=instance,
-            resources=res,
-            run_config={**QUIET_LOGS, "ops": {"investigations": {"config": investigations_config}}},
-            raise_on_error=False,
-            tags={"cataloger/launched_by": "cli"},
-        )
-    except Exception as exc:  # a definition-level failure still must not stop other tables
-        return TableReport(table=name, status="failed", error=f"{type(exc).__name__}: {exc}")
+def _materialize_tables(names: list[str], res, instance, investigations_config,
+                        assets=TABLE_ASSETS) -> dg.ExecuteInProcessResult:
+    """One Dagster run over `names`: one table, or a range of neighbour partitions."""
+    target = range_tags(names)
+    return dg.materialize(
+        assets,
+        partition_key=target.get("partition_key"),
+        instance=instance,
+        resources=res,
+        run_config={**QUIET_LOGS, "ops": {"investigations": {"config": investigations_config}}},
+        raise_on_error=False,
+        tags={"cataloger/launched_by": "cli", **target.get("tags", {})},
+    )
+
+
+def _table_output(result: dg.ExecuteInProcessResult, node: str, name: str):
+    value = result.output_for_node(node)
+    return value[name] if RANGE_START in result.dagster_run.tags else value
+
+
+def _table_report(name: str, result: dg.ExecuteInProcessResult) -> TableReport:
     report = TableReport(table=name, dagster_run_id=result.run_id, status="ok" if result.success else "failed")
     if not result.success:
         report.error = _failure_message(result)
         return report
-    page = result.asset_materializations_for_node("catalog_page")[-1].metadata
+    page = _materialization(result, "catalog_page", name).metadata
     report.run = str(page["run_folder"].value)
     report.html = str(page["catalog_page"].value)
-    issues = result.output_for_node("quality_issues")
-    found = result.output_for_node("investigations")
+    issues = _table_output(result, "quality_issues", name)
+    found = _table_output(result, "investigations", name)
     gone = dismissed(found.investigations)
     report.issues = [IssueSummary.model_validate(i.model_dump()) for i in issues.issues if i.id not in gone]
     report.dismissed = [IssueSummary.model_validate(i.model_dump()) for i in issues.issues if i.id in gone]
@@ -252,7 +300,11 @@ def _materialize_table(name, res, instance, investigations_config, assets=TABLE_
     report.pass_rate = found.pass_rate
     report.sandbox_cells = found.cells
     for node in ("table_understanding", "quality_issues", "investigations"):
-        for mat in result.asset_materializations_for_node(node):
-            tokens = mat.metadata.get("tokens")
-            report.tokens += int(tokens.value) if tokens is not None else 0
+        tokens = _materialization(result, node, name).metadata.get("tokens")
+        report.tokens += int(tokens.value) if tokens is not None else 0
     return report
+
+
+def _materialization(result: dg.ExecuteInProcessResult, node: str, name: str) -> dg.AssetMaterialization:
+    """The materialization of `name`'s partition of `node` in this run."""
+    return [m for m in result.asset_materializations_for_node(node) if m.partition == name][-1]

@@ -40,11 +40,25 @@ class TablePartitionedPickleIOManager(dg.UPathIOManager):
 
     def handle_output(self, context: dg.OutputContext, obj: Any) -> None:
         path = self._one_partition_path(context)
-        if path is None:
-            return super().handle_output(context, obj)
-        self.make_directory(path.parent)
-        self.dump_to_path(context, obj, path)
-        context.add_output_metadata({"path": dg.MetadataValue.path(str(path))})
+        if path is not None:
+            self.make_directory(path.parent)
+            self.dump_to_path(context, obj, path)
+            context.add_output_metadata({"path": dg.MetadataValue.path(str(path))})
+        elif context.has_asset_key and context.has_asset_partitions:
+            self._handle_tables(context, obj)
+        else:
+            super().handle_output(context, obj)
+
+    def _handle_tables(self, context: dg.OutputContext, obj: Any) -> None:
+        """The output of a run over several tables: ``{table: its value}``, one file each, as
+        Dagster's loading of several partitions reads them back."""
+        paths = self._get_paths_for_partitions(context)
+        if not isinstance(obj, dict) or set(obj) != set(paths):
+            raise TypeError(f"{context.asset_key.to_user_string()}: an output over several tables must map "
+                            f"each of them to its value, got {type(obj).__name__}")
+        for table, path in paths.items():
+            self.make_directory(path.parent)
+            self.dump_to_path(context, obj[table], path)
 
     def _one_partition_path(self, context: dg.InputContext | dg.OutputContext) -> Optional[UPath]:
         """The file of the one table this input or output is about; None for anything else."""

@@ -23,18 +23,18 @@ pytestmark = pytest.mark.filterwarnings("error::DeprecationWarning")
 
 @dg.asset(partitions_def=tables_partitions)
 def writer(context: dg.AssetExecutionContext, database: DatabaseResource, store: ScriptStore) -> dict:
-    folder = TableRun.open(context, database, store)
+    folder = TableRun.open(context, database, store, context.partition_key)
     uri = folder.write_json("facts.json", {"table": folder.table, "run": context.run.run_id})
     return {"timestamp": folder.timestamp, "prefix": folder.prefix, "uri": uri,
             "previous": folder.previous("facts.json"),
             # run_folder alone, as a second call within the same asset, must agree
-            "again": run_folder(context, store, folder.prefix)}
+            "again": run_folder(context, store, folder.prefix, context.partition_key)}
 
 
 @dg.asset(partitions_def=tables_partitions)
 def reader(context: dg.AssetExecutionContext, writer: dict, database: DatabaseResource,
            store: ScriptStore) -> dict:
-    folder = TableRun.open(context, database, store)
+    folder = TableRun.open(context, database, store, context.partition_key)
     with_metrics = folder.write_script("with.py", "print(1)\n", {"cells": 1})
     without = folder.write_script("without.py", "print(2)\n")
     return {"timestamp": folder.timestamp, "facts": folder.read_json("facts.json"),
@@ -154,7 +154,7 @@ class ListingStore(LocalScriptStore):
 
 @dg.asset(partitions_def=tables_partitions)
 def two_kinds(context: dg.AssetExecutionContext, database: DatabaseResource, store: ScriptStore) -> dict:
-    folder = TableRun.open(context, database, store)
+    folder = TableRun.open(context, database, store, context.partition_key)
     opened = len(ListingStore.listings)     # claiming the run's folder lists the runs on its own
     out = {"timestamp": folder.timestamp, "facts": folder.previous("facts.json"),
            "profiles": folder.previous("profile.json"), "earlier": folder.earlier_runs}

@@ -41,7 +41,8 @@ def test_a_killed_run_resumes_with_the_tables_it_had_not_finished(tmp_path):
             con.execute(f"CREATE TABLE {table} AS SELECT range AS id, range % {n + 3} AS grp, "
                         f"'x' || (range % 7) AS label FROM range({500 + 100 * n})")
     store = tmp_path / "store"
-    first = subprocess.Popen([CATALOGER, "run", "--database", f"duckdb://{db}", "--store", str(store)],
+    # one table per run, so that the kill can come between two tables; the rerun batches them
+    first = subprocess.Popen([CATALOGER, "run", "--database", f"duckdb://{db}", "--store", str(store), "--batch", "1"],
                              env=cataloger_env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
     deadline = time.monotonic() + 300
     try:

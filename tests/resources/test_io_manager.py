@@ -119,3 +119,33 @@ def test_a_tables_run_stores_no_debug_lines_for_its_outputs_and_shows_each_outpu
         materialization = result.asset_materializations_for_node(asset)[-1]
         assert materialization.metadata["path"].value == str(base / asset / store_name("a/b"))
     assert [e.event_type_value for e in result.all_events].count("LOADED_INPUT") == 1
+
+
+@dg.asset(partitions_def=tables)
+def several(context: dg.AssetExecutionContext) -> dict:
+    return {table: f"value of {table}" for table in context.partition_keys}
+
+
+@dg.asset(partitions_def=tables)
+def wrong_shape(context: dg.AssetExecutionContext) -> dict:
+    return {context.partition_keys[0]: "only the first"}
+
+
+def test_a_run_over_several_tables_writes_each_its_own_file_and_reads_them_back(tmp_path):
+    base = tmp_path / "outputs"
+    io_manager = TableIOManager(base_dir=str(base))
+    range_tags = {"dagster/asset_partition_range_start": "orders", "dagster/asset_partition_range_end": "a"}
+    with dg.instance_for_test(temp_dir=_home(tmp_path)) as instance:
+        instance.add_dynamic_partitions("tables", KEYS)
+        assert dg.materialize([several], instance=instance, tags=range_tags, resources={"io_manager": io_manager}).success
+        for key in ("orders", "a/b", "a"):
+            assert pickle.loads((base / "several" / store_name(key)).read_bytes()) == f"value of {key}"
+        assert not (base / "several" / store_name("x" * 300)).exists()   # outside the range
+
+        # an output over several tables that does not map each of them fails its step, saying so
+        bad = dg.materialize([wrong_shape], instance=instance, tags=range_tags, raise_on_error=False,
+                             resources={"io_manager": io_manager})
+        assert not bad.success
+        failure = next(e for e in bad.all_events if e.is_step_failure)
+        assert "must map each of them to its value" in str(failure.step_failure_data.error.to_string())
+        assert not (base / "wrong_shape").exists()

@@ -36,7 +36,7 @@ class StandInConfig(dg.Config):
 @dg.asset(name="catalog_page", partitions_def=tables_partitions)
 def stand_in(context: dg.AssetExecutionContext, config: StandInConfig, database: DatabaseResource,
              store: ScriptStore) -> dg.MaterializeResult:
-    folder = TableRun.open(context, database, store)
+    folder = TableRun.open(context, database, store, context.partition_key)
     folder.write_json(ISSUES, {"issues": json.loads(config.issues), "summary": "", "completedAt": "now"})
     return dg.MaterializeResult(metadata={"run_folder": folder.timestamp})
 

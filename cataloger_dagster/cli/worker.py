@@ -1,0 +1,41 @@
+"""A worker process of `cataloger run --jobs N` (`cli/batches.py`): ``python -m cataloger_dagster.cli.worker
+<batches fd> <reports fd>``.
+
+It receives (settings, instance ref, investigations config), then batches of tables until
+None, and catalogs each batch as the runner does in its own process: its own resources,
+Dagster instance (the same one, by reference), reference-search cache and warm sandbox pool.
+"""
+
+from __future__ import annotations
+
+import sys
+from multiprocessing.connection import Connection
+
+
+def main(batches_fd: int, reports_fd: int) -> None:
+    import dagster as dg
+
+    from cataloger_dagster.assets.pools import settings_pool, with_pool
+    from cataloger_dagster.cli.batches import serve_batches
+    from cataloger_dagster.cli.runner import batch_cataloger
+    from cataloger_dagster.core.issues.detectors import across_tables
+    from cataloger_dagster.jobs import TABLE_ASSETS
+    from cataloger_dagster.resources.sandbox.pool import sandbox_pool
+    from cataloger_dagster.settings import resources
+
+    batches, reports = Connection(batches_fd, writable=False), Connection(reports_fd, readable=False)
+    try:
+        setup = batches.recv()
+    except EOFError:   # the runner is gone already
+        return
+    if setup is None:
+        return
+    settings, instance_ref, investigations_config = setup
+    table_assets = with_pool(TABLE_ASSETS, settings_pool(settings))
+    with dg.DagsterInstance.from_ref(instance_ref) as instance, across_tables(), sandbox_pool():
+        catalog = batch_cataloger(resources(settings), instance, investigations_config, table_assets)
+        serve_batches(batches, reports, catalog)
+
+
+if __name__ == "__main__":
+    main(int(sys.argv[1]), int(sys.argv[2]))
