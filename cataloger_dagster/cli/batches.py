@@ -39,6 +39,12 @@ RANGE_START = "dagster/asset_partition_range_start"
 RANGE_END = "dagster/asset_partition_range_end"
 
 
+def sandbox_spares(batch: int) -> int:
+    """Warm sandboxes to keep ready: within a batch the investigations of one table take less
+    time than the next table's sandbox takes to start, so two start side by side."""
+    return 1 if batch == 1 else 2
+
+
 def range_tags(tables: list[str]) -> dict:
     """The run tags (and partition) of a run over `tables`, neighbours in the partitions' order."""
     if len(tables) == 1:

@@ -19,7 +19,7 @@ from cataloger_dagster.assets.catalog_index import catalog_index
 from cataloger_dagster.assets.partitions import partition_key_problem, tables_partitions
 from cataloger_dagster.assets.pools import settings_pool, with_pool
 from cataloger_dagster.cli.batches import (
-    RANGE_START, catalog_in_workers, catalog_tables, range_tags, table_batches,
+    RANGE_START, catalog_in_workers, catalog_tables, range_tags, sandbox_spares, table_batches,
 )
 from cataloger_dagster.cli.resume import ResumePlan, finish_database_run, plan_resume, start_database_run
 from cataloger_dagster.core.history.timelapse import RunSummary
@@ -184,14 +184,15 @@ def catalog_database(
             to_run.append(name)
     batches = table_batches(instance.get_dynamic_partitions(tables_partitions.name), to_run, batch)
     if jobs > 1 and len(batches) > 1 and instance.is_persistent:
-        for name, data in catalog_in_workers(batches, jobs, (settings, instance.get_ref(), investigations_config)):
+        for name, data in catalog_in_workers(batches, jobs, (settings, instance.get_ref(), investigations_config,
+                                                                     sandbox_spares(batch))):
             done(TableReport.model_validate_json(data) if data is not None else TableReport(
                 table=name, status="failed", error="the worker process cataloging it ended first (killed, or out "
                 "of memory?); run `cataloger run` again: it resumes with the tables not cataloged"))
     else:
         # the reference search finds each table's keys once in this process; each table's
         # sandbox starts, warm, while the table before it runs
-        with across_tables(), sandbox_pool():
+        with across_tables(), sandbox_pool(sandbox_spares(batch)):
             catalog = batch_cataloger(res, instance, investigations_config, table_assets)
             for names in batches:
                 for report in catalog(names):

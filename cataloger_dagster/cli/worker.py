@@ -1,7 +1,7 @@
 """A worker process of `cataloger run --jobs N` (`cli/batches.py`): ``python -m cataloger_dagster.cli.worker
 <batches fd> <reports fd>``.
 
-It receives (settings, instance ref, investigations config), then batches of tables until
+It receives (settings, instance ref, investigations config, warm sandboxes to keep), then batches of tables until
 None, and catalogs each batch as the runner does in its own process: its own resources,
 Dagster instance (the same one, by reference), reference-search cache and warm sandbox pool.
 """
@@ -30,9 +30,9 @@ def main(batches_fd: int, reports_fd: int) -> None:
         return
     if setup is None:
         return
-    settings, instance_ref, investigations_config = setup
+    settings, instance_ref, investigations_config, spares = setup
     table_assets = with_pool(TABLE_ASSETS, settings_pool(settings))
-    with dg.DagsterInstance.from_ref(instance_ref) as instance, across_tables(), sandbox_pool():
+    with dg.DagsterInstance.from_ref(instance_ref) as instance, across_tables(), sandbox_pool(spares):
         catalog = batch_cataloger(resources(settings), instance, investigations_config, table_assets)
         serve_batches(batches, reports, catalog)
 

@@ -35,7 +35,7 @@ def test_each_session_gets_a_fresh_sandbox_and_the_next_one_is_started_meanwhile
             seen = b.execute(SEE_STATE)
             assert seen.ok, seen.error
             assert seen.result == "(None, False, None, [])"
-            spare_dir = pool._spares[next(iter(pool._spares))].wait().data_dir
+            spare_dir = pool._spares[next(iter(pool._spares))][0].wait().data_dir
         assert not os.path.exists(a.data_dir) and not os.path.exists(b.data_dir)
     # the spare nobody took is stopped and its folder removed (the autouse fixture checks the processes)
     assert active_pool() is None and not os.path.exists(spare_dir)
@@ -81,3 +81,25 @@ def test_runs_in_the_pool_take_their_sandbox_from_it_not_from_their_own_start(ba
         # every run after the first found its sandbox started during the run before
         assert pool.handed_out == 3 and pool.started == 4
     assert [r.output_for_node("uses_sandbox") for r in results] == ["(None, False, None, [])"] * 3
+
+
+def test_a_deeper_pool_keeps_that_many_fresh_spares_and_hands_out_the_oldest(backend):
+    """A batch's tables follow each other faster than one sandbox starts: two spares start side
+    by side; each session still gets a sandbox nobody used, and the unused ones are stopped."""
+    sandbox = SandboxResource(backend=backend, timeout_s=10)
+    with sandbox_pool(2) as pool:
+        pool.prime(sandbox, ENV)
+        assert pool.started == 2
+        seen_dirs = []
+        for _ in range(3):
+            with sandbox.session(env=ENV) as rt:
+                assert rt.execute(SEE_STATE).result == "(None, False, None, [])"
+                assert rt.execute(LEAVE_STATE).ok
+                seen_dirs.append(rt.data_dir)
+        assert pool.handed_out == 3 and pool.started == 5 and len(set(seen_dirs)) == 3
+        spares = [slot.wait().data_dir for slot in pool._spares[next(iter(pool._spares))]]
+        assert len(spares) == 2 and not set(spares) & set(seen_dirs)
+    assert not any(os.path.exists(d) for d in [*seen_dirs, *spares])
+    with pytest.raises(ValueError, match="at least one spare"):
+        with sandbox_pool(0):
+            pass
