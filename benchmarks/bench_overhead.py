@@ -285,9 +285,10 @@ def write_results(new_runs: dict[int, dict], machine: str) -> None:
     RESULTS.write_text(json.dumps({
         "measured": datetime.now(timezone.utc).isoformat(timespec="seconds"), "machine": machine,
         "tables_in_run": largest["count"],
-        "note": "seconds per table by stage of one `cataloger run` (one Dagster run per table); run_start "
-                "holds the run's start and its end; index is the index run shared out over the tables; "
-                "peak_mb is the whole process tree's over the run",
+        "note": "seconds per table by stage of one `cataloger run` (tables in batches, one Dagster run per "
+                "batch: each stage of a run shared out over its tables); run_start holds the run's start and "
+                "its end; index is the index run shared out over the tables; peak_mb is the whole process "
+                "tree's over the run",
         "sizes": sizes}, indent=2) + "\n")
 
 
@@ -381,8 +382,8 @@ Tables of one shape (5 columns, 20,000 to 119,000 rows), cataloged by `catalog_d
 `cataloger run` does, then the index) in a fresh process with its checkout on PYTHONPATH, a fresh
 store and a fresh persistent Dagster instance, heuristic agent, local sandbox (bubblewrap).
 Baseline {baseline}: one Dagster run per table, one at a time.  This checkout: `--batch {batch}
---jobs {jobs}`, up to {batch} tables per Dagster run (a range of partitions), {jobs} runs at once in
-worker processes (Dagster runs made: {runs_made}).  Baseline and this checkout alternate, on the same tables.
+--jobs {jobs}`, up to {batch} tables per Dagster run (a range of partitions), {f"{jobs} runs at once in worker processes" if jobs > 1 else "one run at a time in its process"}
+(Dagster runs made: {runs_made}).  Baseline and this checkout alternate, on the same tables.
 {how}
 The machine is shared with other work: the load average (1 min) is given before each run and
 after the last; only ratios of runs made next to each other count.
@@ -393,7 +394,9 @@ after the last; only ratios of runs made next to each other count.
 
 Flatness: this checkout's seconds a table at {sizes[-1]:,} tables / at {sizes[0]:,}: {flat:.2f}; its store
 requests a table: {_count(first['store_requests'])} and {_count(last['store_requests'])} (the baseline's:
-{_count(per_table(runs['old'][sizes[0]])['store_requests'])} and {_count(per_table(runs['old'][sizes[-1]])['store_requests'])}; n/a: made in worker processes, not counted).
+{_count(per_table(runs['old'][sizes[0]])['store_requests'])} and {_count(per_table(runs['old'][sizes[-1]])['store_requests'])}): this checkout's are all its process made, the index
+run's included, shared out over the tables it cataloged (the index reads every table of the database); the
+baseline's, those of its table runs ({"n/a: made in worker processes, not counted" if jobs > 1 else "counted in its process"}).
 
 Seconds a table by stage (means; run_start holds the run's start and its end, index is the index
 run shared out over the tables):

@@ -185,14 +185,14 @@ def catalog_database(
     batches = table_batches(instance.get_dynamic_partitions(tables_partitions.name), to_run, batch)
     if jobs > 1 and len(batches) > 1 and instance.is_persistent:
         for name, data in catalog_in_workers(batches, jobs, (settings, instance.get_ref(), investigations_config,
-                                                                     sandbox_spares(batch))):
+                                                                     sandbox_spares(batch, jobs))):
             done(TableReport.model_validate_json(data) if data is not None else TableReport(
                 table=name, status="failed", error="the worker process cataloging it ended first (killed, or out "
                 "of memory?); run `cataloger run` again: it resumes with the tables not cataloged"))
     else:
         # the reference search finds each table's keys once in this process; each table's
         # sandbox starts, warm, while the table before it runs
-        with across_tables(), sandbox_pool(sandbox_spares(batch)):
+        with across_tables(), sandbox_pool(sandbox_spares(batch, jobs)):
             catalog = batch_cataloger(res, instance, investigations_config, table_assets)
             for names in batches:
                 for report in catalog(names):

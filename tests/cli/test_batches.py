@@ -14,7 +14,9 @@ import dagster as dg
 import duckdb
 import pytest
 
-from cataloger_dagster.cli.batches import RANGE_END, RANGE_START, catalog_in_workers, catalog_tables, table_batches
+from cataloger_dagster.cli.batches import (
+    RANGE_END, RANGE_START, catalog_in_workers, catalog_tables, sandbox_spares, table_batches,
+)
 from cataloger_dagster.cli.runner import catalog_database
 from shop import make_shop
 
@@ -30,6 +32,12 @@ def test_batches_are_runs_of_neighbour_partitions_of_at_most_the_size():
     assert table_batches(order, [], 3) == []
     with pytest.raises(ValueError, match="at least one table"):
         table_batches(order, ["a"], 0)
+
+
+def test_one_process_batching_keeps_two_sandboxes_warm_and_workers_one_each():
+    assert sandbox_spares(20, 1) == 2
+    assert sandbox_spares(1, 1) == 1     # one table per run: the next starts during the run's other steps
+    assert sandbox_spares(20, 2) == 1    # two processes start theirs side by side already
 
 
 def test_a_failure_naming_no_table_is_bisected_down_to_the_table():
