@@ -67,7 +67,8 @@ def run_tokens(context: dg.AssetExecutionContext, table: str) -> int:
     group_name=GROUP,
     owners=OWNERS,
     kinds={"html"},
-    ins=table_ins(table_profile=TableProfile, table_understanding=DatasetUnderstandingModel, quality_issues=AnalysisResultModel, investigations=InvestigationsResult),
+    ins=table_ins(table_profile=TableProfile, table_understanding=DatasetUnderstandingModel,
+                  quality_issues=AnalysisResultModel, investigations=InvestigationsResult),
     description="The table's catalog page (catalog.html): columns with statistics and charts, "
     "understanding, issues by severity, investigations with their code and evidence, run "
     "history, and this run's script against the one it started from.",

@@ -43,7 +43,8 @@ class InvestigationsConfig(dg.Config):
     owners=OWNERS,
     kinds={"python", "sandbox"},
     dagster_type=per_table(InvestigationsResult),
-    ins=table_ins(table_profile=TableProfile, table_understanding=DatasetUnderstandingModel, quality_issues=AnalysisResultModel),
+    ins=table_ins(table_profile=TableProfile, table_understanding=DatasetUnderstandingModel,
+                  quality_issues=AnalysisResultModel),
     description="Code-backed evidence for every issue, run in the sandbox over a read-only snapshot; "
     "the session is kept as catalog_script.py and fed to the next run.",
 )

@@ -188,7 +188,7 @@ def catalog_database(
                                                                      sandbox_spares(batch, jobs))):
             done(TableReport.model_validate_json(data) if data is not None else TableReport(
                 table=name, status="failed", error="the worker process cataloging it ended first (killed, or out "
-                "of memory?); run `cataloger run` again: it resumes with the tables not cataloged"))
+                "of memory?); `cataloger run --resume` catalogs the tables without a finished run"))
     else:
         # the reference search finds each table's keys once in this process; each table's
         # sandbox starts, warm, while the table before it runs
