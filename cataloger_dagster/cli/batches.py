@@ -18,7 +18,8 @@ time (`catalog_in_workers`): the work of a table is mostly Python, so processes,
 use the machine's cores.  Each has its own resources, warm sandbox pool and database
 connections, and its runs go to the same instance (the UI shows them all).  A pool limit on the
 database (`assets.pools`) still holds: each step claims a slot of its pool, whatever process
-runs it.
+runs it.  On two cores they gain little (BENCHMARKS.md, "Per-table overhead: batches"): a
+table's work already keeps both busy, its sandbox's interpreter starting beside it.
 """
 
 from __future__ import annotations
@@ -34,7 +35,8 @@ import dagster as dg
 from cataloger_dagster.assets.common import FAILED_TABLE
 from cataloger_dagster.settings import python_environment
 
-# Dagster's tags of a run over a range of partitions (what a single-run backfill sets)
+# Dagster's tags of a run over a range of partitions (what a single-run backfill sets; Dagster
+# exports no name for them)
 RANGE_START = "dagster/asset_partition_range_start"
 RANGE_END = "dagster/asset_partition_range_end"
 
