@@ -151,9 +151,9 @@ def _run(issues: list[IssueModel], failed: list[Degradation], ctx: Context, type
         where = f"{ctx.name}.{column}" if column else ctx.name
         # the error's text may quote the table's values: the log gets its kind only
         log.warning("detector %s skipped on %s: %s", type_, where, type(exc).__name__)
+        why = str(exc) if isinstance(exc, references.UnreadableTable) else f"{type(exc).__name__} from the database"
         failed.append(Degradation(stage="detectors", column=column,
-                                  reason=f"the {type_.replace('_', ' ')} check could not run "
-                                         f"({type(exc).__name__} from the database)"))
+                                  reason=f"the {type_.replace('_', ' ')} check could not run ({why})"))
         return
     if found is not None:
         issues.append(found)

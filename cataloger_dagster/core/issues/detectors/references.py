@@ -44,6 +44,16 @@ class Unopened(Exception):
     """A table of the catalog that cannot be opened (the catalog logged why): it is left out."""
 
 
+class UnreadableTable(Exception):
+    """Another table whose keys could not be read: the search is incomplete, and says which table.
+
+    Its message is ours (the table's name and the error's kind), never the database's text,
+    which may quote values."""
+
+    def __init__(self, table: str, error: BaseException) -> None:
+        super().__init__(f"table {table!r} could not be read ({type(error).__name__} from the database)")
+
+
 def _other(ctx: Context, name: str) -> ibis.Table:
     """Another table with its columns as every stage reads them (a mixed SQLite column as text)."""
     if ("other", name) not in ctx.cache:
@@ -66,8 +76,18 @@ def _keys_of(ctx: Context, name: str) -> list[Key]:
     one aggregate query."""
     cache_key = ("keys", name)
     if cache_key not in ctx.shared:
-        ctx.shared[cache_key] = _find_keys(ctx, name)
-    return ctx.shared[cache_key]
+        try:
+            ctx.shared[cache_key] = _find_keys(ctx, name)
+        except Unopened:
+            raise
+        except Exception as exc:   # read once: every column (and table) after meets the same error
+            unreadable = UnreadableTable(name, exc)
+            unreadable.__cause__ = exc
+            ctx.shared[cache_key] = unreadable
+    found = ctx.shared[cache_key]
+    if isinstance(found, UnreadableTable):
+        raise found
+    return found
 
 
 def _find_keys(ctx: Context, name: str) -> list[Key]:

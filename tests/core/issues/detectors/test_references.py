@@ -163,8 +163,10 @@ def test_one_run_finds_each_tables_keys_once(tables):
         later = orphan_references(tables.context("sightings", catalog=True), *_col(tables, "sightings", "county_id"))
     assert first.affectedRows == later.affectedRows == orphan_rows
     assert later.details["references"] == "counties.id"
-    with pytest.raises(duckdb.Error):   # counting counties' keys again reads the broken column
+    # counting counties' keys again reads the broken column: the search says which table it could not read
+    with pytest.raises(references.UnreadableTable, match="table 'counties' could not be read") as raised:
         orphan_references(tables.context("sightings", catalog=True), *_col(tables, "sightings", "county_id"))
+    assert isinstance(raised.value.__cause__, duckdb.Error)
 
 
 def test_a_key_profile_gives_the_search_the_keys_of_the_whole_profile(tables):
@@ -281,3 +283,26 @@ def test_a_count_together_that_fails_leaves_each_key_to_its_own_verification(tab
     found = orphan_references(ctx, cp, dtype)
     assert ctx.cache[("excluded together", "buyer_id")] == set()
     assert found.details["references"] == "customers.customer_id" and found.details["missing_values"] == 3
+
+
+def test_a_table_that_cannot_be_read_is_named_in_the_degradation_and_read_once(tables, monkeypatch):
+    """The search over the other tables is incomplete when one of them cannot be read: the check
+    says so, naming that table (not the database's text), and the table is tried once per run."""
+    _flights(tables, ["SJU"])
+    tables.sql("CREATE VIEW broken AS SELECT range AS id, CASE WHEN range > 3 THEN error('secret 4111') END AS x "
+               "FROM range(10)")
+    tried = []
+    find_keys = references._find_keys
+
+    def counting(ctx, name):
+        tried.append(name)
+        return find_keys(ctx, name)
+
+    monkeypatch.setattr(references, "_find_keys", counting)
+    degradations: list[Degradation] = []
+    with across_tables():
+        tables.detect("flights", catalog=True, degradations=degradations)
+    reasons = {d.column: d.reason for d in degradations if d.stage == "detectors"}
+    assert reasons and all("table 'broken' could not be read" in r for r in reasons.values())
+    assert not any("secret" in r for r in reasons.values())
+    assert tried.count("broken") == 1
