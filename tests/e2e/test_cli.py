@@ -131,6 +131,8 @@ def test_a_table_whose_checks_cannot_all_run_is_degraded_not_ok(tmp_path):
     assert orders["status"] == "degraded", orders
     assert any("orphan references" in d for d in orders["degradations"]), orders["degradations"]
     assert not any("oops" in d for d in orders["degradations"])  # the kind of error, never its text
+    # and which table the search could not read
+    assert any("table 'customers' could not be read" in d for d in orders["degradations"]), orders["degradations"]
     page = Path(orders["html"]).read_text()
     assert 'id="degraded"' in page and "orphan references" in page
     index = Path(report["index"]).read_text()
