@@ -1,12 +1,13 @@
 """Where a small table's seconds go in `cataloger run`, this checkout against an older one, in one benchmark.
 
     .venv/bin/python benchmarks/bench_overhead.py [--baseline 62dea9f] [--sizes 100,1000]
-        [--baseline-sample 100] [--no-write]
+        [--sample 100] [--batch 20] [--jobs 1] [--baseline-sample 100] [--no-write]
 
 Builds one DuckDB file of max(--sizes) tables of one shape (5 columns: an id, a text label, an
 amount, a date and a category with NULLs; 20,000 to 119,000 rows, as the tables of issue 16's
 measurement).  Each catalog run is a fresh process doing what `cataloger run` does
-(``catalog_database``: one Dagster run per table, then the index), heuristic agent, local sandbox,
+(``catalog_database``: the baseline one Dagster run per table, this checkout ``--batch`` tables per
+run and ``--jobs`` runs at once; then the index), heuristic agent, local sandbox,
 exploration rate 0, into a fresh store and a fresh persistent Dagster instance (DAGSTER_HOME: its
 runs are the ones the UI shows), started with its checkout's package on PYTHONPATH (checked).
 
@@ -14,9 +15,9 @@ The runs alternate: the baseline on the first N tables, this checkout on the sam
 size N; at the largest size the baseline catalogs only its first ``--baseline-sample`` tables (the
 per-table cost of a sample is the same measure, and the benchmark takes half the time).
 
-Per table, from Dagster's event log of its run: the time from the `materialize` call to the first
-step (run start; the end of the run, from the last step to the return, is added to it), each step,
-plus the index run divided by the tables; the store's requests (reads, writes, listings, claims)
+Per table, from Dagster's run and event storage: its share of its run's start (from the run's
+creation to its first step, plus the last step to the run's end) and of each step, plus the index
+run divided by the tables; the store's requests (reads, writes, listings, claims)
 and the events in the run storage; the peak memory (RSS) of the whole process tree, sampled.
 Writes the "Per-table overhead" section of BENCHMARKS.md and benchmarks/results/per_table_costs.json
 (the fleet simulation reads the per-stage costs of two table sizes from it).
