@@ -124,7 +124,7 @@ def catalog_in_workers(batches: list[list[str]], jobs: int, setup: tuple,
     this process's threads and connections, no import of the caller's main module), that
     receives `setup` and then one batch at a time over a pipe, and answers each batch with
     its reports and DONE.  A worker takes the next batch when it has finished one."""
-    todo = list(reversed(batches))
+    todo = [list(batch) for batch in reversed(batches)]   # emptied as reports come: the caller's stay whole
     workers = [_Worker(setup) for _ in range(min(jobs, len(batches)))]
     busy: dict[_Worker, list[str]] = {}
     try:
