@@ -43,18 +43,19 @@ def reap_orphans(client=None) -> list[str]:
     client = client or _client()
     removed = []
     host = host_identity()
-    for container in client.containers.list(all=True, filters={"label": LABEL}):
-        owner = container.labels.get(OWNER_LABEL, "")
+    # the list's own fields, no inspect per container: another session's container may be
+    # removed between the listing and an inspect, and that must not fail this session's start
+    for summary in client.api.containers(all=True, filters={"label": LABEL}):
+        owner = (summary.get("Labels") or {}).get(OWNER_LABEL, "")
         name, _, pid = owner.rpartition(":")
         if name != host or not pid.isdigit() or pid_alive(int(pid)):
             continue
         try:
-            container.remove(force=True)
-            removed.append(container.id)
+            client.api.remove_container(summary["Id"], force=True)
+            removed.append(summary["Id"])
         except Exception:  # already gone, or being removed by someone else
             pass
     return removed
-
 
 
 class DockerChannel(Channel):

@@ -9,6 +9,7 @@ that say what to do.
 from __future__ import annotations
 
 import os
+import threading
 import time
 
 import docker
@@ -155,3 +156,24 @@ def test_no_engine_says_one_is_needed(data_dir, tmp_path, monkeypatch):
     monkeypatch.setenv("DOCKER_HOST", f"unix://{tmp_path}/no-engine.sock")
     with pytest.raises(SandboxError, match="needs a running Docker engine"):
         SandboxResource(backend="docker").open_session(str(data_dir))
+
+
+def test_a_container_removed_while_the_reaper_lists_does_not_fail_the_reaper(engine):
+    """Sessions start and stop side by side (a pool's spares): a container that another
+    session removes between the reaper's listing and its look at it is no error."""
+    stop = threading.Event()
+
+    def come_and_go():
+        while not stop.is_set():
+            _container(engine, f"{host_identity()}:{os.getpid()}").remove(force=True)
+
+    churn = [threading.Thread(target=come_and_go) for _ in range(3)]
+    for thread in churn:
+        thread.start()
+    try:
+        for _ in range(100):
+            assert reap_orphans(engine) == []  # every container listed is a live host's
+    finally:
+        stop.set()
+        for thread in churn:
+            thread.join()

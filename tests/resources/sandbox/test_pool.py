@@ -97,7 +97,9 @@ def test_a_deeper_pool_keeps_that_many_fresh_spares_and_hands_out_the_oldest(bac
                 assert rt.execute(LEAVE_STATE).ok
                 seen_dirs.append(rt.data_dir)
         assert pool.handed_out == 3 and pool.started == 5 and len(set(seen_dirs)) == 3
-        spares = [slot.wait().data_dir for slot in pool._spares[next(iter(pool._spares))]]
+        slots = pool._spares[next(iter(pool._spares))]
+        assert [slot.wait() is not None or slot.error for slot in slots] == [True, True]
+        spares = [slot.wait().data_dir for slot in slots]
         assert len(spares) == 2 and not set(spares) & set(seen_dirs)
     assert not any(os.path.exists(d) for d in [*seen_dirs, *spares])
     with pytest.raises(ValueError, match="at least one spare"):
