@@ -65,8 +65,11 @@ class SandboxResource(dg.ConfigurableResource):
         if spare is not None:
             spare.close()
 
-    def open_session(self, data_dir: str, env: Optional[dict[str, str]] = None) -> SandboxRuntime:
-        """A started runtime; the caller must ``close()`` it (``session`` does)."""
+    def open_session(self, data_dir: str, env: Optional[dict[str, str]] = None,
+                     reusable: bool = False) -> SandboxRuntime:
+        """A started runtime; the caller must ``close()`` it (``session`` does).  A `reusable` one
+        keeps a zygote (an interpreter with `warmup` done) that forks each session's worker, and
+        can be cleaned for another session (``runtime.recycled()``)."""
         env = dict(env or {})
         remove_stale()  # what a killed run left in /tmp
         if self.backend == "local":
@@ -76,7 +79,7 @@ class SandboxResource(dg.ConfigurableResource):
                 return start_local(data_dir=str(data_dir), env=env, isolation=self.isolation,
                                    memory_mb=self.memory_mb, pids=self.pids, timeout_s=self.timeout_s,
                                    tmp_size_mb=self.tmp_size_mb, output_cap_bytes=self.output_cap_bytes,
-                                   warmup=self.warmup)
+                                   warmup=self.warmup, zygote=reusable)
         elif self.backend == "docker":
             from .docker import start_docker
 
@@ -84,7 +87,8 @@ class SandboxResource(dg.ConfigurableResource):
                 return start_docker(data_dir=str(data_dir), env=env, image=self.image,
                                     memory_mb=self.memory_mb, pids=self.pids, cpus=self.cpus,
                                     timeout_s=self.timeout_s, tmp_size_mb=self.tmp_size_mb,
-                                    output_cap_bytes=self.output_cap_bytes, warmup=self.warmup)
+                                    output_cap_bytes=self.output_cap_bytes, warmup=self.warmup,
+                                    zygote=reusable)
         else:  # pragma: no cover - pydantic rejects it first
             raise SandboxError(f"unknown sandbox backend {self.backend!r}: use 'local' or 'docker'")
         runtime = SandboxRuntime(start, timeout_s=self.timeout_s, output_cap_bytes=self.output_cap_bytes,
@@ -102,8 +106,15 @@ class SandboxResource(dg.ConfigurableResource):
             runtime = self.open_session(data_dir, env)
         else:
             pool = active_pool()
-            runtime = self._take_spare(env or {}) or (
-                pool.take(self, env or {}) if pool is not None else self._open_private(env or {}))
+            runtime = self._take_spare(env or {})
+            if runtime is None and pool is not None:
+                runtime = pool.take(self, env or {})
+                try:
+                    yield runtime
+                finally:
+                    pool.give_back(self, env or {}, runtime)
+                return
+            runtime = runtime or self._open_private(env or {})
         try:
             yield runtime
         finally:
@@ -116,10 +127,10 @@ class SandboxResource(dg.ConfigurableResource):
             spare, self._spare = self._spare, None
             return spare
 
-    def _open_private(self, env: dict[str, str]) -> SandboxRuntime:
+    def _open_private(self, env: dict[str, str], reusable: bool = False) -> SandboxRuntime:
         data_dir = make_private_dir()
         try:
-            runtime = self.open_session(data_dir, env)
+            runtime = self.open_session(data_dir, env, reusable)
         except BaseException:
             shutil.rmtree(data_dir, ignore_errors=True)
             raise

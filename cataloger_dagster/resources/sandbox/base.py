@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import socket
 import threading
 import time
@@ -24,6 +25,8 @@ SANDBOX_UID = 10001
 INTERRUPT_GRACE_S = 2.0
 STARTUP_TIMEOUT_S = 30.0
 SEND_TIMEOUT_S = 10.0
+#: How long the supervisor may take to clean a sandbox for its next session.
+RECYCLE_TIMEOUT_S = 20.0
 
 #: Host variables a sandbox may see besides the session's own ``env``.
 ENV_ALLOWLIST = {
@@ -112,6 +115,15 @@ def pid_alive(pid: int) -> bool:
     return True
 
 
+def empty_folder(path: str) -> None:
+    """Remove everything in `path`, keeping the folder itself."""
+    for entry in os.scandir(path):
+        if entry.is_dir(follow_symlinks=False):
+            shutil.rmtree(entry.path)
+        else:
+            os.unlink(entry.path)
+
+
 def sandbox_env(env: dict[str, str] | None) -> dict[str, str]:
     merged = dict(ENV_ALLOWLIST)
     merged.update({str(k): str(v) for k, v in (env or {}).items()})
@@ -122,7 +134,7 @@ class SandboxRuntime:
     """A persistent interpreter inside one sandbox, restarted and replayed when it must be."""
 
     def __init__(self, start: Callable[[], Channel], *, timeout_s: float, output_cap_bytes: int,
-                 label: str = "") -> None:
+                 label: str = "", adopt: Optional[tuple[Channel, FrameReader]] = None) -> None:
         self._start = start
         self.timeout_s = timeout_s
         self.cap = output_cap_bytes
@@ -137,8 +149,12 @@ class SandboxRuntime:
         self.supervisor_pid: Optional[int] = None
         self.worker_pid: Optional[int] = None
         self.data_dir: Optional[str] = None  # the host folder the sandbox sees as /data
+        self.recyclable = False  # its supervisor can clean it for another session (`recycled`)
         self._on_close: list[Callable[[], None]] = []
-        self._boot()
+        if adopt is None:
+            self._boot()
+        else:
+            self._channel, self._reader = adopt
 
     # ------------------------------------------------------------ public
     @property
@@ -201,28 +217,62 @@ class SandboxRuntime:
         """Run `callback` once, after the sandbox has stopped."""
         self._on_close.append(callback)
 
+    def recycled(self) -> "SandboxRuntime":
+        """This sandbox, cleaned by its supervisor, as a new session's runtime.
+
+        The supervisor kills every process of this session, empties every place a cell could
+        write, and forks a fresh worker from its zygote; the host empties /data.  This runtime is
+        closed for good.  SandboxError if the sandbox cannot be made clean (the caller then
+        closes this runtime and starts a new sandbox)."""
+        with self._lock:
+            channel = self._channel
+            if self._closed or channel is None or not self.recyclable:
+                raise SandboxError("this sandbox cannot be reused")
+            self._closed = True  # from here on, nothing of this session's reaches the sandbox
+            try:
+                channel.send(encode({"op": "recycle"}), time.monotonic() + SEND_TIMEOUT_S)
+                self._await_ready(channel, RECYCLE_TIMEOUT_S, "clean itself")
+            except BaseException:
+                self._teardown(graceful=False)
+                callbacks, self._on_close = self._on_close, []
+                for callback in callbacks:
+                    callback()
+                raise
+            self._channel = None
+            runtime = SandboxRuntime(self._start, timeout_s=self.timeout_s, output_cap_bytes=self.cap,
+                                     label=self.label, adopt=(channel, self._reader))
+            runtime.supervisor_pid, runtime.worker_pid = self.supervisor_pid, self.worker_pid
+            runtime.recyclable, runtime.data_dir = self.recyclable, self.data_dir
+            runtime._on_close, self._on_close = self._on_close, []
+        if runtime.data_dir:
+            empty_folder(runtime.data_dir)
+        return runtime
+
     # ------------------------------------------------------------ internals
     def _boot(self) -> None:
         self._reader = FrameReader()
         channel = self._start()
         self._channel = channel
-        deadline = time.monotonic() + STARTUP_TIMEOUT_S
         try:
-            while time.monotonic() < deadline:
-                data = channel.recv(deadline - time.monotonic())
-                if data is None:
-                    continue
-                if data == b"":
-                    raise SandboxError(f"sandbox exited during start-up: {channel.diagnostics()}")
-                try:
-                    if self._ready(self._reader.feed(data)):
-                        return
-                except ProtocolError as exc:
-                    raise SandboxError(f"sandbox broke the protocol during start-up: {exc}") from None
-            raise SandboxError(f"sandbox did not start within {STARTUP_TIMEOUT_S}s: {channel.diagnostics()}")
+            self._await_ready(channel, STARTUP_TIMEOUT_S, "start")
         except BaseException:
             self._teardown(graceful=False)
             raise
+
+    def _await_ready(self, channel: Channel, timeout_s: float, doing: str) -> None:
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            data = channel.recv(deadline - time.monotonic())
+            if data is None:
+                continue
+            if data == b"":
+                raise SandboxError(f"sandbox exited as it tried to {doing}: {channel.diagnostics()}")
+            try:
+                if self._ready(self._reader.feed(data)):
+                    return
+            except ProtocolError as exc:
+                raise SandboxError(f"sandbox broke the protocol as it tried to {doing}: {exc}") from None
+        raise SandboxError(f"sandbox did not {doing} within {timeout_s:g}s: {channel.diagnostics()}")
 
     def _ready(self, frames: list[tuple[str, bytes]]) -> bool:
         for kind, payload in frames:
@@ -230,11 +280,14 @@ class SandboxRuntime:
                 continue  # output before any call is nobody's
             msg = decode_message(payload)
             pids = msg.get("pid"), msg.get("worker")
+            if msg["op"] == "unclean":
+                raise SandboxError(f"the sandbox could not be made clean: {str(msg.get('message'))[:300]}")
             if msg["op"] != "ready":
                 raise ProtocolError(f"expected the supervisor's ready message, got {msg['op']!r}")
             if not all(type(p) is int for p in pids):
                 raise ProtocolError("the ready message's pids are not integers")
             self.supervisor_pid, self.worker_pid = pids
+            self.recyclable = msg.get("recyclable") is True
             return True
         return False
 

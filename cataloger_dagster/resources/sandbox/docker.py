@@ -147,7 +147,7 @@ class DockerChannel(Channel):
 
 def start_docker(*, data_dir: str, env: dict[str, str], image: str, memory_mb: int, pids: int,
                  cpus: float, timeout_s: float, tmp_size_mb: int, output_cap_bytes: int,
-                warmup: str = "") -> DockerChannel:
+                warmup: str = "", zygote: bool = False) -> DockerChannel:
     import docker
 
     data = os.path.realpath(data_dir)
@@ -155,7 +155,7 @@ def start_docker(*, data_dir: str, env: dict[str, str], image: str, memory_mb: i
         raise SandboxError(f"data_dir {data} is not a directory")
     client = _client()
     reap_orphans(client)
-    config = {"boot": BOOT, "warmup": warmup, "pidns": True, "cap": output_cap_bytes, "cwd": "/tmp",
+    config = {"boot": BOOT, "warmup": warmup, "pidns": True, "zygote": zygote, "cap": output_cap_bytes, "cwd": "/tmp",
               "rlimits": {k: v for k, v in rlimits(memory_mb, pids, timeout_s, tmp_size_mb).items()
                           if k != "RLIMIT_NPROC"}}  # pids are the cgroup's job here
     try:

@@ -129,7 +129,7 @@ ROOT_HELP = ("the local sandbox is running as root, and runs cells as uid {uid} 
 
 def start_local(*, data_dir: str, env: dict[str, str], isolation: str, memory_mb: int, pids: int,
                 timeout_s: float, tmp_size_mb: int, output_cap_bytes: int,
-                warmup: str = "") -> ProcessChannel:
+                warmup: str = "", zygote: bool = False) -> ProcessChannel:
     data = Path(data_dir).resolve()
     if not data.is_dir():
         raise SandboxError(f"data_dir {data} is not a directory")
@@ -189,7 +189,8 @@ def start_local(*, data_dir: str, env: dict[str, str], isolation: str, memory_mb
                  "--pdeathsig=KILL", "--"]
     argv += [os.path.realpath(python) if sys.prefix == sys.base_prefix else python,
              "-I", "-u", "-c", BOOT, "0"]
-    config = {"boot": BOOT, "warmup": warmup, "pidns": True, "rlimits": limits, "cap": output_cap_bytes, "cwd": "/tmp"}
+    config = {"boot": BOOT, "warmup": warmup, "pidns": True, "zygote": zygote, "rlimits": limits,
+              "cap": output_cap_bytes, "cwd": "/tmp"}
     try:
         return ProcessChannel(argv, {}, bootstrap_payload(config), preexec=cgroup.join,
                               pass_fds=(seccomp_fd,), cleanup=cgroup.remove)

@@ -1,13 +1,16 @@
-"""Warm sandboxes across the runs of one process: the next table's sandbox starts while this one runs.
+"""Warm sandboxes across the runs of one process, each cleaned between its sessions.
 
 A sandbox's start (bubblewrap or a container, then the interpreter's imports and `warmup`) costs
-about a second, most of it before the first cell can run.  Within ``sandbox_pool()`` (the runner
-opens it around its tables, one Dagster run each), every private session handed out is replaced
-at once by a new one started in a background thread, so the next table finds its sandbox warm.
+about a second of CPU, most of it before the first cell can run.  Within ``sandbox_pool()`` (the
+runner opens it around its tables), the pool keeps `depth` sandboxes per configuration.  A session
+takes one; when it ends, its sandbox's supervisor cleans it in the background (every process of the
+session killed, every writable place emptied, the SysV IPC objects removed, /data emptied by the
+host) and forks the next worker from its zygote, an interpreter warmed before any cell ran.  A
+sandbox the supervisor cannot prove clean is stopped and a new one started in its place.
 
-Each table still gets a process, a private /data and a /tmp that no other table used: a pooled
-sandbox is one that nobody has run a cell in yet, never one given back.  Outside the block the
-resource starts its sandboxes as before.
+So each table gets a worker nobody ran a cell in, a /data and a /tmp with nothing of another
+table's in them (tests/resources/sandbox/test_recycle.py tries what a table's cells could leave
+for the next).  Outside the block the resource starts a sandbox per session as before.
 """
 
 from __future__ import annotations
@@ -53,8 +56,8 @@ class _Slot:
 
 
 class SandboxPool:
-    """`depth` spare sandboxes per configuration (the resource's settings and the session's env),
-    oldest handed out first."""
+    """`depth` sandboxes per configuration (the resource's settings and the session's env): those
+    lent to a session and those spare, oldest spare handed out first."""
 
     def __init__(self, depth: int = 1) -> None:
         if depth < 1:
@@ -62,24 +65,49 @@ class SandboxPool:
         self.depth = depth
         self._lock = threading.Lock()
         self._spares: dict[Hashable, list[_Slot]] = {}
+        self._lent: dict[Hashable, int] = {}  # reusable sandboxes in a session now
         self._closed = False
         self.handed_out = 0     # sessions served warm from the pool
         self.started = 0        # sandboxes the pool started
+        self.recycled = 0       # sandboxes cleaned for another session
+        self.unclean = 0        # sandboxes stopped because they could not be cleaned
 
     def take(self, resource: "SandboxResource", env: dict[str, str]) -> SandboxRuntime:
-        """A sandbox for this session (the spare if there is one, else a new one), and a spare
-        for the next session started in the background."""
+        """A sandbox for this session (a spare if there is one, else a new one), and spares
+        for the next sessions started in the background."""
         key = _key(resource, env)
         with self._lock:
             waiting = self._spares.get(key)
             slot = waiting.pop(0) if waiting else None
+            self._lent[key] = self._lent.get(key, 0) + 1
             self._refill(key, resource, env)
         runtime = slot.wait() if slot is not None else None
         if runtime is None:
             # no spare yet, or its start failed: start one here, so that its error (if any) is the step's
-            return resource._open_private(env)
-        self.handed_out += 1
+            try:
+                runtime = resource._open_private(env, reusable=True)
+            except BaseException:
+                self._give_up(key, resource, env)
+                raise
+        else:
+            self.handed_out += 1
+        if not runtime.recyclable:
+            self._give_up(key, resource, env)
         return runtime
+
+    def give_back(self, resource: "SandboxResource", env: dict[str, str], runtime: SandboxRuntime) -> None:
+        """The session is over: its sandbox is cleaned for the next one in the background, or stopped."""
+        if not runtime.recyclable:
+            runtime.close()
+            return
+        key = _key(resource, env)
+        with self._lock:
+            self._lent[key] -= 1
+            keep = not self._closed and len(self._spares.get(key, [])) + self._lent[key] < self.depth
+            if keep:
+                self._spares.setdefault(key, []).append(_Slot(lambda: self._recycle(resource, env, runtime)))
+        if not keep:
+            runtime.close()
 
     def prime(self, resource: "SandboxResource", env: dict[str, str]) -> None:
         """Start the spares for this configuration that are not there yet (as a run begins)."""
@@ -87,14 +115,31 @@ class SandboxPool:
         with self._lock:
             self._refill(key, resource, env)
 
+    def _recycle(self, resource: "SandboxResource", env: dict[str, str], runtime: SandboxRuntime) -> SandboxRuntime:
+        try:
+            clean = runtime.recycled()
+        except SandboxError:
+            runtime.close()
+            self.unclean += 1
+            self.started += 1
+            return resource._open_private(dict(env), reusable=True)
+        self.recycled += 1
+        return clean
+
+    def _give_up(self, key: Hashable, resource: "SandboxResource", env: dict[str, str]) -> None:
+        """A session holds no reusable sandbox after all: one more spare may start in its place."""
+        with self._lock:
+            self._lent[key] -= 1
+            self._refill(key, resource, env)
+
     def _refill(self, key: Hashable, resource: "SandboxResource", env: dict[str, str]) -> None:
-        """Spares up to `depth`: a batch's tables take them faster than one starts."""
+        """Spares up to `depth`, less the sandboxes in a session (they come back cleaned)."""
         if self._closed:
             return
         waiting = self._spares.setdefault(key, [])
-        while len(waiting) < self.depth:
+        while len(waiting) + self._lent.get(key, 0) < self.depth:
             # the resource's teardown after its run stops only its own spare, never the pool's
-            waiting.append(_Slot(lambda: resource._open_private(dict(env))))
+            waiting.append(_Slot(lambda: resource._open_private(dict(env), reusable=True)))
             self.started += 1
 
     def close(self) -> None:

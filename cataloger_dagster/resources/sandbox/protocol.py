@@ -1,8 +1,8 @@
 """Host side of the framed protocol spoken with ``supervisor.py``.
 
 Every frame is ``>IB`` (payload length, kind) followed by the payload.  Host to
-supervisor: ``J`` frames holding JSON (config, exec, interrupt, shutdown).
-Supervisor to host: ``J`` JSON messages (``ready``, ``result``, ``dead``),
+supervisor: ``J`` frames holding JSON (config, exec, interrupt, recycle, shutdown).
+Supervisor to host: ``J`` JSON messages (``ready``, ``result``, ``dead``, ``unclean``),
 ``O``/``E`` head chunks and ``P``/``Q`` tail chunks of the cell's stdout/stderr,
 each prefixed by the call's nonce.
 
@@ -28,7 +28,7 @@ HEADER = struct.Struct(">IB")
 MAX_FRAME = 32 * 1024 * 1024
 NONCE_LEN = 32
 KINDS = frozenset("JOEPQ")
-OPS = frozenset({"ready", "result", "dead"})
+OPS = frozenset({"ready", "result", "dead", "unclean"})
 
 # Reads ``<len>\n<source>`` from the fd in argv[1], then runs it.  Kept tiny so
 # it fits on a command line and needs nothing in the image but python3.

@@ -23,6 +23,16 @@ bootstrap in ``protocol.BOOT`` and it runs in one of two roles.
   whatever they write through ``sys.stdout``/``sys.stderr`` afterwards is
   dropped; a thread that swallows ``SystemExit`` and writes to fd 1 itself (or
   to ``sys.__stdout__``) can still reach a later cell's output in its session.
+* ``zygote`` (only in a sandbox a pool reuses, and only as PID 1's child in a
+  pid namespace) imports the warm-up's modules once, runs its query, and from
+  then on only forks: each worker is a copy of it made before any cell or any
+  table's data reached it, so the copy costs milliseconds, not an interpreter's
+  start.  It is non-dumpable and ignores every signal it may, so a cell can stop
+  or kill it (the next session then gets a new sandbox) but never read or change
+  it.  Between sessions (``recycle``) the supervisor kills every process but the
+  zygote, empties every writable mount, removes the SysV IPC objects, and checks
+  that nothing the last session made is left before it forks the next worker;
+  what it cannot clean, it says, and the host starts a new sandbox instead.
 """
 
 import ast
@@ -31,6 +41,7 @@ import json
 import os
 import select
 import signal
+import stat
 import struct
 import sys
 import time
@@ -276,26 +287,225 @@ def _set_undumpable():
     sys.exit(78)
 
 
+def _apply_limits(limits):
+    import resource
+
+    os.setsid()  # so that a cell's killpg(0) cannot reach the supervisor
+    for name, value in limits.items():
+        res = getattr(resource, name, None)
+        if res is None:
+            continue
+        try:
+            resource.setrlimit(res, (value, value))
+        except (ValueError, OSError):
+            pass
+
+
 def _rlimits(limits):
     def apply():
-        import resource
-
-        os.setsid()  # so that a cell's killpg(0) cannot reach the supervisor
         try:
             import ctypes
 
             ctypes.CDLL(None).prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
         except Exception:
             pass
-        for name, value in limits.items():
-            res = getattr(resource, name, None)
-            if res is None:
-                continue
-            try:
-                resource.setrlimit(res, (value, value))
-            except (ValueError, OSError):
-                pass
+        _apply_limits(limits)
     return apply
+
+
+# ---------------------------------------------------------------- zygote
+# Every signal the zygote may ignore; a forked worker gets Python's defaults back.
+_IGNORED = ("SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT", "SIGUSR1", "SIGUSR2", "SIGALRM", "SIGTSTP",
+            "SIGTTIN", "SIGTTOU", "SIGXCPU", "SIGXFSZ", "SIGVTALRM", "SIGPROF", "SIGIO", "SIGWINCH")
+
+
+def zygote_main(sock_fd, warmup):
+    """Warm once, then fork a worker per request: ``{limits, cwd}`` with the worker's four fds."""
+    import gc
+    import socket
+
+    _set_undumpable()
+    for name in _IGNORED:
+        if hasattr(signal, name):
+            signal.signal(getattr(signal, name), signal.SIG_IGN)
+    if warmup:
+        scope = {"__name__": "__warmup__"}
+        try:
+            exec(compile(warmup, "<warm-up>", "exec"), scope)
+        except BaseException:
+            pass
+        scope.clear()  # its connection closes here: no thread of its may live on in a fork
+        gc.collect()
+    sock = socket.socket(fileno=sock_fd)
+    sock.sendall(b"up")
+    while True:
+        msg, fds, _flags, _addr = socket.recv_fds(sock, 65536, 4)
+        if not msg:
+            os._exit(0)
+        pid_r, pid_w = os.pipe()
+        middle = os.fork()
+        if middle == 0:
+            try:
+                os.close(pid_r)
+                worker = os.fork()
+                if worker == 0:
+                    os.close(pid_w)
+                    _forked_worker(sock, fds, json.loads(msg.decode()))
+                os.write(pid_w, b"%d" % worker)
+            finally:
+                os._exit(0)  # the worker is now PID 1's child: the supervisor reaps it
+        os.close(pid_w)
+        for fd in fds:
+            os.close(fd)
+        worker = os.read(pid_r, 32)
+        os.close(pid_r)
+        os.waitpid(middle, 0)
+        sock.sendall(worker or b"0")
+
+
+def _forked_worker(sock, fds, req):
+    try:
+        cmd_r, res_w, out_w, err_w = fds
+        sock.close()
+        null = os.open("/dev/null", os.O_RDONLY)
+        for src, dst in ((null, 0), (out_w, 1), (err_w, 2)):
+            os.dup2(src, dst)
+        for fd in [int(n) for n in os.listdir("/proc/self/fd")]:
+            if fd not in (0, 1, 2, cmd_r, res_w):
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass  # the listing's own fd
+        for name in _IGNORED:
+            if hasattr(signal, name):
+                signal.signal(getattr(signal, name), signal.SIG_DFL)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        import ctypes
+
+        ctypes.CDLL(None).prctl(4, 1, 0, 0, 0)  # PR_SET_DUMPABLE, as an exec'd worker is
+        _apply_limits(req.get("limits") or {})
+        os.chdir(req.get("cwd") or "/")
+        worker_main(cmd_r, res_w)
+    finally:
+        os._exit(0)
+
+
+# ---------------------------------------------------------------- between sessions
+_VIRTUAL = ("proc", "sysfs", "devpts", "cgroup", "cgroup2", "devtmpfs", "securityfs", "debugfs",
+            "tracefs", "bpf", "pstore", "configfs", "fusectl", "hugetlbfs", "binfmt_misc")
+_WIPED = ("tmpfs", "mqueue")
+
+
+def writable_mounts():
+    """(mount point, fs type) of each mount this process sees as read-write."""
+    found = []
+    with open("/proc/self/mountinfo", "rb") as f:
+        for line in f:
+            left, _, right = line.partition(b" - ")
+            fields, fstype = left.split(), right.split()[0].decode()
+            if b"rw" in fields[5].split(b","):
+                point = fields[4].decode("unicode_escape").encode("latin-1")  # \040 is a space
+                found.append((point, fstype))
+    return found
+
+
+def _wipe(path, dev, me):
+    """Remove what uid `me` made below `path` (one mount: `dev`); others' entries stay."""
+    try:
+        st = os.lstat(path)
+        if st.st_uid == me and stat.S_IMODE(st.st_mode) & 0o700 != 0o700:
+            os.chmod(path, 0o700)  # a cell's own folder it shut to itself
+        names = os.listdir(path)
+    except FileNotFoundError:
+        return
+    for name in names:
+        entry = os.path.join(path, name)
+        st = os.lstat(entry)
+        if st.st_dev != dev:
+            continue  # another mount, wiped on its own
+        if stat.S_ISDIR(st.st_mode):
+            _wipe(entry, dev, me)
+            if st.st_uid == me:
+                os.rmdir(entry)
+        elif st.st_uid == me:
+            os.unlink(entry)
+
+
+def _left_by(path, dev, me):
+    """The first entry below `path` that uid `me` owns, or None."""
+    for root, dirs, files in os.walk(path):
+        for name in dirs + files:
+            entry = os.path.join(root, name)
+            st = os.lstat(entry)
+            if st.st_dev == dev and st.st_uid == me:
+                return entry
+        dirs[:] = [d for d in dirs if os.lstat(os.path.join(root, d)).st_dev == dev]
+    return None
+
+
+def _remove_ipc():
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    remove = {"shm": lambda i: libc.shmctl(i, 0, None), "msg": lambda i: libc.msgctl(i, 0, None),
+              "sem": lambda i: libc.semctl(i, 0, 0)}  # IPC_RMID
+    for kind, rm in remove.items():
+        for ident in _ipc_ids(kind):
+            rm(ident)
+    for kind in remove:
+        if _ipc_ids(kind):
+            return "a SysV %s object could not be removed" % kind
+    return None
+
+
+def _ipc_ids(kind):
+    with open("/proc/sysvipc/" + kind) as f:
+        return [int(line.split()[1]) for line in f.readlines()[1:] if line.strip()]
+
+
+def clean_between_sessions(roots):
+    """Empty what the last session could write; the problem if anything is left, else None.
+
+    `roots` maps each wiped mount point to its root's mode and owner when the sandbox began."""
+    me = os.getuid()
+    for point, fstype in writable_mounts():
+        if fstype in _WIPED:
+            try:
+                st = os.lstat(point)
+            except OSError:
+                continue
+            if not stat.S_ISDIR(st.st_mode):
+                if st.st_uid == me:
+                    return "%r is a writable file mount the sandbox cannot empty" % point
+                continue
+            _wipe(point, st.st_dev, me)
+            if st.st_uid == me:
+                for attr in os.listxattr(point, follow_symlinks=False):
+                    os.removexattr(point, attr, follow_symlinks=False)
+                if point in roots and stat.S_IMODE(st.st_mode) != roots[point]:
+                    os.chmod(point, roots[point])
+            left = _left_by(point, st.st_dev, me)
+            if left is not None:
+                return "%r was left behind" % left
+            if point not in roots and st.st_uid == me:
+                return "%r is a writable mount that was not there at the start" % point
+        elif fstype not in _VIRTUAL and os.access(point, os.W_OK):
+            return "%r (%s) is writable and cannot be emptied" % (point, fstype)
+    return _remove_ipc()
+
+
+def mount_roots():
+    """The mode of each writable tmpfs or mqueue root, as the sandbox began."""
+    roots = {}
+    for point, fstype in writable_mounts():
+        if fstype in _WIPED:
+            try:
+                st = os.lstat(point)
+            except OSError:
+                continue
+            if stat.S_ISDIR(st.st_mode):
+                roots[point] = stat.S_IMODE(st.st_mode)
+    return roots
 
 
 def _proc_stat(pid):
@@ -308,9 +518,9 @@ def _proc_stat(pid):
     return int(fields[1]), int(fields[2]), int(fields[3]), fields[0]  # ppid, pgrp, session, state
 
 
-def _strays(worker_pid, pidns):
+def _strays(worker_pid, pidns, spared=()):
     me = os.getpid()
-    keep = {1, me, worker_pid}
+    keep = {1, me, worker_pid, *spared}
     found = []
     for entry in os.listdir("/proc"):
         if not entry.isdigit() or int(entry) in keep:
@@ -326,12 +536,12 @@ def _strays(worker_pid, pidns):
     return found
 
 
-def kill_strays(worker_pid, pidns, deadline=2.0):
-    """Stop then kill everything a cell left behind (fork bombs included)."""
+def kill_strays(worker_pid, pidns, deadline=2.0, spared=()):
+    """Stop then kill everything a cell left behind (fork bombs included), but `spared`."""
     end = time.monotonic() + deadline
     seen = set()
     while time.monotonic() < end:
-        fresh = [p for p in _strays(worker_pid, pidns) if p not in seen]
+        fresh = [p for p in _strays(worker_pid, pidns, spared) if p not in seen]
         if not fresh:
             break
         for pid in fresh:
@@ -345,7 +555,7 @@ def kill_strays(worker_pid, pidns, deadline=2.0):
             os.kill(pid, signal.SIGKILL)
         except OSError:
             pass
-    for pid in _strays(worker_pid, pidns):
+    for pid in _strays(worker_pid, pidns, spared):
         try:
             os.kill(pid, signal.SIGKILL)
         except OSError:
@@ -355,8 +565,8 @@ def kill_strays(worker_pid, pidns, deadline=2.0):
     # zombies until it reaps them, before its next cell.
     settle = time.monotonic() + deadline
     while True:
-        reap(worker_pid)
-        alive = [p for p in _strays(worker_pid, pidns) if not _zombie_of(p, worker_pid)]
+        reap(worker_pid, spared)
+        alive = [p for p in _strays(worker_pid, pidns, spared) if not _zombie_of(p, worker_pid)]
         if not alive or time.monotonic() >= settle:
             break
         time.sleep(0.01)
@@ -378,14 +588,15 @@ def reap_children():
             return
 
 
-def reap(keep):
-    """Collect exited children (as PID 1, orphans too), leaving ``keep``'s status to its waiter."""
+def reap(keep, spared=()):
+    """Collect exited children (as PID 1, orphans too), leaving ``keep``'s status to its waiter
+    (and the zygote's, among `spared`, to the supervisor)."""
     while True:
         try:
             info = os.waitid(os.P_ALL, 0, os.WEXITED | os.WNOHANG | os.WNOWAIT)
         except ChildProcessError:
             return
-        if info is None or info.si_pid == keep:
+        if info is None or info.si_pid == keep or info.si_pid in spared:
             return
         try:
             os.waitpid(info.si_pid, 0)
@@ -421,6 +632,37 @@ def checked_reply(reply):
             "new_threads": threads if type(threads) is int and threads >= 0 else 0}
 
 
+class _Forked:
+    """A worker the zygote forked, reparented to us (PID 1): what the supervisor needs of a Popen."""
+
+    def __init__(self, pid):
+        self.pid = pid
+        self.returncode = None
+
+    def poll(self, flags=os.WNOHANG):
+        if self.returncode is None:
+            try:
+                pid, status = os.waitpid(self.pid, flags)
+            except ChildProcessError:  # reaped already, as an orphan
+                pid, status = self.pid, signal.SIGKILL
+            if pid:
+                self.returncode = os.waitstatus_to_exitcode(status)
+        return self.returncode
+
+    def wait(self):
+        return self.poll(0)
+
+    def kill(self):
+        if self.returncode is None:
+            try:
+                os.kill(self.pid, signal.SIGKILL)
+            except OSError:
+                pass
+
+
+ZYGOTE_TIMEOUT_S = 60.0
+
+
 class Supervisor:
     def __init__(self, config, source):
         self.cfg = config
@@ -428,6 +670,49 @@ class Supervisor:
         self.current = None  # nonce of the call in flight
         self.res_buf = bytearray()
         self.streams = {}
+        self.zygote = None  # (Popen, socket) while it lives
+        self.roots = {}
+
+    def spared(self):
+        return (self.zygote[0].pid,) if self.zygote is not None else ()
+
+    def start_zygote(self):
+        """The zygote, if this sandbox may be reused and can fork its workers; else None."""
+        import socket
+        import subprocess
+
+        if not (self.cfg.get("zygote") and self.cfg.get("pidns") and os.getpid() == 1
+                and hasattr(socket, "send_fds")):
+            return
+        mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        src_r, src_w = os.pipe()
+        proc = subprocess.Popen(
+            [sys.executable, "-I", "-u", "-c", self.cfg["boot"], str(src_r), "zygote", str(theirs.fileno()),
+             base64.b64encode((self.cfg.get("warmup") or "").encode()).decode()],
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, pass_fds=(src_r, theirs.fileno()),
+            preexec_fn=os.setsid, cwd=self.cfg.get("cwd") or None)
+        os.close(src_r)
+        theirs.close()
+        write_all(src_w, b"%d\n" % len(self.source) + self.source)
+        os.close(src_w)
+        mine.settimeout(ZYGOTE_TIMEOUT_S)
+        try:
+            up = mine.recv(16) == b"up"
+        except OSError:
+            up = False
+        if not up:
+            proc.kill()
+            proc.wait()
+            mine.close()
+            return
+        self.zygote = (proc, mine)
+        self.roots = mount_roots()
+
+    def zygote_alive(self):
+        if self.zygote is not None and self.zygote[0].poll() is not None:
+            self.zygote[1].close()
+            self.zygote = None
+        return self.zygote is not None
 
     def spawn(self):
         import subprocess
@@ -436,16 +721,64 @@ class Supervisor:
         res_r, res_w = os.pipe()
         out_r, out_w = os.pipe()
         err_r, err_w = os.pipe()
-        self.proc = subprocess.Popen(
-            [sys.executable, "-I", "-u", "-c", self.cfg["boot"], str(cmd_r), "worker", str(cmd_r), str(res_w),
-             base64.b64encode((self.cfg.get("warmup") or "").encode()).decode()],
-            stdin=subprocess.DEVNULL, stdout=out_w, stderr=err_w, pass_fds=(cmd_r, res_w),
-            preexec_fn=_rlimits(self.cfg.get("rlimits", {})), cwd=self.cfg.get("cwd") or None,
-        )
-        for fd in (cmd_r, res_w, out_w, err_w):
-            os.close(fd)
+        try:
+            if self.zygote is not None:
+                self.proc = self.fork_worker((cmd_r, res_w, out_w, err_w))
+            else:
+                self.proc = subprocess.Popen(
+                    [sys.executable, "-I", "-u", "-c", self.cfg["boot"], str(cmd_r), "worker", str(cmd_r),
+                     str(res_w), base64.b64encode((self.cfg.get("warmup") or "").encode()).decode()],
+                    stdin=subprocess.DEVNULL, stdout=out_w, stderr=err_w, pass_fds=(cmd_r, res_w),
+                    preexec_fn=_rlimits(self.cfg.get("rlimits", {})), cwd=self.cfg.get("cwd") or None,
+                )
+        finally:
+            for fd in (cmd_r, res_w, out_w, err_w):
+                os.close(fd)
         self.cmd_w, self.res_r, self.out_r, self.err_r = cmd_w, res_r, out_r, err_r
-        write_all(cmd_w, b"%d\n" % len(self.source) + self.source)
+        if self.zygote is None:
+            write_all(cmd_w, b"%d\n" % len(self.source) + self.source)
+
+    def fork_worker(self, fds):
+        import socket
+
+        proc, sock = self.zygote
+        os.kill(proc.pid, signal.SIGCONT)  # a cell may have stopped it
+        request = {"limits": self.cfg.get("rlimits", {}), "cwd": self.cfg.get("cwd") or "/"}
+        socket.send_fds(sock, [json.dumps(request).encode()], list(fds))
+        answer = sock.recv(32)
+        if not answer.isdigit() or int(answer) <= 1:
+            raise OSError("the zygote did not fork a worker")
+        return _Forked(int(answer))
+
+    def recycle(self):
+        """Make this sandbox as it was for the next session; False (and why, to the host) if not."""
+        problem = None
+        try:
+            self.proc.kill()
+            self.proc.wait()
+            kill_strays(self.proc.pid, True, spared=self.spared())
+            for fd in (self.cmd_w, self.res_r, self.out_r, self.err_r):
+                os.close(fd)
+            if not self.zygote_alive():
+                problem = "its zygote is gone"
+            else:
+                problem = clean_between_sessions(self.roots) or self.survivors()
+            if problem is None:
+                self.spawn()
+        except Exception as exc:
+            problem = "%s: %s" % (type(exc).__name__, exc)
+        if problem is not None:
+            self.reply({"op": "unclean", "message": problem[:2000]})
+            return False
+        self.res_buf.clear()
+        self.streams = {}
+        self.reply({"op": "ready", "pid": os.getpid(), "worker": self.proc.pid, "recyclable": True})
+        return True
+
+    def survivors(self):
+        keep = {os.getpid(), *self.spared()}
+        left = [e for e in os.listdir("/proc") if e.isdigit() and int(e) not in keep]
+        return "process %s outlived its session" % left[0] if left else None
 
     def emit(self, kind, payload):
         send_frame(1, kind, payload)
@@ -532,7 +865,7 @@ class Supervisor:
             if tail:
                 self.emit(tail_kind, self.current.encode() + tail)
         if self.proc.poll() is None:
-            kill_strays(self.proc.pid, self.cfg.get("pidns", False))
+            kill_strays(self.proc.pid, self.cfg.get("pidns", False), spared=self.spared())
         reply["op"] = "result"
         reply["nonce"] = self.current
         self.current = None
@@ -541,17 +874,24 @@ class Supervisor:
 
     def run(self):
         _set_undumpable()  # before the worker exists: no cell ever sees us dumpable
+        self.start_zygote()
         self.spawn()
-        self.reply({"op": "ready", "pid": os.getpid(), "worker": self.proc.pid})
+        self.reply({"op": "ready", "pid": os.getpid(), "worker": self.proc.pid,
+                    "recyclable": self.zygote is not None})
         cap = int(self.cfg.get("cap", 1 << 20))
         while True:
             fds = [0, self.res_r, self.out_r, self.err_r]
             ready, _, _ = select.select(fds, [], [], 1.0)
-            reap(self.proc.pid)
+            self.zygote_alive()
+            reap(self.proc.pid, self.spared())
             if 0 in ready:
                 msg = read_json(0)
                 if msg is None or msg.get("op") == "shutdown":
                     return
+                if msg["op"] == "recycle" and self.current is None:
+                    if not self.recycle():
+                        return
+                    continue
                 if msg["op"] == "exec" and self.current is None:
                     self.drain(self.out_r, None)  # output between calls is nobody's
                     self.drain(self.err_r, None)
@@ -583,7 +923,7 @@ class Supervisor:
                         self.finish_call({"ok": False, "result": None, "dead": True,
                                           "error": {"type": etype, "message": message, "traceback": ""}})
                     self.reply({"op": "dead", "message": message})
-                    kill_strays(-1, self.cfg.get("pidns", False))
+                    kill_strays(-1, self.cfg.get("pidns", False))  # the zygote too: the sandbox ends
                     return
                 if self.current is not None:
                     self.res_buf += data
@@ -599,6 +939,10 @@ def main():
         i = args.index("worker")
         warmup = base64.b64decode(args[i + 3]).decode() if len(args) > i + 3 else ""
         worker_main(int(args[i + 1]), int(args[i + 2]), warmup)
+        return
+    if "zygote" in args:
+        i = args.index("zygote")
+        zygote_main(int(args[i + 1]), base64.b64decode(args[i + 2]).decode())
         return
     config = read_json(0)
     try:
