@@ -229,9 +229,10 @@ class SandboxRuntime:
             if self._closed or channel is None or not self.recyclable:
                 raise SandboxError("this sandbox cannot be reused")
             self._closed = True  # from here on, nothing of this session's reaches the sandbox
+            pids = self.supervisor_pid, self.worker_pid  # this session's, kept as they were
             try:
                 channel.send(encode({"op": "recycle"}), time.monotonic() + SEND_TIMEOUT_S)
-                self._await_ready(channel, RECYCLE_TIMEOUT_S, "clean itself")
+                self._await_ready(channel, RECYCLE_TIMEOUT_S, "cleaning")
             except BaseException:
                 self._teardown(graceful=False)
                 callbacks, self._on_close = self._on_close, []
@@ -242,6 +243,7 @@ class SandboxRuntime:
             runtime = SandboxRuntime(self._start, timeout_s=self.timeout_s, output_cap_bytes=self.cap,
                                      label=self.label, adopt=(channel, self._reader))
             runtime.supervisor_pid, runtime.worker_pid = self.supervisor_pid, self.worker_pid
+            self.supervisor_pid, self.worker_pid = pids
             runtime.recyclable, runtime.data_dir = self.recyclable, self.data_dir
             runtime._on_close, self._on_close = self._on_close, []
         if runtime.data_dir:
@@ -254,25 +256,26 @@ class SandboxRuntime:
         channel = self._start()
         self._channel = channel
         try:
-            self._await_ready(channel, STARTUP_TIMEOUT_S, "start")
+            self._await_ready(channel, STARTUP_TIMEOUT_S, "start-up")
         except BaseException:
             self._teardown(graceful=False)
             raise
 
-    def _await_ready(self, channel: Channel, timeout_s: float, doing: str) -> None:
+    def _await_ready(self, channel: Channel, timeout_s: float, phase: str) -> None:
+        """Until the supervisor says it is ready (after its start-up, or its cleaning)."""
         deadline = time.monotonic() + timeout_s
         while time.monotonic() < deadline:
             data = channel.recv(deadline - time.monotonic())
             if data is None:
                 continue
             if data == b"":
-                raise SandboxError(f"sandbox exited as it tried to {doing}: {channel.diagnostics()}")
+                raise SandboxError(f"sandbox exited during {phase}: {channel.diagnostics()}")
             try:
                 if self._ready(self._reader.feed(data)):
                     return
             except ProtocolError as exc:
-                raise SandboxError(f"sandbox broke the protocol as it tried to {doing}: {exc}") from None
-        raise SandboxError(f"sandbox did not {doing} within {timeout_s:g}s: {channel.diagnostics()}")
+                raise SandboxError(f"sandbox broke the protocol during {phase}: {exc}") from None
+        raise SandboxError(f"sandbox did not finish its {phase} within {timeout_s:g}s: {channel.diagnostics()}")
 
     def _ready(self, frames: list[tuple[str, bytes]]) -> bool:
         for kind, payload in frames:

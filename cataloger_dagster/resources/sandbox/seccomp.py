@@ -17,22 +17,23 @@ from .base import SandboxError
 
 # What a cell never needs and what would let it leave or widen its sandbox: mounts
 # (old and new API), namespaces, tracing other processes, the kernel keyring, BPF,
-# perf, and io_uring (whose operations seccomp cannot see).
+# perf, io_uring (whose operations seccomp cannot see), and POSIX message queues (they
+# would outlive a session in a reused sandbox, where nothing mounted lists them).
 DENIED = ("mount", "umount2", "pivot_root", "chroot", "open_tree", "move_mount", "fsopen", "fsconfig",
           "fsmount", "fspick", "mount_setattr", "unshare", "setns", "ptrace", "process_vm_readv",
           "process_vm_writev", "keyctl", "add_key", "request_key", "bpf", "perf_event_open",
-          "io_uring_setup", "io_uring_enter", "io_uring_register")
+          "io_uring_setup", "io_uring_enter", "io_uring_register", "mq_open")
 
 # AUDIT_ARCH_* and syscall numbers (asm/unistd_64.h; asm-generic/unistd.h for aarch64)
 ARCHES = {
     "x86_64": (0xC000003E, {
         "mount": 165, "umount2": 166, "pivot_root": 155, "chroot": 161, "unshare": 272, "setns": 308,
         "ptrace": 101, "process_vm_readv": 310, "process_vm_writev": 311, "keyctl": 250, "add_key": 248,
-        "request_key": 249, "bpf": 321, "perf_event_open": 298, "clone": 56}),
+        "request_key": 249, "bpf": 321, "perf_event_open": 298, "clone": 56, "mq_open": 240}),
     "aarch64": (0xC00000B7, {
         "mount": 40, "umount2": 39, "pivot_root": 41, "chroot": 51, "unshare": 97, "setns": 268,
         "ptrace": 117, "process_vm_readv": 270, "process_vm_writev": 271, "keyctl": 219, "add_key": 217,
-        "request_key": 218, "bpf": 280, "perf_event_open": 241, "clone": 220}),
+        "request_key": 218, "bpf": 280, "perf_event_open": 241, "clone": 220, "mq_open": 180}),
 }
 COMMON = {"open_tree": 428, "move_mount": 429, "fsopen": 430, "fsconfig": 431, "fsmount": 432,
           "fspick": 433, "mount_setattr": 442, "io_uring_setup": 425, "io_uring_enter": 426,

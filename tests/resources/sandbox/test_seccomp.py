@@ -84,7 +84,8 @@ ARGS = {"mount": (0, 0, 0, 0, 0), "umount2": (0, 0), "pivot_root": (0, 0), "chro
         "setns": (-1, 0), "ptrace": (2, BIG, 0, 0), "process_vm_readv": (BIG, 0, 0, 0, 0, 0),
         "process_vm_writev": (BIG, 0, 0, 0, 0, 0), "keyctl": (-1, 0, 0, 0, 0), "add_key": (0, 0, 0, 0, 0),
         "request_key": (0, 0, 0, 0), "bpf": (-1, 0, 0), "perf_event_open": (0, 0, -1, -1, 0),
-        "io_uring_setup": (0, 0), "io_uring_enter": (-1, 0, 0, 0, 0, 0), "io_uring_register": (-1, 0, 0, 0)}
+        "io_uring_setup": (0, 0), "io_uring_enter": (-1, 0, 0, 0, 0, 0), "io_uring_register": (-1, 0, 0, 0),
+        "mq_open": (0, 0, 0, 0)}
 
 
 def _syscalls_program() -> str:

@@ -250,7 +250,8 @@ def _state(pid: int) -> str | None:
 
 
 def test_it_announces_itself_and_its_worker(driven):
-    assert driven.ready == {"op": "ready", "pid": driven.proc.pid, "worker": driven.ready["worker"]}
+    assert driven.ready == {"op": "ready", "pid": driven.proc.pid, "worker": driven.ready["worker"],
+                            "recyclable": False}  # no pid namespace of its own: it cannot be reused
     stat = open(f"/proc/{driven.ready['worker']}/stat", "rb").read()
     assert int(stat[stat.rfind(b")") + 2:].split()[1]) == driven.proc.pid  # the worker is its child
 
