@@ -18,7 +18,7 @@ per-table cost of a sample is the same measure, and the benchmark takes half the
 Per table, from Dagster's run and event storage: its share of its run's start (from the run's
 creation to its first step, plus the last step to the run's end) and of each step, plus the index
 run divided by the tables; the store's requests (reads, writes, listings, claims)
-and the events in the run storage; the peak memory (RSS) of the whole process tree, sampled.
+and the events in the run storage; the peak memory of the whole process tree (RSS and PSS sums), sampled.
 Writes the "Per-table overhead" section of BENCHMARKS.md and benchmarks/results/per_table_costs.json
 (the fleet simulation reads the per-stage costs of two table sizes from it).
 """
@@ -156,13 +156,18 @@ def _stages(instance, run_of: dict[str, str]) -> tuple[dict, float]:
 
 # ------------------------------------------------------------------ the parent
 class TreePeak:
-    """The peak RSS of a process and all its descendants, sampled every 0.2 s."""
+    """The peak memory of a process and all its descendants, sampled every 0.2 s: the sum of their
+    RSS (pages shared between processes counted in each, as the baseline's figures were) and of
+    their PSS (each shared page split between its sharers: what the tree really holds), and the
+    processes at the PSS peak."""
 
     def __init__(self, pid: int) -> None:
         import psutil
 
         self._root = psutil.Process(pid)
         self.peak_mb = 0.0
+        self.peak_pss_mb = 0.0
+        self.at_peak: list[tuple[str, float]] = []
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._sample, daemon=True)
         self._thread.start()
@@ -175,18 +180,40 @@ class TreePeak:
                 procs = [self._root, *self._root.children(recursive=True)]
             except psutil.NoSuchProcess:
                 return
-            total = 0
+            rss, pss, parts = 0, 0, []
             for proc in procs:
                 try:
-                    total += proc.memory_info().rss
+                    memory = proc.memory_full_info()
+                    rss, pss = rss + memory.rss, pss + memory.pss
+                    parts.append((_kind(proc.cmdline()), memory.pss / 2**20))
                 except psutil.Error:
                     pass
-            self.peak_mb = max(self.peak_mb, total / 2**20)
+            self.peak_mb = max(self.peak_mb, rss / 2**20)
+            if pss / 2**20 > self.peak_pss_mb:
+                self.peak_pss_mb, self.at_peak = pss / 2**20, parts
 
     def stop(self) -> float:
         self._stop.set()
         self._thread.join()
         return self.peak_mb
+
+    def make_up(self) -> dict[str, float]:
+        """MB of PSS at the peak, by kind of process."""
+        kinds: dict[str, float] = {}
+        for kind, mb in self.at_peak:
+            kinds[kind] = round(kinds.get(kind, 0.0) + mb, 1)
+        return dict(sorted(kinds.items(), key=lambda kv: -kv[1]))
+
+
+def _kind(cmdline: list[str]) -> str:
+    text = " ".join(cmdline)
+    if "cataloger_dagster.cli.worker" in text:
+        return "worker processes"
+    if "--child" in text:
+        return "the run's process"
+    if "_fd = int(sys.argv[1])" in text:
+        return "sandboxes"
+    return "other"
 
 
 def run_once(checkout: Path, db: Path, work: Path, count: int, label: str, *, first: int = 0,
@@ -205,15 +232,18 @@ def run_once(checkout: Path, db: Path, work: Path, count: int, label: str, *, fi
     peak = TreePeak(proc.pid)
     out, err = proc.communicate()
     peak_mb = peak.stop()
+    peak_pss_mb, make_up = peak.peak_pss_mb, peak.make_up()
     if proc.returncode:
         raise SystemExit(f"run {label} in {checkout} failed:\n{err[-3000:]}")
     result = json.loads(out.strip().splitlines()[-1])
     if not Path(result["package"]).resolve().is_relative_to(checkout.resolve()):
         raise SystemExit(f"run in {checkout} imported {result['package']}, not its own package")
-    result.update(peak_mb=peak_mb, load_before=load, load_after=os.getloadavg()[0], count=count,
+    result.update(peak_mb=peak_mb, peak_pss_mb=peak_pss_mb, peak_make_up=make_up, load_before=load,
+                  load_after=os.getloadavg()[0], count=count,
                   database_tables=first + count)
     print(f"  {label}: {count} tables in {result['seconds']:.1f} s ({result['seconds'] / count:.3f} s a table), "
-          f"peak {peak_mb:.0f} MB, load {load:.1f} -> {result['load_after']:.1f}", file=sys.stderr, flush=True)
+          f"peak {peak_mb:.0f} MB RSS, {peak_pss_mb:.0f} MB PSS {make_up}, load {load:.1f} -> "
+          f"{result['load_after']:.1f}", file=sys.stderr, flush=True)
     return result
 
 
@@ -343,6 +373,11 @@ def main() -> None:
         report.write_section("Per-table overhead", text)
 
 
+def _peak(run: dict) -> str:
+    pss = run.get("peak_pss_mb")
+    return f"{run['peak_mb']:,.0f} / {pss:,.0f}" if pss is not None else f"{run['peak_mb']:,.0f} / n/a"
+
+
 def _save(raw: Path | None, runs: dict) -> None:
     if raw is not None:
         raw.write_text(json.dumps(runs))
@@ -354,8 +389,8 @@ def render(runs: dict, sizes: list[int], baseline: str, head: str, sample: int, 
     for size in sizes:
         old, new = per_table(runs["old"][size]), per_table(runs["new"][size])
         rows.append(f"| {size:,} | {runs['old'][size]['count']:,} / {runs['new'][size]['count']:,} | {old['whole']:.3f} | {new['whole']:.3f} | "
-                    f"{new['whole'] / old['whole']:.2f} | {runs['old'][size]['peak_mb']:.0f} / "
-                    f"{runs['new'][size]['peak_mb']:.0f} | {runs['old'][size]['load_before']:.1f}, "
+                    f"{new['whole'] / old['whole']:.2f} | {_peak(runs['old'][size])} | {_peak(runs['new'][size])} | "
+                    f"{runs['old'][size]['load_before']:.1f}, "
                     f"{runs['new'][size]['load_before']:.1f}, {runs['new'][size]['load_after']:.1f} |")
     stage_rows = []
     for size in sizes:
@@ -389,9 +424,14 @@ Baseline {baseline}: one Dagster run per table, one at a time.  This checkout: `
 The machine is shared with other work: the load average (1 min) is given before each run and
 after the last; only ratios of runs made next to each other count.
 
-| tables in the database | tables cataloged (baseline / this) | baseline s / table | this checkout s / table | ratio | peak MB (tree) | load |
-|---:|---:|---:|---:|---:|---|---|
+| tables in the database | tables cataloged (baseline / this) | baseline s / table | this checkout s / table | ratio | baseline peak MB, RSS / PSS | this checkout's | load |
+|---:|---:|---:|---:|---:|---|---|---|
 {chr(10).join(rows)}
+
+Peak memory: the sums over the process tree of RSS (pages shared by several processes, such as
+the libraries every Python maps and a sandbox's zygote and its forked worker, counted in each) and
+of PSS (each shared page split among its sharers: what the tree holds). This checkout's peak (PSS),
+by kind of process: {"; ".join(f"{size:,} tables: " + ", ".join(f"{kind} {mb:.0f}" for kind, mb in runs['new'][size].get('peak_make_up', {}).items()) for size in sizes)}.
 
 Flatness: this checkout's seconds a table at {sizes[-1]:,} tables / at {sizes[0]:,}: {flat:.2f}; its store
 requests a table: {_count(first['store_requests'])} and {_count(last['store_requests'])} (the baseline's:

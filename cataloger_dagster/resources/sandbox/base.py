@@ -220,8 +220,8 @@ class SandboxRuntime:
     def recycled(self) -> "SandboxRuntime":
         """This sandbox, cleaned by its supervisor, as a new session's runtime.
 
-        The supervisor kills every process of this session, empties every place a cell could
-        write, and forks a fresh worker from its zygote; the host empties /data.  This runtime is
+        The host empties /data; the supervisor kills every process of this session, empties every
+        place a cell could write, and forks a fresh worker from its zygote.  This runtime is
         closed for good.  SandboxError if the sandbox cannot be made clean (the caller then
         closes this runtime and starts a new sandbox)."""
         with self._lock:
@@ -231,6 +231,8 @@ class SandboxRuntime:
             self._closed = True  # from here on, nothing of this session's reaches the sandbox
             pids = self.supervisor_pid, self.worker_pid  # this session's, kept as they were
             try:
+                if self.data_dir:
+                    empty_folder(self.data_dir)  # before the next worker exists
                 channel.send(encode({"op": "recycle"}), time.monotonic() + SEND_TIMEOUT_S)
                 self._await_ready(channel, RECYCLE_TIMEOUT_S, "cleaning")
             except BaseException:
@@ -246,8 +248,6 @@ class SandboxRuntime:
             self.supervisor_pid, self.worker_pid = pids
             runtime.recyclable, runtime.data_dir = self.recyclable, self.data_dir
             runtime._on_close, self._on_close = self._on_close, []
-        if runtime.data_dir:
-            empty_folder(runtime.data_dir)
         return runtime
 
     # ------------------------------------------------------------ internals

@@ -708,6 +708,13 @@ class Supervisor:
         self.zygote = (proc, mine)
         self.roots = mount_roots()
 
+    def stop_zygote(self):
+        proc, sock = self.zygote
+        self.zygote = None
+        sock.close()
+        proc.kill()
+        proc.wait()
+
     def zygote_alive(self):
         if self.zygote is not None and self.zygote[0].poll() is not None:
             self.zygote[1].close()
@@ -875,7 +882,13 @@ class Supervisor:
     def run(self):
         _set_undumpable()  # before the worker exists: no cell ever sees us dumpable
         self.start_zygote()
-        self.spawn()
+        try:
+            self.spawn()
+        except OSError:
+            if self.zygote is None:
+                raise
+            self.stop_zygote()  # it did not fork: a worker of its own, and a sandbox not to reuse
+            self.spawn()
         self.reply({"op": "ready", "pid": os.getpid(), "worker": self.proc.pid,
                     "recyclable": self.zygote is not None})
         cap = int(self.cfg.get("cap", 1 << 20))
