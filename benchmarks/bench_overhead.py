@@ -410,6 +410,15 @@ def render(runs: dict, sizes: list[int], baseline: str, head: str, sample: int, 
            "every table and is shared out over all of them."
            if last_tables else f"--baseline-sample {sample}: at the largest size the baseline catalogs a sample "
            "(its first tables, every row count among them).")
+    old_requests = [_count(per_table(runs['old'][size])['store_requests']) for size in (sizes[0], sizes[-1])]
+    if jobs > 1:
+        requests = (f"Store requests a table: the baseline's {old_requests[0]} and {old_requests[1]}, those of its "
+                    "table runs; this checkout's are made in its worker processes, and not counted.")
+    else:
+        requests = (f"Store requests a table: {_count(first['store_requests'])} and {_count(last['store_requests'])}, "
+                    f"against the baseline's {old_requests[0]} and {old_requests[1]}: this checkout's are all its "
+                    "process made, the index run's included, shared out over the tables it cataloged (the index "
+                    "reads every table of the database); the baseline's, those of its table runs.")
     runs_made = ", ".join(f"{runs['new'][size].get('runs', '?'):,} at {size:,}" for size in sizes)
     return f"""Run: `.venv/bin/python benchmarks/bench_overhead.py --baseline {baseline} --sizes {','.join(map(str, sizes))} {how.split(':')[0]} --batch {batch} --jobs {jobs}` (this checkout: {head})
 Machine: {report.machine()}. Date: {report.today()}.
@@ -433,11 +442,7 @@ the libraries every Python maps and a sandbox's zygote and its forked worker, co
 of PSS (each shared page split among its sharers: what the tree holds). This checkout's peak (PSS),
 by kind of process: {"; ".join(f"{size:,} tables: " + ", ".join(f"{kind} {mb:.0f}" for kind, mb in runs['new'][size].get('peak_make_up', {}).items()) for size in sizes)}.
 
-Flatness: this checkout's seconds a table at {sizes[-1]:,} tables / at {sizes[0]:,}: {flat:.2f}; its store
-requests a table: {_count(first['store_requests'])} and {_count(last['store_requests'])} (the baseline's:
-{_count(per_table(runs['old'][sizes[0]])['store_requests'])} and {_count(per_table(runs['old'][sizes[-1]])['store_requests'])}): this checkout's are all its process made, the index
-run's included, shared out over the tables it cataloged (the index reads every table of the database); the
-baseline's, those of its table runs ({"n/a: made in worker processes, not counted" if jobs > 1 else "counted in its process"}).
+Flatness: this checkout's seconds a table at {sizes[-1]:,} tables / at {sizes[0]:,}: {flat:.2f}. {requests}
 
 Seconds a table by stage (means; run_start holds the run's start and its end, index is the index
 run shared out over the tables):

@@ -466,7 +466,7 @@ def _ipc_ids(kind):
 def clean_between_sessions(roots):
     """Empty what the last session could write; the problem if anything is left, else None.
 
-    `roots` maps each wiped mount point to its root's mode and owner when the sandbox began."""
+    `roots` maps each wiped mount point to its root's mode when the sandbox began."""
     me = os.getuid()
     for point, fstype in writable_mounts():
         if fstype in _WIPED:
