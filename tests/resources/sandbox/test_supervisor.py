@@ -303,7 +303,9 @@ def test_only_an_interrupt_for_the_call_in_flight_is_applied(driven):
 def test_a_dead_worker_ends_the_call_with_its_cause_then_the_supervisor(driven, code, etype, message):
     worker = driven.ready["worker"]
     nonce = new_nonce()
-    result, _ = driven.call(code, nonce)
+    # a signal the kernel hands to another thread of the worker lands a moment later: the cell
+    # waits for it, so that the worker always dies inside the call
+    result, _ = driven.call(code + "\nimport time\ntime.sleep(30)", nonce)
     assert result["op"] == "result" and result["nonce"] == nonce and result["dead"] is True
     assert not result["ok"] and result["error"] == {"type": etype, "message": message, "traceback": ""}
     assert json.loads(driven.next_frame()[1]) == {"op": "dead", "message": message}
