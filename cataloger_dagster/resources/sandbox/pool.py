@@ -16,9 +16,10 @@ for the next).  Outside the block the resource starts a sandbox per session as b
 from __future__ import annotations
 
 import threading
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import TYPE_CHECKING, Callable, Hashable, Iterator, Optional
+from typing import TYPE_CHECKING, Hashable, Iterator, Optional
 
 from .base import SandboxError, SandboxRuntime
 
@@ -29,25 +30,18 @@ _POOL: ContextVar[Optional["SandboxPool"]] = ContextVar("cataloger_sandbox_pool"
 
 
 class _Slot:
-    """One sandbox being started in the background, or started, or whose start failed."""
+    """One sandbox being started (or cleaned) in the background, or ready, or whose start failed."""
 
-    def __init__(self, start: Callable[[], SandboxRuntime]) -> None:
-        self.runtime: Optional[SandboxRuntime] = None
-        self.error: Optional[BaseException] = None
-        self._thread = threading.Thread(target=self._run, args=(start,), name="cataloger-sandbox-pool",
-                                        daemon=True)
-        self._thread.start()
+    def __init__(self, future: "Future[SandboxRuntime]") -> None:
+        self._future = future
 
-    def _run(self, start: Callable[[], SandboxRuntime]) -> None:
-        try:
-            self.runtime = start()
-        except BaseException as exc:  # handed to whoever takes the slot, or dropped at close
-            self.error = exc
+    @property
+    def error(self) -> Optional[BaseException]:
+        return self._future.exception()
 
     def wait(self) -> Optional[SandboxRuntime]:
         """The started sandbox, or None if its start failed (the caller then starts one itself)."""
-        self._thread.join()
-        return self.runtime
+        return None if self._future.exception() is not None else self._future.result()
 
     def close(self) -> None:
         runtime = self.wait()
@@ -67,6 +61,10 @@ class SandboxPool:
         self._spares: dict[Hashable, list[_Slot]] = {}
         self._lent: dict[Hashable, int] = {}  # reusable sandboxes in a session now
         self._closed = False
+        # Sandboxes start in these threads, which live as long as the pool: bwrap's
+        # --die-with-parent is the parent *thread*'s death, so a sandbox started in a thread
+        # that ends at once would lose its bwrap (killed) and outlive it, reparented to init.
+        self._starter = ThreadPoolExecutor(max_workers=depth, thread_name_prefix="cataloger-sandbox-pool")
         self.handed_out = 0     # sessions served warm from the pool
         self.started = 0        # sandboxes the pool started
         self.recycled = 0       # sandboxes cleaned for another session
@@ -85,7 +83,7 @@ class SandboxPool:
         if runtime is None:
             # no spare yet, or its start failed: start one here, so that its error (if any) is the step's
             try:
-                runtime = resource._open_private(env, reusable=True)
+                runtime = self._starter.submit(resource._open_private, dict(env), True).result()
             except BaseException:
                 self._give_up(key, resource, env)
                 raise
@@ -105,7 +103,8 @@ class SandboxPool:
             self._lent[key] -= 1
             keep = not self._closed and len(self._spares.get(key, [])) + self._lent[key] < self.depth
             if keep:
-                self._spares.setdefault(key, []).append(_Slot(lambda: self._recycle(resource, env, runtime)))
+                self._spares.setdefault(key, []).append(
+                    _Slot(self._starter.submit(self._recycle, resource, env, runtime)))
         if not keep:
             runtime.close()
 
@@ -139,7 +138,7 @@ class SandboxPool:
         waiting = self._spares.setdefault(key, [])
         while len(waiting) + self._lent.get(key, 0) < self.depth:
             # the resource's teardown after its run stops only its own spare, never the pool's
-            waiting.append(_Slot(lambda: resource._open_private(dict(env), reusable=True)))
+            waiting.append(_Slot(self._starter.submit(resource._open_private, dict(env), True)))
             self.started += 1
 
     def close(self) -> None:
@@ -149,6 +148,7 @@ class SandboxPool:
             self._spares = {}
         for slot in slots:
             slot.close()
+        self._starter.shutdown(wait=True)
 
 
 def _key(resource: "SandboxResource", env: dict[str, str]) -> Hashable:

@@ -5,6 +5,7 @@ reaches the next table's session (test_recycle.py tries harder)."""
 from __future__ import annotations
 
 import os
+import time
 
 import dagster as dg
 import pytest
@@ -125,3 +126,17 @@ def test_a_sandbox_that_cannot_be_reused_is_started_afresh_per_session():
                 assert not rt.recyclable
                 folders.append(rt.data_dir)
         assert folders[0] != folders[1] and pool.recycled == 0 and pool.started == 2
+
+
+def test_a_sandbox_the_pool_started_keeps_its_bwrap(local_sandbox):
+    """bwrap dies with the thread that started it (--die-with-parent is the parent thread's death):
+    the pool starts its sandboxes in threads that live as long as it does."""
+    sandbox = SandboxResource(backend="local", timeout_s=10)
+    with sandbox_pool() as pool:
+        pool.prime(sandbox, ENV)
+        for _ in range(2):  # a sandbox the pool started, then the same one cleaned
+            with sandbox.session(env=ENV) as rt:
+                assert rt.execute("1 + 1").result == "2"
+                time.sleep(0.2)
+                assert rt._channel.proc.poll() is None
+        assert pool.handed_out == 2 and pool.recycled >= 1
