@@ -183,6 +183,8 @@ def worker_main(cmd_fd, res_fd, warmup=""):
     import linecache
     import threading
 
+    _default_signals()
+
     main_ident = threading.get_ident()
     state = {"in_cell": False, "before": frozenset()}
 
@@ -314,9 +316,19 @@ def _rlimits(limits):
 
 
 # ---------------------------------------------------------------- zygote
-# Every signal the zygote may ignore; a forked worker gets Python's defaults back.
+# Every signal the zygote may ignore; every worker starts with Python's defaults for them.
+# (SIGPIPE and SIGXFSZ are not among them: Python itself ignores both, so that a write past
+# RLIMIT_FSIZE is an OSError, not a death.)
 _IGNORED = ("SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT", "SIGUSR1", "SIGUSR2", "SIGALRM", "SIGTSTP",
-            "SIGTTIN", "SIGTTOU", "SIGXCPU", "SIGXFSZ", "SIGVTALRM", "SIGPROF", "SIGIO", "SIGWINCH")
+            "SIGTTIN", "SIGTTOU", "SIGXCPU", "SIGVTALRM", "SIGPROF", "SIGIO", "SIGWINCH")
+
+
+def _default_signals():
+    """Python's own dispositions, whatever the host (a Dagster process, pytest, the zygote) ignored."""
+    for name in _IGNORED:
+        if hasattr(signal, name):
+            signal.signal(getattr(signal, name), signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def zygote_main(sock_fd, warmup):
@@ -376,10 +388,6 @@ def _forked_worker(sock, fds, req):
                     os.close(fd)
                 except OSError:
                     pass  # the listing's own fd
-        for name in _IGNORED:
-            if hasattr(signal, name):
-                signal.signal(getattr(signal, name), signal.SIG_DFL)
-        signal.signal(signal.SIGINT, signal.default_int_handler)
         import ctypes
 
         ctypes.CDLL(None).prctl(4, 1, 0, 0, 0)  # PR_SET_DUMPABLE, as an exec'd worker is

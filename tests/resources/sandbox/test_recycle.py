@@ -212,3 +212,16 @@ def test_a_session_that_kills_the_zygote_gets_the_next_one_a_new_sandbox(sandbox
             # the sandbox could not be proved clean: it was stopped and another started
             assert pool.unclean == 1 and pool.recycled == 0 and b.data_dir != a.data_dir
             assert _look(b) == fresh
+
+
+def test_a_forked_worker_meets_its_limits_as_a_started_one_does(sandbox):
+    """A write past the scratch size is an OSError in a forked worker too (Python ignores SIGXFSZ;
+    the zygote's signal dispositions are not handed on)."""
+    with sandbox_pool() as pool:
+        for _ in range(2):  # the first worker and one forked after a cleaning
+            with sandbox.session(env=ENV) as rt:
+                r = rt.execute("with open('/tmp/big', 'wb') as f:\n    for _ in range(2048):\n"
+                               "        f.write(b'x' * (1 << 20))")
+                assert not r.ok and r.error.type == "OSError", r.error
+                assert rt.execute("import signal\nsignal.getsignal(signal.SIGTERM)").result == "<Handlers.SIG_DFL: 0>"
+        assert pool.recycled >= 1

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import select
+import signal
 import subprocess
 import sys
 import time
@@ -382,3 +383,18 @@ def test_the_cap_streams_the_head_and_keeps_only_a_tail():
     assert capped.feed(b"defgh") == b"de"
     assert capped.feed(b"ijklmnopqrstuvwxyz" * 3) == b""
     assert capped.finish() == (b"vwxyz", 3 + 54 - 5)
+
+
+def test_the_worker_starts_with_default_signals_whatever_its_host_ignored(tmp_path):
+    """A host that ignores SIGTERM (a parent process did) hands that on to its children; the
+    worker puts Python's defaults back, so a cell's signals do what they do in plain Python."""
+    previous = signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    try:
+        sup = Driven(tmp_path)  # started while SIGTERM is ignored here
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    try:
+        result, _ = sup.call("import signal\n(signal.getsignal(signal.SIGTERM), signal.getsignal(signal.SIGHUP))")
+        assert result["result"] == "(<Handlers.SIG_DFL: 0>, <Handlers.SIG_DFL: 0>)"
+    finally:
+        sup.close()
