@@ -471,49 +471,46 @@ def _ipc_ids(kind):
         return [int(line.split()[1]) for line in f.readlines()[1:] if line.strip()]
 
 
+def _wiped_roots():
+    """(mount point, its lstat) of each read-write tmpfs or mqueue mount there is."""
+    for point, fstype in writable_mounts():
+        if fstype in _WIPED:
+            try:
+                yield point, os.lstat(point)
+            except OSError:
+                continue
+
+
 def clean_between_sessions(roots):
     """Empty what the last session could write; the problem if anything is left, else None.
 
     `roots` maps each wiped mount point to its root's mode when the sandbox began."""
     me = os.getuid()
-    for point, fstype in writable_mounts():
-        if fstype in _WIPED:
-            try:
-                st = os.lstat(point)
-            except OSError:
-                continue
-            if not stat.S_ISDIR(st.st_mode):
-                if st.st_uid == me:
-                    return "%r is a writable file mount the sandbox cannot empty" % point
-                continue
-            _wipe(point, st.st_dev, me)
+    for point, st in _wiped_roots():
+        if not stat.S_ISDIR(st.st_mode):
             if st.st_uid == me:
-                for attr in os.listxattr(point, follow_symlinks=False):
-                    os.removexattr(point, attr, follow_symlinks=False)
-                if point in roots and stat.S_IMODE(st.st_mode) != roots[point]:
-                    os.chmod(point, roots[point])
-            left = _left_by(point, st.st_dev, me)
-            if left is not None:
-                return "%r was left behind" % left
-            if point not in roots and st.st_uid == me:
-                return "%r is a writable mount that was not there at the start" % point
-        elif fstype not in _VIRTUAL and os.access(point, os.W_OK):
+                return "%r is a writable file mount the sandbox cannot empty" % point
+            continue
+        _wipe(point, st.st_dev, me)
+        if st.st_uid == me:
+            for attr in os.listxattr(point, follow_symlinks=False):
+                os.removexattr(point, attr, follow_symlinks=False)
+            if point in roots and stat.S_IMODE(st.st_mode) != roots[point]:
+                os.chmod(point, roots[point])
+        left = _left_by(point, st.st_dev, me)
+        if left is not None:
+            return "%r was left behind" % left
+        if point not in roots and st.st_uid == me:
+            return "%r is a writable mount that was not there at the start" % point
+    for point, fstype in writable_mounts():
+        if fstype not in _WIPED and fstype not in _VIRTUAL and os.access(point, os.W_OK):
             return "%r (%s) is writable and cannot be emptied" % (point, fstype)
     return _remove_ipc()
 
 
 def mount_roots():
     """The mode of each writable tmpfs or mqueue root, as the sandbox began."""
-    roots = {}
-    for point, fstype in writable_mounts():
-        if fstype in _WIPED:
-            try:
-                st = os.lstat(point)
-            except OSError:
-                continue
-            if stat.S_ISDIR(st.st_mode):
-                roots[point] = stat.S_IMODE(st.st_mode)
-    return roots
+    return {point: stat.S_IMODE(st.st_mode) for point, st in _wiped_roots() if stat.S_ISDIR(st.st_mode)}
 
 
 def _proc_stat(pid):
