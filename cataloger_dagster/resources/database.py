@@ -359,7 +359,7 @@ class DatabaseResource(dg.ConfigurableResource):
                 f"cannot read the schemas of {self.safe_url}: {scrub_secrets(str(exc), self.url)}") from None
 
     @property
-    def where(self) -> str:
+    def shown_target(self) -> str:
         """The URL as it may be shown, with the schema it reads (PostgreSQL's, which the URL may not name)."""
         self.connect()
         if self.scheme in ("postgres", "postgresql") and self._target:
@@ -367,7 +367,8 @@ class DatabaseResource(dg.ConfigurableResource):
         return self.safe_url
 
     def no_tables_error(self) -> NoTablesError:
-        return NoTablesError(f"no tables in {self.where}: nothing to catalog; check the URL's database/schema")
+        return NoTablesError(
+            f"no tables in {self.shown_target}: nothing to catalog; check the URL's database/schema")
 
     def _open(self) -> ibis.BaseBackend:
         scheme = self.scheme
@@ -467,8 +468,8 @@ class DatabaseResource(dg.ConfigurableResource):
         listed = (", ".join(tables[:20]) or "none") + (f" ... ({len(tables)} in all)" if len(tables) > 20 else "")
         if self._is_system_table(name):
             return (f"table {name!r} is one of the database's own catalog tables, not a user table of "
-                    f"{self.where}: only user tables are cataloged; tables: {listed}")
-        return f"table {name!r} not found in {self.where}; tables: {listed}"
+                    f"{self.shown_target}: only user tables are cataloged; tables: {listed}")
+        return f"table {name!r} not found in {self.shown_target}; tables: {listed}"
 
     def _is_system_table(self, name: str) -> bool:
         conn = self.connect()

@@ -1,10 +1,12 @@
 """`cataloger run` checks what the URL points at before any table runs: a schema that does not
 exist, or a database with no table, is one line of stderr and a non-zero exit, and nothing is
-written to the store; a system table asked for by name fails alone, refused as such."""
+written to the store; a system table asked for by name fails alone, refused as such.  An empty
+table is cataloged, with one finding of its own."""
 
 import json
 import re
 import uuid
+from pathlib import Path
 from urllib.parse import urlsplit
 
 import duckdb
@@ -54,3 +56,22 @@ def test_a_system_table_asked_for_fails_alone_refused_as_such(tmp_path):
     [report] = json.loads(out.stdout)["tables"]
     assert report["table"] == "duckdb_tables" and report["status"] == "failed"
     assert "one of the database's own catalog tables" in report["error"] and "orders" in report["error"]
+
+
+def test_an_empty_table_is_cataloged_with_one_finding_its_check_confirms(tmp_path):
+    db = tmp_path / "shop.duckdb"
+    with duckdb.connect(str(db)) as con:
+        con.execute("CREATE TABLE orders AS SELECT range AS id, range % 5 AS grp FROM range(50)")
+        con.execute("CREATE TABLE retired (id INTEGER, name VARCHAR)")
+    out = cataloger("run", "--database", f"duckdb://{db}", "--store", str(tmp_path / "store"), "--json")
+    assert out.returncode == 0, out.stderr
+    report = json.loads(out.stdout)
+    tables = {t["table"]: t for t in report["tables"]}
+    retired = tables["retired"]
+    assert retired["status"] == "ok" and [i["type"] for i in retired["issues"]] == ["empty_table"]
+    assert retired["issues"][0]["severity"] == "medium" and retired["issues"][0]["affectedColumns"] == []
+    # the sandbox ran its check on the snapshot: confirmed
+    assert retired["pass_rate"] == 1.0 and retired["sandbox_cells"] >= 1
+    assert not [i for i in tables["orders"]["issues"] if i["type"] == "empty_table"]
+    page = Path(retired["html"]).read_text()
+    assert 'data-health="88.0"' in page and "retired has no rows" in page

@@ -7,14 +7,16 @@ table meant to stay empty (a staging table between loads) is dismissed once by a
 
 from __future__ import annotations
 
-from cataloger_dagster.core.issues.detectors.context import Context, count, issue
+from cataloger_dagster.core.issues.detectors.context import Context, count
 from cataloger_dagster.core.models import IssueModel
 
 
 def empty_table(ctx: Context) -> IssueModel:
     columns = list(ctx.table.columns)
-    return issue(
-        ctx, "empty_table", None, severity="medium", category="smart_fixes",
+    # table-wide: it names no column, or the page would tag every column with it
+    return IssueModel(
+        id=f"{ctx.name}_empty_table", type="empty_table", affectedColumns=[], severity="medium",
+        category="smart_fixes",
         description=f"{ctx.name} has no rows: its {count(len(columns), 'column')} hold nothing to profile "
                     "or check.",
         suggestedAction="Check the load that fills it (a failed or truncated load, a load into another "
