@@ -17,7 +17,7 @@ import pytest
 from cataloger_dagster.demo import create_demo_database, load_answer_key
 from cataloger_dagster.core.issues.detectors import detect_issues
 from cataloger_dagster.core.profile.fingerprint import compute_fingerprint
-from cataloger_dagster.core.models import ISSUE_TYPES, TABLE_STATE_ISSUE_TYPES, Degradation, IssueModel
+from cataloger_dagster.core.models import ISSUE_TYPES, Degradation, IssueModel
 from cataloger_dagster.core.profile.profiling import compute_profile
 
 
@@ -373,36 +373,8 @@ def test_a_failing_check_is_recorded_as_a_degradation(db):
         assert "\n" not in d.reason and "could not run" in d.reason
 
 
-def test_an_empty_table_is_one_finding_and_the_only_one(db):
+def test_an_empty_table_gets_no_detector_but_its_own(db):
+    """The empty_table finding itself: tests/core/issues/detectors/test_empty.py."""
     path, con = db
     con.execute("CREATE TABLE e (id INTEGER, name VARCHAR, amount DOUBLE)")
-    found = _issues(path, con, "e")
-    assert list(found) == ["e_empty_table"]
-    empty = found["e_empty_table"]
-    assert empty.type == "empty_table" and empty.type in TABLE_STATE_ISSUE_TYPES and empty.severity == "medium"
-    assert empty.affectedColumns == [] and empty.affectedRows is None
-    assert empty.description == "e has no rows: its 3 columns hold nothing to profile or check."
-    assert empty.suggestedAction and empty.source == "detector" and empty.details == {"rows": 0, "columns": 3}
-    # a table with one row is judged as any other
-    con.execute("INSERT INTO e VALUES (1, 'a', 2.5)")
-    assert "e_empty_table" not in _issues(path, con, "e")
-
-
-def test_an_empty_tables_health_is_not_full(db):
-    from cataloger_dagster.core.models import AnalysisResultModel
-    from cataloger_dagster.core.render.pages import health_band, health_score
-
-    path, con = db
-    con.execute("CREATE TABLE e (id INTEGER, name VARCHAR)")
-    con.execute("CHECKPOINT")
-    icon = ibis.duckdb.connect(str(path), read_only=False)   # as `_issues` does: `con` holds the file open
-    try:
-        table = icon.table("e")
-        profile = compute_profile(table, database="t", table_name="e", fingerprint=compute_fingerprint(table))
-        found = detect_issues(table, profile)
-    finally:
-        icon.disconnect()
-    result = AnalysisResultModel(issues=found, summary="", completedAt="")
-    # a medium issue touching the whole table, confirmed by its check: 100 x (1 - 12/100)
-    assert health_score(profile, result, pass_rate=1.0) == 88.0 and health_band(88.0) == "good"
-    assert health_score(profile, AnalysisResultModel(issues=[], summary="", completedAt="")) == 100.0
+    assert list(_issues(path, con, "e")) == ["e_empty_table"]
