@@ -10,6 +10,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import duckdb
+import pytest
 
 from cli_support import cataloger
 
@@ -75,3 +76,15 @@ def test_an_empty_table_is_cataloged_with_one_finding_its_check_confirms(tmp_pat
     assert not [i for i in tables["orders"]["issues"] if i["type"] == "empty_table"]
     page = Path(retired["html"]).read_text()
     assert 'data-health="88.0"' in page and "retired has no rows" in page
+
+
+@pytest.mark.parametrize("kind", ["postgres", "mysql"])
+def test_an_empty_server_schema_or_database_stops_the_run_before_any_table(kind, scratch, tmp_path):
+    from backends import load_tables
+    from cataloger_dagster.cli.runner import catalog_database
+    from cataloger_dagster.resources.database import NoTablesError
+
+    url = load_tables(kind, {}, scratch)
+    with pytest.raises(NoTablesError, match=r"^no tables in .*: nothing to catalog; check the URL's database/schema$"):
+        catalog_database(database=url, store=str(tmp_path / "store"), sandbox="local")
+    assert not (tmp_path / "store").exists() or not list((tmp_path / "store").rglob("*.html"))
