@@ -60,7 +60,7 @@ ui: $(BIN)/cataloger $(DEMO) $(DAGSTER_HOME)/dagster.yaml | $(DAGSTER_HOME)
 	CATALOGER_DATABASE=$${CATALOGER_DATABASE:-duckdb://$(DEMO)} CATALOGER_STORE=$${CATALOGER_STORE:-$(STORE)} \
 	  $(BIN)/dagster dev -w workspace.yaml -h 127.0.0.1 -p 3000
 
-# the code before issue 12's investigation checks: a whole run may take at most 1.5x its time
+# the code before investigations could dismiss a finding: a whole run may take at most 1.5x its time
 COST_BASELINE ?= 5efc460
 bench: $(BIN)/cataloger realdata
 	$(BIN)/uv pip install --python $(BIN)/python --quiet -e '.[dev,bench]'

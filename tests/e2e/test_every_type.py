@@ -1,4 +1,4 @@
-"""No column type aborts a table (issue 11, item 3).
+"""No column type aborts a table.
 
 A database holding every type of its backend (tests/support/every_type.py: one entry per
 backend: DuckDB, PostgreSQL, SQLite and MySQL/MariaDB) is catalogued through the real Dagster

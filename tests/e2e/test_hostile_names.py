@@ -1,4 +1,4 @@
-"""Table and column names that try to become code never do (issue 9, item 2).
+"""Table and column names that try to become code never do.
 
 A database whose names carry line breaks of every kind Python or `str.splitlines`
 knows, quotes, backslashes, triple quotes and `__import__` payloads is catalogued
