@@ -52,7 +52,7 @@ test: $(BIN)/cataloger realdata
 	$(BIN)/python -m pytest -ra $(PYTEST_ARGS)
 
 # The Dagster UI on http://127.0.0.1:3000
-# the run queue and a pool per database (README, "A bounded load on the source"); one already there is kept
+# the run queue and a pool per database (docs/deployment.md, "A bounded load on the source"); one already there is kept
 $(DAGSTER_HOME)/dagster.yaml: | $(DAGSTER_HOME)
 	cp deploy/dagster.yaml $@
 

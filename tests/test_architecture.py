@@ -284,3 +284,17 @@ def test_no_tracked_file_cites_outside_the_repository():
     assert any(path.name == "README.md" for path in files) and len(files) > 100
     found = [hit for path in files for hit in citations_outside(path)]
     assert found == [], "name the behaviour instead:\n" + "\n".join(found)
+
+
+def documented_layers() -> set[tuple[str, int]]:
+    """(folder, rank) of each row of the Layers table of docs/architecture.md."""
+    text = (ROOT / "docs" / "architecture.md").read_text()
+    section = text.split("## Layers", 1)[1].split("\n## ", 1)[0]
+    found = set()
+    for rank, folders in re.findall(r"^\| (\d+) \| ([^|]+) \|", section, re.M):
+        found |= {(name.rstrip("/"), int(rank)) for name in re.findall(r"`([\w/]+)`", folders)}
+    return found
+
+
+def test_the_documented_layers_are_the_checked_ones():
+    assert documented_layers() == set(LAYERS)
