@@ -52,7 +52,7 @@ test: $(BIN)/cataloger realdata
 	$(BIN)/python -m pytest -ra $(PYTEST_ARGS)
 
 # The Dagster UI on http://127.0.0.1:3000
-# the run queue and a pool per database (README, "A bounded load on the source"); one already there is kept
+# the run queue and a pool per database (docs/deployment.md, "A bounded load on the source"); one already there is kept
 $(DAGSTER_HOME)/dagster.yaml: | $(DAGSTER_HOME)
 	cp deploy/dagster.yaml $@
 
@@ -60,7 +60,7 @@ ui: $(BIN)/cataloger $(DEMO) $(DAGSTER_HOME)/dagster.yaml | $(DAGSTER_HOME)
 	CATALOGER_DATABASE=$${CATALOGER_DATABASE:-duckdb://$(DEMO)} CATALOGER_STORE=$${CATALOGER_STORE:-$(STORE)} \
 	  $(BIN)/dagster dev -w workspace.yaml -h 127.0.0.1 -p 3000
 
-# the code before issue 12's investigation checks: a whole run may take at most 1.5x its time
+# the code before investigations could dismiss a finding: a whole run may take at most 1.5x its time
 COST_BASELINE ?= 5efc460
 bench: $(BIN)/cataloger realdata
 	$(BIN)/uv pip install --python $(BIN)/python --quiet -e '.[dev,bench]'

@@ -6,7 +6,7 @@ the schedule and the asset checks.  No other module of the package reads the env
 (tests/test_settings.py checks it).  Every setting has an embedded default that needs
 nothing beyond `pip install`: the demo DuckDB database, a local store, the heuristic agent.
 
-README.md's settings table and `.env.example` are generated from the fields
+The settings table of docs/settings.md and `.env.example` are generated from the fields
 (`settings_table`, `env_example`); tests/test_settings.py fails when they drift.
 
 A database URL may hold a password, so it reaches Dagster only by the name of its
@@ -416,7 +416,7 @@ def _shown(value: Any) -> str:
 
 
 def settings_table() -> str:
-    """README.md's settings table (markdown)."""
+    """The settings table of docs/settings.md (markdown)."""
     rows = ["| variable | default | meaning |", "|---|---|---|"]
     for field, info in CatalogerSettings.model_fields.items():
         shown = _shown(info.default)

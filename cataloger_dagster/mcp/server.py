@@ -1,7 +1,7 @@
 """`cataloger mcp`: the catalog as an MCP server (the official `mcp` SDK's FastMCP).
 
 Tools: list_tables, search_catalog, get_table, get_script, run_sql (read-only, under the parsed
-SQL policy), execute_python (one persistent sandbox session per table: seed 000's "code MCP"),
+SQL policy), execute_python (one persistent sandbox session per table, whose state lasts across calls),
 save_script and get_capsules.  Resources: the index, every table's catalog page and best script.
 
 State per client: the MCP lifespan runs once per client session (stdio: the process;

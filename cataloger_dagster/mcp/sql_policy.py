@@ -1,4 +1,4 @@
-"""The SQL policy of `run_sql`: a statement is parsed, never pattern-matched (seed 002's SQL layer).
+"""The SQL policy of `run_sql`: a statement is parsed, never pattern-matched.
 
 sqlglot parses the text in the database's own dialect; the policy then walks the tree:
 

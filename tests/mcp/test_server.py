@@ -22,7 +22,7 @@ from cataloger_dagster.core.layout import CAPSULES
 
 API_KEY = "sk-ant-test-0123456789abcdef"
 TOKEN = "tok3n-in-the-url-42"
-README = Path(__file__).resolve().parents[2] / "README.md"
+MCP_PAGE = Path(__file__).resolve().parents[2] / "docs" / "mcp.md"
 TOOLS = {"list_tables", "search_catalog", "get_table", "get_script", "run_sql", "execute_python", "save_script",
          "get_capsules"}
 
@@ -173,8 +173,8 @@ def test_stdio(own_catalog):
     assert alive == []
     if os.environ.get("CATALOGER_WRITE_MCP_TRANSCRIPT"):
         Path(os.environ["CATALOGER_WRITE_MCP_TRANSCRIPT"]).write_text("\n".join(transcript) + "\n")
-    # the README's transcript is this session's (timestamps and counts aside)
-    shown = [line for line in README.read_text().split("<!-- mcp-transcript -->")[1].splitlines()
+    # docs/mcp.md's transcript is this session's (timestamps and counts aside)
+    shown = [line for line in MCP_PAGE.read_text().split("<!-- mcp-transcript -->")[1].splitlines()
              if line.startswith("→")]
     assert shown == [line for line in transcript if line.startswith("→")][:len(shown)] and len(shown) >= 8
 
