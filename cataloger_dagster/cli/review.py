@@ -37,7 +37,10 @@ def _shown(review) -> str:
 def review(table, issue_id, dismiss, accept, expected, note, reviewer, listing, database, store, database_name,
            as_json) -> None:
     """Accept, dismiss or mark 'expected' ISSUE_ID of TABLE's latest run, or (--list) show the reviews.
-    Put `--` before TABLE when a name starts with '-'."""
+    Put `--` before TABLE when a name starts with '-'.
+
+    Writes only the store's review log: the database is never opened, its URL (or
+    --database-name) only says which of the store's catalogs TABLE belongs to."""
     given = [v for v, flag in (("dismiss", dismiss), ("accept", accept), ("expected", expected)) if flag]
     if len(given) > 1:
         raise click.UsageError(f"give one verdict, not {' and '.join('--' + v for v in given)}")

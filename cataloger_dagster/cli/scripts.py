@@ -201,7 +201,10 @@ def _metrics_text(metrics: dict | None) -> list[str]:
 
 @click.group("scripts", epilog=examples(f"cataloger scripts list orders --database {EXAMPLE_DATABASE}"))
 def scripts() -> None:
-    """A table's stored session scripts (catalog_script.py) and their metrics."""
+    """A table's stored session scripts (catalog_script.py) and their metrics.
+
+    Reads the store only: the database is never opened, its URL (or --database-name) only
+    says which of the store's catalogs to read."""
 
 
 @scripts.command("list", epilog=examples(
