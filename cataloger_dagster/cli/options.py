@@ -9,11 +9,14 @@ command group loads), so that `--help` answers at once: the commands import what
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Callable
 
 import click
 
 from cataloger_dagster.resources.defaults import DEFAULT_STORE
+
+if TYPE_CHECKING:
+    from cataloger_dagster.settings import CatalogerSettings
 
 # ---------------------------------------------------------------- database URLs
 
@@ -37,7 +40,8 @@ def examples(*commands: str, urls: bool = False) -> str:
     text = "\b\nExamples:\n" + "\n".join(f"  {command}" for command in commands)
     if urls:
         width = max(len(url) for url, _ in DATABASE_URLS)
-        text += "\n\n\b\nDatabase URLs:\n" + "\n".join(f"  {url:<{width}}  {meaning}" for url, meaning in DATABASE_URLS)
+        text += "\n\n\b\nDatabase URLs:\n" + "\n".join(f"  {url:<{width}}  {meaning}"
+                                                      for url, meaning in DATABASE_URLS)
     return text
 
 
@@ -75,7 +79,7 @@ def catalog_options(func: Callable) -> Callable:
     return func
 
 
-def require_database(settings: Any) -> None:
+def require_database(settings: CatalogerSettings) -> None:
     """Refuse to go on with no database given (--database, CATALOGER_DATABASE or .env): the
     settings' default, the demo database, is what `cataloger demo` catalogs, never a fallback."""
     if "database" not in settings.model_fields_set:
