@@ -35,12 +35,13 @@ $(DEMO): | $(BIN)/cataloger
 
 demo: $(DEMO)
 
-# Build the demo database (once), catalog every table, print where the catalog is.
-run: $(BIN)/cataloger $(DEMO) | $(DAGSTER_HOME)
+# Build the demo database (once), catalog every table, print where the catalog is
+# (`cataloger demo`: `cataloger run` on the demo database, written first when missing).
+run: $(BIN)/cataloger | $(DAGSTER_HOME)
 ifeq ($(HAVE_BWRAP),)
 	@echo "warning: bubblewrap not found: the sandbox runs without isolation (apt-get install bubblewrap)" >&2
 endif
-	$(BIN)/cataloger run --database duckdb://$(DEMO) --store $(STORE)
+	$(BIN)/cataloger demo --path $(DEMO) --store $(STORE)
 
 # The real-data corpus of tests/support/realdata: downloaded once into .cache/realdata,
 # checked by sha256; later runs find the cache valid and download nothing (standard library only).

@@ -27,6 +27,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from cataloger_dagster.resources.agent import AgentResource, HeuristicAgent
 from cataloger_dagster.resources.agent.anthropic.agent import AnthropicAgent
 from cataloger_dagster.resources.database import DEFAULT_DATABASE_URL, SNAPSHOT_URL, DatabaseResource
+from cataloger_dagster.resources.defaults import DEFAULT_STORE
 from cataloger_dagster.resources.io_manager import TableIOManager
 from cataloger_dagster.resources.notifier import (
     JsonWebhookNotifier, NoNotifier, NotifierResource, SlackWebhookNotifier, SmtpNotifier,
@@ -36,7 +37,6 @@ from cataloger_dagster.resources.sandbox.image import DEFAULT_MIRROR
 from cataloger_dagster.resources.script_store import ScriptStore, script_store_from_url
 
 PREFIX = "CATALOGER_"
-DEFAULT_STORE = "catalog"
 DATABASE_VARIABLE = "CATALOGER_DATABASE"
 API_KEY_VARIABLE = "ANTHROPIC_API_KEY"
 
