@@ -2,9 +2,11 @@
 
 import pytest
 import sqlglot
-from sql_policy_cases import COMMON_REJECTED, DUCKDB_REJECTED, LEGITIMATE, POSTGRES_REJECTED
+from sql_policy_cases import (ANALYTICAL, COMMON_REJECTED, DUCKDB_REJECTED, LEGITIMATE, POSTGRES_REJECTED,
+                              SMUGGLED)
 
-from cataloger_dagster.mcp.sql_policy import PolicyError, check_sql, dialect_of, require_allowed
+from cataloger_dagster.mcp.sql_policy import (_QUOTED_TOKENS, PolicyError, check_sql, dialect_of, quoted_spans,
+                                              require_allowed)
 
 REJECTED = ([("duckdb", sql, why) for sql, why in COMMON_REJECTED + DUCKDB_REJECTED]
             + [("postgres", sql, why) for sql, why in COMMON_REJECTED + POSTGRES_REJECTED])
@@ -84,3 +86,134 @@ def test_a_query_sqlglot_cannot_write_back_faithfully_is_refused():
     decision = check_sql("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 3) "
                          "SELECT sum(i) FROM n", "sqlite")
     assert not decision.allowed and "exactly as written" in decision.reason
+
+
+# ---------------------------------------------------------------- text read two ways
+
+ATTACK = SMUGGLED[0].format(t="t")
+
+
+@pytest.mark.parametrize("dialect", ["postgres", "duckdb"])
+def test_the_string_escape_smuggle_is_refused(dialect):
+    """sqlglot reads E'\\\\' as one backslash and writes it back as e'\\': that text ends the
+    string later than the parsed tree did, so it must never be sent."""
+    decision = check_sql(ATTACK, dialect)
+    assert not decision.allowed and decision.sql is None
+    assert "exactly as written" in decision.reason, decision.reason
+
+
+@pytest.mark.parametrize("dialect", ["postgres", "duckdb"])
+@pytest.mark.parametrize("sql", SMUGGLED)
+def test_text_read_two_ways_is_refused_or_sent_as_one_plain_query(dialect, sql):
+    decision = check_sql(sql.format(t="smuggled"), dialect, row_limit=10)
+    if not decision.allowed:
+        assert "exactly as written" in decision.reason or "cannot be parsed" in decision.reason \
+            or "exactly one statement" in decision.reason, decision.reason
+        return
+    text = decision.sql
+    spans, problem = quoted_spans(text)
+    assert problem is None, (text, problem)
+    tokens = sqlglot.Dialect.get_or_raise(dialect).tokenize(text)
+    assert spans == [(t.start, t.end) for t in tokens if t.token_type in _QUOTED_TOKENS], text
+    # outside its quotes the text that runs holds one SELECT and nothing else
+    outside = "".join(c for i, c in enumerate(text) if not any(a <= i <= b for a, b in spans))
+    assert "CREATE" not in outside.upper() and ";" not in outside, text
+    assert len(sqlglot.parse(text, read=dialect)) == 1
+
+
+def test_the_database_rules_reader_sees_what_the_old_writing_would_have_run():
+    """The second reader, on its own, catches the text sqlglot wrote back for the attack."""
+    written_back = r"SELECT e'\', 'x; COMMIT; BEGIN READ WRITE; CREATE TABLE t (a int); COMMIT; SELECT 1 --'"
+    assert quoted_spans(written_back)[1] == "a semicolon"
+    assert quoted_spans("SELECT 1 /* x */")[1] == "a comment"
+    assert quoted_spans("SELECT $x$a$x$")[1] == "a dollar quote or parameter"
+    assert quoted_spans("SELECT 'a''b', \"c\"\"d\", e'\\'', 'x\\'")[1] is None
+
+
+# ---------------------------------------------------------------- the function allow-list
+
+REFUSED_FUNCTIONS = {
+    "postgres": [
+        "SELECT ts_stat('SELECT to_tsvector(pg_read_file(''/etc/hostname''))')",
+        "SELECT ts_rewrite('a & b'::tsquery, 'SELECT t, s FROM aliases')",
+        "SELECT * FROM pg_create_physical_replication_slot('slot')",
+        "SELECT pg_create_logical_replication_slot('slot', 'pgoutput')",
+        "SELECT pg_try_advisory_lock_shared(1)",
+        "SELECT pg_advisory_xact_lock(1)",
+        "SELECT pg_stat_reset()",
+        "SELECT pg_stat_reset_shared('bgwriter')",
+        "SELECT pg_read_file('/etc/hostname')",
+        "SELECT pg_catalog.pg_ls_dir('.')",
+        "SELECT lo_import('/etc/hostname')",
+        "SELECT lo_export(1, '/tmp/x')",
+        "SELECT * FROM dblink('dbname=x', 'SELECT 1') AS t(a int)",
+        "SELECT query_to_xml('SELECT 1', true, true, '')",
+        "SELECT set_config('search_path', 'x', false)",
+        "SELECT current_setting('data_directory')",
+        "SELECT pg_sleep(1)",
+        "SELECT pg_terminate_backend(1)",
+        "SELECT nextval('s')",
+        "SELECT txid_current()",
+        "SELECT pg_notify('c', 'x')",
+        "SELECT pg_reload_conf()",
+        "SELECT pg_logical_emit_message(true, 'p', 'x')",
+        "SELECT pg_switch_wal()",
+        "SELECT * FROM pg_logical_slot_get_changes('s', NULL, NULL)",
+    ],
+    "duckdb": [
+        "SELECT * FROM query('SELECT 1')",
+        "SELECT * FROM query_table('orders')",
+        "SELECT json_execute_serialized_sql('{}')",
+        "SELECT * FROM json_execute_serialized_sql('{}')",
+        "SELECT current_setting('memory_limit')",
+        "SELECT * FROM read_csv('/etc/passwd')",
+        "SELECT * FROM sniff_csv('/etc/passwd')",
+        "SELECT getenv('HOME')",
+        "SELECT * FROM glob('/*')",
+        "SELECT * FROM duckdb_settings()",
+        "SELECT * FROM duckdb_secrets()",
+        "SELECT * FROM postgres_scan('dbname=x', 'public', 't')",
+        "SELECT * FROM pragma_database_list()",
+        "SELECT * FROM sql_auto_complete('SEL')",
+        "SELECT * FROM duckdb_logs()",
+    ],
+    "mysql": ["SELECT LOAD_FILE('/etc/passwd')", "SELECT GET_LOCK('a', 1)", "SELECT SLEEP(1)"],
+    "sqlite": ["SELECT load_extension('/tmp/x.so')", "SELECT readfile('/etc/passwd')", "SELECT fts3_tokenizer('x')"],
+}
+
+
+@pytest.mark.parametrize("dialect,sql", [(d, s) for d, sqls in REFUSED_FUNCTIONS.items() for s in sqls])
+def test_a_function_outside_the_allow_list_is_refused(dialect, sql):
+    decision = check_sql(sql, dialect)
+    assert not decision.allowed, sql
+    assert "is not allowed" in decision.reason and "function" in decision.reason, decision.reason
+
+
+@pytest.mark.parametrize("dialect", ["postgres", "duckdb"])
+def test_every_analytical_query_passes_the_allow_list(dialect):
+    refused = [(sql, d.reason) for sql in ANALYTICAL["*"] + ANALYTICAL[dialect] + LEGITIMATE
+               if not (d := check_sql(sql, dialect)).allowed]
+    assert refused == []
+
+
+# ---------------------------------------------------------------- the row limit's forms
+
+@pytest.mark.parametrize("dialect,sql", [
+    ("duckdb", "SELECT i FROM t LIMIT 100 PERCENT"),
+    ("duckdb", "SELECT i FROM t LIMIT 50 PERCENT"),
+    ("duckdb", "SELECT i FROM t FETCH FIRST 500 ROWS ONLY"),
+    ("postgres", "SELECT i FROM t FETCH FIRST 500 ROWS ONLY"),
+    ("postgres", "SELECT i FROM t ORDER BY i OFFSET 5"),
+    ("postgres", "SELECT i FROM t ORDER BY i LIMIT ALL"),
+    ("postgres", "SELECT i FROM t ORDER BY i FETCH FIRST 5 ROWS WITH TIES"),
+    ("duckdb", "SELECT i FROM t ORDER BY i LIMIT 500 OFFSET 5"),
+    ("postgres", "SELECT g, count(*) FROM t GROUP BY ROLLUP (g)"),
+])
+def test_the_row_limit_holds_whatever_the_querys_own_limit(dialect, sql):
+    text = check_sql(sql, dialect, row_limit=10).sql
+    outer = sqlglot.parse_one(text, read=dialect)
+    limit = outer.args.get("limit")
+    assert isinstance(limit, sqlglot.exp.Limit) and int(limit.expression.this) <= 11, text
+    assert "PERCENT" not in text or text.startswith("SELECT * FROM ("), text
+    if "100 PERCENT" in sql:   # a limit that keeps every row, which DuckDB applies only after counting them
+        assert "PERCENT" not in text

@@ -208,3 +208,28 @@ ANALYTICAL = {
         "FROM t SELECT a WHERE a > 1",
     ],
 }
+
+# Text that sqlglot and the database may read differently (string escapes, dollar quotes,
+# comments, quoted names): each must be refused, or pass only as one query whose written-back
+# quotes both readers end in the same place.  `{t}` is a table the smuggled part would create.
+SMUGGLED = [
+    r"""SELECT E'\\', 'x; COMMIT; BEGIN READ WRITE; CREATE TABLE {t} (a int); COPY (SELECT 1) TO PROGRAM $$true$$; """
+    r"""COMMIT; SELECT 1 --'""",
+    r"""SELECT e'\\' AS a, 'x; SET memory_limit=$$1MB$$; SET threads=1; SELECT 1 --' AS b""",
+    r"""SELECT E'\\\'' AS a, 'x; CREATE TABLE {t} (a int); --' AS b""",
+    r"""SELECT E'\'' AS a, '; CREATE TABLE {t} (a int); --' AS b""",
+    r"""SELECT E'\x27; CREATE TABLE {t} (a int); --' AS a""",
+    r"""SELECT $$a$$ AS a, $x$ $$; CREATE TABLE {t} (a int); $$ $x$ AS b""",
+    r"""SELECT $a$ ' $a$ AS a, '; CREATE TABLE {t} (a int); --' AS b""",
+    r"""SELECT $a$ $b$ $a$ AS a, $b$; CREATE TABLE {t} (a int); --$b$ AS b""",
+    r"""SELECT /* ; CREATE TABLE {t} (a int); */ 1 AS a""",
+    r"""SELECT /* /* nested */ ; CREATE TABLE {t} (a int); */ 1 AS a""",
+    "SELECT 1 AS a -- ; CREATE TABLE {t} (a int)\n",
+    r"""SELECT 'a\' AS a, '; CREATE TABLE {t} (a int); --' AS b""",
+    r"""SELECT 'a\\' AS a, '\'; CREATE TABLE {t} (a int); --' AS b""",
+    r"""SELECT U&'\0041' AS a, '; CREATE TABLE {t} (a int); --' AS b""",
+    r"""SELECT 'a' 'b' AS a""",
+    r"""SELECT 1 AS "a"";CREATE TABLE {t} (a int);--" """,
+    r"""SELECT N'a\' AS a, '; CREATE TABLE {t} (a int); --' AS b""",
+    r"""SELECT B'1' AS a, X'1F' AS b""",
+]
