@@ -107,16 +107,17 @@ class _Rows:
         self.row_limit, self.byte_limit = row_limit, byte_limit
         self.rows: list[list] = []
         self.bytes = 0
+        self.largest = 0                    # bytes of the largest row so far
         self.cut_by: Optional[str] = None   # "rows" or "bytes" once the result was cut
 
     def wanted(self) -> int:
-        """How many rows to fetch next (0: stop): few when rows are large."""
+        """How many rows to fetch next (0: stop): one first, then twice as many as so far, and
+        never more than the bytes left hold at the size of the largest row seen."""
         if self.cut_by:
             return 0
         room = self.row_limit + 1 - len(self.rows)   # one more than shown tells the result goes on
-        average = self.bytes // len(self.rows) if self.rows else 0
-        by_bytes = (self.byte_limit - self.bytes) // average + 1 if average else 16
-        return max(1, min(room, _CHUNK, by_bytes))
+        by_bytes = (self.byte_limit - self.bytes) // self.largest + 1 if self.largest else 1
+        return max(1, min(room, _CHUNK, 2 * len(self.rows) or 1, by_bytes))
 
     def take(self, chunk: list) -> bool:
         """Keeps the rows of `chunk` within the limits; False when the fetch must stop."""
@@ -124,7 +125,9 @@ class _Rows:
             if len(self.rows) >= self.row_limit:
                 self.cut_by = "rows"
                 return False
-            self.bytes += sum(_size(v) for v in row)
+            size = sum(_size(v) for v in row)
+            self.bytes += size
+            self.largest = max(self.largest, size)
             if self.bytes > self.byte_limit:
                 self.cut_by = "bytes"
                 return False
@@ -217,15 +220,19 @@ class QueryRunner:
         path = _file_path(self.database.url)
         if not path.exists():
             raise QueryError(f"DuckDB file {path} does not exist: check CATALOGER_DATABASE")
+        # no temporary directory: the memory limit is a limit, never a spill to the server's disk;
+        # no Python replacement scans: a table name never reaches a variable of this process
         con = duckdb.connect(":memory:", config={
-            "memory_limit": self.duckdb_memory, "autoinstall_known_extensions": False,
-            "autoload_known_extensions": False, "allow_community_extensions": False})
+            "memory_limit": self.duckdb_memory, "temp_directory": "", "python_enable_replacements": False,
+            "autoinstall_known_extensions": False, "autoload_known_extensions": False,
+            "allow_community_extensions": False})
         try:
             # the file's own name as its catalog, as when DuckDB opens it directly
             name = path.stem if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", path.stem) and path.stem.lower() not in (
                 "memory", "system", "temp", "main") else "db"
             con.execute(f"ATTACH '{str(path).replace(chr(39), chr(39) * 2)}' AS \"{name}\" (READ_ONLY)")
             con.execute(f'USE "{name}"')
+            con.execute("SET enable_progress_bar = false")   # stdout/stderr may be the MCP channel
             con.execute("SET enable_external_access = false")
             con.execute("SET lock_configuration = true")
         except BaseException:

@@ -99,11 +99,14 @@ def test_a_reply_stops_at_the_byte_limit_on_duckdb(duck):
 @pytest.mark.parametrize("limit", ["LIMIT 100 PERCENT", "LIMIT 20000000", "FETCH FIRST 20000000 ROWS ONLY",
                                    "OFFSET 5", "LIMIT 1000000 OFFSET 0"])
 def test_the_row_cap_holds_whatever_the_limit_form_on_duckdb(duck, limit):
-    """30M rows of 8 bytes are 240 MB: the call's instance has 64 MB, so a query that kept all
-    the rows (a percentage is applied only after counting them) would fail, not answer."""
-    runner = QueryRunner(duck, row_limit=10, duckdb_memory="64MB")
+    """30M rows of 8 bytes are 240 MB: the call's instance has 64 MB and no disk to spill to, so
+    a query that kept all the rows (a percentage is applied only after counting them) would fail,
+    not answer.  The default row limit (1000) is larger than the 100 of the percentage."""
+    runner = QueryRunner(duck, duckdb_memory="64MB")
     result = run_query(runner, f"SELECT range AS i FROM range(30000000) {limit}")[1]
-    assert result["truncated"] and result["truncated_by"] == "rows" and len(result["rows"]) == 10
+    assert result["truncated"] and result["truncated_by"] == "rows" and len(result["rows"]) == 1000
+    with pytest.raises(QueryError, match="Out of Memory"):   # what keeping them all does there
+        runner.run(forged("SELECT range AS i FROM range(30000000) LIMIT 100 PERCENT", "duckdb"))
 
 
 # ---------------------------------------------------------------- PostgreSQL
