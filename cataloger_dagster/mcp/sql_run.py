@@ -278,6 +278,9 @@ class QueryRunner:
         import psycopg
 
         self._check_role(con)
+        # statement_timeout bounds each FETCH; this bounds the whole call
+        timer = threading.Timer(self.timeout_s, con.cancel_safe)
+        timer.start()
         try:
             with con.transaction():
                 with con.cursor() as setup:
@@ -297,6 +300,8 @@ class QueryRunner:
             return done.columns
         except psycopg.errors.QueryCanceled:
             raise self._timed_out() from None
+        finally:
+            timer.cancel()
 
     def _sqlite(self, con, sql: str, taken: _Rows) -> list[str]:
         deadline = time.monotonic() + self.timeout_s

@@ -147,3 +147,15 @@ def test_sqlite_runs_reads_and_stops_a_slow_query(tmp_path):
             runner.run(Decision(True, "forged", "sqlite", sql="DELETE FROM orders", row_limit=10))
     finally:
         db.close()
+
+
+@pytest.mark.postgres
+def test_the_timeout_bounds_the_whole_call_not_each_fetch_on_postgres(pg):
+    """Each row takes 0.2 s and the fetches take 1, 2 and 4 rows: each FETCH is within the
+    1 s statement_timeout, the call as a whole (1.4 s) is not."""
+    db, _ = pg
+    runner = QueryRunner(db, timeout_s=1)
+    with pytest.raises(QueryError, match="longer than 1 s"):
+        runner.run(Decision(True, "forged", "postgres", sql="SELECT i, pg_sleep(0.2) FROM generate_series(1, 50) i",
+                            row_limit=6))
+    assert run_query(runner, "SELECT count(*) AS n FROM orders")[1]["rows"] == [[6]]
