@@ -187,7 +187,11 @@ def profile(database, table, as_json) -> None:
 @click.option("--http", "http", metavar="HOST:PORT", help="Serve streamable HTTP there instead of stdio.")
 @click.option("--row-limit", default=1000, show_default=True, help="Rows run_sql returns at most.")
 @click.option("--sql-timeout", default=30.0, show_default=True, help="Seconds a run_sql query may take.")
-def mcp(database, store, sandbox, http, row_limit, sql_timeout) -> None:
+@click.option("--byte-limit", default=8_000_000, show_default=True,
+              help="Bytes of values run_sql fetches for one reply at most.")
+@click.option("--allow-superuser-sql", is_flag=True,
+              help="Let run_sql run over a PostgreSQL superuser (or file-reading) role; refused otherwise.")
+def mcp(database, store, sandbox, http, row_limit, sql_timeout, byte_limit, allow_superuser_sql) -> None:
     """Serve the catalog to an MCP client (Claude Desktop, Claude Code...): stdio, or --http."""
     from cataloger_dagster.mcp.server import Service, serve
     from cataloger_dagster.resources.database import DatabaseResource
@@ -197,7 +201,8 @@ def mcp(database, store, sandbox, http, row_limit, sql_timeout) -> None:
     # a plain resource outside Dagster (the settings' one reads the URL through dg.EnvVar)
     service = Service(database=DatabaseResource(url=settings.database), store=store_resource(settings=settings),
                       sandbox=sandbox_resource(settings=settings), row_limit=row_limit,
-                      sql_timeout_s=sql_timeout, secrets=secret_values())
+                      sql_timeout_s=sql_timeout, sql_byte_limit=byte_limit,
+                      allow_superuser_sql=allow_superuser_sql, secrets=secret_values())
     try:
         serve(service, http=http)
     except ValueError as exc:

@@ -222,3 +222,29 @@ def test_streamable_http(own_catalog):
     # (the SDK itself logs a ClosedResourceError of its "standalone SSE writer" when a client
     # deletes its session: its noise, not a failure of ours)
     assert "cataloger_dagster" not in stderr, stderr[:3000]
+
+
+@pytest.mark.slow
+def test_run_sql_holds_against_an_attacker_through_the_sdk(own_catalog):
+    """What an attacker sent through the SDK's client: the string-escape smuggle of a SET, SQL run
+    from text, rows of 1 MB.  Refused, refused, cut at the byte limit; the server stays usable."""
+    command, args, env = _command(own_catalog, "--byte-limit", "3000000")
+
+    async def main():
+        async with stdio_client(StdioServerParameters(command=command, args=args, env=env)) as (read, write):
+            async with ClientSession(read, write) as session:
+                await session.initialize()
+                smuggle = r"SELECT E'\\', 'x; SET memory_limit=$$1MB$$; SELECT 1 --'"
+                answers = [await _refused(session, "run_sql", {"sql": smuggle})]
+                for sql in ("SELECT * FROM query('SELECT 42')", "SELECT json_execute_serialized_sql('{}')"):
+                    answers.append(await _refused(session, "run_sql", {"sql": sql}))
+                big = _data(await session.call_tool("run_sql", {
+                    "sql": "SELECT i, repeat('x', 1000000) AS s FROM range(50) t(i) ORDER BY i"}))
+                count = _data(await session.call_tool("run_sql", {"sql": f"SELECT count(*) AS n FROM {TABLE}"}))
+                return answers, big, count
+
+    answers, big, count = anyio.run(main)
+    assert "exactly as written" in answers[0]
+    assert all("is not allowed" in a for a in answers[1:]), answers
+    assert big["truncated"] and big["truncated_by"] == "bytes" and 2 <= len(big["rows"]) <= 3
+    assert count["rows"] == [[65]]
