@@ -57,10 +57,15 @@ realdata:
 test: $(BIN)/cataloger realdata
 	$(BIN)/python -m pytest -ra $(PYTEST_ARGS)
 
-# The Dagster UI on http://127.0.0.1:3000
+# The Dagster UI on http://127.0.0.1:3000; Ctrl-C stops it.  Started in the background of a script,
+# a command inherits SIGINT ignored, and `dagster dev` gives SIGTERM the same (ignored) handler: it
+# would stop on neither.  So both are reset to their defaults first (a shell cannot: POSIX keeps a
+# signal ignored on entry to a non-interactive shell ignored).
+DEFAULT_SIGNALS := $(BIN)/python -c 'import os, signal, sys; \
+  [signal.signal(s, signal.SIG_DFL) for s in (signal.SIGINT, signal.SIGTERM)]; os.execv(sys.argv[1], sys.argv[1:])'
 ui: $(BIN)/cataloger $(DEMO) $(DAGSTER_HOME)/dagster.yaml | $(DAGSTER_HOME)
 	CATALOGER_DATABASE=$${CATALOGER_DATABASE:-duckdb://$(DEMO)} CATALOGER_STORE=$${CATALOGER_STORE:-$(STORE)} \
-	  $(BIN)/dagster dev -w workspace.yaml -h 127.0.0.1 -p 3000
+	  $(DEFAULT_SIGNALS) $(BIN)/dagster dev -w workspace.yaml -h 127.0.0.1 -p 3000
 
 # the code before investigations could dismiss a finding: a whole run may take at most 1.5x its time
 COST_BASELINE ?= 5efc460
