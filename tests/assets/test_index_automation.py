@@ -13,7 +13,6 @@ import pytest
 
 from cataloger_dagster.definitions import build_definitions
 from cataloger_dagster.jobs import CATALOG_TABLE_JOB
-from cataloger_dagster.sensors.index_refresh import INDEX_SENSOR
 from cataloger_dagster.settings import load_settings
 from tests.conftest import sandbox_problem, service_unavailable
 
@@ -55,16 +54,6 @@ def run_table(defs: dg.Definitions, instance: dg.DagsterInstance, table: str) ->
         instance=instance, partition_key=table,
         run_config={"ops": {"investigations": {"config": {"exploration_rate": 0.0}}}})
     assert result.success
-
-
-def test_the_index_sensor_is_on_from_the_start_and_targets_the_index(catalog):
-    sensor = catalog.resolve_sensor_def(INDEX_SENSOR)
-    assert isinstance(sensor, dg.AutomationConditionSensorDefinition)
-    assert sensor.default_status == dg.DefaultSensorStatus.RUNNING
-    assert sensor.asset_selection.resolve(catalog.resolve_asset_graph()) == {dg.AssetKey("catalog_index")}
-    # Dagster's own default sensor (off until turned on in the UI) is not made: this one covers the index
-    sensors = catalog.get_repository_def().sensor_defs
-    assert [s.name for s in sensors if isinstance(s, dg.AutomationConditionSensorDefinition)] == [INDEX_SENSOR]
 
 
 def test_a_table_run_requests_the_index_once(catalog):
