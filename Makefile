@@ -29,18 +29,24 @@ env: $(BIN)/cataloger
 $(DAGSTER_HOME):
 	mkdir -p $@
 
+# The instance of `make run` and `make ui`: the run queue and a pool per database (docs/deployment.md,
+# "A bounded load on the source"), telemetry off; one already there is kept
+$(DAGSTER_HOME)/dagster.yaml: | $(DAGSTER_HOME)
+	cp deploy/dagster.yaml $@
+
 $(DEMO): | $(BIN)/cataloger
 	mkdir -p $(dir $(DEMO))
 	$(BIN)/cataloger demo-db $(DEMO)
 
 demo: $(DEMO)
 
-# Build the demo database (once), catalog every table, print where the catalog is.
-run: $(BIN)/cataloger $(DEMO) | $(DAGSTER_HOME)
+# Build the demo database (once), catalog every table, print where the catalog is
+# (`cataloger demo`: `cataloger run` on the demo database, written first when missing).
+run: $(BIN)/cataloger $(DAGSTER_HOME)/dagster.yaml | $(DAGSTER_HOME)
 ifeq ($(HAVE_BWRAP),)
 	@echo "warning: bubblewrap not found: the sandbox runs without isolation (apt-get install bubblewrap)" >&2
 endif
-	$(BIN)/cataloger run --database duckdb://$(DEMO) --store $(STORE)
+	$(BIN)/cataloger demo --path $(DEMO) --store $(STORE)
 
 # The real-data corpus of tests/support/realdata: downloaded once into .cache/realdata,
 # checked by sha256; later runs find the cache valid and download nothing (standard library only).
@@ -51,16 +57,17 @@ realdata:
 test: $(BIN)/cataloger realdata
 	$(BIN)/python -m pytest -ra $(PYTEST_ARGS)
 
-# The Dagster UI on http://127.0.0.1:3000
-# the run queue and a pool per database (README, "A bounded load on the source"); one already there is kept
-$(DAGSTER_HOME)/dagster.yaml: | $(DAGSTER_HOME)
-	cp deploy/dagster.yaml $@
-
+# The Dagster UI on http://127.0.0.1:3000; Ctrl-C stops it.  Started in the background of a script,
+# a command inherits SIGINT ignored, and `dagster dev` gives SIGTERM the same (ignored) handler: it
+# would stop on neither.  So both are reset to their defaults first (a shell cannot: POSIX keeps a
+# signal ignored on entry to a non-interactive shell ignored).
+DEFAULT_SIGNALS := $(BIN)/python -c 'import os, signal, sys; \
+  [signal.signal(s, signal.SIG_DFL) for s in (signal.SIGINT, signal.SIGTERM)]; os.execv(sys.argv[1], sys.argv[1:])'
 ui: $(BIN)/cataloger $(DEMO) $(DAGSTER_HOME)/dagster.yaml | $(DAGSTER_HOME)
 	CATALOGER_DATABASE=$${CATALOGER_DATABASE:-duckdb://$(DEMO)} CATALOGER_STORE=$${CATALOGER_STORE:-$(STORE)} \
-	  $(BIN)/dagster dev -w workspace.yaml -h 127.0.0.1 -p 3000
+	  $(DEFAULT_SIGNALS) $(BIN)/dagster dev -w workspace.yaml -h 127.0.0.1 -p 3000
 
-# the code before issue 12's investigation checks: a whole run may take at most 1.5x its time
+# the code before investigations could dismiss a finding: a whole run may take at most 1.5x its time
 COST_BASELINE ?= 5efc460
 bench: $(BIN)/cataloger realdata
 	$(BIN)/uv pip install --python $(BIN)/python --quiet -e '.[dev,bench]'

@@ -4,7 +4,7 @@ checkout against an older one, interleaved in one benchmark run.
     .venv/bin/python benchmarks/bench_investigation_cost.py --baseline <older checkout or git revision>
         [--pairs 3] [--scale 1.0] [--sandbox local] [--no-write]
 
-A revision (`make bench` passes 5efc460, the code before issue 12's checks) is exported with
+A revision (`make bench` passes 5efc460, the code before investigations could dismiss a finding) is exported with
 `git archive` into a temporary folder.
 
 Each run is a fresh process started in its checkout's folder with that checkout on PYTHONPATH

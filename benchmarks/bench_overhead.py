@@ -4,8 +4,8 @@
         [--sample 100] [--batch 20] [--jobs 1] [--baseline-sample 100] [--no-write]
 
 Builds one DuckDB file of max(--sizes) tables of one shape (5 columns: an id, a text label, an
-amount, a date and a category with NULLs; 20,000 to 119,000 rows, as the tables of issue 16's
-measurement).  Each catalog run is a fresh process doing what `cataloger run` does
+amount, a date and a category with NULLs; 20,000 to 119,000 rows, as the tables of the per-table
+overhead measured in BENCHMARKS.md).  Each catalog run is a fresh process doing what `cataloger run` does
 (``catalog_database``: the baseline one Dagster run per table, this checkout ``--batch`` tables per
 run and ``--jobs`` runs at once; then the index), heuristic agent, local sandbox,
 exploration rate 0, into a fresh store and a fresh persistent Dagster instance (DAGSTER_HOME: its

@@ -14,6 +14,7 @@ from cataloger_dagster.assets.pools import settings_pool, with_pool
 from cataloger_dagster.jobs import ALL_ASSETS, TABLE_ASSETS, build_catalog_table_job, build_review_job
 from cataloger_dagster.sensors.alert_sensor import build_alert_sensor
 from cataloger_dagster.sensors.database_change import build_database_change_sensor
+from cataloger_dagster.sensors.index_refresh import build_index_sensor
 from cataloger_dagster.sensors.pass_rate import build_pass_rate_sensor
 from cataloger_dagster.sensors.refresh_schedule import build_refresh_schedule
 from cataloger_dagster.settings import CatalogerSettings, load_settings, resources
@@ -29,7 +30,7 @@ def build_definitions(settings: CatalogerSettings) -> dg.Definitions:
         jobs=[build_catalog_table_job(table_assets), build_review_job(settings.reviewer)],
         asset_checks=[*build_asset_checks(settings), *build_freshness_checks(settings)],
         sensors=[build_database_change_sensor(settings), build_pass_rate_sensor(settings),
-                 build_alert_sensor(settings)],
+                 build_alert_sensor(settings), build_index_sensor(settings)],
         schedules=[build_refresh_schedule(settings)],
         resources=resources(settings),
         # A table's assets form one chain, so a process per step would buy no parallelism, only

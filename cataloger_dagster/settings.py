@@ -6,7 +6,7 @@ the schedule and the asset checks.  No other module of the package reads the env
 (tests/test_settings.py checks it).  Every setting has an embedded default that needs
 nothing beyond `pip install`: the demo DuckDB database, a local store, the heuristic agent.
 
-README.md's settings table and `.env.example` are generated from the fields
+The settings table of docs/settings.md and `.env.example` are generated from the fields
 (`settings_table`, `env_example`); tests/test_settings.py fails when they drift.
 
 A database URL may hold a password, so it reaches Dagster only by the name of its
@@ -27,6 +27,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from cataloger_dagster.resources.agent import AgentResource, HeuristicAgent
 from cataloger_dagster.resources.agent.anthropic.agent import AnthropicAgent
 from cataloger_dagster.resources.database import DEFAULT_DATABASE_URL, SNAPSHOT_URL, DatabaseResource
+from cataloger_dagster.resources.defaults import DEFAULT_STORE
 from cataloger_dagster.resources.io_manager import TableIOManager
 from cataloger_dagster.resources.notifier import (
     JsonWebhookNotifier, NoNotifier, NotifierResource, SlackWebhookNotifier, SmtpNotifier,
@@ -36,7 +37,6 @@ from cataloger_dagster.resources.sandbox.image import DEFAULT_MIRROR
 from cataloger_dagster.resources.script_store import ScriptStore, script_store_from_url
 
 PREFIX = "CATALOGER_"
-DEFAULT_STORE = "catalog"
 DATABASE_VARIABLE = "CATALOGER_DATABASE"
 API_KEY_VARIABLE = "ANTHROPIC_API_KEY"
 
@@ -416,7 +416,7 @@ def _shown(value: Any) -> str:
 
 
 def settings_table() -> str:
-    """README.md's settings table (markdown)."""
+    """The settings table of docs/settings.md (markdown)."""
     rows = ["| variable | default | meaning |", "|---|---|---|"]
     for field, info in CatalogerSettings.model_fields.items():
         shown = _shown(info.default)

@@ -2,7 +2,7 @@
 
 The import graph is read from the source with `ast`: every `import` a module runs
 (at the top or inside a function), not those under `if TYPE_CHECKING:`, which
-only name types.  Layers, lowest first (DESIGN.md, "Layout"):
+only name types.  Layers, lowest first (docs/architecture.md, "Layers"):
 
     core (and demo)  ->  resources  ->  assets / sensors / jobs / settings  ->  definitions  ->  cli
 
@@ -12,6 +12,7 @@ A module may import its own layer or a lower one, never a higher one.
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -49,7 +50,7 @@ def layer(module: str) -> int:
     for top, rank in LAYERS:
         if parts[1] == top:
             return rank
-    raise AssertionError(f"{module} belongs to no layer: add its folder to LAYERS (and to DESIGN.md)")
+    raise AssertionError(f"{module} belongs to no layer: add its folder to LAYERS and docs/architecture.md")
 
 
 def _type_checking_only(node: ast.If) -> bool:
@@ -234,3 +235,66 @@ def test_every_module_with_behaviour_has_a_mirroring_test_module():
         if path != PACKAGE / "__init__.py" and has_behaviour(path) and not mirror_test(path).exists()
     ]
     assert not missing, "modules without their own test module:\n" + "\n".join(missing)
+
+
+# --------------------------------------------------------------------------
+# the repository stands alone: it names behaviours, never sources outside it
+# --------------------------------------------------------------------------
+
+ROOT = PACKAGE.parent
+OUTSIDE_CITATIONS = [
+    (re.compile(r"\.\./shared"), "a path outside the repository"),
+    (re.compile(r"\bDESIGN\.md\b"), "a design document outside the repository (ours is docs/design.md)"),
+    (re.compile(r"\bseeds? 0\d\d\b", re.IGNORECASE), "a seed project"),
+    (re.compile(r"\bissue #?\d+\b|\bissues #\d+", re.IGNORECASE), "an issue number"),
+    (re.compile(r"(?:^|\()#\d+\b"), "an issue number"),
+]
+
+
+def tracked_text_files() -> list[Path]:
+    listed = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, timeout=60)
+    if listed.returncode != 0:
+        pytest.skip(f"not a git checkout, so no tracked files to read: {listed.stderr.decode().strip()}")
+    files = [ROOT / name for name in listed.stdout.decode().split("\0") if name]
+    return [path for path in files if path.is_file() and b"\0" not in path.read_bytes()[:8192]]
+
+
+def citations_outside(path: Path, root: Path = ROOT) -> list[str]:
+    found = []
+    for number, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
+        for pattern, what in OUTSIDE_CITATIONS:
+            if match := pattern.search(line):
+                found.append(f"{path.relative_to(root)}:{number}: {match.group(0)!r} cites {what}")
+    return found
+
+
+def test_the_citation_check_sees_each_kind(tmp_path):
+    # each citation is split in two, so that this file does not cite anything itself
+    cited = [".." + "/shared", "seed " + "003", "Issue " + "7", "(#" + "16"]
+    sample = tmp_path / "sample.md"
+    sample.write_text(f"see {cited[0]}/notes\nas in {cited[1]}\nfixed in {cited[2]}\n{cited[3]} item 1)\n"
+                      "four standing issues 2 -> 4, the hex #0a0b0c, inflect#212, seed 16\n")
+    kinds = ["a path outside the repository", "a seed project", "an issue number", "an issue number"]
+    assert citations_outside(sample, tmp_path) == [
+        f"sample.md:{line}: {text!r} cites {kind}" for line, (text, kind) in enumerate(zip(cited, kinds), 1)]
+
+
+def test_no_tracked_file_cites_outside_the_repository():
+    files = tracked_text_files()
+    assert any(path.name == "README.md" for path in files) and len(files) > 100
+    found = [hit for path in files for hit in citations_outside(path)]
+    assert found == [], "name the behaviour instead:\n" + "\n".join(found)
+
+
+def documented_layers() -> set[tuple[str, int]]:
+    """(folder, rank) of each row of the Layers table of docs/architecture.md."""
+    text = (ROOT / "docs" / "architecture.md").read_text()
+    section = text.split("## Layers", 1)[1].split("\n## ", 1)[0]
+    found = set()
+    for rank, folders in re.findall(r"^\| (\d+) \| ([^|]+) \|", section, re.M):
+        found |= {(name.rstrip("/"), int(rank)) for name in re.findall(r"`([\w/]+)`", folders)}
+    return found
+
+
+def test_the_documented_layers_are_the_checked_ones():
+    assert documented_layers() == set(LAYERS)

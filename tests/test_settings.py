@@ -1,6 +1,6 @@
 """CatalogerSettings: one object holds every setting, read once, documented from its fields.
 
-With CATALOGER_UPDATE_DOCS=1 the README's settings table and `.env.example` are rewritten
+With CATALOGER_UPDATE_DOCS=1 the settings table of docs/settings.md and `.env.example` are rewritten
 from the settings (then the test checks the rewritten files, so it still fails on nothing).
 """
 
@@ -37,7 +37,7 @@ from tests.conftest import service_unavailable
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "cataloger_dagster"
-README = ROOT / "README.md"
+SETTINGS_PAGE = ROOT / "docs" / "settings.md"
 ENV_EXAMPLE = ROOT / ".env.example"
 TABLE_START = "<!-- generated from CatalogerSettings"
 TABLE_END = "<!-- end of the generated settings table -->"
@@ -83,13 +83,13 @@ def test_every_setting_has_a_default_and_a_description(clean_env):
 
 def test_readme_and_env_example_are_the_settings(clean_env):
     if os.environ.get("CATALOGER_UPDATE_DOCS"):
-        readme = README.read_text()
-        README.write_text(readme.replace(generated_table(readme), settings_table()))
+        readme = SETTINGS_PAGE.read_text()
+        SETTINGS_PAGE.write_text(readme.replace(generated_table(readme), settings_table()))
         ENV_EXAMPLE.write_text(env_example())
-    readme_table = generated_table(README.read_text())
+    readme_table = generated_table(SETTINGS_PAGE.read_text())
     example = ENV_EXAMPLE.read_text()
     hint = "run CATALOGER_UPDATE_DOCS=1 pytest tests/test_settings.py to regenerate it"
-    assert readme_table == settings_table(), f"README.md's settings table is stale: {hint}"
+    assert readme_table == settings_table(), f"docs/settings.md's settings table is stale: {hint}"
     assert example == env_example(), f".env.example is stale: {hint}"
 
     # and what they say: every setting with its default, nothing else

@@ -4,6 +4,7 @@ import dagster as dg
 
 from cataloger_dagster.assets.catalog_page import catalog_page
 from cataloger_dagster.assets.common import GROUP, OWNERS, link
+from cataloger_dagster.assets.index_automation import AFTER_TABLE_RUNS
 from cataloger_dagster.resources import script_store
 from cataloger_dagster.assets.partitions import tables_partitions
 from cataloger_dagster.core.investigate.outcome import standing
@@ -60,6 +61,7 @@ def index_entry(store: ScriptStore, database: str, table: str, error: str | None
     owners=OWNERS,
     kinds={"html"},
     description="index.html over every table of the database, with a health score each.",
+    automation_condition=AFTER_TABLE_RUNS,   # catalog_index_sensor evaluates it
 )
 def catalog_index(
     context: dg.AssetExecutionContext,

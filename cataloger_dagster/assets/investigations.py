@@ -33,7 +33,7 @@ from cataloger_dagster.resources.script_store import ScriptStore
 
 class InvestigationsConfig(dg.Config):
     explore: bool = False            # ignore earlier scripts and explore afresh (relearning)
-    exploration_rate: float = 0.1    # share of runs that explore anyway (seed 000's A/B testing)
+    exploration_rate: float = 0.1    # share of runs that explore anyway (an A/B test of the ranked script)
     exploration_seed: int = 0
 
 

@@ -92,7 +92,7 @@ def stored_profiles(store: ScriptStore, database: DatabaseResource, catalog: Map
     kinds={"ibis", "python"},
     dagster_type=per_table(AnalysisResultModel),
     ins=table_ins(table_profile=TableProfile, table_understanding=DatasetUnderstandingModel),
-    description="Data-quality issues (seed 001's AnalysisResultModel): deterministic detectors always "
+    description="Data-quality issues (AnalysisResultModel): deterministic detectors always "
     "run; the agent reviews, adds and explains.",
 )
 def quality_issues(

@@ -24,7 +24,7 @@ def cache_key(profile: TableProfile, agent: AgentResource) -> str:
     kinds={"python"},
     dagster_type=per_table(DatasetUnderstandingModel),
     ins=table_ins(table_profile=TableProfile),
-    description="A plain-language understanding of the table (seed 001's DatasetUnderstandingModel); "
+    description="A plain-language understanding of the table (DatasetUnderstandingModel); "
     "reused unchanged while the table's fingerprint and the agent's prompt are unchanged.",
 )
 def table_understanding(

@@ -5,13 +5,21 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from urllib.parse import quote
 
 import click
-from dotenv import load_dotenv
 
+from cataloger_dagster.cli.options import (
+    EXAMPLE_DATABASE, catalog_options, database_option, examples, json_option, require_database, store_option,
+)
+from cataloger_dagster.cli.review import review
 from cataloger_dagster.cli.sandbox import sandbox
-from cataloger_dagster.resources.database import DatabaseError
-from cataloger_dagster.resources.script_store import ScriptStoreError
+from cataloger_dagster.cli.scripts import scripts
+from cataloger_dagster.resources.defaults import DEMO_DATABASE
+
+# Every module above imports only click and the standard library at its top, so that `--help`
+# answers at once; the commands import Dagster, ibis and the rest in their bodies
+# (tests/cli/test_cli.py holds it).
 
 
 def _emit(data, as_json: bool, text: str) -> None:
@@ -21,10 +29,13 @@ def _emit(data, as_json: bool, text: str) -> None:
         click.echo(text)
 
 
-@click.group()
+@click.group(epilog=examples("cataloger demo", f"cataloger run --database {EXAMPLE_DATABASE}",
+                             "cataloger COMMAND --help"))
 @click.version_option(package_name="cataloger-dagster")
 def main() -> None:
     """A self-improving data catalog orchestrated by Dagster."""
+    from dotenv import load_dotenv
+
     # The settings read .env themselves; loading it into the environment is for the variables
     # that others read there: dg.EnvVar (CATALOGER_DATABASE, ANTHROPIC_API_KEY), DAGSTER_HOME,
     # the SDKs.  The environment wins over the file, as it does for the settings.
@@ -32,20 +43,24 @@ def main() -> None:
 
 
 def _settings(**overrides):
-    """The settings, with the command line's values above the environment's, or a clear error."""
+    """The settings, with the command line's values above the environment's, or a clear error;
+    a command that reads a database refuses to go on without one given (`require_database`)."""
     from cataloger_dagster.settings import SettingsError, load_settings
 
     try:
-        return load_settings(**overrides)
+        settings = load_settings(**overrides)
     except SettingsError as exc:
         raise click.ClickException(str(exc)) from None
+    require_database(settings)
+    return settings
 
 
-@main.command("demo-db")
+@main.command("demo-db", epilog=examples(f"cataloger demo-db {DEMO_DATABASE}",
+                                         "cataloger demo-db /tmp/small.duckdb --scale 0.05"))
 @click.argument("path", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--scale", default=1.0, show_default=True, help="Fraction of the full size (every defect is kept).")
 @click.option("--seed", default=7, show_default=True)
-@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@json_option
 def demo_db(path: Path, scale: float, seed: int, as_json: bool) -> None:
     """Write the demo DuckDB database (realistic tables with planted defects) to PATH."""
     from cataloger_dagster.demo import create_demo_database
@@ -57,9 +72,12 @@ def demo_db(path: Path, scale: float, seed: int, as_json: bool) -> None:
     _emit({"path": str(path), **info}, as_json, f"demo database written to {path}")
 
 
-@main.command("run")
-@click.option("--database", "database", help="ibis URL (default: CATALOGER_DATABASE, else the demo database).")
-@click.option("--store", help="Folder or s3://bucket/prefix for results (default: CATALOGER_STORE, else catalog).")
+@main.command("run", epilog=examples(
+    f"cataloger run --database {EXAMPLE_DATABASE}",
+    f"cataloger run --database {EXAMPLE_DATABASE} --table orders --table customers --json",
+    "CATALOGER_DATABASE='postgres://user:pw@host:5432/shop?schema=sales' cataloger run --store s3://bucket/catalog",
+    urls=True))
+@catalog_options
 @click.option("--agent", help="heuristic (default) or anthropic (default: CATALOGER_AGENT).")
 @click.option("--sandbox", help="local (default) or docker (default: CATALOGER_SANDBOX).")
 @click.option("--table", "tables", multiple=True, help="Catalog only this table (repeatable).")
@@ -73,12 +91,14 @@ def demo_db(path: Path, scale: float, seed: int, as_json: bool) -> None:
 @click.option("--jobs", type=click.IntRange(min=1),
               help="Dagster runs at once, a worker process each, with DAGSTER_HOME set "
               "(default: CATALOGER_RUN_JOBS, else 1).")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object with every table's result.")
+@json_option
 def run(database, store, agent, sandbox, tables, explore, exploration_rate, resume, batch, jobs, as_json) -> None:
     """Catalog a database (all tables, or those given) through Dagster."""
     from tqdm import tqdm
 
     from cataloger_dagster.cli.runner import catalog_database
+    from cataloger_dagster.resources.database import DatabaseError
+    from cataloger_dagster.resources.script_store import ScriptStoreError
 
     settings = _settings(database=database, store=store, agent=agent, sandbox=sandbox)
 
@@ -128,18 +148,18 @@ def run(database, store, agent, sandbox, tables, explore, exploration_rate, resu
         sys.exit(1)
 
 
-@main.command("profile")
-@click.option("--database", "database", help="ibis URL (default: CATALOGER_DATABASE).")
-@click.option("--table", "table", required=True)
-@click.option("--json", "as_json", is_flag=True)
+@main.command("profile", epilog=examples(f"cataloger profile --database {EXAMPLE_DATABASE} --table orders",
+                                         "cataloger profile --database sqlite:///srv/app.sqlite --table users --json",
+                                         urls=True))
+@database_option
+@click.option("--table", "table", required=True, help="The table to profile.")
+@json_option
 def profile(database, table, as_json) -> None:
-    """Profile one table and print its statistics."""
+    """Profile one table and print its statistics (nothing is written to the catalog)."""
     from cataloger_dagster.core.profile.profiling import compute_profile
-    from cataloger_dagster.resources.database import DatabaseResource
+    from cataloger_dagster.resources.database import DatabaseError, DatabaseResource
 
     settings = _settings(database=database)
-    if "database" not in settings.model_fields_set:
-        raise click.UsageError("Missing option '--database' (or set CATALOGER_DATABASE).")
     db = DatabaseResource(url=settings.database)
     try:
         result = compute_profile(
@@ -158,14 +178,20 @@ def profile(database, table, as_json) -> None:
         )
 
 
-@main.command("mcp")
-@click.option("--database", "database", help="ibis URL (default: CATALOGER_DATABASE, else the demo database).")
-@click.option("--store", help="Folder or s3://bucket/prefix of the catalog (default: CATALOGER_STORE).")
+@main.command("mcp", epilog=examples(
+    f"cataloger mcp --database {EXAMPLE_DATABASE}",
+    f"cataloger mcp --database {EXAMPLE_DATABASE} --store catalog --http 127.0.0.1:8765",
+    urls=True))
+@catalog_options
 @click.option("--sandbox", help="local (default) or docker: where execute_python runs.")
 @click.option("--http", "http", metavar="HOST:PORT", help="Serve streamable HTTP there instead of stdio.")
 @click.option("--row-limit", default=1000, show_default=True, help="Rows run_sql returns at most.")
 @click.option("--sql-timeout", default=30.0, show_default=True, help="Seconds a run_sql query may take.")
-def mcp(database, store, sandbox, http, row_limit, sql_timeout) -> None:
+@click.option("--byte-limit", default=8_000_000, show_default=True,
+              help="Bytes of values run_sql fetches for one reply at most.")
+@click.option("--allow-superuser-sql", is_flag=True,
+              help="Let run_sql run over a PostgreSQL superuser (or file-reading) role; refused otherwise.")
+def mcp(database, store, sandbox, http, row_limit, sql_timeout, byte_limit, allow_superuser_sql) -> None:
     """Serve the catalog to an MCP client (Claude Desktop, Claude Code...): stdio, or --http."""
     from cataloger_dagster.mcp.server import Service, serve
     from cataloger_dagster.resources.database import DatabaseResource
@@ -175,15 +201,33 @@ def mcp(database, store, sandbox, http, row_limit, sql_timeout) -> None:
     # a plain resource outside Dagster (the settings' one reads the URL through dg.EnvVar)
     service = Service(database=DatabaseResource(url=settings.database), store=store_resource(settings=settings),
                       sandbox=sandbox_resource(settings=settings), row_limit=row_limit,
-                      sql_timeout_s=sql_timeout, secrets=secret_values())
+                      sql_timeout_s=sql_timeout, sql_byte_limit=byte_limit,
+                      allow_superuser_sql=allow_superuser_sql, secrets=secret_values())
     try:
         serve(service, http=http)
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
 
 
+@main.command("demo", epilog=examples("cataloger demo", "cataloger demo --store /tmp/demo-catalog --json"))
+@click.option("--path", type=click.Path(dir_okay=False, path_type=Path), default=DEMO_DATABASE, show_default=True,
+              help="The demo database's file, written first when it is missing.")
+@store_option
+@json_option
+@click.pass_context
+def demo(ctx: click.Context, path: Path, store, as_json: bool) -> None:
+    """Catalog the demo database (realistic tables with planted defects), writing it first when
+    it is missing: `cataloger run --database duckdb://PATH` with the demo's own file."""
+    if not path.exists():
+        from cataloger_dagster.demo import create_demo_database
+
+        path.parent.mkdir(parents=True, exist_ok=True)
+        create_demo_database(path)
+        click.echo(f"demo database written to {path}", err=True)
+    # a relative PATH gives duckdb://data/demo.duckdb, an absolute one duckdb:///...: both are read as paths
+    ctx.invoke(run, database=f"duckdb://{quote(str(path))}", store=store, as_json=as_json)
+
+
 main.add_command(sandbox)
-from cataloger_dagster.cli.scripts import scripts  # noqa: E402
 main.add_command(scripts)
-from cataloger_dagster.cli.review import review  # noqa: E402
 main.add_command(review)

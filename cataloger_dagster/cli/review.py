@@ -10,10 +10,8 @@ from __future__ import annotations
 
 import click
 
+from cataloger_dagster.cli.options import EXAMPLE_DATABASE, examples
 from cataloger_dagster.cli.scripts import _common, _context, _run
-from cataloger_dagster.core.reviews.model import latest_reviews
-from cataloger_dagster.core.reviews.record import default_reviewer, record_review
-from cataloger_dagster.settings import load_settings
 
 
 def _shown(review) -> str:
@@ -21,7 +19,10 @@ def _shown(review) -> str:
     return f"{review.at[:19]} {review.verdict:<8} {review.issue_id!r} by {review.reviewer}{note}"
 
 
-@click.command("review")
+@click.command("review", epilog=examples(
+    f"cataloger review orders --list --database {EXAMPLE_DATABASE}",
+    f"cataloger review orders ISSUE_ID --dismiss --note 'refunds are negative' --database {EXAMPLE_DATABASE}",
+    "cataloger review orders ISSUE_ID --expected --database-name shop --store s3://bucket/catalog"))
 @click.argument("table")
 @click.argument("issue_id", required=False)
 @click.option("--dismiss", is_flag=True, help="A false alarm: do not raise it again as it is.")
@@ -33,10 +34,13 @@ def _shown(review) -> str:
 @click.option("--list", "listing", is_flag=True, help="Print TABLE's review log, oldest first, and each "
               "issue's current verdict.")
 @_common
-def review(table, issue_id, dismiss, accept, expected, note, reviewer, listing, database_url, database_name,
-           store, as_json) -> None:
+def review(table, issue_id, dismiss, accept, expected, note, reviewer, listing, database, store, database_name,
+           as_json) -> None:
     """Accept, dismiss or mark 'expected' ISSUE_ID of TABLE's latest run, or (--list) show the reviews.
-    Put `--` before TABLE when a name starts with '-'."""
+    Put `--` before TABLE when a name starts with '-'.
+
+    Writes only the store's review log: the database is never opened, its URL (or
+    --database-name) only says which of the store's catalogs TABLE belongs to."""
     given = [v for v, flag in (("dismiss", dismiss), ("accept", accept), ("expected", expected)) if flag]
     if len(given) > 1:
         raise click.UsageError(f"give one verdict, not {' and '.join('--' + v for v in given)}")
@@ -46,8 +50,12 @@ def review(table, issue_id, dismiss, accept, expected, note, reviewer, listing, 
     if not listing and not (issue_id and verdict):
         raise click.UsageError("give ISSUE_ID and one of --dismiss / --accept / --expected, or --list")
 
+    from cataloger_dagster.core.reviews.model import latest_reviews
+    from cataloger_dagster.core.reviews.record import default_reviewer, record_review
+    from cataloger_dagster.settings import load_settings
+
     def body():
-        ctx = _context(database_url, database_name, store, table)
+        ctx = _context(database, database_name, store, table)
         if listing:
             reviews = ctx.store.read_reviews(ctx.prefix)
             current = latest_reviews(reviews)

@@ -10,25 +10,26 @@ import json
 from pathlib import Path
 
 import click
-import docker.errors
 
-from cataloger_dagster.resources.sandbox import image as sandbox_image
-from cataloger_dagster.resources.sandbox import run_image
+from cataloger_dagster.cli.options import examples, json_option
+from cataloger_dagster.resources.defaults import RUN_IMAGE, SANDBOX_BASE_IMAGE, SANDBOX_IMAGE
 
 
 def _progress_to_stderr(text: str) -> None:
     click.echo(text, err=True, nl=False)
 
 
-@click.group("sandbox")
+@click.group("sandbox", epilog=examples("cataloger sandbox build-image --if-missing"))
 def sandbox() -> None:
     """The sandbox image used by SandboxResource(backend="docker")."""
 
 
-@sandbox.command("build-image")
-@click.option("--base", default=sandbox_image.DEFAULT_BASE, show_default=True,
+@sandbox.command("build-image", epilog=examples(
+    "cataloger sandbox build-image --if-missing",
+    "cataloger sandbox build-image --debootstrap-base --if-missing --json"))
+@click.option("--base", default=SANDBOX_BASE_IMAGE, show_default=True,
               help="Base image with python3 3.11.")
-@click.option("--tag", default=sandbox_image.DEFAULT_TAG, show_default=True,
+@click.option("--tag", default=SANDBOX_IMAGE, show_default=True,
               help="Tag for the built image.")
 @click.option("--debootstrap-base", is_flag=True,
               help="First make BASE from a debootstrap rootfs (root and debootstrap "
@@ -36,14 +37,14 @@ def sandbox() -> None:
 @click.option("--if-missing", is_flag=True,
               help="Skip the build when TAG exists from the current recipe; with "
                    "--debootstrap-base, make BASE only when it is absent.")
-@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON on stdout.")
+@json_option
 def build_image_cmd(base: str, tag: str, debootstrap_base: bool, if_missing: bool,
                     as_json: bool) -> None:
     """Build the sandbox image (ibis, duckdb, pandas, numpy inside). Progress goes to stderr.
 
     The recipe is CATALOGER_SANDBOX_RECIPE's (default: the one shipped), the debootstrap
     mirror CATALOGER_DEBIAN_MIRROR's."""
-    # here, not at the top: the settings import Dagster, which `cataloger sandbox --help` needs not
+    from cataloger_dagster.resources.sandbox import image as sandbox_image
     from cataloger_dagster.settings import SettingsError, load_settings
 
     try:
@@ -61,6 +62,10 @@ def build_image_cmd(base: str, tag: str, debootstrap_base: bool, if_missing: boo
 
 def _build(base: str, tag: str, *, debootstrap_base: bool, if_missing: bool, recipe: Path | None,
            mirror: str) -> dict:
+    import docker.errors
+
+    from cataloger_dagster.resources.sandbox import image as sandbox_image
+
     recipe_hash = sandbox_image.recipe_hash(recipe)  # a missing recipe is said before Docker is asked
     client = sandbox_image.docker_client()
     try:
@@ -81,17 +86,20 @@ def _build(base: str, tag: str, *, debootstrap_base: bool, if_missing: bool, rec
     return {"image": tag, "id": built_id, "base": base, "built": True, "recipe_hash": recipe_hash}
 
 
-@sandbox.command("build-run-image")
-@click.option("--base", default=sandbox_image.DEFAULT_BASE, show_default=True,
+@sandbox.command("build-run-image", epilog=examples("cataloger sandbox build-run-image --if-missing"))
+@click.option("--base", default=SANDBOX_BASE_IMAGE, show_default=True,
               help="Base image with python3 3.11 (the sandbox image's; `build-image --debootstrap-base` "
                    "makes it).")
-@click.option("--tag", default=run_image.DEFAULT_RUN_TAG, show_default=True, help="Tag for the built image.")
+@click.option("--tag", default=RUN_IMAGE, show_default=True, help="Tag for the built image.")
 @click.option("--if-missing", is_flag=True,
               help="Skip the build when TAG exists from the current sources and pins.")
-@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON on stdout.")
+@json_option
 def build_run_image_cmd(base: str, tag: str, if_missing: bool, as_json: bool) -> None:
     """Build the image Dagster's DockerRunLauncher runs each table in (deploy/docker/), from this
     checkout and the versions this environment runs.  Progress goes to stderr."""
+    from cataloger_dagster.resources.sandbox import image as sandbox_image
+    from cataloger_dagster.resources.sandbox import run_image
+
     try:
         built = not (if_missing and run_image.run_image_present(tag))
         image_id = (run_image.build_run_image(base, tag, progress=_progress_to_stderr) if built

@@ -10,22 +10,14 @@ from __future__ import annotations
 import difflib
 import json
 import sys
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import click
 
-from cataloger_dagster.core.investigate.learning import SCRIPT as SCRIPT_FILE
-from cataloger_dagster.core.investigate.learning import WINDOW, rank_scripts, ranking_context
-from cataloger_dagster.resources.database import DatabaseResource
-from cataloger_dagster.resources.script_store import (
-    ScriptRecord,
-    ScriptStore,
-    ScriptStoreError,
-    normalize_timestamp,
-    script_store_from_url,
-    table_prefix,
-)
-from cataloger_dagster.settings import default, load_settings
+from cataloger_dagster.cli.options import EXAMPLE_DATABASE, catalog_options, examples, json_option, require_database
+
+if TYPE_CHECKING:
+    from cataloger_dagster.resources.script_store import ScriptRecord, ScriptStore
 
 
 class ScriptsError(click.ClickException):
@@ -37,11 +29,16 @@ class ScriptsError(click.ClickException):
 
 
 class _Ctx:
-    """Where one command looks: the store, the database name and the table's prefix."""
+    """Where one command looks: the store, the database name, the table's prefix and the
+    script's file name in each run."""
 
     def __init__(self, store: ScriptStore, database: str, table: str):
+        from cataloger_dagster.core.investigate.learning import SCRIPT
+        from cataloger_dagster.resources.script_store import table_prefix
+
         self.store, self.database, self.table = store, database, table
         self.prefix = table_prefix(database, table)
+        self.script_file = SCRIPT
 
     def header(self) -> dict:
         return {"database": self.database, "table": self.table, "store": self.store.describe()}
@@ -49,7 +46,7 @@ class _Ctx:
     def records(self) -> list[ScriptRecord]:
         """Every run of the table that holds a script, newest first."""
         runs = self.store.list_runs(self.prefix)
-        records = self.store.list_scripts(self.prefix, SCRIPT_FILE, limit=len(runs)) if runs else []
+        records = self.store.list_scripts(self.prefix, self.script_file, limit=len(runs)) if runs else []
         if not records:
             raise self._no_scripts(runs)
         return records
@@ -57,6 +54,8 @@ class _Ctx:
     def best_timestamp(self, records: list[ScriptRecord]) -> str:
         """The script the next run starts from unless it explores: the same ranking over the
         same window (the last WINDOW scripts), against the latest run's issues and schema."""
+        from cataloger_dagster.core.investigate.learning import WINDOW, rank_scripts, ranking_context
+
         current_ids, schema_hash = ranking_context(self.store, self.prefix)
         return rank_scripts(records[:WINDOW], current_ids=current_ids, schema_hash=schema_hash)[0].timestamp
 
@@ -65,7 +64,7 @@ class _Ctx:
         tables = self.store.list_tables(self.database)
         if runs:
             message = (f"table {self.table!r} of database {self.database!r} has {len(runs)} run(s) "
-                       f"in {where} but none holds a {SCRIPT_FILE}")
+                       f"in {where} but none holds a {self.script_file}")
         else:
             message = f"no scripts for table {self.table!r} of database {self.database!r} in {where}"
         others = [t for t in tables if t != self.table]
@@ -78,6 +77,8 @@ class _Ctx:
 
     def pick(self, records: list[ScriptRecord], which: str) -> ScriptRecord:
         """A record by timestamp (any ISO-8601 form, or a unique prefix), 'best' or 'latest'."""
+        from cataloger_dagster.resources.script_store import normalize_timestamp
+
         which = which.strip()
         if which.lower() == "latest":
             return records[0]
@@ -98,7 +99,7 @@ class _Ctx:
         if len(matches) > 1:
             reason = f"timestamp {which!r} matches {len(matches)} runs of table {self.table!r}"
         elif exact is not None and exact in self.store.list_runs(self.prefix):
-            reason = f"run {exact} of table {self.table!r} holds no {SCRIPT_FILE}"
+            reason = f"run {exact} of table {self.table!r} holds no {self.script_file}"
         else:
             reason = f"no run of table {self.table!r} with a script at {which!r}"
         raise ScriptsError(
@@ -108,23 +109,18 @@ class _Ctx:
 
 
 def _common(func: Callable) -> Callable:
-    """The options every `scripts` command takes."""
-    options = [
-        click.option("--database", "database_url",
-                     help="ibis URL of the database (only its name is used; no connection) "
-                     f"[default: CATALOGER_DATABASE, else {default('database')}]"),
-        click.option("--database-name", help="The database's name in the store (overrides --database)."),
-        click.option("--store", help="Folder or s3://bucket/prefix of the script store "
-                     f"[default: CATALOGER_STORE, else {default('store')}]"),
-        click.option("--json", "as_json", is_flag=True, help="Print the result as JSON."),
-    ]
-    for option in reversed(options):
-        func = option(func)
-    return func
+    """The options every `scripts` command (and `review`) takes: the catalog's, and the
+    database's name in the store instead of its URL (only the name is used; no connection)."""
+    func = json_option(func)
+    func = click.option("--database-name", help="The database's name in the store, instead of "
+                        "the one its URL gives (then no --database is needed).")(func)
+    return catalog_options(func)
 
 
 def _run(as_json: bool, body: Callable[[], tuple[dict, str]]) -> None:
     """Run `body` -> (json data, text); turn store errors into clear messages and exit 1."""
+    from cataloger_dagster.resources.script_store import ScriptStoreError
+
     try:
         data, text = body()
     except ScriptsError as exc:
@@ -141,10 +137,16 @@ def _fail(as_json: bool, message: str, details: dict) -> None:
     sys.exit(1)
 
 
-def _context(database_url: str | None, database_name: str | None, store: str | None, table: str) -> _Ctx:
+def _context(database: str | None, database_name: str | None, store: str | None, table: str) -> _Ctx:
+    from cataloger_dagster.resources.database import DatabaseResource
+    from cataloger_dagster.resources.script_store import script_store_from_url
+    from cataloger_dagster.settings import load_settings
+
     if not table.strip():
         raise ScriptsError("TABLE is empty; give a table name")
-    settings = load_settings(database=database_url, store=store)
+    settings = load_settings(database=database, store=store)
+    if not database_name:
+        require_database(settings)
     name = database_name or DatabaseResource(url=settings.database).database_name
     return _Ctx(script_store_from_url(settings.store), name, table)
 
@@ -197,20 +199,25 @@ def _metrics_text(metrics: dict | None) -> list[str]:
 # ------------------------------------------------------------------ commands
 
 
-@click.group("scripts")
+@click.group("scripts", epilog=examples(f"cataloger scripts list orders --database {EXAMPLE_DATABASE}"))
 def scripts() -> None:
-    """A table's stored session scripts (catalog_script.py) and their metrics."""
+    """A table's stored session scripts (catalog_script.py) and their metrics.
+
+    Reads the store only: the database is never opened, its URL (or --database-name) only
+    says which of the store's catalogs to read."""
 
 
-@scripts.command("list")
+@scripts.command("list", epilog=examples(
+    f"cataloger scripts list orders --database {EXAMPLE_DATABASE}",
+    "cataloger scripts list orders --database-name shop --store s3://bucket/catalog --json"))
 @click.argument("table")
 @_common
-def list_cmd(table, database_url, database_name, store, as_json) -> None:
+def list_cmd(table, database, store, database_name, as_json) -> None:
     """One row per run of TABLE that holds a script, newest first; * marks the
     script the next run is fed (the best of the last 10, ranked against the issues and
     schema of the latest run: a table changed since may rank differently)."""
     def body():
-        ctx = _context(database_url, database_name, store, table)
+        ctx = _context(database, database_name, store, table)
         records = ctx.records()
         best = ctx.best_timestamp(records)
         rows = [_row(r, best) for r in records]
@@ -227,15 +234,17 @@ def list_cmd(table, database_url, database_name, store, as_json) -> None:
     _run(as_json, body)
 
 
-@scripts.command("show")
+@scripts.command("show", epilog=examples(
+    f"cataloger scripts show orders --database {EXAMPLE_DATABASE}",
+    f"cataloger scripts show orders latest --code-only --database {EXAMPLE_DATABASE} > orders.py"))
 @click.argument("table")
 @click.argument("timestamp", default="best")
 @click.option("--code-only", is_flag=True, help="Print only the script (to save or run it).")
 @_common
-def show_cmd(table, timestamp, code_only, database_url, database_name, store, as_json) -> None:
+def show_cmd(table, timestamp, code_only, database, store, database_name, as_json) -> None:
     """Print TABLE's script of one run (TIMESTAMP, 'best' (default) or 'latest') and its metrics."""
     def body():
-        ctx = _context(database_url, database_name, store, table)
+        ctx = _context(database, database_name, store, table)
         records = ctx.records()
         record = ctx.pick(records, timestamp)
         best = ctx.best_timestamp(records)
@@ -252,18 +261,20 @@ def show_cmd(table, timestamp, code_only, database_url, database_name, store, as
     _run(as_json, body)
 
 
-@scripts.command("diff")
+@scripts.command("diff", epilog=examples(
+    f"cataloger scripts diff orders --database {EXAMPLE_DATABASE}",
+    f"cataloger scripts diff orders best latest --database {EXAMPLE_DATABASE}"))
 @click.argument("table")
 @click.argument("ts_a", required=False)
 @click.argument("ts_b", required=False)
 @click.option("--context", "n_context", default=3, show_default=True, help="Lines of context.")
 @_common
-def diff_cmd(table, ts_a, ts_b, n_context, database_url, database_name, store, as_json) -> None:
+def diff_cmd(table, ts_a, ts_b, n_context, database, store, database_name, as_json) -> None:
     """Unified diff of TABLE's scripts from run TS_A to run TS_B (each a
     timestamp, 'best' or 'latest'). Defaults: the two latest runs with a
     script; with only TS_A, TS_A against the latest."""
     def body():
-        ctx = _context(database_url, database_name, store, table)
+        ctx = _context(database, database_name, store, table)
         records = ctx.records()
         if ts_a is None and len(records) < 2:
             raise ScriptsError(
@@ -275,7 +286,7 @@ def diff_cmd(table, ts_a, ts_b, n_context, database_url, database_name, store, a
         # would otherwise glue two lines of the diff together
         lines = list(difflib.unified_diff(
             a.code.splitlines(), b.code.splitlines(),
-            fromfile=f"{a.timestamp}/{SCRIPT_FILE}", tofile=f"{b.timestamp}/{SCRIPT_FILE}",
+            fromfile=f"{a.timestamp}/{ctx.script_file}", tofile=f"{b.timestamp}/{ctx.script_file}",
             n=n_context, lineterm=""))
         diff = "".join(line + "\n" for line in lines)
         data = {**ctx.header(), "from": a.timestamp, "to": b.timestamp,

@@ -1,6 +1,6 @@
 """The store's layout: folders, file names and timestamps, for every backend.
 
-Layout (DESIGN.md)::
+Layout (docs/design.md, "The store")::
 
     <store>/<database>/<table>/<timestamp>/<files>    one folder per run
     <store>/<database>/<table>/timelapse.html         every run of the table, replaced each run
@@ -38,7 +38,7 @@ ISSUES = "issues.json"                      # quality_issues
 KEYS = "keys.json"                          # quality_issues: what the other tables' reference searches read of the profile
 INVESTIGATIONS = "investigations.json"      # investigations
 SCRIPT = "catalog_script.py"                # investigations: the session script
-LATEST_WINDOW = 10                          # seed 000: "searches the last 10 timestamps"
+LATEST_WINDOW = 10                          # the next run picks from the table's last 10 scripts
 SUMMARY_SCRIPT = "summary_script.py"        # recent_summary
 RECENT_SUMMARY = "recent_summary.html"      # recent_summary
 CATALOG_PAGE = "catalog.html"               # catalog_page
@@ -89,7 +89,7 @@ def new_timestamp() -> str:
 def normalize_timestamp(timestamp: str) -> str:
     """Any ISO-8601 instant with a zone -> the canonical, text-sortable form.
 
-    Seed 000 writes ``2024-01-15T10:00:00Z``; mixing that with microsecond
+    Scripts written by hand or by other tools carry ``2024-01-15T10:00:00Z``; mixing that with microsecond
     stamps would break text ordering ('Z' sorts after '.'), so every stamp
     is stored in one form.
     """

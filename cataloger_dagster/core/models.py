@@ -1,7 +1,7 @@
 """The contracts between stages.
 
 `DatasetUnderstandingModel`, `AnalysisResultModel`, `IssueModel` and
-`CodeInvestigation` keep seed 001's field names exactly, because prompts,
+`CodeInvestigation` keep their field names exactly (`rowCount`...), because prompts,
 stored JSON and the agents all speak them.  The profile models are ours.
 """
 
@@ -116,7 +116,7 @@ class TableProfile(BaseModel):
 
 
 # --------------------------------------------------------------------------
-# table_understanding (seed 001)
+# table_understanding
 # --------------------------------------------------------------------------
 
 
@@ -142,7 +142,7 @@ class DatasetUnderstandingModel(BaseModel):
 
 
 # --------------------------------------------------------------------------
-# quality_issues (seed 001)
+# quality_issues
 # --------------------------------------------------------------------------
 
 Severity = Literal["low", "medium", "high"]
@@ -189,7 +189,7 @@ HISTORY_ISSUE_TYPES = (
 
 
 # --------------------------------------------------------------------------
-# smart-fix follow-ups (seed 001's fourth agent)
+# smart-fix follow-ups (the agent's fourth stage)
 # --------------------------------------------------------------------------
 
 
@@ -199,7 +199,7 @@ class SmartFixOptionModel(BaseModel):
 
 
 class SmartFixAction(BaseModel):
-    """What choosing an option does: seed 001's ``onResponse`` value (``action`` and
+    """What choosing an option does: the option's ``onResponse`` value (``action`` and
     ``parameters``), with the fix script that does it.  The script is written to the store
     (``file``, in the run folder) for a person to read and run; cataloger never runs it
     against the source.  No script (``language`` None) for "keep as is" or "fix by hand"."""
@@ -289,7 +289,7 @@ class AnalysisResultModel(BaseModel):
 
 
 def missing_severity(fraction: float) -> Severity:
-    """Seed 001's thresholds: >50% high, 20-50% medium, <20% low."""
+    """The missing-values thresholds: >50% high, 20-50% medium, <20% low."""
     if fraction > 0.5:
         return "high"
     if fraction >= 0.2:
@@ -298,7 +298,7 @@ def missing_severity(fraction: float) -> Severity:
 
 
 # --------------------------------------------------------------------------
-# investigations (seed 001, plus the verdict)
+# investigations (each with its verdict)
 # --------------------------------------------------------------------------
 
 Verdict = Literal["confirmed", "refuted", "inconclusive"]

@@ -1,4 +1,4 @@
-"""Run capsules: one record per MCP tool call, appended to the store (seed 002's capsules).
+"""Run capsules: one record per MCP tool call, appended to the store (an audit trail of the session).
 
 A capsule holds the tool, its input, a summary of its result, its duration and the policy's
 decision, under ``<database>/mcp_capsules/<session>/`` as the store's append-only logs are

@@ -1,7 +1,7 @@
 """`cataloger mcp`: the catalog as an MCP server (the official `mcp` SDK's FastMCP).
 
 Tools: list_tables, search_catalog, get_table, get_script, run_sql (read-only, under the parsed
-SQL policy), execute_python (one persistent sandbox session per table: seed 000's "code MCP"),
+SQL policy), execute_python (one persistent sandbox session per table, whose state lasts across calls),
 save_script and get_capsules.  Resources: the index, every table's catalog page and best script.
 
 State per client: the MCP lifespan runs once per client session (stdio: the process;
@@ -28,7 +28,7 @@ from cataloger_dagster.mcp.capsules import CapsuleLog, Redactor
 from cataloger_dagster.mcp.catalog import Catalog, CatalogError
 from cataloger_dagster.mcp.search import SearchIndex
 from cataloger_dagster.mcp.sessions import PythonSessions
-from cataloger_dagster.mcp.sql_run import QueryError, QueryRunner
+from cataloger_dagster.mcp.sql_run import DEFAULT_BYTE_LIMIT, QueryError, QueryRunner
 from cataloger_dagster.resources.database import DatabaseError, DatabaseResource
 from cataloger_dagster.resources.sandbox import SandboxError, SandboxResource
 from cataloger_dagster.resources.script_store import ScriptStore
@@ -36,7 +36,7 @@ from cataloger_dagster.resources.script_store import ScriptStore
 INSTRUCTIONS = """\
 A data catalog of one database. Start with list_tables or search_catalog, then get_table for a
 table's understanding, issues (with the evidence and verdict of their investigation) and reviews.
-run_sql runs one read-only SELECT/WITH query (a row limit and a timeout apply). execute_python
+run_sql runs one read-only SELECT/WITH query (row, byte and time limits apply). execute_python
 runs Python in a sandbox over a read-only snapshot of one table (ibis.connect(os.environ
 ["DB_CONNECTION_STRING"]) reaches it); its state persists between calls. get_script shows the
 catalog's stored investigation scripts; save_script keeps your session as the table's script,
@@ -55,6 +55,8 @@ class Service:
     sandbox: SandboxResource
     row_limit: int = 1000
     sql_timeout_s: float = 30.0
+    sql_byte_limit: int = DEFAULT_BYTE_LIMIT
+    allow_superuser_sql: bool = False  # run_sql over a PostgreSQL superuser connection
     secrets: tuple[str, ...] = ()      # values to keep out of every capsule (settings.secret_values())
 
     def __post_init__(self) -> None:
@@ -65,7 +67,8 @@ class Service:
         self.capsules = CapsuleLog(self.store, self.name, self.redactor)
         self.db_lock = threading.Lock()
         self.runner = QueryRunner(self.database, row_limit=self.row_limit, timeout_s=self.sql_timeout_s,
-                                  lock=self.db_lock)
+                                  byte_limit=self.sql_byte_limit, lock=self.db_lock,
+                                  allow_superuser=self.allow_superuser_sql)
 
     def close(self) -> None:
         self.database.close()
@@ -89,7 +92,8 @@ def _summary(tool: str, result: Any) -> str:
     if tool == "get_script":
         return f"script {result['timestamp']}" if result.get("timestamp") else "no script"
     if tool == "run_sql":
-        return (f"{len(result['rows'])} rows{' (cut at the limit)' if result['truncated'] else ''}, "
+        cut = f" (cut at the {result['truncated_by']} limit)" if result["truncated"] else ""
+        return (f"{len(result['rows'])} rows{cut}, "
                 f"{len(result['columns'])} columns")
     if tool == "execute_python":
         state = "ok" if result["ok"] else f"failed: {(result['error'] or {}).get('type', 'error')}"
@@ -191,8 +195,9 @@ def build_server(service: Service, *, host: str = "127.0.0.1", port: int = 8000)
     @server.tool()
     async def run_sql(sql: str, ctx: Context) -> dict:
         """Run one read-only SQL query (SELECT or WITH ... SELECT, in the database's dialect).
-        Writes, session changes, and file or network functions are refused with the reason; a
-        row limit and a statement timeout apply."""
+        Writes, session changes, and functions outside the allow-list (file, network, server or
+        SQL-as-text functions) are refused with the reason; a row limit, a byte limit and a
+        statement timeout apply (the reply says "truncated" and which limit cut it)."""
         def work(c):
             decision = service.runner.check(sql)
             if not decision.allowed:

@@ -3,7 +3,7 @@
 A session is what a catalog run's investigations get (assets/investigations.py): the same
 SandboxResource and limits, an environment holding DB_CONNECTION_STRING alone (no credential
 of the host gets in), over a read-only snapshot of the table (and of the key columns its
-orphan checks read).  State survives from one call to the next, as seed 000's "code MCP" wants.
+orphan checks read).  State survives from one call to the next, as in a notebook.
 
 `save` stores the session's script as the table's catalog script in a run folder of its own,
 with metrics measured the way a catalog run measures its own (`outcome.script_metrics`): the

@@ -1,4 +1,4 @@
-"""The SQL policy of `run_sql`: a statement is parsed, never pattern-matched (seed 002's SQL layer).
+"""The SQL policy of `run_sql`: a statement is parsed, never pattern-matched.
 
 sqlglot parses the text in the database's own dialect; the policy then walks the tree:
 
@@ -6,27 +6,33 @@ sqlglot parses the text in the database's own dialect; the policy then walks the
 * no node anywhere that writes or changes the session: DML (also inside a CTE), DDL, SELECT INTO,
   FOR UPDATE, COPY, ATTACH, INSTALL, LOAD, PRAGMA, SET, and whatever sqlglot only keeps as
   an opaque command (EXPLAIN, CALL, LOAD...);
-* no function that reads files or the network, runs SQL given as text, or touches the server
-  (per dialect: read_csv, glob, pg_read_file, lo_import, dblink, LOAD_FILE, load_extension...),
-  and, on DuckDB, no table that is a file path (DuckDB reads ``FROM 'x.csv'``).
+* no function outside the dialect's allow-list (`sql_functions`): nothing that runs SQL given
+  as text, reads files or the network, takes locks or changes the server gets through;
+* on DuckDB, no table that is a file path (DuckDB reads ``FROM 'x.csv'``).
 
-What runs is the SQL sqlglot generates back from the checked tree, with the row limit set in
-it: the database never sees text the policy did not read.  Defence in depth stays with the
-connection (read-only, a statement timeout: `sql_run`).
+What runs is the SQL sqlglot writes back from the checked tree, with the row limit set in it,
+and only when that text reads back as the same tree: twice, by sqlglot itself and by a small
+reader of the database's own quoting rules (where the string, identifier and comment forms
+of the client's text are read differently by the database and by sqlglot, the written-back
+text shows it).  The runner (`sql_run`) sends that one statement through the driver's
+single-statement path, on a connection that is read-only in its own right.
 """
 
 from __future__ import annotations
 
 import logging
 import re
+from collections import Counter
 from dataclasses import dataclass
 from typing import Optional
 
 import sqlglot
 from sqlglot import exp
 from sqlglot.errors import ErrorLevel, ParseError, TokenError
+from sqlglot.tokens import TokenType
 
 from cataloger_dagster.core.fixes.sql import DIALECTS
+from cataloger_dagster.mcp.sql_functions import allowed
 
 DEFAULT_ROW_LIMIT = 1000
 
@@ -42,55 +48,14 @@ _FORBIDDEN_NODES: dict[type, str] = {
     exp.Refresh: "REFRESH", exp.Kill: "KILL", exp.Export: "EXPORT", exp.Revoke: "REVOKE",
     exp.Comment: "COMMENT", exp.Analyze: "ANALYZE",
 }
-
-# Functions that read files or the network, run SQL given as text, change settings or the
-# server, or sleep: by dialect ("*" applies to every dialect).  Names are compared lower-case,
-# without schema (pg_catalog.pg_read_file is pg_read_file).
-_BLOCKED_FUNCTIONS: dict[str, set[str]] = {
-    "*": {"load_extension", "readfile", "writefile", "edit", "fts3_tokenizer", "load_file",
-          "sleep", "benchmark", "sys_exec", "sys_eval"},
-    "duckdb": {
-        "read_csv", "read_csv_auto", "read_parquet", "parquet_scan", "read_json", "read_json_auto",
-        "read_json_objects", "read_json_objects_auto", "read_ndjson", "read_ndjson_auto",
-        "read_ndjson_objects", "read_text", "read_blob", "glob", "sniff_csv", "parquet_metadata",
-        "parquet_schema", "parquet_file_metadata", "parquet_kv_metadata", "parquet_bloom_probe",
-        "iceberg_scan", "iceberg_metadata", "iceberg_snapshots", "delta_scan", "read_xlsx", "st_read",
-        "st_read_meta", "sqlite_scan", "sqlite_attach", "postgres_scan", "postgres_scan_pushdown",
-        "postgres_attach", "postgres_query", "postgres_execute", "mysql_scan", "mysql_query",
-        "mysql_execute", "query", "query_table", "getenv", "duckdb_secrets", "which_secret",
-        "load_aws_credentials", "httpfs", "http_get", "http_post", "duckdb_extensions",
-        "install_extension", "load_extension", "checkpoint", "force_checkpoint", "duckdb_settings",
-        "current_setting", "set_config", "arrow_scan", "pandas_scan", "read_avro", "read_gsheet",
-    },
-    "postgres": {
-        "pg_read_file", "pg_read_binary_file", "pg_ls_dir", "pg_stat_file", "pg_ls_logdir",
-        "pg_ls_waldir", "pg_ls_tmpdir", "pg_ls_archive_statusdir", "pg_file_write", "pg_file_rename",
-        "pg_file_unlink", "pg_logdir_ls", "lo_import", "lo_export", "lo_get", "lo_put", "lo_from_bytea",
-        "lo_open", "lo_create", "lo_creat", "lo_unlink", "loread", "lowrite", "dblink", "dblink_exec",
-        "dblink_connect", "dblink_connect_u", "dblink_send_query", "dblink_get_result", "dblink_open",
-        "dblink_fetch", "set_config", "current_setting", "pg_reload_conf", "pg_rotate_logfile",
-        "pg_terminate_backend", "pg_cancel_backend", "pg_sleep", "pg_sleep_for", "pg_sleep_until",
-        "pg_notify", "pg_advisory_lock", "pg_advisory_xact_lock", "pg_advisory_lock_shared",
-        "pg_try_advisory_lock", "pg_try_advisory_xact_lock", "nextval", "setval",
-        "query_to_xml", "query_to_xml_and_xmlschema", "query_to_xmlschema", "cursor_to_xml",
-        "cursor_to_xmlschema", "database_to_xml", "database_to_xml_and_xmlschema",
-        "pg_create_restore_point", "pg_switch_wal", "pg_promote", "pg_import_system_collations",
-        "txid_current", "pg_current_xact_id", "pg_logical_emit_message", "pg_replication_origin_create",
-    },
-    "mysql": {"load_file", "get_lock", "release_lock", "release_all_locks", "sleep", "benchmark",
-              "master_pos_wait", "source_pos_wait", "sys_exec", "sys_eval"},
-    "sqlite": {"load_extension", "readfile", "writefile", "edit", "fts3_tokenizer", "zipfile", "sqlar_compress",
-               "sqlar_uncompress"},
-}
-# Families, whatever their exact name: DuckDB's readers and scanners, PostgreSQL's file
-# and large-object functions, dblink's
-_BLOCKED_PATTERNS: dict[str, re.Pattern] = {
-    "duckdb": re.compile(r"^(read_|.*_scan$|.*_attach$|parquet_|iceberg_|delta_|http)"),
-    "postgres": re.compile(r"^(pg_read|pg_ls_|pg_file|lo_|dblink|pg_stat_file)"),
-}
 # a table name DuckDB would read as a file (its replacement scans) or a URL
 _FILE_LIKE = re.compile(r"[/\\:~]|\.(csv|tsv|txt|parquet|json|jsonl|ndjson|gz|zst|xlsx|arrow|db|duckdb|sqlite)$",
                         re.IGNORECASE)
+# the tokens of quoted text: their spans in the written-back SQL are read twice
+_QUOTED_TOKENS = {TokenType.STRING, TokenType.NATIONAL_STRING, TokenType.RAW_STRING, TokenType.BIT_STRING,
+                  TokenType.HEX_STRING, TokenType.BYTE_STRING, TokenType.HEREDOC_STRING,
+                  TokenType.UNICODE_STRING, TokenType.IDENTIFIER}
+_STRING_PREFIXES = "eEbBxXnN"   # E'..' (backslash escapes), B'..', X'..', N'..'
 
 
 class PolicyError(ValueError):
@@ -123,13 +88,6 @@ def _function_name(node: exp.Func) -> str:
     return node.sql_name().lower()
 
 
-def _blocked_function(name: str, dialect: str) -> bool:
-    if name in _BLOCKED_FUNCTIONS["*"] or name in _BLOCKED_FUNCTIONS.get(dialect, ()):
-        return True
-    pattern = _BLOCKED_PATTERNS.get(dialect)
-    return bool(pattern and pattern.match(name))
-
-
 def _parse(sql: str, dialect: str) -> list[exp.Expression]:
     logger = logging.getLogger("sqlglot")
     level = logger.level
@@ -150,11 +108,13 @@ def _refusal(tree: exp.Expression, dialect: str) -> Optional[str]:
             if isinstance(node, kind):
                 inside = " inside a CTE" if node.find_ancestor(exp.CTE) else ""
                 return f"{what}{inside} is not allowed: run_sql is read-only"
-        if isinstance(node, exp.Func):
+        # operators (AND, ||, ^...) are function nodes to sqlglot, but call nothing
+        if isinstance(node, exp.Func) and not isinstance(node, (exp.Binary, exp.Unary, exp.Connector)):
             name = _function_name(node)
-            if _blocked_function(name, dialect):
-                return (f"function {name}() is not allowed: it reads files or the network, runs SQL "
-                        "given as text, or acts on the server")
+            if not allowed(type(node).__name__, name, dialect):
+                return (f"function {name}() is not allowed: run_sql calls only the {dialect} functions that "
+                        "compute values (aggregates, window, math, string, date, JSON...), never one that "
+                        "runs SQL given as text, reads files or the network, takes locks or acts on the server")
         if isinstance(node, exp.Table):
             if isinstance(node.this, exp.Literal) and node.this.is_string:
                 return f"reading the file or URL {node.this.this!r} is not allowed: query the database's tables"
@@ -163,16 +123,124 @@ def _refusal(tree: exp.Expression, dialect: str) -> Optional[str]:
     return None
 
 
+def _every_row(limit: exp.Expression) -> bool:
+    """`LIMIT 100 PERCENT` (or more): a limit that keeps every row, but that DuckDB can only
+    apply after counting them all."""
+    options = limit.args.get("limit_options")
+    given = limit.args.get("expression")
+    return (options is not None and bool(options.args.get("percent")) and not options.args.get("with_ties")
+            and isinstance(given, exp.Literal) and not given.is_string and float(given.this) >= 100)
+
+
+def _without_every_row(tree: exp.Query) -> exp.Query:
+    tree = tree.copy()
+    if isinstance(tree, exp.Select) and isinstance(tree.args.get("limit"), exp.Limit) and _every_row(tree.args["limit"]):
+        tree.set("limit", None)
+    return tree
+
+
 def _with_limit(tree: exp.Query, row_limit: int) -> exp.Expression:
     """The query returning at most `row_limit` rows: its own LIMIT lowered, or one added.  A set
-    operation or a query with an OFFSET is wrapped instead, so its meaning stays whole."""
+    operation, or a query whose limit is of another form (an OFFSET, a percentage, FETCH FIRST,
+    WITH TIES), is wrapped instead, so its meaning stays whole."""
+    current = tree.args.get("limit")
     if isinstance(tree, exp.Select) and not tree.args.get("offset"):
-        current = tree.args.get("limit")
+        if current is None:
+            return tree.limit(row_limit, copy=False)
         given = current.expression if isinstance(current, exp.Limit) else None
-        if isinstance(given, exp.Literal) and given.is_int and int(given.this) <= row_limit:
+        if (not current.args.get("limit_options") and isinstance(given, exp.Literal) and given.is_int
+                and int(given.this) <= row_limit):
             return tree
-        return tree.limit(row_limit, copy=True)
+    return _wrapped(tree, row_limit)
+
+
+def _wrapped(tree: exp.Query, row_limit: int) -> exp.Expression:
     return exp.select("*").from_(tree.subquery("cataloger_rows", copy=True)).limit(row_limit)
+
+
+def quoted_spans(text: str) -> tuple[list[tuple[int, int]], Optional[str]]:
+    """The spans of the quoted strings and identifiers of `text`, read by PostgreSQL's and DuckDB's
+    own rules (standard_conforming_strings on: a backslash escapes only in E'...'; a doubled quote
+    is one quote), and what a written-back query must never hold outside them: a comment, a
+    semicolon, a dollar quote or an unterminated quote."""
+    spans: list[tuple[int, int]] = []
+    i, n = 0, len(text)
+
+    def word_before(at: int) -> bool:
+        return at >= 0 and (text[at].isalnum() or text[at] in "_$")
+
+    while i < n:
+        c = text[i]
+        if c in "'\"":
+            start, escapes = i, False
+            if c == "'" and i > 0 and text[i - 1] in _STRING_PREFIXES and not word_before(i - 2):
+                start, escapes = i - 1, text[i - 1] in "eE"
+            j = i + 1
+            while True:
+                if j >= n:
+                    return spans, "an unterminated quote"
+                if escapes and text[j] == "\\":
+                    j += 2
+                    continue
+                if text[j] == c:
+                    if j + 1 < n and text[j + 1] == c:
+                        j += 2
+                        continue
+                    break
+                j += 1
+            spans.append((start, j))
+            i = j + 1
+            continue
+        if text.startswith("--", i) or text.startswith("/*", i):
+            return spans, "a comment"
+        if c == ";":
+            return spans, "a semicolon"
+        if c == "$" and not word_before(i - 1):
+            return spans, "a dollar quote or parameter"
+        i += 1
+    return spans, None
+
+
+def _literals(tree: exp.Expression) -> Counter:
+    """The values a query carries as written: its literals and names."""
+    found = Counter(("literal", n.is_string, str(n.this)) for n in tree.find_all(exp.Literal))
+    found.update(("name", n.quoted, str(n.this)) for n in tree.find_all(exp.Identifier))
+    return found
+
+
+def _misread(text: str, tree: exp.Expression, dialect: str) -> Optional[str]:
+    """Why `text` (sqlglot's writing of the checked `tree`) may not run as checked, or None.
+
+    The text must read back, in sqlglot, as the same tree, or (where sqlglot spells a function
+    or a clause the dialect's own way) as a tree with the very same literals and names that
+    sqlglot writes back unchanged and that passes the policy itself (a string read
+    differently would show as a literal lost); and the database's own
+    quoting rules must end every string and name where sqlglot ends it."""
+    try:
+        again = _parse(text, dialect)
+    except (ParseError, TokenError):
+        again = []
+    if len(again) != 1:
+        return "sqlglot reads its own writing of it as another query"
+    reread = again[0]
+    if reread != tree:
+        # sqlglot may spell out a default argument (RPAD's ' '), never drop or change one
+        if _literals(tree) - _literals(reread):
+            return "sqlglot reads its own writing of it with other strings or names"
+        if reread.sql(dialect=dialect, comments=False) != text:
+            return "sqlglot writes it back differently each time"
+        refusal = _refusal(reread, dialect)
+        if refusal is not None:
+            return f"as written back: {refusal}"
+    if dialect not in ("postgres", "duckdb"):
+        return None
+    spans, problem = quoted_spans(text)
+    if problem:
+        return f"its written-back form holds {problem} outside quotes"
+    tokens = sqlglot.Dialect.get_or_raise(dialect).tokenize(text)
+    if spans != [(t.start, t.end) for t in tokens if t.token_type in _QUOTED_TOKENS]:
+        return f"{dialect} and sqlglot would end its quoted strings or names in different places"
+    return None
 
 
 def check_sql(sql: str, dialect: str, *, row_limit: int = DEFAULT_ROW_LIMIT) -> Decision:
@@ -193,15 +261,24 @@ def check_sql(sql: str, dialect: str, *, row_limit: int = DEFAULT_ROW_LIMIT) -> 
     reason = _refusal(tree, dialect)
     if reason is not None:
         return Decision(False, reason, dialect)
-    # +1: one row more than shown tells the caller the result was cut
-    limited = _with_limit(tree, row_limit + 1)
-    try:
-        # what sqlglot cannot write back in this dialect would run with another meaning: refused
-        text = limited.sql(dialect=dialect, comments=False, unsupported_level=ErrorLevel.RAISE)
-    except Exception as exc:
-        first = str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
-        return Decision(False, f"the query cannot be passed on to {dialect} exactly as written ({first}); "
-                               "rewrite that part (for a CTE, name its columns inside its SELECT)", dialect)
+    # +1: one row more than shown tells the caller the result was cut; the limit in place first,
+    # else around the whole query (sqlglot cannot read back every clause followed by a LIMIT)
+    tree = _without_every_row(tree)
+    for limited in (_with_limit(tree.copy(), row_limit + 1), _wrapped(tree, row_limit + 1)):
+        try:
+            # what sqlglot cannot write back in this dialect would run with another meaning: refused
+            text = limited.sql(dialect=dialect, comments=False, unsupported_level=ErrorLevel.RAISE)
+        except Exception as exc:
+            first = str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
+            return Decision(False, f"the query cannot be passed on to {dialect} exactly as written ({first}); "
+                                   "rewrite that part (for a CTE, name its columns inside its SELECT)", dialect)
+        misread = _misread(text, limited, dialect)
+        if misread is None:
+            break
+    else:
+        return Decision(False, f"the query cannot be passed on to {dialect} exactly as written ({misread}); "
+                               "write strings as plain '...' (a quote doubled inside), without E'...' "
+                               "backslashes, dollar quotes or adjacent literals", dialect)
     return Decision(True, "a read-only query", dialect, sql=text, row_limit=row_limit)
 
 

@@ -25,8 +25,9 @@ from cataloger_dagster.core.fixes.sql import DIALECTS, FixTarget
 from cataloger_dagster.core.profile.fingerprint import DEFAULT_UPDATE_COLUMNS, compute_fingerprint
 from cataloger_dagster.core.models import Fingerprint
 from cataloger_dagster.resources import target
+from cataloger_dagster.resources.defaults import DEMO_DATABASE
 
-DEFAULT_DATABASE_URL = "duckdb://data/demo.duckdb"
+DEFAULT_DATABASE_URL = f"duckdb://{DEMO_DATABASE}"
 SNAPSHOT_FILE = "snapshot.duckdb"
 # How code inside the sandbox reaches the snapshot, which it sees at /data.
 SNAPSHOT_URL = f"duckdb:///data/{SNAPSHOT_FILE}?read_only=true"

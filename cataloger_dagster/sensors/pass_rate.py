@@ -1,4 +1,4 @@
-"""pass_rate_sensor: relearns a table whose investigations pass rate fell (seed 003).
+"""pass_rate_sensor: relearns a table whose investigations pass rate fell.
 
 Each tick reads the `investigations` materializations stored since the cursor's
 storage id, oldest first, so a table materialized between two ticks is never missed

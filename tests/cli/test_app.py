@@ -1,4 +1,4 @@
-"""cli/app.py: the `cataloger` verbs demo-db, run and profile, invoked in-process with click's
+"""cli/app.py: the `cataloger` verbs demo-db, demo, run and profile, invoked in-process with click's
 CliRunner on real DuckDB files (the same verbs as a subprocess are in tests/e2e/test_cli.py).
 
 Each invocation runs in an empty folder, so that no `.env` but the test's own is read.
@@ -13,6 +13,9 @@ import pytest
 from click.testing import CliRunner
 
 from cataloger_dagster.cli.app import main
+from cataloger_dagster.cli.options import MISSING_DATABASE
+from cataloger_dagster.demo import create_demo_database
+from cataloger_dagster.resources.defaults import DEMO_DATABASE
 from shop import make_shop
 
 # the variables the verbs read, unset unless a test sets them
@@ -93,7 +96,7 @@ def test_profile_json_is_the_profile(invoke, shop):
 
 def test_profile_needs_a_database(invoke):
     out = invoke("profile", "--table", "events")
-    assert out.exit_code == 2 and "Missing option '--database' (or set CATALOGER_DATABASE)" in out.output
+    assert out.exit_code == 2 and out.output.splitlines()[-1] == f"Error: {MISSING_DATABASE}"
 
 
 def test_profile_reads_the_database_from_the_environment_and_dotenv(invoke, tmp_path, shop):
@@ -149,7 +152,7 @@ def test_run_json_selected_tables(invoke, tmp_path, shop, local_sandbox):
 
 
 def test_run_errors_are_one_clean_line(invoke, tmp_path):
-    bad_setting = invoke("run", "--agent", "bogus")
+    bad_setting = invoke("run", "--database", f"duckdb://{tmp_path / 'nope.duckdb'}", "--agent", "bogus")
     assert bad_setting.exit_code == 1
     assert "unknown CATALOGER_AGENT 'bogus'" in bad_setting.output and "Traceback" not in bad_setting.output
     unreachable = invoke("run", "--database", f"duckdb://{tmp_path / 'nope.duckdb'}", "--store", str(tmp_path))
@@ -164,6 +167,44 @@ def test_run_errors_are_one_clean_line(invoke, tmp_path):
     assert unwritable.exit_code == 1 and "Traceback" not in unwritable.output
     last = unwritable.output.splitlines()[-1]
     assert last.startswith("Error: ") and str(tmp_path / "a_file" / "store") in last and "CATALOGER_STORE" in last
+
+
+def test_run_without_a_database_does_not_fall_back_to_the_demo(invoke):
+    # the demo database at its own path is there: still not read without being named
+    create_demo_database(Path(DEMO_DATABASE), scale=0.02)
+    out = invoke("run", "--store", "catalog")
+    assert out.exit_code == 2 and out.output.splitlines()[-1] == f"Error: {MISSING_DATABASE}"
+    assert not Path("catalog").exists()
+
+
+# ---------------------------------------------------------------- demo
+
+
+def test_demo_catalogs_the_demo_database_it_finds(invoke, local_sandbox):
+    demo = Path(DEMO_DATABASE)       # relative: where `make run` and `cataloger demo` put it
+    info = create_demo_database(demo, scale=0.02)
+    before = demo.read_bytes()
+    out = invoke("demo", "--store", "catalog", "--json", env={"CATALOGER_SANDBOX": local_sandbox})
+    assert out.exit_code == 0, out.output
+    report = json.loads(out.stdout)
+    assert report["database"] == f"duckdb://{DEMO_DATABASE}"
+    assert {t["table"] for t in report["tables"]} == set(info["tables"])
+    assert all(t["status"] == "ok" for t in report["tables"]), report["tables"]
+    assert Path(report["index"]) == Path("catalog", "demo", "index.html").resolve()
+    assert demo.read_bytes() == before      # found, not written again
+    assert "demo database written" not in out.output
+
+
+def test_demo_writes_the_demo_database_first_when_it_is_missing(invoke, tmp_path):
+    target = tmp_path / "new" / "demo.duckdb"
+    # a store no table can be written to stops the run before any table: what is left is the database
+    (tmp_path / "a_file").write_text("not a folder")
+    out = invoke("demo", "--path", str(target), "--store", str(tmp_path / "a_file" / "store"))
+    assert out.stderr.splitlines()[0] == f"demo database written to {target}"
+    with duckdb.connect(str(target), read_only=True) as con:
+        tables = {r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
+    assert {"customers", "orders"} <= tables
+    assert out.exit_code == 1 and "CATALOGER_STORE" in out.output.splitlines()[-1]
 
 
 def test_mcp_refuses_an_http_address_without_a_port(tmp_path):

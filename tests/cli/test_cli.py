@@ -1,9 +1,12 @@
 """cli/__init__.py: the package gives `main` lazily, so the console script finds it and a verb
-module run with `python -m` is not imported twice."""
+module run with `python -m` is not imported twice; and the console script answers `--help`
+(of the group and of every command under it) and `--version` at once, without importing the
+libraries that the commands themselves run on."""
 
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import click
@@ -50,5 +53,61 @@ def test_a_verb_module_runs_once_as_main():
 def test_the_console_script_reaches_every_verb_group():
     out = subprocess.run([CATALOGER, "--help"], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
-    for verb in ("demo-db", "run", "profile", "sandbox", "scripts"):
+    for verb in ("demo", "demo-db", "run", "profile", "mcp", "review", "sandbox", "scripts"):
         assert f"  {verb} " in out.stdout, verb
+
+
+# ---------------------------------------------------------------- a fast help
+
+# what a command imports in its body, never at the top of a module the command group loads
+HEAVY = ("dagster", "ibis", "pandas", "duckdb", "pyarrow", "anthropic", "mcp", "docker", "numpy", "sqlglot", "boto3")
+HELP_SECONDS = 1.0
+
+
+def _paths(command: click.Command, path: tuple[str, ...] = ()):
+    yield path
+    if isinstance(command, click.Group):
+        for name, sub in sorted(command.commands.items()):
+            yield from _paths(sub, (*path, name))
+
+
+# the group and every command under it, read from the group itself: a new command is covered
+COMMAND_LINES = [[*path, "--help"] for path in _paths(cli.main)] + [["--version"]]
+IDS = [" ".join(args) for args in COMMAND_LINES]
+
+# `main()` as the console script runs it; at exit, the heavy libraries that were imported
+PROBE = f"""
+import atexit, sys
+atexit.register(lambda: print(sorted({{m.split('.')[0] for m in sys.modules}} & set({HEAVY!r})), file=sys.stderr))
+from cataloger_dagster.cli import main
+sys.argv[0] = "cataloger"
+main()
+"""
+
+
+def test_every_command_is_probed():
+    assert {"--help", "run --help", "scripts list --help", "sandbox build-image --help", "review --help",
+            "demo --help", "--version"} <= set(IDS)
+
+
+@pytest.mark.parametrize("args", COMMAND_LINES, ids=IDS)
+def test_help_imports_none_of_the_heavy_libraries(args):
+    out = subprocess.run([sys.executable, "-c", PROBE, *args], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith(("Usage: cataloger", "cataloger, version"))
+    assert out.stderr.strip().splitlines()[-1] == "[]", out.stderr
+
+
+@pytest.mark.parametrize("args", COMMAND_LINES, ids=IDS)
+def test_help_answers_within_a_second(args):
+    # the best of 3 wall-clock times of the console script, as a user runs it: a busy machine
+    # may slow one run down, not all three
+    best = float("inf")
+    for _ in range(3):
+        start = time.perf_counter()
+        out = subprocess.run([CATALOGER, *args], capture_output=True, text=True, timeout=120)
+        best = min(best, time.perf_counter() - start)
+        assert out.returncode == 0, out.stderr
+        if best < HELP_SECONDS:
+            break
+    assert best < HELP_SECONDS, f"cataloger {' '.join(args)}: {best:.2f} s"

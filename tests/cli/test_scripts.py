@@ -225,7 +225,7 @@ def test_unknown_timestamp_lists_the_available_ones(store_dir, command):
 
 
 def test_bad_store_url_is_a_clear_error(tmp_path):
-    out = invoke("list", "orders", "--store", "gs://bucket/x")
+    out = invoke("list", "orders", "--database", DB_URL, "--store", "gs://bucket/x")
     assert out.exit_code == 1 and "unsupported script store URL" in out.output
 
 

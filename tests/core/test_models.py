@@ -41,7 +41,7 @@ def test_stored_json_counts_the_same_and_ignores_unknown_severities():
 
 
 # --------------------------------------------------------------------------
-# seed 001's thresholds and the pass rate
+# the missing-values thresholds and the pass rate
 # --------------------------------------------------------------------------
 
 

@@ -17,7 +17,7 @@ def test_duckdb_types_without_an_arrow_form_are_read_as_text(tmp_path):
                     "'0101'::BIT AS bits, 7::UNION(num INTEGER, str VARCHAR) AS either, "
                     "{'s': INTERVAL 3 DAY} AS record, [1, 2] AS plain_list")
     table = ibis.duckdb.connect(str(path), read_only=True).table("odd")
-    # the error of issue 11 when the table went through Arrow as it is
+    # the types that failed when the table went through Arrow as it is
     data, reasons = portable.read_arrow(table)
     assert data.to_pylist() == [{"id": 1, "span": "1 month 2 days", "bits": "0101", "either": "7",
                                  "record": "{'s': 3 days}", "plain_list": [1, 2]}]

@@ -1,5 +1,5 @@
 """Backend parity: the planted demo database in DuckDB, SQLite, PostgreSQL and MySQL/MariaDB
-gives the same findings, affected row counts and health scores (issue 11, item 2).
+gives the same findings, affected row counts and health scores.
 
 DuckDB, loaded the same way as the others, is the reference.  A failure lists every
 difference, and the profile notes and detector warnings that explain it.

@@ -6,7 +6,7 @@ error, no request leaves the machine (every request is recorded; anything that i
 file:, data:, blob: or 127.0.0.1 is a failure, and is aborted so it really does not leave),
 and the charts are drawn (SVG with a non-zero box). Screenshots go to test-artifacts/browser/.
 
-With CATALOGER_UPDATE_DOCS=1 the UI screenshots are also written to docs/ for the README.
+With CATALOGER_UPDATE_DOCS=1 the UI screenshots are also written to docs/ for docs/ui.md.
 """
 
 from __future__ import annotations
@@ -118,7 +118,7 @@ def shoot(pg, name: str, docs: bool = False) -> Path:
     pg.screenshot(path=str(path), full_page=not docs)
     assert path.stat().st_size > 1000
     if docs and os.environ.get("CATALOGER_UPDATE_DOCS"):
-        # taller than the window, so that the README shows the metadata's links too;
+        # taller than the window, so that docs/ui.md shows the metadata's links too;
         # the Dagster UI scrolls inside its own panes, which full_page would not capture
         size = pg.viewport_size
         pg.set_viewport_size({"width": size["width"], "height": 1300})

@@ -1,4 +1,4 @@
-"""No column type aborts a table (issue 11, item 3).
+"""No column type aborts a table.
 
 A database holding every type of its backend (tests/support/every_type.py: one entry per
 backend: DuckDB, PostgreSQL, SQLite and MySQL/MariaDB) is catalogued through the real Dagster
@@ -109,7 +109,7 @@ def assert_unusual_columns_are_readable(built: Built, profile: TableProfile) -> 
 
 
 def run_stored_script(folder: Path, built: Built, recorded: list[dict]) -> None:
-    """The stored catalog_script.py, run by hand against the real database as the README says,
+    """The stored catalog_script.py, run by hand against the real database as docs/feedback-loop.md says,
     reaches the verdicts the sandbox reached on the snapshot (but for KNOWN_GAPS)."""
     script = folder / "catalog_script.py"
     env = {"PATH": os.environ["PATH"], "DB_CONNECTION_STRING": built.url}

@@ -1,11 +1,11 @@
-"""Table and column names that try to become code never do (issue 9, item 2).
+"""Table and column names that try to become code never do.
 
 A database whose names carry line breaks of every kind Python or `str.splitlines`
 knows, quotes, backslashes, triple quotes and `__import__` payloads is catalogued
 twice (the second run reuses the first run's scripts), with a second table of the
 same columns so that a script is carried over to a similar table.  Every cell the
 sandbox ran and every script stored is then read with Python's own tokenizer and
-ast, and run by hand on the host as the README says: no payload may run anywhere.
+ast, and run by hand on the host as docs/feedback-loop.md says: no payload may run anywhere.
 
 Left out, because the stack refuses them before any code is written: NUL in a name
 (DuckDB rejects it in a quoted identifier) and line breaks, tabs or '...' in a
@@ -159,7 +159,7 @@ def assert_feedback_loop(cold, warm) -> None:
 
 
 def run_stored_scripts(store: Path, db: Path) -> int:
-    """Every .py in the store, run by hand on the host as the README says; returns how many."""
+    """Every .py in the store, run by hand on the host as docs/feedback-loop.md says; returns how many."""
     scripts = sorted(store.rglob("*.py"))
     env = {"PATH": os.environ["PATH"], "DB_CONNECTION_STRING": f"duckdb://{db}?read_only=true"}
     for script in scripts:

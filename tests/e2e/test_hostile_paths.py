@@ -1,4 +1,4 @@
-"""Table and database names that used to break paths (issue 9): each gets a folder of its
+"""Table and database names that used to break paths: each gets a folder of its
 own in the store and a file of its own in Dagster's storage; none fails another table or
 the index, and every link of the index resolves.
 

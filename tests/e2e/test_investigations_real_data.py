@@ -1,4 +1,4 @@
-"""Investigations that can say no, measured on real data (issue 12, item 2).
+"""Investigations that can say no, measured on real data.
 
 Two sets of issues on the real-data corpus (tests/support/realdata):
 

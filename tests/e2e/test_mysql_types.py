@@ -1,5 +1,5 @@
 """Every MariaDB/MySQL column type through the profile, the detectors and the snapshot
-(issue 11, item 3 for MySQL), with an empty table, a 1-row table, an all-NULL column and
+(no column type aborts a table, on MySQL too), with an empty table, a 1-row table, an all-NULL column and
 reserved-word, quoted and unicode names."""
 
 from __future__ import annotations

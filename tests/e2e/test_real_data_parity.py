@@ -1,4 +1,4 @@
-"""Backend parity on real data (issue 11, item 2): the real-data corpus (tests/support/realdata:
+"""Backend parity on real data: the real-data corpus (tests/support/realdata:
 16 public tables and a key of their root causes) loaded into DuckDB, SQLite, PostgreSQL and
 MySQL/MariaDB gives the same root causes, the same findings (table, type, columns) with the
 same affected rows and health scores, and no table is degraded.

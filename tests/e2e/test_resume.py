@@ -1,5 +1,5 @@
 """A `cataloger run` killed halfway, run again: only the tables without a finished run for their
-current data are cataloged, and nothing stored is lost (issue 16, item 5).
+current data are cataloged, and nothing stored is lost.
 
 The real command in a subprocess over a DuckDB file and a store folder, killed with SIGKILL (its
 whole process group, the sandboxes included) once two tables have finished.

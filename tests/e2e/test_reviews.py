@@ -1,4 +1,4 @@
-"""Issue 13 on the demo database: people review the findings of `orders` (through the store's
+"""Reviews on the demo database: people review the findings of `orders` (through the store's
 review log, as `cataloger review` and the `review_issue` job write it), the table is catalogued
 again, and issues.json, the page, the index, the asset checks and the metadata remember: a dismissed
 high-severity finding no longer fails the check, an expected one is known and costs no health, an
@@ -76,7 +76,7 @@ def test_reviews_on_the_demo_database_are_remembered_by_the_next_run(demo_db, tm
         assert set(ids) == set(found) - set(aside)
         # issues.json holds what was returned
         assert AnalysisResultModel.model_validate(store.read_json(prefix, run2, ISSUES)) == second
-        # item 7: the check and the metadata
+        # the asset check and the metadata count what review set aside
         check = checks["no_high_severity_issues"]
         assert check.passed and check.metadata["high_set_aside_by_review"].value == 1
         issues_meta = meta["quality_issues"]

@@ -22,7 +22,7 @@ from cataloger_dagster.core.layout import CAPSULES
 
 API_KEY = "sk-ant-test-0123456789abcdef"
 TOKEN = "tok3n-in-the-url-42"
-README = Path(__file__).resolve().parents[2] / "README.md"
+MCP_PAGE = Path(__file__).resolve().parents[2] / "docs" / "mcp.md"
 TOOLS = {"list_tables", "search_catalog", "get_table", "get_script", "run_sql", "execute_python", "save_script",
          "get_capsules"}
 
@@ -173,8 +173,8 @@ def test_stdio(own_catalog):
     assert alive == []
     if os.environ.get("CATALOGER_WRITE_MCP_TRANSCRIPT"):
         Path(os.environ["CATALOGER_WRITE_MCP_TRANSCRIPT"]).write_text("\n".join(transcript) + "\n")
-    # the README's transcript is this session's (timestamps and counts aside)
-    shown = [line for line in README.read_text().split("<!-- mcp-transcript -->")[1].splitlines()
+    # docs/mcp.md's transcript is this session's (timestamps and counts aside)
+    shown = [line for line in MCP_PAGE.read_text().split("<!-- mcp-transcript -->")[1].splitlines()
              if line.startswith("→")]
     assert shown == [line for line in transcript if line.startswith("→")][:len(shown)] and len(shown) >= 8
 
@@ -222,3 +222,29 @@ def test_streamable_http(own_catalog):
     # (the SDK itself logs a ClosedResourceError of its "standalone SSE writer" when a client
     # deletes its session: its noise, not a failure of ours)
     assert "cataloger_dagster" not in stderr, stderr[:3000]
+
+
+@pytest.mark.slow
+def test_run_sql_holds_against_an_attacker_through_the_sdk(own_catalog):
+    """What an attacker sent through the SDK's client: the string-escape smuggle of a SET, SQL run
+    from text, rows of 1 MB.  Refused, refused, cut at the byte limit; the server stays usable."""
+    command, args, env = _command(own_catalog, "--byte-limit", "3000000")
+
+    async def main():
+        async with stdio_client(StdioServerParameters(command=command, args=args, env=env)) as (read, write):
+            async with ClientSession(read, write) as session:
+                await session.initialize()
+                smuggle = r"SELECT E'\\', 'x; SET memory_limit=$$1MB$$; SELECT 1 --'"
+                answers = [await _refused(session, "run_sql", {"sql": smuggle})]
+                for sql in ("SELECT * FROM query('SELECT 42')", "SELECT json_execute_serialized_sql('{}')"):
+                    answers.append(await _refused(session, "run_sql", {"sql": sql}))
+                big = _data(await session.call_tool("run_sql", {
+                    "sql": "SELECT i, repeat('x', 1000000) AS s FROM range(50) t(i) ORDER BY i"}))
+                count = _data(await session.call_tool("run_sql", {"sql": f"SELECT count(*) AS n FROM {TABLE}"}))
+                return answers, big, count
+
+    answers, big, count = anyio.run(main)
+    assert "exactly as written" in answers[0]
+    assert all("is not allowed" in a for a in answers[1:]), answers
+    assert big["truncated"] and big["truncated_by"] == "bytes" and 2 <= len(big["rows"]) <= 3
+    assert count["rows"] == [[65]]

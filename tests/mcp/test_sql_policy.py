@@ -2,9 +2,10 @@
 
 import pytest
 import sqlglot
-from sql_policy_cases import COMMON_REJECTED, DUCKDB_REJECTED, LEGITIMATE, POSTGRES_REJECTED
+from sql_policy_cases import COMMON_REJECTED, DUCKDB_REJECTED, LEGITIMATE, POSTGRES_REJECTED, SMUGGLED
 
-from cataloger_dagster.mcp.sql_policy import PolicyError, check_sql, dialect_of, require_allowed
+from cataloger_dagster.mcp.sql_policy import (_QUOTED_TOKENS, PolicyError, check_sql, dialect_of, quoted_spans,
+                                              require_allowed)
 
 REJECTED = ([("duckdb", sql, why) for sql, why in COMMON_REJECTED + DUCKDB_REJECTED]
             + [("postgres", sql, why) for sql, why in COMMON_REJECTED + POSTGRES_REJECTED])
@@ -84,3 +85,68 @@ def test_a_query_sqlglot_cannot_write_back_faithfully_is_refused():
     decision = check_sql("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 3) "
                          "SELECT sum(i) FROM n", "sqlite")
     assert not decision.allowed and "exactly as written" in decision.reason
+
+
+# ---------------------------------------------------------------- text read two ways
+
+ATTACK = SMUGGLED[0].format(t="t")
+
+
+@pytest.mark.parametrize("dialect", ["postgres", "duckdb"])
+def test_the_string_escape_smuggle_is_refused(dialect):
+    """sqlglot reads E'\\\\' as one backslash and writes it back as e'\\': that text ends the
+    string later than the parsed tree did, so it must never be sent."""
+    decision = check_sql(ATTACK, dialect)
+    assert not decision.allowed and decision.sql is None
+    assert "exactly as written" in decision.reason, decision.reason
+
+
+@pytest.mark.parametrize("dialect", ["postgres", "duckdb"])
+@pytest.mark.parametrize("sql", SMUGGLED)
+def test_text_read_two_ways_is_refused_or_sent_as_one_plain_query(dialect, sql):
+    decision = check_sql(sql.format(t="smuggled"), dialect, row_limit=10)
+    if not decision.allowed:
+        assert "exactly as written" in decision.reason or "cannot be parsed" in decision.reason \
+            or "exactly one statement" in decision.reason, decision.reason
+        return
+    text = decision.sql
+    spans, problem = quoted_spans(text)
+    assert problem is None, (text, problem)
+    tokens = sqlglot.Dialect.get_or_raise(dialect).tokenize(text)
+    assert spans == [(t.start, t.end) for t in tokens if t.token_type in _QUOTED_TOKENS], text
+    # outside its quotes the text that runs holds one SELECT and nothing else
+    outside = "".join(c for i, c in enumerate(text) if not any(a <= i <= b for a, b in spans))
+    assert "CREATE" not in outside.upper() and ";" not in outside, text
+    assert len(sqlglot.parse(text, read=dialect)) == 1
+
+
+def test_the_database_rules_reader_sees_what_the_old_writing_would_have_run():
+    """The second reader, on its own, catches the text sqlglot wrote back for the attack."""
+    written_back = r"SELECT e'\', 'x; COMMIT; BEGIN READ WRITE; CREATE TABLE t (a int); COMMIT; SELECT 1 --'"
+    assert quoted_spans(written_back)[1] == "a semicolon"
+    assert quoted_spans("SELECT 1 /* x */")[1] == "a comment"
+    assert quoted_spans("SELECT $x$a$x$")[1] == "a dollar quote or parameter"
+    assert quoted_spans("SELECT 'a''b', \"c\"\"d\", e'\\'', 'x\\'")[1] is None
+
+
+# ---------------------------------------------------------------- the row limit's forms
+
+@pytest.mark.parametrize("dialect,sql", [
+    ("duckdb", "SELECT i FROM t LIMIT 100 PERCENT"),
+    ("duckdb", "SELECT i FROM t LIMIT 50 PERCENT"),
+    ("duckdb", "SELECT i FROM t FETCH FIRST 500 ROWS ONLY"),
+    ("postgres", "SELECT i FROM t FETCH FIRST 500 ROWS ONLY"),
+    ("postgres", "SELECT i FROM t ORDER BY i OFFSET 5"),
+    ("postgres", "SELECT i FROM t ORDER BY i LIMIT ALL"),
+    ("postgres", "SELECT i FROM t ORDER BY i FETCH FIRST 5 ROWS WITH TIES"),
+    ("duckdb", "SELECT i FROM t ORDER BY i LIMIT 500 OFFSET 5"),
+    ("postgres", "SELECT g, count(*) FROM t GROUP BY ROLLUP (g)"),
+])
+def test_the_row_limit_holds_whatever_the_querys_own_limit(dialect, sql):
+    text = check_sql(sql, dialect, row_limit=10).sql
+    outer = sqlglot.parse_one(text, read=dialect)
+    limit = outer.args.get("limit")
+    assert isinstance(limit, sqlglot.exp.Limit) and int(limit.expression.this) <= 11, text
+    assert "PERCENT" not in text or text.startswith("SELECT * FROM ("), text
+    if "100 PERCENT" in sql:   # a limit that keeps every row, which DuckDB applies only after counting them
+        assert "PERCENT" not in text

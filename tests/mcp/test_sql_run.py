@@ -3,9 +3,6 @@ a refused statement never reaches it, and the connection itself stays read-only 
 
 from __future__ import annotations
 
-from urllib.parse import quote
-
-import duckdb
 import pytest
 from sql_policy_cases import COMMON_REJECTED, DUCKDB_REJECTED, LEGITIMATE, POSTGRES_REJECTED
 
@@ -13,45 +10,9 @@ from cataloger_dagster.mcp.sql_policy import Decision
 from cataloger_dagster.mcp.sql_run import QueryError, QueryRunner, _cell, run_query
 from cataloger_dagster.resources.database import DatabaseResource
 
-TABLES = [
-    "CREATE TABLE customers (id INTEGER PRIMARY KEY, name TEXT, email TEXT)",
-    "CREATE TABLE orders (id {serial} PRIMARY KEY, customer INTEGER, amount DOUBLE PRECISION, status TEXT, "
-    "created_at TIMESTAMP)",
-    "INSERT INTO customers VALUES (1, 'Ada', 'ada@example.com'), (2, 'Bob', NULL), (3, 'Cy', 'cy@other.org'), "
-    "(4, 'Dee', 'dee@example.com')",
-    "INSERT INTO orders (id, customer, amount, status, created_at) VALUES "
-    "(1, 1, 12.5, 'paid', '2024-01-03 10:00:00'), (2, 1, 80, 'shipped', '2024-01-20 11:00:00'), "
-    "(3, 2, 5, 'paid', '2024-02-01 09:00:00'), (4, 3, NULL, 'open', '2024-02-11 12:00:00'), "
-    "(5, 2, 55.25, 'shipped', '2024-03-05 08:30:00'), (6, 7, 99, 'paid', '2024-03-09 17:00:00')",
-]
-
 
 def rows(raw) -> list[list]:
     return [[_cell(v) for v in row] for row in raw]
-
-
-@pytest.fixture
-def duck(tmp_path):
-    path = tmp_path / "shop.duckdb"
-    with duckdb.connect(str(path)) as con:
-        for statement in TABLES:
-            con.execute(statement.format(serial="INTEGER"))
-        con.execute("CREATE SEQUENCE orders_id_seq")
-    db = DatabaseResource(url=f"duckdb://{path}")
-    yield db
-    db.close()
-
-
-@pytest.fixture
-def pg(postgres_schema, postgres_admin_url):
-    schema, admin = postgres_schema
-    admin.execute(f"SET search_path = {schema}")
-    for statement in TABLES:
-        admin.execute(statement.format(serial="SERIAL"))
-    sep = "&" if "?" in postgres_admin_url else "?"
-    db = DatabaseResource(url=f"{postgres_admin_url}{sep}options={quote(f'-csearch_path={schema}')}")
-    yield db, admin
-    db.close()
 
 
 def _direct_duckdb(db: DatabaseResource, sql: str) -> list[list]:
@@ -115,11 +76,13 @@ def test_a_refused_statement_never_reaches_postgres(pg):
 
 @pytest.mark.postgres
 def test_postgres_refuses_a_write_that_got_past_the_policy(pg):
-    """Defence in depth: a forged 'allowed' decision still meets a read-only transaction."""
+    """Defence in depth: a forged 'allowed' decision still meets a cursor (it holds only a
+    query) in a read-only transaction, on a read-only role."""
     db, admin = pg
-    forged = Decision(True, "forged", "postgres", sql="DELETE FROM orders", row_limit=10)
-    with pytest.raises(QueryError, match="read-only"):
-        QueryRunner(db).run(forged)
+    for sql, why in [("DELETE FROM orders", "syntax error"),
+                     ("WITH d AS (DELETE FROM orders RETURNING id) SELECT * FROM d", "read-only|data-modifying")]:
+        with pytest.raises(QueryError, match=why):
+            QueryRunner(db).run(Decision(True, "forged", "postgres", sql=sql, row_limit=10))
     assert admin.execute("SELECT count(*) FROM orders").fetchone() == (6,)
 
 
@@ -128,7 +91,7 @@ def test_duckdb_refuses_a_write_or_a_file_that_got_past_the_policy(duck, tmp_pat
     runner = QueryRunner(duck)
     run_query(runner, "SELECT 1")  # the first query turns external access off
     for sql in ("DELETE FROM orders", f"SELECT * FROM read_csv('{tmp_path / 'secret.csv'}')"):
-        with pytest.raises(QueryError, match="(?i)read-only|permission|disabled"):
+        with pytest.raises(QueryError, match="(?i)read-only|permission|disabled|not one SELECT"):
             runner.run(Decision(True, "forged", "duckdb", sql=sql, row_limit=10))
     assert _direct_duckdb(duck, "SELECT count(*) FROM orders") == [[6]]
 
@@ -184,3 +147,15 @@ def test_sqlite_runs_reads_and_stops_a_slow_query(tmp_path):
             runner.run(Decision(True, "forged", "sqlite", sql="DELETE FROM orders", row_limit=10))
     finally:
         db.close()
+
+
+@pytest.mark.postgres
+def test_the_timeout_bounds_the_whole_call_not_each_fetch_on_postgres(pg):
+    """Each row takes 0.2 s and the fetches take 1, 2 and 4 rows: each FETCH is within the
+    1 s statement_timeout, the call as a whole (1.4 s) is not."""
+    db, _ = pg
+    runner = QueryRunner(db, timeout_s=1)
+    with pytest.raises(QueryError, match="longer than 1 s"):
+        runner.run(Decision(True, "forged", "postgres", sql="SELECT i, pg_sleep(0.2) FROM generate_series(1, 50) i",
+                            row_limit=6))
+    assert run_query(runner, "SELECT count(*) AS n FROM orders")[1]["rows"] == [[6]]

@@ -286,7 +286,7 @@ def test_mysql_flags_read_as_booleans_and_other_tinyints_as_numbers(scratch):
     db.close()
 
 def test_snapshot_carries_what_arrow_cannot_as_text(tmp_path):
-    """Issue 11: an INTERVAL column failed the whole snapshot ("Unsupported cast from
+    """An INTERVAL column used to fail the whole snapshot ("Unsupported cast from
     month_day_nano_interval to duration"); now it and the other awkward types are text."""
     path = tmp_path / "odd.duckdb"
     with duckdb.connect(str(path)) as con:

@@ -42,6 +42,14 @@ concurrency:
 """
 
 
+def default_interrupts() -> None:
+    """As a terminal starts a command: Ctrl-C (SIGINT) and SIGTERM stop it.  A process started in
+    the background of a script inherits both ignored, and `dagster dev` then maps SIGTERM to
+    the ignored SIGINT: it would not stop at all (`make ui` resets both the same way)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -94,6 +102,7 @@ class DagsterDev:
                 [str(DAGSTER), "dev", "-w", "workspace.yaml", "-h", "127.0.0.1", "-p", str(self.port)],
                 cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                 start_new_session=True,  # its own process group, so stop() reaches every child
+                preexec_fn=default_interrupts,
             )
         try:
             wait_for(f"dagster dev on {self.url}", self._up, timeout)
@@ -235,6 +244,19 @@ class CatalogStack:
         """Run the `catalog_table` job for one partition (once per stack); returns the run id."""
         if table in self.runs:
             return self.runs[table]
+        run_id = self.launch_partition(table)
+        status = wait_for(
+            f"run {run_id} ({table}) to finish",
+            lambda: (s := self.dev.graphql(RUN_STATUS, {"id": run_id})["runOrError"].get("status")) in RUN_DONE and s,
+            timeout,
+        )
+        self.dev.remember_descendants()
+        assert status == "SUCCESS", f"run {run_id} of {table} ended {status}:\n{self.dev.log_tail()}"
+        self.runs[table] = run_id
+        return run_id
+
+    def launch_partition(self, table: str) -> str:
+        """Launch the `catalog_table` job for one partition, as the launchpad does; returns the run id."""
         location, repository = self.repository()
         params = {
             "selector": {"repositoryLocationName": location, "repositoryName": repository,
@@ -248,16 +270,7 @@ class CatalogStack:
         }
         result = self.dev.graphql(LAUNCH_RUN, {"params": params})["launchRun"]
         assert result["__typename"] == "LaunchRunSuccess", f"launchRun failed: {result}"
-        run_id = result["run"]["runId"]
-        status = wait_for(
-            f"run {run_id} ({table}) to finish",
-            lambda: (s := self.dev.graphql(RUN_STATUS, {"id": run_id})["runOrError"].get("status")) in RUN_DONE and s,
-            timeout,
-        )
-        self.dev.remember_descendants()
-        assert status == "SUCCESS", f"run {run_id} of {table} ended {status}:\n{self.dev.log_tail()}"
-        self.runs[table] = run_id
-        return run_id
+        return result["run"]["runId"]
 
 
 def catalog_stack_session(root: Path, database_url: str | None = None) -> Iterator[CatalogStack]:

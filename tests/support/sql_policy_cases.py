@@ -124,3 +124,112 @@ LEGITIMATE = [
     "SELECT id, CAST(amount AS INTEGER) AS whole FROM orders ORDER BY id LIMIT 3",
     "SELECT o.id, c.email FROM orders o LEFT JOIN customers c ON c.id = o.customer ORDER BY o.id",
 ]
+
+# Analytical queries an agent writes, by dialect: every one must pass the function allow-list
+# (parsed only: their tables need not exist).
+ANALYTICAL = {
+    "*": [
+        "SELECT count(*), count(DISTINCT a), sum(b), avg(b), min(c), max(c) FROM t",
+        "SELECT stddev(b), stddev_pop(b), stddev_samp(b), variance(b), var_pop(b), var_samp(b) FROM t",
+        "SELECT corr(a, b), covar_pop(a, b), covar_samp(a, b), regr_slope(a, b), regr_intercept(a, b) FROM t",
+        "SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY b), percentile_disc(0.9) WITHIN GROUP (ORDER BY b) FROM t",
+        "SELECT string_agg(name, ', ' ORDER BY name), array_agg(a), bool_and(f), bool_or(f) FROM t",
+        "SELECT a, row_number() OVER w, rank() OVER w, dense_rank() OVER w, percent_rank() OVER w, "
+        "cume_dist() OVER w, ntile(4) OVER w FROM t WINDOW w AS (PARTITION BY g ORDER BY a)",
+        "SELECT lag(b) OVER (ORDER BY a), lead(b, 2) OVER (ORDER BY a), first_value(b) OVER (ORDER BY a), "
+        "last_value(b) OVER (ORDER BY a ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) FROM t",
+        "SELECT sum(b) OVER (PARTITION BY g ORDER BY a ROWS BETWEEN 2 PRECEDING AND CURRENT ROW) FROM t",
+        "SELECT coalesce(a, 0), nullif(b, 0), greatest(a, b), least(a, b), CASE WHEN a > 0 THEN 1 END FROM t",
+        "SELECT abs(b), ceil(b), floor(b), round(b, 2), trunc(b), sign(b), sqrt(abs(b)), power(b, 2), exp(1), "
+        "ln(2), log(10, 100), mod(a, 3), pi(), degrees(1), radians(90), random() FROM t",
+        "SELECT length(s), lower(s), upper(s), trim(s), ltrim(s), rtrim(s), lpad(s, 5, 'x'), rpad(s, 5), "
+        "substr(s, 1, 2), substring(s, 2), left(s, 2), right(s, 2), replace(s, 'a', 'b'), reverse(s), "
+        "repeat(s, 2), concat(s, 'x'), concat_ws('-', s, s) FROM t",
+        "SELECT position('a' IN s), strpos(s, 'a'), split_part(s, ',', 1), starts_with(s, 'a'), md5(s), "
+        "regexp_replace(s, '[0-9]+', '#'), translate(s, 'ab', 'cd'), s || 'x', s LIKE '%x%', s ILIKE 'y%' FROM t",
+        "SELECT CAST(a AS VARCHAR), CAST(s AS INTEGER), a IS DISTINCT FROM b, a BETWEEN 1 AND 5, a IN (1, 2) FROM t",
+        "SELECT date_trunc('month', d), date_part('year', d), EXTRACT(year FROM d), current_date, "
+        "current_timestamp, now(), d + INTERVAL '1 day', DATE '2024-01-01', TIMESTAMP '2024-01-01 10:00:00' FROM t",
+        "SELECT g, count(*) FILTER (WHERE a > 1) FROM t GROUP BY ROLLUP (g)",
+        "SELECT g, grouping(g), count(*) FROM t GROUP BY CUBE (g)",
+        "SELECT * FROM t WHERE EXISTS (SELECT 1 FROM u WHERE u.a = t.a) AND a = ANY (SELECT a FROM u)",
+        "SELECT * FROM t WHERE a > ALL (SELECT a FROM u) OR a IN (SELECT a FROM u)",
+        "SELECT * FROM generate_series(1, 10) AS s(i)",
+        "SELECT unnest(ARRAY[1, 2, 3]) AS x",
+        "SELECT a, count(*) AS n, 100.0 * count(*) / sum(count(*)) OVER () AS pct FROM t GROUP BY a",
+        "SELECT count(*) - count(s) AS nulls, count(DISTINCT s) AS distinct_values FROM t",
+        "SELECT typeof(a) FROM t" ,
+    ],
+    "postgres": [
+        "SELECT to_char(d, 'YYYY-MM'), to_date('2024-01-01', 'YYYY-MM-DD'), to_timestamp(0), age(d), "
+        "make_date(2024, 1, 1), date_bin('15 minutes', d, TIMESTAMP '2001-01-01') FROM t",
+        "SELECT jsonb_extract_path_text(j, 'a'), j->>'a', j->'b', jsonb_array_length(j->'c'), jsonb_typeof(j), "
+        "json_build_object('a', 1), to_jsonb(t.*) FROM t",
+        "SELECT * FROM t, jsonb_each_text(t.j) AS e(k, v)",
+        "SELECT regexp_match(s, '([0-9]+)'), regexp_split_to_array(s, ','), string_to_array(s, ','), "
+        "array_to_string(ARRAY[1, 2], ','), array_length(ARRAY[1], 1), cardinality(ARRAY[1]) FROM t",
+        "SELECT s ~ '^[a-z]+$', s !~ 'x', s SIMILAR TO 'a%', initcap(s), format('%s-%s', a, b), "
+        "encode(sha256(s::bytea), 'hex'), octet_length(s), char_length(s) FROM t",
+        "SELECT pg_typeof(a), a::text, a::numeric(10, 2), current_database(), current_schema(), version() FROM t",
+        "SELECT mode() WITHIN GROUP (ORDER BY s), json_agg(a), jsonb_agg(b), array_agg(DISTINCT a ORDER BY a) FROM t",
+        "SELECT d::date, extract(epoch FROM d), date_part('dow', d), justify_interval(d - d), "
+        "make_interval(days => 1) FROM t",
+        "SELECT width_bucket(b, 0, 100, 10), num_nulls(a, b), gen_random_uuid() FROM t",
+        "SELECT to_tsvector('english', s) @@ to_tsquery('english', 'cat') FROM t",
+        "SELECT table_name, column_name, data_type FROM information_schema.columns WHERE table_schema = 'public'",
+        "SELECT * FROM t TABLESAMPLE BERNOULLI (10)",
+        "SELECT DISTINCT ON (g) g, a FROM t ORDER BY g, a DESC",
+        "SELECT a FROM t FETCH FIRST 5 ROWS ONLY",
+    ],
+    "duckdb": [
+        "SELECT median(b), quantile_cont(b, 0.9), mode(s), approx_count_distinct(s), arg_max(s, b), "
+        "arg_min(s, b), max_by(s, b), first(s), last(s), any_value(s), count_if(b > 1), histogram(s) FROM t",
+        "SELECT strftime(d, '%Y-%m'), strptime('2024-01-01', '%Y-%m-%d'), epoch(d), date_diff('day', d, d), "
+        "datediff('day', d, d), year(d), month(d), dayname(d), monthname(d), last_day(d), time_bucket(INTERVAL "
+        "'1 hour', d), make_date(2024, 1, 1), age(d) FROM t",
+        "SELECT contains(s, 'a'), prefix(s, 'a'), suffix(s, 'z'), ends_with(s, 'z'), regexp_matches(s, '[0-9]'), "
+        "regexp_extract(s, '([0-9]+)', 1), string_split(s, ','), levenshtein(s, 'x'), "
+        "jaro_winkler_similarity(s, 'x'), strip_accents(s), printf('%d', a) FROM t",
+        "SELECT list_value(1, 2), [1, 2, 3], list_sort([3, 1]), list_distinct([1, 1]), list_contains([1], 1), "
+        "len([1]), list_transform([1, 2], x -> x + 1), list_filter([1, 2], x -> x > 1), unnest([1, 2]) FROM t",
+        "SELECT {'a': 1}.a, struct_pack(a := 1), map([1], ['x']), json_extract(j, '$.a'), "
+        "json_extract_string(j, '$.a'), j->>'$.a', json_valid(j), json_array_length(j) FROM t",
+        "SELECT * FROM range(10) r(i)",
+        "SELECT isnan(b), isinf(b), ifnull(a, 0), if(a > 1, 'x', 'y'), hash(s), typeof(s), a // 2 FROM t",
+        "SELECT table_name FROM duckdb_tables() ORDER BY 1",
+        "SELECT * FROM duckdb_columns() WHERE table_name = 't'",
+        "SELECT * EXCLUDE (a) FROM t",
+        "SELECT COLUMNS('^a') FROM t",
+        "SELECT a FROM t QUALIFY row_number() OVER (PARTITION BY g ORDER BY a) = 1",
+        "SELECT * FROM t USING SAMPLE 10%",
+        "SELECT a FROM t LIMIT 100 PERCENT",
+        "SELECT a FROM t FETCH FIRST 5 ROWS ONLY",
+        "SELECT approx_quantile(b, 0.5), kurtosis(b), skewness(b), entropy(s), product(b), fsum(b) FROM t",
+        "FROM t SELECT a WHERE a > 1",
+    ],
+}
+
+# Text that sqlglot and the database may read differently (string escapes, dollar quotes,
+# comments, quoted names): each must be refused, or pass only as one query whose written-back
+# quotes both readers end in the same place.  `{t}` is a table the smuggled part would create.
+SMUGGLED = [
+    r"""SELECT E'\\', 'x; COMMIT; BEGIN READ WRITE; CREATE TABLE {t} (a int); COPY (SELECT 1) TO PROGRAM $$true$$; """
+    r"""COMMIT; SELECT 1 --'""",
+    r"""SELECT e'\\' AS a, 'x; SET memory_limit=$$1MB$$; SET threads=1; SELECT 1 --' AS b""",
+    r"""SELECT E'\\\'' AS a, 'x; CREATE TABLE {t} (a int); --' AS b""",
+    r"""SELECT E'\'' AS a, '; CREATE TABLE {t} (a int); --' AS b""",
+    r"""SELECT E'\x27; CREATE TABLE {t} (a int); --' AS a""",
+    r"""SELECT $$a$$ AS a, $x$ $$; CREATE TABLE {t} (a int); $$ $x$ AS b""",
+    r"""SELECT $a$ ' $a$ AS a, '; CREATE TABLE {t} (a int); --' AS b""",
+    r"""SELECT $a$ $b$ $a$ AS a, $b$; CREATE TABLE {t} (a int); --$b$ AS b""",
+    r"""SELECT /* ; CREATE TABLE {t} (a int); */ 1 AS a""",
+    r"""SELECT /* /* nested */ ; CREATE TABLE {t} (a int); */ 1 AS a""",
+    "SELECT 1 AS a -- ; CREATE TABLE {t} (a int)\n",
+    r"""SELECT 'a\' AS a, '; CREATE TABLE {t} (a int); --' AS b""",
+    r"""SELECT 'a\\' AS a, '\'; CREATE TABLE {t} (a int); --' AS b""",
+    r"""SELECT U&'\0041' AS a, '; CREATE TABLE {t} (a int); --' AS b""",
+    r"""SELECT 'a' 'b' AS a""",
+    r"""SELECT 1 AS "a"";CREATE TABLE {t} (a int);--" """,
+    r"""SELECT N'a\' AS a, '; CREATE TABLE {t} (a int); --' AS b""",
+    r"""SELECT B'1' AS a, X'1F' AS b""",
+]

@@ -1,4 +1,4 @@
-"""Smart-fix follow-ups (seed 001's fourth agent): one question per smart-fix issue, 2-4 options,
+"""Smart-fix follow-ups (the agent's fourth stage): one question per smart-fix issue, 2-4 options,
 and for each option a concrete action with its fix script.
 
 `offer` reads an issue's evidence (the detector's details, the profile) and returns what can be

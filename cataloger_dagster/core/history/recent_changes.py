@@ -7,7 +7,7 @@ with the contents of profile.json, issues.json and investigations.json;
 only ``profile`` is required, and a missing part is treated as unknown
 rather than empty (a run without issues.json does not "resolve" every issue).
 
-`summary_script` writes seed 000's second script: a standalone program that
+`summary_script` writes the run's second script, beside the session script: a standalone program that
 holds the previous run's numbers and recomputes the current side with ibis.
 """
 
@@ -581,7 +581,7 @@ def _script_trend(trend: list[RunSummary] | None) -> list[dict]:
 
 def summary_script(table: str, previous_profile: dict | None, *, previous_timestamp: str | None = None,
                    trend: list[RunSummary] | None = None) -> str:
-    """seed 000's summary_script.py for `table`: standalone, its baseline embedded as JSON;
+    """The summary_script.py for `table`: standalone, its baseline embedded as JSON;
     ``trend`` the runs before this one, oldest first (their numbers, embedded too)."""
     if not isinstance(table, str) or not table:
         raise ValueError(f"summary_script needs a table name, not {table!r}")

@@ -34,7 +34,7 @@ if TYPE_CHECKING:  # the runtime is passed in; core never imports resources at r
 
 @dataclass
 class PreviousScript:
-    """Seed 000's `previous_script` context, plus the table it was written for."""
+    """The `previous_script` context a run starts from, plus the table it was written for."""
 
     timestamp: str
     code: str

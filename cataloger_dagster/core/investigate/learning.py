@@ -1,4 +1,4 @@
-"""Which earlier script a run starts from: the feedback loop's choices (seeds 000 and 003).
+"""Which earlier script a run starts from: the feedback loop's choices: ranking, exploration, transfer.
 
 - Ranking: the best of the table's last 10 scripts by `ranking.rank_scripts`
   (pass rate, then coverage of the *current* issues, then whether it was written

@@ -110,7 +110,7 @@ def investigations_result(table: str, run: InvestigationRun, previous: Optional[
 def script_metrics(result: InvestigationsResult, run: InvestigationRun, issues: list[IssueModel],
                    profile: TableProfile, session: SessionStats, *, why: str,
                    usage: dict[str, Any], tokens: int) -> dict[str, Any]:
-    """The metrics stored beside the session script (seed 000's ranking reads them)."""
+    """The metrics stored beside the session script (the next run's ranking reads them)."""
     answered = [i.issue_id for i in run.investigations if i.success and i.verdict]
     return {
         "cells": session.cells,

@@ -1,4 +1,4 @@
-"""The one ranking of a table's stored scripts (README "How the feedback loop works", 3).
+"""The one ranking of a table's stored scripts (docs/feedback-loop.md, step 3).
 
 The next run starts from the first script of `rank_scripts`, and `cataloger
 scripts list|show` marks that same script as "best": both rank through here,

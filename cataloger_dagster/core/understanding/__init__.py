@@ -1,4 +1,4 @@
-"""The heuristic understanding of a table (seed 001's DatasetUnderstandingModel) from
+"""The heuristic understanding of a table (a DatasetUnderstandingModel) from
 its column names and statistics, without a language model: every agent's fallback."""
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """AgentResource: who understands a table, reviews its issues and investigates them.
 
 The interface every agent implements: `heuristic.HeuristicAgent` (offline,
-deterministic, the default and every other agent's fallback, seed 001) and
+deterministic, the default and every other agent's fallback) and
 `anthropic.AnthropicAgent`.
 """
 
@@ -88,7 +88,7 @@ class AgentResource(dg.ConfigurableResource, ABC):
         analysis: AnalysisResultModel,
         target: FixTarget | None,
     ) -> tuple[AnalysisResultModel, AgentUsage]:
-        """Every smart-fix issue with its follow-up (seed 001's fourth agent): a question, 2-4
+        """Every smart-fix issue with its follow-up (the fourth stage): a question, 2-4
         options and a fix script per option for `target` (None: by hand).  Here, drawn from the
         evidence (`core.fixes`); an agent with a model words its own and falls back to these."""
         return with_followups(analysis, profile, target), AgentUsage(agent=self.kind)
@@ -105,5 +105,5 @@ class AgentResource(dg.ConfigurableResource, ABC):
         reviews: list[dict] | None = None,
     ) -> tuple[InvestigationRun, AgentUsage]:
         """Prove or refute each issue with code run in `runtime`, starting from
-        `previous` (seed 000's previous_script) when given.  `reviews` (`ReviewMemory.for_prompt`)
+        `previous` (the script the feedback loop picked) when given.  `reviews` (`ReviewMemory.for_prompt`)
         is what people said of the table's findings: context for a model, never code."""

@@ -1,7 +1,7 @@
 """HeuristicAgent: no model; rules over names and statistics, issues as detected.
 
 The default agent, and the fallback of every other one whenever a model fails
-(seed 001).  Its logic is Dagster-free, in `core.understanding` and `core.issues.analysis`.
+(so a run always has an answer).  Its logic is Dagster-free, in `core.understanding` and `core.issues.analysis`.
 """
 
 from __future__ import annotations

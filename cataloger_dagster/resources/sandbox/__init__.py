@@ -10,11 +10,12 @@ from typing import Iterator, Literal, Optional
 import dagster as dg
 from pydantic import PrivateAttr
 
+from cataloger_dagster.resources.defaults import SANDBOX_IMAGE as DEFAULT_IMAGE
+
 from .base import Cell, ErrorInfo, ExecutionResult, SandboxError, SandboxRuntime
 from .datadir import make_private_dir, remove_stale
 from .pool import active_pool
 
-DEFAULT_IMAGE = "cataloger-sandbox:latest"
 
 __all__ = ["SandboxResource", "SandboxRuntime", "ExecutionResult", "ErrorInfo", "Cell",
            "SandboxError", "DEFAULT_IMAGE"]

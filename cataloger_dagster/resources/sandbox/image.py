@@ -23,10 +23,11 @@ import docker
 import docker.errors
 from docker.utils import kwargs_from_env
 
+from cataloger_dagster.resources.defaults import SANDBOX_BASE_IMAGE as DEFAULT_BASE
+from cataloger_dagster.resources.defaults import SANDBOX_IMAGE as DEFAULT_TAG
+
 from .base import SANDBOX_UID
 
-DEFAULT_BASE = "cataloger-base:bookworm"
-DEFAULT_TAG = "cataloger-sandbox:latest"
 LABEL = "org.cataloger.sandbox"
 HASH_LABEL = "org.cataloger.sandbox.recipe-hash"
 BASE_LABEL = "org.cataloger.sandbox.base"

@@ -20,10 +20,11 @@ from pathlib import Path
 
 import docker.errors
 
+from cataloger_dagster.resources.defaults import RUN_IMAGE as DEFAULT_RUN_TAG
+
 from . import image
 from .image import Progress, SandboxImageError
 
-DEFAULT_RUN_TAG = "cataloger-run:latest"
 RUN_LABEL = "org.cataloger.run-worker"
 RUN_HASH_LABEL = "org.cataloger.run-worker.source-hash"
 PACKAGE = "cataloger-dagster"

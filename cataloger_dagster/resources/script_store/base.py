@@ -112,7 +112,7 @@ def _process_lock(kind: str, *key: str) -> threading.Lock:
 
 
 class ScriptStore(dg.ConfigurableResource, abc.ABC):
-    """Seed 000's script storage plus run folders, artifacts and ranking."""
+    """Timestamped script storage plus run folders, artifacts and ranking."""
 
     # run ids already resolved by this instance; a claimed folder never changes
     _runs_seen: dict = PrivateAttr(default_factory=dict)
@@ -425,7 +425,7 @@ class ScriptStore(dg.ConfigurableResource, abc.ABC):
 
         return database_reviews(self, database)
 
-    # ---- scripts (seed 000)
+    # ---- scripts: one per run folder, found again by timestamp
 
     def write_script(self, prefix: str, timestamp: str, filename: str, content: str) -> str:
         return self.write_artifact(prefix, timestamp, filename, content)

@@ -1,6 +1,6 @@
 """`code`: the blocks the heuristic agent writes, each check run against a real DuckDB table,
 and how an earlier script is read back.  Generated code holds names only as literals, and is
-read back the way Python reads it (issue 9); `codegen`'s own tests are in test_codegen.py."""
+read back the way Python reads it (hostile names stay data); `codegen`'s own tests are in test_codegen.py."""
 
 import ast
 import io

@@ -1,5 +1,5 @@
 """`codegen`: names and values reach generated code only as literals, comments only as plain ASCII,
-and code is split into lines where Python splits it (issue 9)."""
+and code is split into lines where Python splits it, so no name becomes code."""
 
 import ast
 import enum

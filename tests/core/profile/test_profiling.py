@@ -396,7 +396,7 @@ def test_postgres_large_mode(postgres_admin_url, postgres_schema):
 
 
 # --------------------------------------------------------------------------
-# issue 11: the same data gives the same profile on DuckDB, PostgreSQL and SQLite
+# backend parity: the same data gives the same profile on DuckDB, PostgreSQL and SQLite
 # --------------------------------------------------------------------------
 
 PENGUIN_COLUMNS = {"species": "TEXT", "island": "TEXT", "bill_length_mm": "DOUBLE PRECISION",

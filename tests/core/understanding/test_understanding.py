@@ -1,4 +1,4 @@
-"""`heuristic_understanding`: seed 001's DatasetUnderstandingModel from a profile's column names and
+"""`heuristic_understanding`: a DatasetUnderstandingModel from a profile's column names and
 statistics alone: data types, descriptions, observations and the suggested context."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """`ScriptStore` (script_store/base.py): the store's logic over its storage primitives, every test on
-both backends (a local folder and S3 on moto's server): seed 000's scripts, runs claimed one folder
+both backends (a local folder and S3 on moto's server): timestamped scripts, runs claimed one folder
 per Dagster run, artifacts never overwritten, the index and its history, listing and ranking."""
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ def stamp(i: int) -> str:
     return f"2026-01-01T00:00:{i // 1000:02d}.{i % 1000:06d}Z"
 
 
-# ---------------------------------------------------------------- seed 000
+# ---------------------------------------------------------------- scripts
 
 
 def test_write_and_read_script(store, raw_object):
@@ -147,7 +147,7 @@ def test_open_run_gives_one_folder_per_run_id(store):
 def test_a_run_never_takes_or_overwrites_another_runs_folder(store, monkeypatch):
     frozen = "2026-03-01T12:00:00.000000Z"
     monkeypatch.setattr(store_base, "new_timestamp", lambda: frozen)
-    # a folder written directly (seed 000 style), then a run at the same instant
+    # a folder written directly (no run claimed it), then a run at the same instant
     store.write_script(PREFIX, frozen, SCRIPT, "seed-style")
     run_a = store.open_run(PREFIX, "run-a")
     run_b = store.open_run(PREFIX, "run-b")
@@ -274,7 +274,7 @@ def test_a_prefix_not_made_by_table_prefix_is_refused(store):
             store.write_artifact(prefix, stamp(1), "catalog.html", "x")
 
 
-# Names that used to break paths (issue 9), with the plain names beside them
+# Names that used to break paths, with the plain names beside them
 # (the same list as test_script_store.py, which checks the segments they map to).
 HOSTILE = ["a/b", "a", "..", ".", "%", "50%25", "x" * 300, "x" * 301, "index.html", "INDEX.HTML",
            "index_history", "alerts", "database_runs", "mcp_capsules", "table_facts", "review_log", "-rf", ".hidden",

@@ -24,7 +24,7 @@ def stamp(i: int) -> str:
     return f"2026-01-01T00:00:{i // 1000:02d}.{i % 1000:06d}Z"
 
 
-# Names that used to break paths (issue 9), with the plain names beside them.
+# Names that used to break paths, with the plain names beside them.
 HOSTILE = ["a/b", "a", "..", ".", "%", "50%25", "x" * 300, "x" * 301, "index.html", "INDEX.HTML",
            "index_history", "alerts", "database_runs", "mcp_capsules", "table_facts", "review_log", "-rf", ".hidden",
            "Orders", "orders",

@@ -1,6 +1,6 @@
 """The issues a careless detector raises on the corpus: the false alarms investigations must dismiss.
 
-Issue 12 found the catalog's investigations "confirming" whatever they were given: precipitation
+The catalog's investigations used to end up "confirming" whatever they were given: precipitation
 "outliers" that are real storms, latitudes of real Pacific airports, taxi speeds, and category
 "variants" that were numbers on a text-only import.  Our own detectors no longer raise those on
 the corpus, so this module raises them the way the old detectors (and a hasty agent) did, with

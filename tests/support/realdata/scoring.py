@@ -27,7 +27,7 @@ from cataloger_dagster.core.models import ISSUE_TYPES
 
 KEY_PATH = Path(__file__).with_name("answer_key.yaml")
 
-# issue 11's bar on the corpus: root causes found, reported issues that are right
+# the bar on the corpus: root causes found, reported issues that are right
 MIN_RECALL = 0.8
 MIN_PRECISION = 0.9
 
@@ -36,7 +36,7 @@ NEW_KINDS = ("temporal_gap",)
 
 # A root cause's kind -> the issue types that report it. Only where one finding can honestly be
 # typed two ways: the placeholder ('NA') that turns a numeric column into text is one cause with
-# two facts (issue 11, "one root cause, one issue"); text that holds dates is also a bad format;
+# two facts ("one root cause, one issue"); text that holds dates is also a bad format;
 # an implausible value is also an outlier; a variant label is also a bad format; a repeated key
 # also repeats rows. A placeholder is not "missing values": NULL counts do not see it.
 COMPATIBLE: dict[str, frozenset[str]] = {

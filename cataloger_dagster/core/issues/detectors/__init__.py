@@ -6,9 +6,9 @@ the same answer.  The profile decides which checks are worth a query at all.  A 
 that fails on one column is recorded as a degradation and skipped: the other columns
 are still checked, and the table's status says the findings are incomplete.
 
-Severity and category (seed 001: quick_fixes can be automated, smart_fixes need business judgement):
+Severity and category (quick_fixes can be automated, smart_fixes need business judgement):
 
-  missing_values           seed thresholds (>50% high, 20-50% medium, else low)  quick
+  missing_values           >50% high, 20-50% medium, else low (missing_severity)  quick
   sentinel_values          the same thresholds: a placeholder is a hidden missing  quick
   duplicate_rows           high >10% of rows, medium >1%, else low               quick
   duplicate_keys           high for the table's own id, else medium              smart

@@ -1,4 +1,4 @@
-"""AnthropicAgent: Claude understands, reviews issues and investigates (seed 001's agents).
+"""AnthropicAgent: Claude understands, reviews issues and investigates (one model call per stage).
 
 Every stage answers through the API's structured outputs (a JSON schema made
 from a Pydantic model by the SDK's `transform_schema`), validated with
@@ -43,7 +43,7 @@ M = TypeVar("M", bound=BaseModel)
 
 
 # ---------------------------------------------------------------------------
-# what the model is asked to return: seed 001's field names, with strict types
+# what the model is asked to return: core.models' field names, with strict types
 # (the API's JSON schemas take no free-form `Any`; details stay the detectors')
 # ---------------------------------------------------------------------------
 
@@ -117,7 +117,7 @@ class AnthropicAgent(AgentResource):
 
     api_key: str = Field(description="Anthropic API key: pass dg.EnvVar('ANTHROPIC_API_KEY'), never the value")
     base_url: Optional[str] = Field(default=None, description="None: the SDK reads ANTHROPIC_BASE_URL itself")
-    # seed 004's cost-aware routing: a cheap model reads, a stronger one investigates
+    # cost-aware routing: a cheap model reads, a stronger one investigates
     understanding_model: str = "claude-haiku-5-5"
     issues_model: str = "claude-sonnet-5-5"
     investigation_model: str = "claude-opus-5-5"

@@ -1,7 +1,7 @@
-"""The Anthropic agent's investigation: a tool loop over one sandbox session (seed 000's "ubertool").
+"""The Anthropic agent's investigation: a tool loop over one sandbox session (one tool that runs any code).
 
 The model gets one tool, `execute_python`, bound to the table's persistent
-sandbox session, plus seed 000's context JSON (`tables`, `previous_script`).
+sandbox session, plus a context JSON (`tables`, `previous_script`).
 Each call runs as one sandbox cell, so the session script holds everything the
 model ran and the next run is fed it unchanged.  The loop ends when the model
 answers, when `max_turns` is reached or when the token budget is spent (the
