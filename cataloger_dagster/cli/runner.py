@@ -142,6 +142,10 @@ def catalog_database(
     db_res = DatabaseResource(url=settings.database)
     try:
         available = db_res.list_tables()
+        if not available:   # a wrong database or schema, most likely: say so rather than catalog nothing
+            raise db_res.no_tables_error()
+        # a table asked for that is not listed fails alone, saying why (absent, or a system catalog)
+        refused = {name: db_res.missing_table(name, available) for name in tables or [] if name not in available}
     finally:
         db_res.close()
     wanted = tables or available
@@ -176,8 +180,7 @@ def catalog_database(
         if name in plan.done:
             done(_resumed(st, db_res.database_name, name, plan.done[name]))
         elif name not in available:
-            done(TableReport(table=name, status="failed",
-                             error=f"table {name!r} not found in {db_res.safe_url}; tables: {', '.join(available)}"))
+            done(TableReport(table=name, status="failed", error=refused[name]))
         elif name not in known:
             done(TableReport(table=name, status="failed", error=partition_key_problem(name)))
         else:

@@ -172,6 +172,12 @@ ISSUE_TYPES = (
     "orphan_references",     # values with no matching row in the referenced table
 )
 
+# The issue a table without rows gets, and no other (core.issues.detectors.empty): apart from
+# ISSUE_TYPES, since the demo's tables all hold rows.
+TABLE_STATE_ISSUE_TYPES = (
+    "empty_table",           # the table has no rows
+)
+
 # The issue types found from a table's stored history (core.history.anomalies, source "history"),
 # not from a scan: apart from ISSUE_TYPES, which a single snapshot (the demo database) can show all of.
 HISTORY_ISSUE_TYPES = (

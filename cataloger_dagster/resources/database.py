@@ -24,6 +24,7 @@ from cataloger_dagster.core import portable
 from cataloger_dagster.core.fixes.sql import DIALECTS, FixTarget
 from cataloger_dagster.core.profile.fingerprint import DEFAULT_UPDATE_COLUMNS, compute_fingerprint
 from cataloger_dagster.core.models import Fingerprint
+from cataloger_dagster.resources import target
 from cataloger_dagster.resources.defaults import DEMO_DATABASE
 
 DEFAULT_DATABASE_URL = f"duckdb://{DEMO_DATABASE}"
@@ -36,6 +37,10 @@ log = logging.getLogger(__name__)
 
 class DatabaseError(RuntimeError):
     """The database or one of its tables cannot be used; the message says what to do."""
+
+
+class NoTablesError(DatabaseError):
+    """The database (or the schema the URL names) holds no table to catalog."""
 
 
 # Query parameters that carry a credential: password, pass, pwd, sslpassword, token,
@@ -140,7 +145,7 @@ def _mysql_arguments(url: str) -> dict[str, Any]:
 
 def _mysql_connect(url: str) -> ibis.BaseBackend:
     try:
-        import MySQLdb  # noqa: F401 - ibis's mysql backend needs it, and it is an extra
+        import MySQLdb  # ibis's mysql backend needs it, and it is an extra
     except ImportError:
         raise DatabaseError(
             f"cannot connect to {redact_url(url)}: MySQL/MariaDB URLs need the mysql extra: "
@@ -150,9 +155,15 @@ def _mysql_connect(url: str) -> ibis.BaseBackend:
     # ibis asks for time zone 'UTC', which a server without its time zone tables (MariaDB's
     # default) refuses with a warning; the offset means the same and needs no table, so that
     # TIMESTAMP values read the same whatever the server's own zone
+    arguments = _mysql_arguments(url)
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message="Unable to set session timezone", category=UserWarning)
-        con = ibis.mysql.connect(**_mysql_arguments(url))
+        try:
+            con = ibis.mysql.connect(**arguments)
+        except MySQLdb.OperationalError as exc:
+            if exc.args and exc.args[0] == target.MYSQL_UNKNOWN_DATABASE:
+                raise target.mysql_missing_database(arguments, redact_url(url)) from None
+            raise
     con.raw_sql("SET @@session.time_zone = '+00:00'").close()
     return con
 
@@ -291,6 +302,9 @@ class DatabaseResource(dg.ConfigurableResource):
     _conn: Any = PrivateAttr(default=None)
     _lock: Any = PrivateAttr(default_factory=threading.Lock)
     _location: Any = PrivateAttr(default=None)   # (connection, its DuckDB catalog and schema)
+    # what the open connection reads its tables from, checked as it opened: PostgreSQL's
+    # (database, schema), MySQL's database; None for a file
+    _target: Any = PrivateAttr(default=None)
 
     # ------------------------------------------------------------------ naming
 
@@ -319,10 +333,43 @@ class DatabaseResource(dg.ConfigurableResource):
     # ------------------------------------------------------------- connection
 
     def connect(self) -> ibis.BaseBackend:
+        """The connection, opened on first use; its schema or database is checked then, so that a
+        URL pointing at none (or at the server's own catalog) fails before any table is tried."""
         with self._lock:
             if self._conn is None:
-                self._conn = self._open()
+                conn = self._open()
+                try:
+                    self._target = self._check_target(conn)
+                except BaseException:
+                    conn.disconnect()
+                    raise
+                self._conn = conn
             return self._conn
+
+    def _check_target(self, conn: ibis.BaseBackend) -> Any:
+        try:
+            if self.scheme in ("postgres", "postgresql"):
+                return target.postgres_target(conn, self.url, self.safe_url)
+            if self.scheme in ("mysql", "mariadb"):
+                return target.mysql_target(conn, self.safe_url)
+            return None
+        except target.WrongTarget as exc:
+            raise DatabaseError(scrub_secrets(str(exc), self.url)) from None
+        except Exception as exc:
+            raise DatabaseError(
+                f"cannot read the schemas of {self.safe_url}: {scrub_secrets(str(exc), self.url)}") from None
+
+    @property
+    def shown_target(self) -> str:
+        """The URL as it may be shown, with the schema it reads (PostgreSQL's, which the URL may not name)."""
+        self.connect()
+        if self.scheme in ("postgres", "postgresql") and self._target:
+            return f"{self.safe_url} (schema {self._target[1]})"
+        return self.safe_url
+
+    def no_tables_error(self) -> NoTablesError:
+        return NoTablesError(
+            f"no tables in {self.shown_target}: nothing to catalog; check the URL's database/schema")
 
     def _open(self) -> ibis.BaseBackend:
         scheme = self.scheme
@@ -348,6 +395,8 @@ class DatabaseResource(dg.ConfigurableResource):
             return ibis.connect(self.url)
         except DatabaseError:
             raise
+        except target.WrongTarget as exc:
+            raise DatabaseError(scrub_secrets(str(exc), self.url)) from None
         except Exception as exc:  # drivers may echo the URL, the DSN or the password itself
             raise DatabaseError(
                 f"cannot connect to {self.safe_url}: {scrub_secrets(str(exc), self.url)}") from None
@@ -367,10 +416,16 @@ class DatabaseResource(dg.ConfigurableResource):
     # ----------------------------------------------------------------- tables
 
     def list_tables(self) -> list[str]:
+        """The user tables (and views) of the database, or of the schema the URL names: never
+        the system catalogs."""
         conn = self.connect()
         try:
             if self.scheme == "duckdb":   # its catalog and schema asked once, not two queries a listing
                 return sorted(conn.list_tables(database=self._duckdb_location(conn)))
+            if self.scheme == "sqlite":
+                return sorted(t for t in conn.list_tables() if not target.is_sqlite_internal(t))
+            if self.scheme in ("postgres", "postgresql"):   # the schema checked as the connection opened
+                return sorted(conn.list_tables(database=self._target))
             return sorted(conn.list_tables())
         except Exception as exc:  # the sensors report this message in every failed tick
             raise DatabaseError(
@@ -387,8 +442,14 @@ class DatabaseResource(dg.ConfigurableResource):
     def table(self, name: str) -> ibis.Table:
         conn = self.connect()
         try:
+            if self.scheme == "sqlite" and target.is_sqlite_internal(name):
+                raise DatabaseError(self.missing_table(name, self.list_tables()))
+            if self.scheme == "duckdb":   # in the file's own schema: DuckDB resolves its internal views too
+                return conn.table(name, database=self._duckdb_location(conn))
             table = conn.table(name)
             return _mysql_table(conn, table) if self.scheme in ("mysql", "mariadb") else table
+        except DatabaseError:
+            raise
         except Exception as exc:
             if self.scheme == "sqlite" and (declared := _sqlite_declared(conn, name)) is not None:
                 return declared
@@ -400,9 +461,31 @@ class DatabaseResource(dg.ConfigurableResource):
                     f"table {name!r} in {self.safe_url} cannot be read ({type(exc).__name__}: {first}); "
                     "fix or drop it, or catalog the other tables with --table"
                 ) from None
-            raise DatabaseError(
-                f"table {name!r} not found in {self.safe_url}; tables: {', '.join(tables[:20])}"
-            ) from None
+            raise DatabaseError(self.missing_table(name, tables)) from None
+
+    def missing_table(self, name: str, tables: list[str]) -> str:
+        """Why `name`, not among `tables` (the listing), cannot be cataloged: it does not exist,
+        or it is one of the database's own catalog tables, which are never cataloged."""
+        listed = (", ".join(tables[:20]) or "none") + (f" ... ({len(tables)} in all)" if len(tables) > 20 else "")
+        if self._is_system_table(name):
+            return (f"table {name!r} is one of the database's own catalog tables, not a user table of "
+                    f"{self.shown_target}: only user tables are cataloged; tables: {listed}")
+        return f"table {name!r} not found in {self.shown_target}; tables: {listed}"
+
+    def _is_system_table(self, name: str) -> bool:
+        conn = self.connect()
+        try:
+            if self.scheme == "sqlite":
+                return target.is_sqlite_internal(name)
+            if self.scheme == "duckdb":
+                return target.duckdb_system_table(conn, name)
+            if self.scheme in ("postgres", "postgresql"):
+                return target.postgres_system_table(conn, name)
+            if self.scheme in ("mysql", "mariadb"):
+                return target.mysql_system_table(conn, name)
+        except Exception as exc:  # noqa: BLE001 - the "not found" message still holds
+            log.debug("cannot tell whether %r is a system table: %s", name, exc)
+        return False
 
     def catalog(self) -> "Catalog":
         """Every table of the database by name (for cross-table checks), each opened when
@@ -417,8 +500,7 @@ class DatabaseResource(dg.ConfigurableResource):
         dialect = DIALECTS.get(self.scheme)
         if dialect is None:
             return None
-        schema = parse_qs(urlsplit(self.url).query).get("schema", [None])[-1] if dialect == "postgres" else None
-        return FixTarget(name, dialect, schema or None)
+        return FixTarget(name, dialect, target.url_schema(self.url) if dialect == "postgres" else None)
 
     def fingerprint(self, name: str, *, row_count: int | None = None) -> Fingerprint:
         return compute_fingerprint(self.table(name), row_count=row_count, update_columns=self.update_columns)

@@ -14,7 +14,7 @@ from typing import Any, Iterable, Optional, Protocol
 
 from cataloger_dagster.core.history.digest import RunPoint, _Store, load_history, point_of
 from cataloger_dagster.core.history.drift import column_drift
-from cataloger_dagster.core.history.seasonality import Band, expected_band
+from cataloger_dagster.core.history.seasonality import MIN_POINTS, Band, expected_band
 from cataloger_dagster.core.models import HISTORY_ISSUE_TYPES, ColumnProfile, IssueModel, Severity, TableProfile
 from cataloger_dagster.core.reviews.model import Review
 from cataloger_dagster.core.reviews.renames import column_renames
@@ -23,6 +23,7 @@ SOURCE = "history"
 BASELINE_VERDICTS = ("expected", "accept")   # a value people explained is no baseline
 VOLUME_FLOOR = 5            # rows: the least band half-width of the row-count change
 VOLUME_FLOOR_SHARE = 0.25   # ... and of the median change
+EARLY_DROP_SHARE = 0.5      # before the band can be drawn, losing more than this share of the rows still speaks
 MIN_CHANGES = 3             # intervals between changes before staleness is judged
 STALE_FACTOR = 2.0          # not moved for twice its usual interval
 CHART_RUNS = 30             # runs drawn in a finding's chart
@@ -86,7 +87,9 @@ def volume_anomaly(table: str, history: list[RunPoint], current: RunPoint, exclu
     change = float(current.rows - kept[-1].rows)
     floor = max(VOLUME_FLOOR, VOLUME_FLOOR_SHARE * abs(median(v for _, v in changes))) if changes else 0
     band = expected_band(changes, current.moment, floor=floor)
-    if band is None or band.holds(change):
+    if band is None:
+        return _early_drop(table, kept, current, changes, excluded)
+    if band.holds(change):
         return None
     share = abs(change - band.expected) / max(kept[-1].rows, 1)
     severity: Severity = "high" if share >= 0.2 or current.rows == 0 else "medium" if share >= 0.02 else "low"
@@ -106,6 +109,31 @@ def volume_anomaly(table: str, history: list[RunPoint], current: RunPoint, exclu
                  "excluded_runs": sorted(excluded),
                  "chart": _chart(shown, {"rows": [float(p.rows) for p in shown],
                                          **_band_marks(len(shown), band, kept[-1].rows)}, "rows per run")})
+
+
+def _early_drop(table: str, history: list[RunPoint], current: RunPoint, changes: list[tuple[Any, float]],
+                excluded: set[str]) -> Optional[IssueModel]:
+    """Before the band can be drawn (fewer earlier changes than it needs): a table that lost all its
+    rows, or more than half of them, since the previous run.  Raised a step lower than a change
+    beyond a band, since no band says what is usual for this table yet."""
+    previous = history[-1].rows
+    lost = previous - current.rows
+    if previous <= 0 or current.rows >= previous * (1 - EARLY_DROP_SHARE) or (current.rows and lost <= VOLUME_FLOOR):
+        return None
+    shown = [*history, current]
+    runs = "1 earlier run" if len(history) == 1 else f"{len(history)} earlier runs"
+    return _issue(
+        table, "volume_anomaly", None, severity=_lower("high"), columns=[], rows=lost,
+        description=(f"The row count fell by {lost:,} since the previous run ({previous:,} -> {current.rows:,}, "
+                     f"{'every row' if current.rows == 0 else f'{100 * lost / previous:.0f}% of the rows'}); "
+                     f"there are only {runs}, too few for a band of the usual change ({MIN_POINTS} changes "
+                     "needed), but a loss of more than half is raised all the same."),
+        action="Check the loads since the previous run (a truncate, a failed or partial load, a delete); "
+               "mark it expected if the change is planned, so it stays out of the baseline.",
+        details={"rows": current.rows, "previous_rows": previous, "change": float(-lost), "band": None,
+                 "short_history": {"earlier_runs": len(history), "changes": len(changes), "needed": MIN_POINTS},
+                 "history_changes": [v for _, v in changes][-CHART_RUNS:], "excluded_runs": sorted(excluded),
+                 "chart": _chart(shown, {"rows": [float(p.rows) for p in shown]}, "rows per run")})
 
 
 # ------------------------------------------------------------------ freshness
@@ -241,8 +269,10 @@ def findings(table: str, history: list[RunPoint], current: RunPoint, reviews: It
     excluded = excluded_runs(reviews)
     # table-wide findings name no column: the page would tag every column with them
     found = [volume_anomaly(table, history, current, excluded.get(f"{table}_volume_anomaly", set())),
-             stale_table(table, history, current, excluded.get(_stale_id(table, current), set())),
              schema_change(table, history, current)]
+    if current.rows == 0:   # an empty table is its own finding: only the loss of its rows and its schema speak
+        return [i for i in found if i is not None]
+    found.append(stale_table(table, history, current, excluded.get(_stale_id(table, current), set())))
     return [i for i in found if i is not None] + distribution_drift(table, history, current, excluded)
 
 

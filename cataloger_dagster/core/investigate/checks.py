@@ -598,6 +598,12 @@ def check_orphan_references(column, other_table, other_column, match):
         why += f", most ending in {next(iter(pattern))!r}: a class of codes the target does not hold"
     return outcome(hypothesis, "confirmed", why, n, **evidence)
 ''',
+    "empty_table": '''\
+def check_empty_table():
+    return outcome("the table holds no rows", "confirmed" if ROWS == 0 else "refuted",
+                   "the table holds no rows" if ROWS == 0 else f"it holds {count(ROWS, 'row')}",
+                   0, rows=ROWS)
+''',
     # issues an LLM adds with a type no check is written for yet
     "generic": '''\
 def check_generic(columns):

@@ -152,6 +152,8 @@ def check_args(issue: IssueModel, issues: list[IssueModel]) -> tuple:
         return (column, other_table, other_column, d.get("match", "equal"))
     if kind == "generic":
         return (issue.affectedColumns,)
+    if kind == "empty_table":
+        return ()
     return (column,)
 
 

@@ -73,7 +73,58 @@ def test_without_two_weeks_the_band_is_robust_and_says_the_history_is_short(stor
 
 def test_too_little_history_finds_nothing(store):
     days = weekly(1)[:3]
-    assert judge(store, days, grown(days, -5000)) == []
+    assert judge(store, days, grown(days, -5000)) == []   # 13,000 -> 8,000: less than half lost
+
+
+@pytest.mark.parametrize("earlier", [1, 2, 5])
+def test_before_the_band_a_loss_of_most_rows_still_speaks_at_a_lower_severity(tmp_path, earlier):
+    """Five earlier runs give four changes, one fewer than the band needs: a table that lost 90%
+    of its rows then must not pass in silence."""
+    store = LocalScriptStore(root=str(tmp_path / "store"))
+    days = weekly(1)[:earlier]
+    before = days[-1].rows
+    [drop] = by_type(judge(store, days, Day(rows=before // 10)), "volume_anomaly")
+    assert drop.severity == "medium" and drop.id == "orders_volume_anomaly" and drop.source == "history"
+    runs = "1 earlier run" if earlier == 1 else f"{earlier} earlier runs"
+    assert f"only {runs}, too few for a band" in drop.description and "90% of the rows" in drop.description
+    assert drop.affectedRows == before - before // 10 and drop.details["band"] is None
+    assert drop.details["short_history"] == {"earlier_runs": earlier, "changes": earlier - 1, "needed": 5}
+    assert drop.details["chart"]["series"]["rows"] == [float(d.rows) for d in days] + [float(before // 10)]
+
+
+def test_before_the_band_a_table_emptied_is_a_drop_and_nothing_else_of_its_history_speaks(store):
+    days = weekly(1)[:4]
+    found = judge(store, days, Day(rows=0))
+    assert [i.type for i in found] == ["volume_anomaly"]
+    assert "every row" in found[0].description and found[0].affectedRows == days[-1].rows
+
+
+@pytest.mark.parametrize("current", [
+    pytest.param(lambda before: before, id="unchanged"),
+    pytest.param(lambda before: before * 10, id="tenfold growth"),
+    pytest.param(lambda before: before - before * 2 // 5, id="two fifths lost"),
+    pytest.param(lambda before: before // 2, id="exactly half lost"),
+])
+def test_before_the_band_unchanged_data_growth_or_losing_half_or_less_finds_no_volume_anomaly(store, current):
+    days = weekly(1)[:3]
+    assert not by_type(judge(store, days, Day(rows=current(days[-1].rows))), "volume_anomaly")
+
+
+def test_before_the_band_a_small_table_losing_a_few_rows_is_not_a_drop(store):
+    days = [Day(rows=6), Day(rows=6)]
+    assert not by_type(judge(store, days, Day(rows=2)), "volume_anomaly")   # 4 rows: within the least band
+    store2 = LocalScriptStore(root=str(store.root) + "2")
+    assert by_type(judge(store2, days, Day(rows=0)), "volume_anomaly")      # but all of them is a drop
+
+
+def test_an_empty_table_that_was_empty_before_raises_nothing_from_its_history(store):
+    assert judge(store, [Day(rows=0)] * 3, Day(rows=0)) == []
+    # emptied six runs ago, after daily loads: its emptiness is the finding, not a stale table on top
+    days = [Day(rows=r) for r in (10, 20, 30, 40, 50)] + [Day(rows=0)] * 6
+    store2 = LocalScriptStore(root=str(store.root) + "2")
+    assert judge(store2, days, Day(rows=0)) == []
+    store3 = LocalScriptStore(root=str(store.root) + "3")
+    assert by_type(judge(store3, days[:5] + [Day(rows=50)] * 6, Day(rows=50)), "stale_table")  # with rows: stale
 
 
 def review(issue_id: str, run: str, verdict: str, type_: str = "volume_anomaly") -> Review:

@@ -340,6 +340,7 @@ def test_every_check_reaches_the_verdict_the_data_shows(orders_db, tmp_path):
         made("out_of_range", ["created"], counts={"in the future": 1}, now="2025-06-01T12:00:00+00:00"),
         made("orphan_references", ["customer_id"], references="customers.id"),
         made("looks_like_pii", ["note"]),
+        made("empty_table", []).model_copy(update={"id": "orders_empty_table"}),   # 101 rows: refuted
     ]
     kinds = sorted({check_type(i) for i in issues})
     assert kinds == sorted(CHECKS)      # every check there is, so a new one needs a case here
@@ -405,6 +406,21 @@ def test_every_check_reaches_the_verdict_the_data_shows(orders_db, tmp_path):
 
     assert verdicts["orders_looks_like_pii_note"] == "inconclusive"
     assert ev["orders_looks_like_pii_note"]["note_nulls"] == 10
+
+    assert verdicts["orders_empty_table"] == "refuted" and ev["orders_empty_table"] == {"rows": rows}
+
+
+def test_the_empty_table_check_confirms_a_table_without_rows(tmp_path):
+    db = tmp_path / "empty.duckdb"
+    with duckdb.connect(str(db)) as con:
+        con.execute("CREATE TABLE orders (id INTEGER, note VARCHAR)")
+    empty = made("empty_table", [])
+    assert check_args(empty, [empty]) == ()
+    code = "\n".join([SCRIPT_HEADER, setup_block("orders"), check_block("empty_table"),
+                      investigate_block(empty, [empty])])
+    [record] = parse_records(run_script(code, db, tmp_path)).values()
+    assert record["verdict"] == "confirmed" and record["evidence"] == {"rows": 0}
+    assert record["reason"] == "the table holds no rows"
 
 
 def test_a_failing_check_is_recorded_and_the_next_one_still_runs(orders_db, tmp_path):

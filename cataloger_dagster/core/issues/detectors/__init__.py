@@ -21,6 +21,7 @@ Severity and category (quick_fixes can be automated, smart_fixes need business j
   constant_column          low: carries no information                           quick
   out_of_range             high >5% of rows, else medium                         smart
   orphan_references        high >5% of rows, else medium                         smart
+  empty_table              medium: the table has no rows; the only finding then  smart
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ import ibis
 
 from cataloger_dagster.core import portable
 from cataloger_dagster.core.issues.detectors import keys, labels, missing, ranges, references, types
+from cataloger_dagster.core.issues.detectors.empty import empty_table
 from cataloger_dagster.core.issues.detectors.context import Context, across_tables  # noqa: F401  (re-exported)
 from cataloger_dagster.core.models import Degradation, IssueModel, TableProfile
 
@@ -91,8 +93,8 @@ def detect_issues(
     ctx.whole = ctx.table
     failed = degradations if degradations is not None else []
     issues: list[IssueModel] = []
-    if profile.row_count == 0:
-        return issues
+    if profile.row_count == 0:   # nothing else can be judged of a table without rows
+        return [empty_table(ctx)]
     for type_, check in TABLE_CHECKS:
         _run(issues, failed, ctx, type_, None, lambda check=check: check(ctx))
     schema = ctx.table.schema()

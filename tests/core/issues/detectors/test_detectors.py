@@ -373,7 +373,8 @@ def test_a_failing_check_is_recorded_as_a_degradation(db):
         assert "\n" not in d.reason and "could not run" in d.reason
 
 
-def test_empty_table_has_no_issues(db):
+def test_an_empty_table_gets_no_detector_but_its_own(db):
+    """The empty_table finding itself: tests/core/issues/detectors/test_empty.py."""
     path, con = db
     con.execute("CREATE TABLE e (id INTEGER, name VARCHAR, amount DOUBLE)")
-    assert _issues(path, con, "e") == {}
+    assert list(_issues(path, con, "e")) == ["e_empty_table"]
