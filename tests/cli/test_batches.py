@@ -9,6 +9,7 @@ batch succeed without it.  Worker processes are real interpreters started by
 
 import json
 import os
+from pathlib import Path
 
 import dagster as dg
 import duckdb
@@ -94,7 +95,8 @@ def test_a_batch_is_one_run_and_a_failing_table_fails_alone(batched):
     by_table = {t.table: t for t in report.tables}
     assert sorted(by_table) == ["customers", "events", "events_copy", "flaky", "zeta"]
     assert {t.table for t in report.failed} == {"flaky"}
-    assert "flaky broke" in by_table["flaky"].error and by_table["flaky"].error.startswith("table_profile: ")
+    assert "flaky broke" in by_table["flaky"].error and by_table["flaky"].error.endswith("(while profiling it)")
+    assert by_table["flaky"].log and "flaky broke" in Path(by_table["flaky"].log).read_text()
     table_runs = [r.dagster_run for r in reversed(runs) if {RANGE_START, "dagster/partition"} & set(r.dagster_run.tags)]
     ranges = [(r.tags.get(RANGE_START), r.tags.get(RANGE_END)) for r in table_runs if RANGE_START in r.tags]
     alone = [r.tags["dagster/partition"] for r in table_runs if "dagster/partition" in r.tags]

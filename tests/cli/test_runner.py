@@ -57,7 +57,7 @@ def test_good_tables_are_catalogued_and_each_bad_one_fails_alone(catalogued):
     assert {t.table for t in report.failed} == {BAD_NAME, "broken"}
     assert tables["customers"].status == tables["events"].status == "ok"
     # the failing step and the database's own reason
-    assert tables["broken"].error.startswith("table_profile: ") and "cannot be read" in tables["broken"].error
+    assert tables["broken"].error.endswith("(while profiling it)") and "cannot be read" in tables["broken"].error
     assert tables["broken"].dagster_run_id and tables["broken"].html is None
     assert "Dagster does not allow in a partition key" in tables[BAD_NAME].error
     assert tables[BAD_NAME].dagster_run_id is None  # never run
