@@ -88,6 +88,7 @@ def stop_on_signals() -> Iterator[None]:
         for s, handler in previous.items():
             signal.signal(s, handler)
         signal.set_wakeup_fd(old_fd)
+        _received.clear()
         del _pipe["read"]
         os.close(read)
         os.close(write)
