@@ -2,7 +2,8 @@
 
 Used by the `cataloger run` command and by the tests.  One table that fails
 does not stop the others; its error is reported and shown in the index.
-How tables are batched, and run side by side: `cli/batches.py`.
+How tables are batched, and run side by side: `cli/batches.py`; how a signal stops the
+runs: `cli/stopping.py`; a failure's line and log: `cli/failures.py`.
 """
 
 from __future__ import annotations
@@ -22,9 +23,9 @@ from cataloger_dagster.assets.pools import settings_pool, with_pool
 from cataloger_dagster.cli.batches import (
     RANGE_START, catalog_in_workers, catalog_tables, range_tags, sandbox_spares, table_batches,
 )
-from cataloger_dagster.cli.stopping import stop_on_signals
 from cataloger_dagster.cli.failures import RunLog, failure_line, step_failure
 from cataloger_dagster.cli.resume import ResumePlan, finish_database_run, plan_resume, start_database_run
+from cataloger_dagster.cli.stopping import check_stop, stop_on_signals
 from cataloger_dagster.core.history.timelapse import RunSummary
 from cataloger_dagster.core.investigate.outcome import dismissed
 from cataloger_dagster.core.issues.detectors import across_tables
@@ -257,6 +258,7 @@ def catalog_database(
         raise_on_error=False,
         tags={"cataloger/launched_by": "cli"},
     )
+    check_stop()   # an index run a signal stopped is no failure either: the next run resumes
     index_uri = None
     if index.success:
         mats = index.asset_materializations_for_node("catalog_index")
