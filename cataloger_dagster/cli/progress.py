@@ -23,7 +23,7 @@ class RunProgress:
         self.started = time.monotonic()
         self.total = expected
         self.steps: dict[str, set[str]] = {}      # table -> its steps done
-        self.own: dict[str, float] = {}           # table -> its own seconds in them
+        self.own: dict[str, dict[str, float]] = {}   # table -> step -> its own seconds in it
         self.finished: set[str] = set()           # tables whose every step is done (so stored), or kept
         self.reported: set[str] = set()
         self._bar = None
@@ -47,11 +47,13 @@ class RunProgress:
         else:
             click.echo(line, err=True)
 
-    def _advance(self, table: str, units: float, now: str) -> None:
+    def _advance(self, now: str) -> None:
+        """The bar at the tables' steps done (a fraction of a table each), and what just finished."""
         if self._bar is not None:
-            self._bar.update(units)
+            done = sum(len(steps) for steps in self.steps.values()) / len(STEPS)
+            self._bar.n = min(done, self._bar.total) if self._bar.total else done
             self._describe()
-            self._bar.set_postfix_str(now)
+            self._bar.set_postfix_str(now)   # refreshes
 
     def start(self, names: list[str]) -> None:
         self.total = len(names)
@@ -61,26 +63,25 @@ class RunProgress:
             self._bar.refresh()
 
     def step_done(self, table: str, step: str, seconds: float) -> None:
+        # a step done again (its batch failed on another table and it runs anew) counts its latest time
+        self.own.setdefault(table, {})[step] = seconds
         done = self.steps.setdefault(table, set())
-        if step in done:   # run again (its batch failed on another table): counted once
-            self.own[table] = self.own.get(table, 0.0) + seconds
+        if step in done:
             return
         done.add(step)
-        self.own[table] = self.own.get(table, 0.0) + seconds
         finished = len(done) == len(STEPS)
         if finished:
             self.finished.add(table)
-        self._advance(table, 1 / len(STEPS), f"{table}: {step}")
+        self._advance(f"{table}: {step} done")
         if finished and table not in self.reported:
             self.reported.add(table)
-            self._say(f"  done {table} in {self.own[table]:.1f} s")
+            self._say(f"  done {table} in {sum(self.own[table].values()):.1f} s")
 
     def table_done(self, report: TableReport) -> None:
-        left = 1 - len(self.steps.get(report.table, ())) / len(STEPS)
         self.steps[report.table] = set(STEPS)
         if report.status != "failed":
             self.finished.add(report.table)
-        self._advance(report.table, left, f"{report.table}: {'kept' if report.resumed else report.status}")
+        self._advance(f"{report.table}: {'kept' if report.resumed else report.status}")
         if report.status == "failed":
             self._say(f"  {failed_line(report)}")
         elif report.resumed:

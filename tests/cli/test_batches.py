@@ -9,6 +9,8 @@ batch succeed without it.  Worker processes are real interpreters started by
 
 import json
 import os
+import signal
+import time
 from pathlib import Path
 
 import dagster as dg
@@ -19,6 +21,7 @@ from cataloger_dagster.cli.batches import (
     RANGE_END, RANGE_START, catalog_in_workers, catalog_tables, sandbox_spares, table_batches,
 )
 from cataloger_dagster.cli.runner import catalog_database
+from cataloger_dagster.cli.stopping import Interrupted, stop_on_signals
 from shop import make_shop
 
 pytestmark = pytest.mark.filterwarnings("error::DeprecationWarning")
@@ -161,3 +164,26 @@ def test_a_worker_that_dies_reports_its_tables_failed():
     # a setup the worker cannot unpack: it exits at once, as one killed would
     got = list(catalog_in_workers([["a", "b"], ["c"]], 2, ("not", "a setup")))
     assert sorted(got) == [("a", None), ("b", None), ("c", None)]
+
+
+def test_a_batch_a_signal_stopped_is_not_run_again_table_by_table():
+    """Dagster turns a Ctrl-C during a step into a failed run; that is a stop, never a table's failure."""
+    class Failed:
+        success, run_id = False, "stopped"
+        all_events = []
+
+    runs = []
+
+    def run(tables):
+        runs.append(list(tables))
+        swallowed = signal.signal(signal.SIGINT, lambda *_: None)   # as Dagster's handler does in a run
+        try:
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(0.1)
+        finally:
+            signal.signal(signal.SIGINT, swallowed)
+        return Failed()
+
+    with stop_on_signals(), pytest.raises(Interrupted):
+        catalog_tables(["a", "b", "c"], run, lambda name, result, error: pytest.fail("no table is reported"))
+    assert runs == [["a", "b", "c"]]

@@ -54,3 +54,18 @@ def test_the_summary_counts_issues_by_severity_and_lists_the_high_ones():
         "catalog: /s/index.html",
     ]
     assert '"totals"' in report.to_json() and '"traceback"' not in report.to_json()
+
+
+def test_the_bar_moves_by_steps_and_ends_full(capsys, recwarn):
+    progress = RunProgress(expected=None, bar=True)
+    progress.start(["a", "b"])
+    progress.step_done("a", STEPS[0], 0.1)
+    assert f"{100 / (2 * len(STEPS)):3.0f}%" in capsys.readouterr().err   # a step of a table, not a whole table
+    for table in ("a", "b"):
+        for step in STEPS:
+            progress.step_done(table, step, 0.1)
+        progress.table_done(TableReport(table=table, status="ok"))
+    progress.close()
+    err = capsys.readouterr().err
+    assert "cataloged 2/2 100%" in err and "  done a in 0.6 s" in err
+    assert not [w for w in recwarn if "clamping" in str(w.message)]   # never past the end
