@@ -37,10 +37,10 @@ from cataloger_dagster.resources.sandbox.pool import sandbox_pool
 from cataloger_dagster.settings import CatalogerSettings, dagster_home, load_settings
 from cataloger_dagster.settings import resources as make_resources
 
-# Dagster's console logger prints a failed step's stack traces (ERROR): the command says each
-# failure in one line instead, and writes the traceback to its log file (`cli/failures.py`)
 # the steps of each table (its progress is counted in them)
 STEPS = tuple(a.key.path[-1] for a in TABLE_ASSETS)
+# Dagster's console logger prints a failed step's stack traces (ERROR): the command says each
+# failure in one line instead, and writes the traceback to its log file (`cli/failures.py`)
 QUIET_LOGS = {"loggers": {"console": {"config": {"log_level": "CRITICAL"}}}}
 
 

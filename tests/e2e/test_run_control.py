@@ -67,7 +67,8 @@ class Watched:
         self.watch_tree()
 
     def finish(self, timeout: float = 600) -> tuple[int, str]:
-        out, _ = self.proc.communicate(timeout=timeout)
+        out = self.proc.stdout.read()   # not communicate(): it would take stderr from the reader
+        self.proc.wait(timeout)
         self._reader.join(10)
         return self.proc.returncode, out
 
@@ -109,7 +110,9 @@ def stop_after_first_table(run: Watched, signo: int, group: bool = False) -> flo
     except subprocess.TimeoutExpired:
         run.proc.kill()
         pytest.fail(f"still running {STOP_WITHIN_S} s after {signal.Signals(signo).name}:\n{run.stderr()}")
-    return time.monotonic() - sent
+    took = time.monotonic() - sent
+    print(f"stopped {took:.1f} s after {signal.Signals(signo).name}")
+    return took
 
 
 def demo_tables(demo_db: Path) -> list[str]:
@@ -120,10 +123,9 @@ def demo_tables(demo_db: Path) -> list[str]:
 def test_ctrl_c_stops_the_run_and_resume_catalogs_only_the_rest(demo_db, tmp_path):
     store = tmp_path / "store"
     run = Watched("--database", f"duckdb://{demo_db}", "--store", str(store), "--batch", "1")
-    took = stop_after_first_table(run, signal.SIGINT)
+    stop_after_first_table(run, signal.SIGINT)
     code, out = run.finish()
     assert code == 130, run.stderr()
-    print(f"stopped {took:.1f} s after SIGINT")
     finished = run.done_tables()
     assert finished and len(finished) < len(demo_tables(demo_db))
     # said plainly, no table counted failed for it, no traceback
@@ -208,7 +210,7 @@ def test_progress_is_per_table_and_the_run_ends_with_issues_by_severity(demo_db,
     names = demo_tables(demo_db)
     # one batch, yet each table's line, with its own time, came as its last step finished
     done = {m.group(1): (at, float(m.group(2))) for at, line in run.lines if (m := DONE.match(line))}
-    assert sorted(done) == names
+    assert sorted(done) == names, run.stderr()
     tables = {t["table"]: t for t in report["tables"]}
     for name, (_, seconds) in done.items():
         assert abs(tables[name]["seconds"] - seconds) <= 0.1, (name, tables[name]["seconds"], seconds)
