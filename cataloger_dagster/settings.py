@@ -443,9 +443,11 @@ def env_example() -> str:
 # PGPASSWORD, GITHUB_TOKEN...)
 SECRET_VARIABLE = re.compile(r"KEY|TOKEN|SECRET|PASSW|PWD|CREDENTIAL|AUTH", re.IGNORECASE)
 MIN_SECRET = 6          # shorter values ("1", "true") would blank out ordinary words
+NOT_SECRET = {"PWD", "OLDPWD"}   # the shell's working directories: their "PWD" is no password
 
 
 def secret_values() -> tuple[str, ...]:
     """The values of the environment variables whose names say they are secrets: what a
     record kept for people (an MCP run capsule) must never show.  Read for redaction only."""
-    return tuple(v for k, v in os.environ.items() if SECRET_VARIABLE.search(k) and len(v) >= MIN_SECRET)
+    return tuple(v for k, v in os.environ.items()
+                 if SECRET_VARIABLE.search(k) and k.upper() not in NOT_SECRET and len(v) >= MIN_SECRET)

@@ -94,56 +94,34 @@ def demo_db(path: Path, scale: float, seed: int, as_json: bool) -> None:
 @json_option
 def run(database, store, agent, sandbox, tables, explore, exploration_rate, resume, batch, jobs, as_json) -> None:
     """Catalog a database (all tables, or those given) through Dagster."""
-    from tqdm import tqdm
-
+    from cataloger_dagster.cli.progress import RunProgress, summary_lines
     from cataloger_dagster.cli.runner import catalog_database
     from cataloger_dagster.resources.database import DatabaseError
     from cataloger_dagster.resources.script_store import ScriptStoreError
+    from cataloger_dagster.cli.stopping import Interrupted, stop_on_signals
 
     settings = _settings(database=database, store=store, agent=agent, sandbox=sandbox)
-
-    bar = tqdm(total=len(tables) or None, desc="cataloging", unit="table", file=sys.stderr,
-               disable=not sys.stderr.isatty() and as_json)
-
-    def start(names):
-        bar.total = len(names)  # known once the database has been listed: "2/6", a percentage
-        bar.refresh()
-
-    def done(report):
-        bar.update(1)
-        bar.set_postfix_str(f"{report.table}: {'kept' if report.resumed else report.status}")
-        if report.status == "failed":
-            tqdm.write(f"  {report.table} failed: {report.error}", file=sys.stderr)
-        elif report.status == "degraded":
-            tqdm.write(f"  {report.table} degraded: {'; '.join(report.degradations)}", file=sys.stderr)
-
-    try:
-        report = catalog_database(
-            settings=settings, tables=list(tables) or None, explore=explore,
-            exploration_rate=exploration_rate, on_table_done=done, on_tables=start, resume=resume,
-            batch=batch, jobs=jobs,
-        )
-    except (DatabaseError, ScriptStoreError) as exc:    # no table can be cataloged: say why, once
-        bar.close()
-        raise click.ClickException(str(exc)) from None
-    bar.close()
+    progress = RunProgress(expected=len(tables) or None, bar=sys.stderr.isatty())
+    with stop_on_signals():
+        try:
+            report = catalog_database(
+                settings=settings, tables=list(tables) or None, explore=explore,
+                exploration_rate=exploration_rate, on_table_done=progress.table_done, on_tables=progress.start,
+                on_progress=progress.step_done, resume=resume, batch=batch, jobs=jobs,
+            )
+        except (DatabaseError, ScriptStoreError) as exc:    # no table can be cataloged: say why, once
+            progress.close()
+            raise click.ClickException(str(exc)) from None
+        except Interrupted as stop:
+            progress.close()
+            click.echo(progress.interrupted_line(stop), err=True)
+            sys.exit(stop.exit_code)
+    progress.close()
     if as_json:
-        click.echo(report.model_dump_json(indent=2))
+        click.echo(report.to_json())
     else:
-        ok = len(report.tables) - len(report.failed)
-        click.echo(f"cataloged {ok}/{len(report.tables)} tables of {report.database}")
-        kept = [t.table for t in report.tables if t.resumed]
-        if report.resumed_from:
-            click.echo(f"resumed the run started at {report.resumed_from}, which did not finish")
-        if kept:
-            click.echo(f"  {len(kept)} already cataloged for their current data, not run again "
-                       f"(--no-resume runs them): {', '.join(kept)}")
-        for t in report.failed:
-            click.echo(f"  FAILED {t.table}: {t.error}")
-        for t in report.tables:
-            if t.status == "degraded":
-                click.echo(f"  DEGRADED {t.table}: {'; '.join(t.degradations)}")
-        click.echo(f"catalog: {report.index or '(index not written)'}")
+        for line in summary_lines(report, seconds=progress.elapsed()):
+            click.echo(line)
     if report.failed or report.index is None:
         sys.exit(1)
 

@@ -27,12 +27,14 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from multiprocessing.connection import Connection, wait
 from typing import Callable, Iterable, Iterator
 
 import dagster as dg
 
 from cataloger_dagster.assets.common import FAILED_TABLE
+from cataloger_dagster.cli.stopping import Interrupted, check_stop, stop_requested
 from cataloger_dagster.settings import python_environment
 
 # Dagster's tags of a run over a range of partitions (what a single-run backfill sets; Dagster
@@ -91,13 +93,17 @@ def catalog_tables(tables: list[str], run: Callable[[list[str]], dg.ExecuteInPro
     When it fails, the table it failed on is cataloged alone, and the tables before and after it
     again as two batches (each half, when the failure names no table).  A run of one table is
     not split: its failure is that table's.  ``report(table, result, error)`` makes a table's
-    report from its run's result, or from the exception a run raised."""
+    report from its run's result, or from the exception a run raised.  A run that a signal
+    stopped raises `Interrupted`: no table failed, and none is run again."""
     try:
         result = run(tables)
     except Exception as exc:  # a definition-level failure: no run to read
+        check_stop()
         if len(tables) == 1:
             return [report(tables[0], None, exc)]
         result = None
+    # a run stopped by Ctrl-C or SIGTERM failed because of it, not because of a table
+    check_stop()
     if result is not None and (result.success or len(tables) == 1):
         return [report(name, result, None) for name in tables]
     culprit = failed_table(result) if result is not None else None
@@ -111,19 +117,26 @@ def catalog_tables(tables: list[str], run: Callable[[list[str]], dg.ExecuteInPro
 
 
 # ------------------------------------------------------------------ worker processes
-# a worker's messages: ("report", table, report JSON) for each table, then ("done", None, None)
-REPORT, DONE = "report", "done"
+# a worker's messages: ("progress", table, (step, seconds)) as each step finishes a table,
+# ("report", table, report JSON) for each table, then ("done", None, None); ("stopped", None, signal)
+# when a signal stopped it
+PROGRESS, REPORT, DONE, STOPPED = "progress", "report", "done", "stopped"
+STOP_GRACE_S = 15.0   # how long stopped workers get to close their run and sandboxes before being killed
 
 
 def catalog_in_workers(batches: list[list[str]], jobs: int, setup: tuple,
+                       on_progress: Callable[[str, str, float], None] | None = None,
                        ) -> Iterator[tuple[str, str | None]]:
     """(table, report as JSON) as `jobs` worker processes catalog `batches`; a table whose
-    process ended first comes with None.
+    process ended first comes with None.  `on_progress(table, step, seconds)` hears each step
+    of each table as a worker finishes it.
 
     Each worker is ``python -m cataloger_dagster.cli.worker``: a fresh interpreter (no fork of
     this process's threads and connections, no import of the caller's main module), that
     receives `setup` and then one batch at a time over a pipe, and answers each batch with
-    its reports and DONE.  A worker takes the next batch when it has finished one."""
+    its reports and DONE.  A worker takes the next batch when it has finished one.  When this
+    process is stopped (`Interrupted`), or a worker says a signal stopped it, every worker is
+    sent the signal and waited for (killed after `STOP_GRACE_S`), and `Interrupted` is raised."""
     todo = [list(batch) for batch in reversed(batches)]   # emptied as reports come: the caller's stay whole
     workers = [_Worker(setup) for _ in range(min(jobs, len(batches)))]
     busy: dict[_Worker, list[str]] = {}
@@ -137,9 +150,16 @@ def catalog_in_workers(batches: list[list[str]], jobs: int, setup: tuple,
                 try:
                     kind, table, data = conn.recv()
                 except (EOFError, OSError):   # it died: what it had not reported fails
+                    check_stop()
                     for table in busy.pop(worker):
                         yield table, None
                     worker.close()
+                    continue
+                if kind == STOPPED:
+                    raise Interrupted(data)
+                if kind == PROGRESS:
+                    if on_progress is not None:
+                        on_progress(table, *data)
                     continue
                 if kind == REPORT:
                     busy[worker].remove(table)
@@ -156,9 +176,30 @@ def catalog_in_workers(batches: list[list[str]], jobs: int, setup: tuple,
         for batch in reversed(todo):   # no worker was left to take them
             for table in batch:
                 yield table, None
+    except Interrupted as stop:
+        _stop_workers(workers, stop.signo)
+        raise
     finally:
+        # also when the signal interrupted the caller between two tables (the generator closed)
+        signo = stop_requested()
+        if signo is not None:
+            _stop_workers(workers, signo)
         for worker in workers:
             worker.close()
+
+
+def _stop_workers(workers: list["_Worker"], signo: int) -> None:
+    """Each worker gets the signal (a Ctrl-C in a terminal has sent it to them already) and
+    `STOP_GRACE_S` to end its run and close its sandboxes; one still there then is killed."""
+    for worker in workers:
+        worker.signal(signo)
+    deadline = time.monotonic() + STOP_GRACE_S
+    for worker in workers:
+        try:
+            worker.process.wait(timeout=max(0.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            worker.process.kill()
+            worker.process.wait()
 
 
 class _Worker:
@@ -186,6 +227,10 @@ class _Worker:
         except OSError:
             pass   # it has ended: its reports say so (EOF)
 
+    def signal(self, signo: int) -> None:
+        if self.process.poll() is None:
+            self.process.send_signal(signo)
+
     def close(self) -> None:
         if self.process.poll() is None:
             self.send(None)
@@ -202,7 +247,8 @@ class _Worker:
 def serve_batches(batches: Connection, reports: Connection,
                   catalog: Callable[[list[str]], list]) -> None:
     """A worker's loop: each batch received is cataloged and answered (REPORT each, DONE).  It
-    ends on None, or when the runner is gone (its end of the pipe closed: killed, say)."""
+    ends on None, or when the runner is gone (its end of the pipe closed: killed, say).  A
+    signal that stops it (`Interrupted`) is told to the runner (STOPPED) and raised."""
     try:
         while (names := batches.recv()) is not None:
             for report in catalog(names):
@@ -210,3 +256,19 @@ def serve_batches(batches: Connection, reports: Connection,
             reports.send((DONE, None, None))
     except (EOFError, BrokenPipeError):
         return
+    except Interrupted as stop:
+        try:
+            reports.send((STOPPED, None, stop.signo))
+        except OSError:
+            pass
+        raise
+
+
+def progress_sender(reports: Connection) -> Callable[[str, str, float], None]:
+    """A worker's `on_progress`: each step of each table, told to the runner as it is done."""
+    def send(table: str, step: str, seconds: float) -> None:
+        try:
+            reports.send((PROGRESS, table, (step, seconds)))
+        except OSError:
+            pass   # the runner is gone: the loop ends at the next batch
+    return send

@@ -2,46 +2,56 @@
 
 Used by the `cataloger run` command and by the tests.  One table that fails
 does not stop the others; its error is reported and shown in the index.
-How tables are batched, and run side by side: `cli/batches.py`.
+How tables are batched, and run side by side: `cli/batches.py`; how a signal stops the
+runs: `cli/stopping.py`; a failure's line and log: `cli/failures.py`.
 """
 
 from __future__ import annotations
 
 import os
-import time
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
+from traceback import format_exception
 from typing import Callable, Iterator, Optional
 
 import dagster as dg
-from pydantic import BaseModel
+from pydantic import BaseModel, computed_field
 
 from cataloger_dagster.assets.catalog_index import catalog_index
+from cataloger_dagster.assets.common import STEP_DONE
 from cataloger_dagster.assets.partitions import partition_key_problem, tables_partitions
 from cataloger_dagster.assets.pools import settings_pool, with_pool
 from cataloger_dagster.cli.batches import (
     RANGE_START, catalog_in_workers, catalog_tables, range_tags, sandbox_spares, table_batches,
 )
+from cataloger_dagster.cli.failures import RunLog, failure_line, step_failure
 from cataloger_dagster.cli.resume import ResumePlan, finish_database_run, plan_resume, start_database_run
+from cataloger_dagster.cli.stopping import check_stop, stop_on_signals
 from cataloger_dagster.core.history.timelapse import RunSummary
 from cataloger_dagster.core.investigate.outcome import dismissed
 from cataloger_dagster.core.issues.detectors import across_tables
 from cataloger_dagster.core.layout import CATALOG_PAGE, ISSUES, table_prefix
+from cataloger_dagster.core.models import severity_counts
 from cataloger_dagster.jobs import TABLE_ASSETS
 from cataloger_dagster.resources.database import DatabaseResource
 from cataloger_dagster.resources.sandbox.pool import sandbox_pool
 from cataloger_dagster.settings import CatalogerSettings, dagster_home, load_settings
 from cataloger_dagster.settings import resources as make_resources
 
-QUIET_LOGS = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
+# the steps of each table (its progress is counted in them)
+STEPS = tuple(a.key.path[-1] for a in TABLE_ASSETS)
+# Dagster's console logger prints a failed step's stack traces (ERROR): the command says each
+# failure in one line instead, and writes the traceback to its log file (`cli/failures.py`)
+QUIET_LOGS = {"loggers": {"console": {"config": {"log_level": "CRITICAL"}}}}
 
 
 class IssueSummary(BaseModel):
     id: str
     type: str
-    severity: str
-    category: str
+    severity: str                       # "high" | "medium" | "low"
+    category: str                       # "quick_fixes" | "smart_fixes"
     affectedColumns: list[str]
     affectedRows: Optional[int] = None
+    description: str = ""               # one sentence, as the catalog page says it
 
 
 class TableReport(BaseModel):
@@ -49,7 +59,10 @@ class TableReport(BaseModel):
     run: Optional[str] = None           # the run folder (timestamp) in the store
     dagster_run_id: Optional[str] = None
     status: str                         # "ok" | "degraded" (some checks could not run) | "failed"
-    error: Optional[str] = None
+    error: Optional[str] = None         # failed: what went wrong, in one line
+    log: Optional[str] = None           # failed: the file holding the error's full traceback
+    # failed: the traceback, for the log file only (a worker hands it to the runner; not in `to_json`)
+    traceback: Optional[str] = None
     degradations: list[str] = []        # why the table is degraded, one sentence each
     html: Optional[str] = None
     issues: list[IssueSummary] = []
@@ -58,7 +71,9 @@ class TableReport(BaseModel):
     pass_rate: Optional[float] = None
     sandbox_cells: int = 0
     tokens: int = 0
-    seconds: float = 0.0                # the whole Dagster run of this table
+    # the table's own time in its steps, each measured as it ran (a batch's shared Dagster
+    # start and bookkeeping is in no table's)
+    seconds: float = 0.0
     # set when the table was not run again: its run that finished earlier for the same data
     resumed: bool = False
 
@@ -75,6 +90,25 @@ class CatalogReport(BaseModel):
     def failed(self) -> list[TableReport]:
         return [t for t in self.tables if t.status == "failed"]
 
+    @computed_field
+    @property
+    def totals(self) -> dict[str, dict[str, int]]:
+        """Tables by outcome, and the issues of every table by severity (most severe first)."""
+        outcomes = {"ok": 0, "degraded": 0, "failed": 0}
+        for t in self.tables:
+            outcomes[t.status] = outcomes.get(t.status, 0) + 1
+        return {"tables": {"total": len(self.tables), **outcomes, "kept": sum(t.resumed for t in self.tables)},
+                "issues": severity_counts(i.severity for t in self.tables for i in t.issues)}
+
+    def to_json(self) -> str:
+        """`cataloger run --json`: this report without the tracebacks (in the log file instead);
+        its shape is docs/run-json-example.json's."""
+        return self.model_dump_json(indent=2, exclude={"tables": {"__all__": {"traceback"}}})
+
+    def high_severity(self) -> list[tuple[str, IssueSummary]]:
+        """(table, issue) of every high-severity issue, in the tables' order."""
+        return [(t.table, i) for t in self.tables for i in t.issues if i.severity == "high"]
+
 
 @contextmanager
 def dagster_instance() -> Iterator[dg.DagsterInstance]:
@@ -90,15 +124,20 @@ def dagster_instance() -> Iterator[dg.DagsterInstance]:
             yield instance
 
 
-def _failure_message(result: dg.ExecuteInProcessResult) -> str:
+def _failure(report: TableReport, result: dg.ExecuteInProcessResult) -> None:
+    """The failed run's error on the report: one plain line, and the traceback for the log."""
+    failed = step_failure(result)
+    if failed is not None:
+        step, error = failed
+        report.error = failure_line(step, error)
+        report.traceback = error.to_string()
+        return
     for event in result.all_events:
-        if event.is_step_failure and event.step_failure_data and event.step_failure_data.error:
-            err = event.step_failure_data.error
-            cause = err.cause.message.strip() if err.cause else ""
-            return f"{event.step_key}: {cause or err.message.strip()}"
         if event.is_failure and event.message:
-            return event.message
-    return "run failed"
+            report.error = event.message.strip().splitlines()[0]
+            report.traceback = event.message
+            return
+    report.error = "the Dagster run failed without saying why"
 
 
 def catalog_database(
@@ -113,6 +152,7 @@ def catalog_database(
     instance: dg.DagsterInstance | None = None,
     on_table_done: Callable[[TableReport], None] | None = None,
     on_tables: Callable[[list[str]], None] | None = None,
+    on_progress: Callable[[str, str, float], None] | None = None,
     settings: CatalogerSettings | None = None,
     resume: bool | None = None,
     batch: int | None = None,
@@ -120,7 +160,13 @@ def catalog_database(
 ) -> CatalogReport:
     """Catalog `tables` (default: all), up to `batch` tables per Dagster run, `jobs` runs at a
     time (processes: only with a persistent instance, DAGSTER_HOME); `on_tables` hears the list
-    before the first run, `on_table_done` each table's report as it finishes (a batch's together).
+    before the first run, `on_progress(table, step, seconds)` each step of each table as it
+    finishes (`STEPS` of them make a table), `on_table_done` each table's report (a batch's
+    together, at its run's end).  A failed table's report names the log file holding its
+    traceback (`cli/failures.py`).
+
+    A SIGINT or SIGTERM stops it (`Interrupted`, raised): no table is counted failed for it,
+    the tables finished stay in the store, and the next run resumes with the others.
 
     `batch` and `jobs` default to the settings' `run_batch` and `run_jobs`.
     `resume`: None resumes an interrupted run (the tables already cataloged for their current
@@ -150,11 +196,11 @@ def catalog_database(
         db_res.close()
     wanted = tables or available
     if instance is None:
-        with dagster_instance() as inst:
+        with stop_on_signals(), dagster_instance() as inst:
             return catalog_database(
                 tables=tables, explore=explore, exploration_rate=exploration_rate, instance=inst,
-                on_table_done=on_table_done, on_tables=on_tables, settings=settings, resume=resume,
-                batch=batch, jobs=jobs,
+                on_table_done=on_table_done, on_tables=on_tables, on_progress=on_progress,
+                settings=settings, resume=resume, batch=batch, jobs=jobs,
             )
     # a name Dagster cannot take as a partition key fails alone, reported below
     known = [t for t in wanted if t in available and partition_key_problem(t) is None]
@@ -169,8 +215,11 @@ def catalog_database(
     # each run in its database's pool: the daemon and each step count it against the limit
     table_assets = with_pool(TABLE_ASSETS, settings_pool(settings))
     reports: dict[str, TableReport] = {}
+    run_log = RunLog(db_res.database_name, settings.database)
 
     def done(report: TableReport) -> None:
+        if report.traceback:
+            report.log = run_log.write(report.table, report.traceback)
         reports[report.table] = report
         if on_table_done is not None:
             on_table_done(report)
@@ -187,16 +236,17 @@ def catalog_database(
             to_run.append(name)
     batches = table_batches(instance.get_dynamic_partitions(tables_partitions.name), to_run, batch)
     if jobs > 1 and len(batches) > 1 and instance.is_persistent:
-        for name, data in catalog_in_workers(batches, jobs, (settings, instance.get_ref(), investigations_config,
-                                                                     sandbox_spares(batch, jobs))):
-            done(TableReport.model_validate_json(data) if data is not None else TableReport(
-                table=name, status="failed", error="the worker process cataloging it ended first (killed, or out "
-                "of memory?); `cataloger run --resume` catalogs the tables without a finished run"))
+        setup = (settings, instance.get_ref(), investigations_config, sandbox_spares(batch, jobs))
+        with closing(catalog_in_workers(batches, jobs, setup, on_progress)) as reported:
+            for name, data in reported:
+                done(TableReport.model_validate_json(data) if data is not None else TableReport(
+                    table=name, status="failed", error="the worker process cataloging it ended first "
+                    "(killed, or out of memory?); `cataloger run --resume` catalogs the tables without a finished run"))
     else:
         # the reference search finds each table's keys once in this process; each table's
         # sandbox starts, warm, while the table before it runs
         with across_tables(), sandbox_pool(sandbox_spares(batch, jobs)):
-            catalog = batch_cataloger(res, instance, investigations_config, table_assets)
+            catalog = batch_cataloger(res, instance, investigations_config, table_assets, on_progress)
             for names in batches:
                 for report in catalog(names):
                     done(report)
@@ -211,6 +261,7 @@ def catalog_database(
         raise_on_error=False,
         tags={"cataloger/launched_by": "cli"},
     )
+    check_stop()   # an index run a signal stopped is no failure either: the next run resumes
     index_uri = None
     if index.success:
         mats = index.asset_materializations_for_node("catalog_index")
@@ -244,22 +295,32 @@ def _resumed(store, database: str, name: str, summary: RunSummary) -> TableRepor
 
 
 def batch_cataloger(res: dict, instance: dg.DagsterInstance, investigations_config: dict,
-                    assets=TABLE_ASSETS) -> Callable[[list[str]], list[TableReport]]:
-    """A function cataloging one batch of tables (neighbour partitions) into their reports."""
-    timings: dict[str, tuple[float, int]] = {}   # run id -> (its seconds, its tables)
+                    assets=TABLE_ASSETS, on_progress: Callable[[str, str, float], None] | None = None,
+                    ) -> Callable[[list[str]], list[TableReport]]:
+    """A function cataloging one batch of tables (neighbour partitions) into their reports;
+    `on_progress(table, step, seconds)` hears each step of each table as it finishes."""
+    spent: dict[str, float] = {}   # table -> its own seconds in the steps of its latest run
+
+    def heard(table: str, step: str, seconds: float) -> None:
+        spent[table] = spent.get(table, 0.0) + seconds
+        if on_progress is not None:
+            on_progress(table, step, seconds)
 
     def run(names: list[str]) -> dg.ExecuteInProcessResult:
-        started = time.monotonic()
-        result = _materialize_tables(names, res, instance, investigations_config, assets)
-        timings[result.run_id] = (time.monotonic() - started, len(names))
-        return result
+        for name in names:   # a table run again (its batch failed on another) counts its last run
+            spent[name] = 0.0
+        listening = STEP_DONE.set(heard)
+        try:
+            return _materialize_tables(names, res, instance, investigations_config, assets)
+        finally:
+            STEP_DONE.reset(listening)
 
     def report(name: str, result: dg.ExecuteInProcessResult | None, error: BaseException | None) -> TableReport:
         if result is None:   # a definition-level failure must still not stop other tables
-            return TableReport(table=name, status="failed", error=f"{type(error).__name__}: {error}")
-        seconds, tables = timings[result.run_id]
+            return TableReport(table=name, status="failed", error=str(error) or type(error).__name__,
+                               traceback="".join(format_exception(error)))
         table_report = _table_report(name, result)
-        table_report.seconds = round(seconds / tables, 3)
+        table_report.seconds = round(spent.get(name, 0.0), 3)
         return table_report
 
     return lambda names: catalog_tables(names, run, report)
@@ -288,7 +349,7 @@ def _table_output(result: dg.ExecuteInProcessResult, node: str, name: str):
 def _table_report(name: str, result: dg.ExecuteInProcessResult) -> TableReport:
     report = TableReport(table=name, dagster_run_id=result.run_id, status="ok" if result.success else "failed")
     if not result.success:
-        report.error = _failure_message(result)
+        _failure(report, result)
         return report
     page = _materialization(result, "catalog_page", name).metadata
     report.run = str(page["run_folder"].value)

@@ -16,10 +16,11 @@ def main(batches_fd: int, reports_fd: int) -> None:
     import dagster as dg
 
     from cataloger_dagster.assets.pools import settings_pool, with_pool
-    from cataloger_dagster.cli.batches import serve_batches
+    from cataloger_dagster.cli.batches import progress_sender, serve_batches
     from cataloger_dagster.cli.runner import batch_cataloger
     from cataloger_dagster.core.issues.detectors import across_tables
     from cataloger_dagster.jobs import TABLE_ASSETS
+    from cataloger_dagster.cli.stopping import Interrupted, stop_on_signals
     from cataloger_dagster.resources.sandbox.pool import sandbox_pool
     from cataloger_dagster.settings import resources
 
@@ -32,9 +33,14 @@ def main(batches_fd: int, reports_fd: int) -> None:
         return
     settings, instance_ref, investigations_config, spares = setup
     table_assets = with_pool(TABLE_ASSETS, settings_pool(settings))
-    with dg.DagsterInstance.from_ref(instance_ref) as instance, across_tables(), sandbox_pool(spares):
-        catalog = batch_cataloger(resources(settings), instance, investigations_config, table_assets)
-        serve_batches(batches, reports, catalog)
+    try:
+        with stop_on_signals(), dg.DagsterInstance.from_ref(instance_ref) as instance, across_tables(), \
+                sandbox_pool(spares):
+            catalog = batch_cataloger(resources(settings), instance, investigations_config, table_assets,
+                                      progress_sender(reports))
+            serve_batches(batches, reports, catalog)
+    except Interrupted as stop:   # its run and its sandboxes are closed: it ends as the signal would end it
+        sys.exit(stop.exit_code)
 
 
 if __name__ == "__main__":

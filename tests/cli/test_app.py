@@ -135,7 +135,9 @@ def test_run_text_reports_each_failure_and_the_index(invoke, tmp_path, local_san
     assert out.exit_code == 1
     assert f"cataloged 1/2 tables of duckdb://{db}" in out.stdout
     failed = [line for line in out.stdout.splitlines() if line.startswith("  FAILED ")]
-    assert len(failed) == 1 and failed[0].startswith("  FAILED broken: table_profile:")
+    assert len(failed) == 1 and failed[0].startswith("  FAILED broken: table 'broken' in duckdb://")
+    assert "(while profiling it) (full error in " in failed[0] and "Traceback" not in out.output
+    assert "issues: 0 high, " in out.stdout
     assert f"catalog: {store / 'mixed' / 'index.html'}" in out.stdout
     assert (store / "mixed" / "index.html").is_file()
 

@@ -9,6 +9,9 @@ batch succeed without it.  Worker processes are real interpreters started by
 
 import json
 import os
+import signal
+import time
+from pathlib import Path
 
 import dagster as dg
 import duckdb
@@ -18,6 +21,7 @@ from cataloger_dagster.cli.batches import (
     RANGE_END, RANGE_START, catalog_in_workers, catalog_tables, sandbox_spares, table_batches,
 )
 from cataloger_dagster.cli.runner import catalog_database
+from cataloger_dagster.cli.stopping import Interrupted, stop_on_signals
 from shop import make_shop
 
 pytestmark = pytest.mark.filterwarnings("error::DeprecationWarning")
@@ -83,6 +87,8 @@ def batched(shop_db, tmp_path_factory, local_sandbox_for_module):
             report = catalog_database(database=f"duckdb://{shop_db}", store=str(store), sandbox="local",
                                       exploration_rate=0.0, instance=instance, batch=batch)
             out[batch] = {"report": report, "store": store, "runs": instance.get_run_records(),
+                          # read while the test instance's DAGSTER_HOME (where the log goes) exists
+                          "logs": {t.table: Path(t.log).read_text() for t in report.failed if t.log},
                           "materializations": {t.table: instance.fetch_materializations(
                               dg.AssetRecordsFilter(asset_key=dg.AssetKey("catalog_page"), asset_partitions=[t.table]),
                               limit=5).records for t in report.tables}}
@@ -94,7 +100,8 @@ def test_a_batch_is_one_run_and_a_failing_table_fails_alone(batched):
     by_table = {t.table: t for t in report.tables}
     assert sorted(by_table) == ["customers", "events", "events_copy", "flaky", "zeta"]
     assert {t.table for t in report.failed} == {"flaky"}
-    assert "flaky broke" in by_table["flaky"].error and by_table["flaky"].error.startswith("table_profile: ")
+    assert "flaky broke" in by_table["flaky"].error and by_table["flaky"].error.endswith("(while profiling it)")
+    assert "flaky broke" in batched[10]["logs"]["flaky"] and 'File "' in batched[10]["logs"]["flaky"]
     table_runs = [r.dagster_run for r in reversed(runs) if {RANGE_START, "dagster/partition"} & set(r.dagster_run.tags)]
     ranges = [(r.tags.get(RANGE_START), r.tags.get(RANGE_END)) for r in table_runs if RANGE_START in r.tags]
     alone = [r.tags["dagster/partition"] for r in table_runs if "dagster/partition" in r.tags]
@@ -159,3 +166,26 @@ def test_a_worker_that_dies_reports_its_tables_failed():
     # a setup the worker cannot unpack: it exits at once, as one killed would
     got = list(catalog_in_workers([["a", "b"], ["c"]], 2, ("not", "a setup")))
     assert sorted(got) == [("a", None), ("b", None), ("c", None)]
+
+
+def test_a_batch_a_signal_stopped_is_not_run_again_table_by_table():
+    """Dagster turns a Ctrl-C during a step into a failed run; that is a stop, never a table's failure."""
+    class Failed:
+        success, run_id = False, "stopped"
+        all_events = []
+
+    runs = []
+
+    def run(tables):
+        runs.append(list(tables))
+        swallowed = signal.signal(signal.SIGINT, lambda *_: None)   # as Dagster's handler does in a run
+        try:
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(0.1)
+        finally:
+            signal.signal(signal.SIGINT, swallowed)
+        return Failed()
+
+    with stop_on_signals(), pytest.raises(Interrupted):
+        catalog_tables(["a", "b", "c"], run, lambda name, result, error: pytest.fail("no table is reported"))
+    assert runs == [["a", "b", "c"]]

@@ -13,7 +13,7 @@ import duckdb
 import pytest
 
 from cataloger_dagster.cli.batches import RANGE_END, RANGE_START
-from cataloger_dagster.cli.runner import CatalogReport, catalog_database, dagster_instance
+from cataloger_dagster.cli.runner import STEPS, CatalogReport, catalog_database, dagster_instance
 from cataloger_dagster.settings import load_settings
 from shop import make_shop
 from tests.conftest import sandbox_problem, service_unavailable
@@ -42,6 +42,7 @@ def catalogued(tmp_path_factory):
             database=f"duckdb://{db}", store=str(store), sandbox="local", exploration_rate=0.0,
             instance=instance, on_tables=lambda names: heard.append(("tables", names)),
             on_table_done=lambda r: heard.append(("done", r.table)),
+            on_progress=lambda table, step, seconds: heard.append(("step", (table, step, seconds))),
         )
         yield {"db": db, "store": store, "instance": instance, "report": report, "heard": heard}
 
@@ -57,7 +58,7 @@ def test_good_tables_are_catalogued_and_each_bad_one_fails_alone(catalogued):
     assert {t.table for t in report.failed} == {BAD_NAME, "broken"}
     assert tables["customers"].status == tables["events"].status == "ok"
     # the failing step and the database's own reason
-    assert tables["broken"].error.startswith("table_profile: ") and "cannot be read" in tables["broken"].error
+    assert tables["broken"].error.endswith("(while profiling it)") and "cannot be read" in tables["broken"].error
     assert tables["broken"].dagster_run_id and tables["broken"].html is None
     assert "Dagster does not allow in a partition key" in tables[BAD_NAME].error
     assert tables[BAD_NAME].dagster_run_id is None  # never run
@@ -92,8 +93,19 @@ def test_the_report_names_the_database_store_and_index(catalogued):
 def test_callbacks_hear_the_tables_first_then_each_one_as_it_ends(catalogued):
     heard = catalogued["heard"]
     assert heard[0][0] == "tables" and sorted(heard[0][1]) == sorted([BAD_NAME, "broken", "customers", "events"])
+    done = [(kind, n) for kind, n in heard[1:] if kind == "done"]
     # each once (those never run first, then the others as their runs end)
-    assert [kind for kind, _ in heard[1:]] == ["done"] * 4 and sorted(n for _, n in heard[1:]) == sorted(heard[0][1])
+    assert len(done) == 4 and sorted(n for _, n in done) == sorted(heard[0][1])
+    # each step of each good table as it finished, before its batch's reports; its seconds are theirs
+    steps = [n for kind, n in heard if kind == "step"]
+    first_report = heard.index(next(h for h in heard if h[0] == "done" and h[1] in ("customers", "events")))
+    for table in ("customers", "events"):
+        mine = [(i, step, s) for i, (kind, n) in enumerate(heard) if kind == "step" for t, step, s in [n] if t == table]
+        assert sorted(step for _, step, _ in mine) == sorted(STEPS) and all(s > 0 for _, _, s in mine)
+        assert max(i for i, _, _ in mine) < first_report
+        report = by_table(catalogued["report"])[table]
+        assert report.seconds == pytest.approx(sum(s for _, _, s in mine), abs=0.002)
+    assert {t for t, _, _ in steps} == {"customers", "events"}   # the broken table finished no step
 
 
 def test_only_names_that_can_be_keys_become_partitions(catalogued):

@@ -15,12 +15,14 @@ URL = "postgres://cataloger:s3cr%40t-pass@db.example:5432/shop?sslpassword=keypa
 
 
 def test_the_redactor_hides_url_and_environment_secrets(monkeypatch):
-    for name, value in {"ANTHROPIC_API_KEY": "sk-ant-123456", "HOME": "/home/someone", "PGPASSWORD": "pw"}.items():
+    for name, value in {"ANTHROPIC_API_KEY": "sk-ant-123456", "HOME": "/home/someone", "PGPASSWORD": "pw",
+                        "PWD": "/work/project"}.items():
         monkeypatch.setenv(name, value)
     redactor = Redactor(URL, secret_values())
     text = redactor.text(f"failed on {URL} with s3cr@t-pass and sk-ant-123456 in /home/someone")
     assert "s3cr" not in text and "keypass99" not in text and "sk-ant-123456" not in text
     assert "/home/someone" in text  # not a secret: left alone
+    assert "/work/project" in redactor.text("ran in /work/project")  # the working directory ("PWD") neither
     assert redactor.text("pw is a short word") == "pw is a short word"  # too short to be hidden anywhere
     assert redactor.value({"a": ["x sk-ant-123456"], "sk-ant-123456": 1}) == {"a": ["x ***"], "***": 1}
 
