@@ -136,8 +136,8 @@ def test_run_text_reports_each_failure_and_the_index(invoke, tmp_path, local_san
     assert f"cataloged 1/2 tables of duckdb://{db}" in out.stdout
     failed = [line for line in out.stdout.splitlines() if line.startswith("  FAILED ")]
     assert len(failed) == 1 and failed[0].startswith("  FAILED broken: table_profile:")
-    assert f"catalog: {store / 'mixed' / 'index.html'}" in out.stdout
-    assert (store / "mixed" / "index.html").is_file()
+    assert f"catalog: {store / 'mixed.duckdb' / 'index.html'}" in out.stdout
+    assert (store / "mixed.duckdb" / "index.html").is_file()
 
 
 def test_run_json_selected_tables(invoke, tmp_path, shop, local_sandbox):
@@ -148,7 +148,7 @@ def test_run_json_selected_tables(invoke, tmp_path, shop, local_sandbox):
     report = json.loads(out.stdout)
     assert [t["table"] for t in report["tables"]] == ["customers"]
     assert report["tables"][0]["status"] == "ok" and Path(report["tables"][0]["html"]).is_file()
-    assert not (store / "shop" / "events").exists()
+    assert not (store / "shop.duckdb" / "events").exists()
 
 
 def test_run_errors_are_one_clean_line(invoke, tmp_path):

@@ -29,7 +29,7 @@ def invoke(shop, *args, env=None):
 
 
 def log(shop):
-    return LocalScriptStore(root=str(shop["store"])).read_reviews(table_prefix("shop", "events"))
+    return LocalScriptStore(root=str(shop["store"])).read_reviews(table_prefix("shop.duckdb", "events"))
 
 
 def test_review_records_a_verdict_with_its_note_and_reviewer(shop):
@@ -38,7 +38,7 @@ def test_review_records_a_verdict_with_its_note_and_reviewer(shop):
     out = invoke(shop, "events", issue, "--dismiss", "--note", note, "--reviewer", "ana", "--json")
     assert out.exit_code == 0, out.output
     data = json.loads(out.stdout)
-    assert (data["database"], data["table"]) == ("shop", "events")
+    assert (data["database"], data["table"]) == ("shop.duckdb", "events")
     assert data["review"]["verdict"] == "dismiss" and data["review"]["note"] == note
     entry = log(shop)[-1]
     assert (entry.issue_id, entry.verdict, entry.note, entry.reviewer, entry.via) == (issue, "dismiss", note, "ana", "cli")
