@@ -18,7 +18,7 @@ import pytest
 from cataloger_dagster.cli.runner import catalog_database
 from cataloger_dagster.core.layout import CATALOG_FILE, store_name
 from cataloger_dagster.resources.script_store import LocalScriptStore
-from cataloger_dagster.resources.script_store.identity import CatalogIdentityError, claim_database_catalog
+from cataloger_dagster.resources.script_store.identity import CatalogIdentityError
 from cataloger_dagster.settings import plain_database
 from tests.conftest import sandbox_problem, service_unavailable
 
@@ -151,6 +151,25 @@ def test_a_name_another_source_uses_is_refused_before_any_run(bikes):
     assert sorted(p.name for p in (bikes["store"] / "bikes.duckdb" / "trips").iterdir()) == before
 
 
+def test_a_run_launched_by_dagster_is_refused_in_its_first_step(bikes, monkeypatch):
+    """A sensor's, the schedule's or the UI's run: the same check, in table_profile (TableRun.open)."""
+    from cataloger_dagster.assets.table_profile import table_profile
+    from cataloger_dagster.settings import resources
+
+    other = bikes["tmp"] / "launched" / "bikes.duckdb"
+    make_bikes_duckdb(other)
+    monkeypatch.setenv("CATALOGER_DATABASE", f"duckdb://{other}")   # resources() sets it: undone after
+    res = resources(database=f"duckdb://{other}", store=str(bikes["store"]), sandbox="local")
+    result = dg.materialize([table_profile], partition_key="trips", instance=bikes["instance"], resources=res,
+                            raise_on_error=False)
+    assert not result.success
+    (failure,) = [e for e in result.all_events if e.is_step_failure]
+    message = failure.step_failure_data.error.message
+    assert "holds the results of" in message and str(other.resolve()) in message and "--name" in message
+    recorded = json.loads((bikes["store"] / "bikes.duckdb" / CATALOG_FILE).read_text())
+    assert f"duckdb://{other.resolve()}" not in recorded["sources"]
+
+
 def test_a_name_given_with_name_adds_the_source_to_that_catalog(bikes):
     other = bikes["tmp"] / "elsewhere" / "bikes.duckdb"
     if not other.exists():
@@ -239,18 +258,3 @@ def test_catalog_name_setting_names_the_catalog_of_every_resource(monkeypatch, t
     assert database_resource(settings=settings).name == "bikes-prod"   # what the Dagster definitions get
     monkeypatch.delenv("CATALOGER_NAME")
     assert plain_database(load_settings()).database_name == "bikes.duckdb"
-
-
-def test_the_catalog_file_is_never_a_table(tmp_path):
-    store = LocalScriptStore(root=str(tmp_path))
-    assert store_name(CATALOG_FILE) != CATALOG_FILE
-    db = plain_database(load_settings_for(tmp_path / "x.duckdb"))
-    claim_database_catalog(store, db)
-    store.open_run(f"x.duckdb/{store_name(CATALOG_FILE)}", "run", table=CATALOG_FILE)
-    assert store.list_tables("x.duckdb") == [CATALOG_FILE]   # the table of that name, not the file
-
-
-def load_settings_for(path: Path):
-    from cataloger_dagster.settings import load_settings
-
-    return load_settings(database=f"duckdb://{path}")

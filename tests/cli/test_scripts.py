@@ -267,7 +267,7 @@ def test_scripts_on_s3(s3_env):
 
     data = json.loads(invoke("list", "orders", "--database", DB_URL, "--store", url, "--json").stdout)
     assert data["best"] == TS[1] and [r["timestamp"] for r in data["runs"]] == [TS[2], TS[1], TS[0]]
-    assert data["runs"][0]["uri"] == f"{url}/shop/orders/{TS[2]}/{SCRIPT}"
+    assert data["runs"][0]["uri"] == f"{url}/shop.duckdb/orders/{TS[2]}/{SCRIPT}"
     out = invoke("show", "orders", "latest", "--code-only", "--database", DB_URL, "--store", url)
     assert out.exit_code == 0 and out.output == CODE_3
     out = invoke("diff", "orders", "--database", DB_URL, "--store", url)
