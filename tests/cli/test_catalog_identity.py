@@ -164,7 +164,7 @@ def test_a_run_launched_by_dagster_is_refused_in_its_first_step(bikes, monkeypat
                             raise_on_error=False)
     assert not result.success
     (failure,) = [e for e in result.all_events if e.is_step_failure]
-    message = failure.step_failure_data.error.message
+    message = failure.step_failure_data.error.cause.message   # the error table_profile raised
     assert "holds the results of" in message and str(other.resolve()) in message and "--name" in message
     recorded = json.loads((bikes["store"] / "bikes.duckdb" / CATALOG_FILE).read_text())
     assert f"duckdb://{other.resolve()}" not in recorded["sources"]

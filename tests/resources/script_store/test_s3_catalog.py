@@ -28,7 +28,8 @@ def test_catalog_run_writes_to_s3_and_the_next_run_learns_from_it(demo_db, s3_se
                      "catalog_script.py", "catalog_script.metrics.json", "recent_summary.html",
                      "run_summary.json"):
             assert run + name in keys
-    timelapse = s3.get_object(Bucket=s3_bucket, Key="catalogs/demo.duckdb/orders/timelapse.html")["Body"].read().decode()
+    key = "catalogs/demo.duckdb/orders/timelapse.html"
+    timelapse = s3.get_object(Bucket=s3_bucket, Key=key)["Body"].read().decode()
     assert timelapse.count('<tr class="run"') == 2      # the table's, replaced by the second run
     metrics = json.loads(s3.get_object(
         Bucket=s3_bucket, Key=f"catalogs/demo.duckdb/orders/{second.tables[0].run}/catalog_script.metrics.json"
