@@ -190,7 +190,7 @@ def test_demo_catalogs_the_demo_database_it_finds(invoke, local_sandbox):
     assert report["database"] == f"duckdb://{DEMO_DATABASE}"
     assert {t["table"] for t in report["tables"]} == set(info["tables"])
     assert all(t["status"] == "ok" for t in report["tables"]), report["tables"]
-    assert Path(report["index"]) == Path("catalog", "demo", "index.html").resolve()
+    assert Path(report["index"]) == Path("catalog", "demo.duckdb", "index.html").resolve()
     assert demo.read_bytes() == before      # found, not written again
     assert "demo database written" not in out.output
 
