@@ -158,6 +158,9 @@ def catalog_database(
                 on_table_done=on_table_done, on_tables=on_tables, settings=settings, resume=resume,
                 batch=batch, jobs=jobs,
             )
+    # the catalog must be this database's: checked once before anything is added or run (each
+    # run's first write checks again: TableRun.open)
+    notes = claim_database_catalog(st, db_res)
     # a name Dagster cannot take as a partition key fails alone, reported below
     known = [t for t in wanted if t in available and partition_key_problem(t) is None]
     existing = set(instance.get_dynamic_partitions(tables_partitions.name))
@@ -166,8 +169,6 @@ def catalog_database(
         instance.add_dynamic_partitions(tables_partitions.name, new)
     if on_tables is not None:
         on_tables(list(wanted))
-    # once, before any run writes (each run's table_profile checks again: TableRun.open)
-    notes = claim_database_catalog(st, db_res)
     plan = _resume_plan(st, db_res, known, resume)
     run_id = start_database_run(st, db_res.database_name, list(wanted))
     # each run in its database's pool: the daemon and each step count it against the limit

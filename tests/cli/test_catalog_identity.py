@@ -151,6 +151,20 @@ def test_a_name_another_source_uses_is_refused_before_any_run(bikes):
     assert sorted(p.name for p in (bikes["store"] / "bikes.duckdb" / "trips").iterdir()) == before
 
 
+def test_the_command_says_the_refusal_in_one_line(bikes):
+    from click.testing import CliRunner
+
+    from cataloger_dagster.cli.app import main
+
+    other = bikes["tmp"] / "typed" / "bikes.duckdb"
+    make_bikes_duckdb(other)
+    out = CliRunner().invoke(main, ["run", "--database", f"duckdb://{other}", "--store", str(bikes["store"])],
+                             env={"CATALOGER_NAME": None})
+    assert out.exit_code == 1 and "Traceback" not in out.output
+    last = out.output.splitlines()[-1]
+    assert last.startswith("Error: the catalog 'bikes.duckdb'") and str(other.resolve()) in last and "--name" in last
+
+
 def test_a_run_launched_by_dagster_is_refused_in_its_first_step(bikes, monkeypatch):
     """A sensor's, the schedule's or the UI's run: the same check, in table_profile (TableRun.open)."""
     from cataloger_dagster.assets.table_profile import table_profile
