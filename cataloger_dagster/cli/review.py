@@ -67,8 +67,8 @@ def review(table, issue_id, dismiss, accept, expected, note, reviewer, listing, 
                 lines.append("current verdicts:")
                 lines += [f"  {r.verdict:<8} {i!r}" for i, r in current.items()]
             return data, "\n".join(lines)
-        name = reviewer if reviewer and reviewer.strip() else default_reviewer(load_settings().reviewer)
-        entry, uri = record_review(ctx.store, ctx.database, ctx.table, issue_id, verdict, note, name, via="cli")
+        who = reviewer if reviewer and reviewer.strip() else default_reviewer(load_settings().reviewer)
+        entry, uri = record_review(ctx.store, ctx.database, ctx.table, issue_id, verdict, note, who, via="cli")
         return ({**ctx.header(), "review": entry.model_dump(mode="json"), "uri": uri},
                 f"recorded: {_shown(entry)}\n  in {uri}")
 

@@ -114,7 +114,7 @@ def test_the_shown_database_urls_read_as_they_say():
     shown = dict(DATABASE_URLS)
     absolute, relative, sqlite, postgres, mysql = shown   # in the order the help lists them
     assert "three slashes" in shown[absolute] and absolute.startswith("duckdb:///")
-    assert DatabaseResource(url=absolute).database_name == "shop"
+    assert DatabaseResource(url=absolute).database_name == "shop.duckdb"
     assert "two slashes" in shown[relative] and not relative.startswith("duckdb:///")
     assert DatabaseResource(url=sqlite).scheme == "sqlite"
     pg = _postgres_arguments(postgres)
