@@ -101,7 +101,7 @@ def test_writes_land_where_uri_says_and_metrics_only_when_given(setup):
 
 def test_table_prefix_uses_the_database_name_and_escapes_the_table(tmp_path):
     db = DatabaseResource(url=f"duckdb://{tmp_path / 'sales.duckdb'}")
-    assert table_prefix(db, "orders") == "sales/orders"
+    assert table_prefix(db, "orders") == "sales.duckdb/orders"
     # a table name with a slash must not become a nested folder
     assert table_prefix(db, "a/b").count("/") == 1
 

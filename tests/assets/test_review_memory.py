@@ -138,7 +138,7 @@ def test_the_memory_works_the_same_on_an_s3_store(tmp_path, s3_env):
     orphans = next(i for i in after.issues if i.id == "events_orphan_references_customer_id")
     assert orphans.severity == "medium" and orphans.precision.dismissals == 3
     assert meta["issues_dismissed"].value == 1
-    keys = sorted(o["Key"] for o in s3.list_objects_v2(Bucket=s3_bucket, Prefix="catalogs/shop/events/")["Contents"]
+    keys = sorted(o["Key"] for o in s3.list_objects_v2(Bucket=s3_bucket, Prefix="catalogs/shop.duckdb/events/")["Contents"]
                   if o["Key"].endswith("/issues.json"))
     stored = AnalysisResultModel.model_validate_json(s3.get_object(Bucket=s3_bucket, Key=keys[-1])["Body"].read())
     assert stored == after
