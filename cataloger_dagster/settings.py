@@ -67,6 +67,10 @@ class CatalogerSettings(BaseSettings):
         DEFAULT_DATABASE_URL, repr=False,
         description="the database to catalog, any ibis URL: `duckdb://`, `sqlite://`, "
         "`postgres://user:pw@host/db?schema=s`, `mysql://user:pw@host/db` (the `mysql` extra)")
+    name: Optional[str] = Field(
+        None, description="the catalog's name, its folder in the store (`--name`); default: the database file's "
+        "name with its extension (`bikes.duckdb`), or a server's `host_port/database/schema`.  A catalog holds one "
+        "database's results: a name another database already uses is refused unless given here")
     database_concurrency: int = Field(
         4, ge=1, json_schema_extra=_hint("a number of runs, e.g. 4"),
         description="how many catalog runs may query the database at once: the limit of its Dagster pool "
@@ -301,12 +305,19 @@ def use_database(url: str | None) -> None:
 def database_resource(url: str | None = None, settings: CatalogerSettings | None = None) -> DatabaseResource:
     settings = _settings(settings, database=url)
     if "database" not in settings.model_fields_set:
-        return DatabaseResource(url=DEFAULT_DATABASE_URL)
+        return DatabaseResource(url=DEFAULT_DATABASE_URL, name=settings.name)
     use_database(settings.database)
     # Dagster stores every resource's configured values in the job snapshot of each run
     # and shows them in the UI; a dg.EnvVar is stored and shown by its name, and read from
     # the environment only when the run starts.
-    return DatabaseResource(url=dg.EnvVar(DATABASE_VARIABLE))
+    return DatabaseResource(url=dg.EnvVar(DATABASE_VARIABLE), name=settings.name)
+
+
+def plain_database(settings: CatalogerSettings | None = None) -> DatabaseResource:
+    """The settings' database as a resource used outside Dagster (to list tables, to name the
+    catalog): the URL itself, which never reaches Dagster, and the catalog's name."""
+    settings = _settings(settings)
+    return DatabaseResource(url=settings.database, name=settings.name)
 
 
 def store_resource(url: str | None = None, settings: CatalogerSettings | None = None) -> ScriptStore:

@@ -74,12 +74,12 @@ def test_materialize_every_asset_for_two_partitions(demo_db, tmp_path):
         assert not bad, [str(w.message) for w in bad]
         # the design's store layout
         for table in ("customers", "orders"):
-            runs = run_folders(store_root / "demo" / table)
+            runs = run_folders(store_root / "demo.duckdb" / table)
             assert len(runs) == 1
             names = {p.name for p in runs[0].iterdir()}
             assert {"profile.json", "understanding.json", "issues.json", "investigations.json", "catalog.html",
                     "catalog_script.py", "catalog_script.metrics.json"} <= names
-        index_html = (store_root / "demo" / "index.html").read_text()
+        index_html = (store_root / "demo.duckdb" / "index.html").read_text()
         assert "customers" in index_html and "orders" in index_html
         # metadata the UI shows
         mat = instance.fetch_materializations(
@@ -89,12 +89,12 @@ def test_materialize_every_asset_for_two_partitions(demo_db, tmp_path):
         assert "dagster/column_schema" in mat.metadata
 
         # a second run writes a new folder, leaves the first intact, reuses the understanding
-        first = run_folders(store_root / "demo" / "orders")[0]
+        first = run_folders(store_root / "demo.duckdb" / "orders")[0]
         before = {str(p.relative_to(first)): p.read_bytes() for p in first.rglob("*") if p.is_file()}
         assert any(name.startswith("fixes/") for name in before)   # the smart-fix scripts too
         again = dg.materialize(TABLE_ASSETS, partition_key="orders", instance=instance, resources=res)
         assert again.success
-        runs = run_folders(store_root / "demo" / "orders")
+        runs = run_folders(store_root / "demo.duckdb" / "orders")
         assert len(runs) == 2 and runs[0] == first
         assert {str(p.relative_to(first)): p.read_bytes() for p in first.rglob("*") if p.is_file()} == before
         reused = again.asset_materializations_for_node("table_understanding")[0].metadata["reused_from"].value

@@ -84,10 +84,10 @@ def test_the_job_catalogs_one_table_and_leaves_the_index(tmp_path):
         events = result.get_asset_materialization_events()
         assert {e.asset_key.to_user_string() for e in events} == PER_TABLE
         assert {e.partition for e in events} == {"events"}
-    runs = [p for p in (store / "shop" / "events").iterdir() if p.is_dir()]
+    runs = [p for p in (store / "shop.duckdb" / "events").iterdir() if p.is_dir()]
     assert len(runs) == 1 and (runs[0] / "catalog.html").is_file()
-    assert (store / "shop" / "events" / "timelapse.html").is_file()   # the table's, beside its runs
-    assert not (store / "shop" / "customers").exists() and not (store / "shop" / "index.html").exists()
+    assert (store / "shop.duckdb" / "events" / "timelapse.html").is_file()   # the table's, beside its runs
+    assert not (store / "shop.duckdb" / "customers").exists() and not (store / "shop.duckdb" / "index.html").exists()
 
 
 def test_the_lists_load_without_the_settings():
@@ -136,7 +136,7 @@ def test_review_issue_appends_to_the_tables_log(reviewable):
         # the review shows on the table's catalog_page partition in the UI
         observed = instance.fetch_observations(dg.AssetKey("catalog_page"), limit=5).records
         assert observed and observed[0].event_log_entry.asset_observation.partition == "events"
-    entry = LocalScriptStore(root=str(reviewable["store"])).read_reviews("shop/events")[-1]
+    entry = LocalScriptStore(root=str(reviewable["store"])).read_reviews("shop.duckdb/events")[-1]
     assert (entry.issue_id, entry.verdict, entry.note, entry.reviewer) == (issue, "expected", note, "from-settings")
     assert entry.via == f"dagster run {result.run_id}" and entry.issue is not None
 
@@ -146,7 +146,7 @@ def test_the_reviewer_in_the_run_config_wins_over_the_setting(reviewable):
                                      "reviewer": "ana"}, reviewer="from-settings")
     assert result.success
     from cataloger_dagster.resources.script_store import LocalScriptStore
-    assert LocalScriptStore(root=str(reviewable["store"])).read_reviews("shop/events")[-1].reviewer == "ana"
+    assert LocalScriptStore(root=str(reviewable["store"])).read_reviews("shop.duckdb/events")[-1].reviewer == "ana"
 
 
 def test_an_unknown_issue_fails_the_run_with_the_known_ids(reviewable):

@@ -6,13 +6,13 @@ from cataloger_dagster.assets.catalog_page import catalog_page
 from cataloger_dagster.assets.common import GROUP, OWNERS, link
 from cataloger_dagster.assets.index_automation import AFTER_TABLE_RUNS
 from cataloger_dagster.resources import script_store
-from cataloger_dagster.assets.partitions import tables_partitions
 from cataloger_dagster.core.investigate.outcome import standing
 from cataloger_dagster.core.layout import CATALOG_PAGE, INVESTIGATIONS, ISSUES, PROFILE, SCRIPT, TIMELAPSE
 from cataloger_dagster.core.models import AnalysisResultModel, InvestigationsResult, TableProfile, severity_counts
 from cataloger_dagster.core.render.pages import IndexEntry, health_score, render_index
 from cataloger_dagster.resources.database import DatabaseResource
 from cataloger_dagster.resources.script_store import ScriptStore
+from cataloger_dagster.resources.script_store.identity import check_database_catalog
 
 
 class CatalogIndexConfig(dg.Config):
@@ -60,7 +60,8 @@ def index_entry(store: ScriptStore, database: str, table: str, error: str | None
     group_name=GROUP,
     owners=OWNERS,
     kinds={"html"},
-    description="index.html over every table of the database, with a health score each.",
+    description="index.html over every table of the database's catalog (the tables with results in the "
+    "store, and those whose run just failed), with a health score each.",
     automation_condition=AFTER_TABLE_RUNS,   # catalog_index_sensor evaluates it
 )
 def catalog_index(
@@ -69,8 +70,11 @@ def catalog_index(
     database: DatabaseResource,
     store: ScriptStore,
 ) -> dg.MaterializeResult:
-    tables = sorted({*context.instance.get_dynamic_partitions(tables_partitions.name), *config.errors})
+    # the catalog's own stored tables: never the instance's partitions, which may hold another
+    # database's tables (one DAGSTER_HOME, two databases) and not yet this one's
+    check_database_catalog(store, database)
     db = database.database_name
+    tables = sorted({*store.list_tables(db), *config.errors})
     entries = [index_entry(store, db, t, config.errors.get(t)) for t in tables]
     uri = store.write_index(db, render_index(database=db, tables=entries))
     return dg.MaterializeResult(

@@ -24,6 +24,7 @@ import dagster as dg
 from cataloger_dagster.resources import script_store
 from cataloger_dagster.resources.database import DatabaseResource
 from cataloger_dagster.resources.script_store import ScriptStore
+from cataloger_dagster.resources.script_store.identity import claim_database_catalog
 
 GROUP = "catalog"
 OWNERS = ["team:data-platform"]
@@ -163,7 +164,11 @@ class TableRun:
     @classmethod
     def open(cls, context: dg.AssetExecutionContext, database: DatabaseResource,
              store: ScriptStore, table: str) -> "TableRun":
-        """Claims (or finds) this run's folder of `table`: call it when the asset has something to write."""
+        """Claims (or finds) this run's folder of `table`: call it when the asset has something to write.
+        First makes sure the catalog is the database's own (however the run was launched: the
+        UI, a sensor, `cataloger run`), or fails the table with what to pass."""
+        for note in claim_database_catalog(store, database):
+            context.log.warning(note)
         prefix = table_prefix(database, table)
         return cls(store, database, table, prefix, run_folder(context, store, prefix, table))
 

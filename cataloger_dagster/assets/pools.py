@@ -41,7 +41,7 @@ def database_pool(database_name: str) -> str:
 
 def settings_pool(settings: CatalogerSettings) -> str:
     """The pool of the database the settings name (by its name: the URL may hold a password)."""
-    return database_pool(DatabaseResource(url=settings.database).database_name)
+    return database_pool(DatabaseResource(url=settings.database, name=settings.name).database_name)
 
 
 def with_pool(assets: Sequence[dg.AssetsDefinition], pool: str) -> list[dg.AssetsDefinition]:

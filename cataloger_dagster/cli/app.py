@@ -92,7 +92,8 @@ def demo_db(path: Path, scale: float, seed: int, as_json: bool) -> None:
               help="Dagster runs at once, a worker process each, with DAGSTER_HOME set "
               "(default: CATALOGER_RUN_JOBS, else 1).")
 @json_option
-def run(database, store, agent, sandbox, tables, explore, exploration_rate, resume, batch, jobs, as_json) -> None:
+def run(database, name, store, agent, sandbox, tables, explore, exploration_rate, resume, batch, jobs,
+        as_json) -> None:
     """Catalog a database (all tables, or those given) through Dagster."""
     from cataloger_dagster.cli.progress import RunProgress, summary_lines
     from cataloger_dagster.cli.runner import catalog_database
@@ -100,7 +101,7 @@ def run(database, store, agent, sandbox, tables, explore, exploration_rate, resu
     from cataloger_dagster.resources.script_store import ScriptStoreError
     from cataloger_dagster.cli.stopping import Interrupted, stop_on_signals
 
-    settings = _settings(database=database, store=store, agent=agent, sandbox=sandbox)
+    settings = _settings(database=database, name=name, store=store, agent=agent, sandbox=sandbox)
     progress = RunProgress(expected=len(tables) or None, bar=sys.stderr.isatty())
     with stop_on_signals():
         try:
@@ -117,6 +118,8 @@ def run(database, store, agent, sandbox, tables, explore, exploration_rate, resu
             click.echo(progress.interrupted_line(stop), err=True)
             sys.exit(stop.exit_code)
     progress.close()
+    for note in report.notes:
+        click.echo(f"note: {note}", err=True)
     if as_json:
         click.echo(report.to_json())
     else:
@@ -169,15 +172,21 @@ def profile(database, table, as_json) -> None:
               help="Bytes of values run_sql fetches for one reply at most.")
 @click.option("--allow-superuser-sql", is_flag=True,
               help="Let run_sql run over a PostgreSQL superuser (or file-reading) role; refused otherwise.")
-def mcp(database, store, sandbox, http, row_limit, sql_timeout, byte_limit, allow_superuser_sql) -> None:
+def mcp(database, name, store, sandbox, http, row_limit, sql_timeout, byte_limit, allow_superuser_sql) -> None:
     """Serve the catalog to an MCP client (Claude Desktop, Claude Code...): stdio, or --http."""
     from cataloger_dagster.mcp.server import Service, serve
-    from cataloger_dagster.resources.database import DatabaseResource
-    from cataloger_dagster.settings import sandbox_resource, secret_values, store_resource
+    from cataloger_dagster.resources.script_store import ScriptStoreError
+    from cataloger_dagster.resources.script_store.identity import check_database_catalog
+    from cataloger_dagster.settings import plain_database, sandbox_resource, secret_values, store_resource
 
-    settings = _settings(database=database, store=store, sandbox=sandbox)
+    settings = _settings(database=database, name=name, store=store, sandbox=sandbox)
     # a plain resource outside Dagster (the settings' one reads the URL through dg.EnvVar)
-    service = Service(database=DatabaseResource(url=settings.database), store=store_resource(settings=settings),
+    db, catalog_store = plain_database(settings), store_resource(settings=settings)
+    try:   # serve this database's own catalog, never another's of the same name
+        check_database_catalog(catalog_store, db)
+    except ScriptStoreError as exc:
+        raise click.ClickException(str(exc)) from None
+    service = Service(database=db, store=catalog_store,
                       sandbox=sandbox_resource(settings=settings), row_limit=row_limit,
                       sql_timeout_s=sql_timeout, sql_byte_limit=byte_limit,
                       allow_superuser_sql=allow_superuser_sql, secrets=secret_values())

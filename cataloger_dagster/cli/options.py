@@ -55,6 +55,14 @@ def database_option(func: Callable) -> Callable:
         "one of the two is required].")(func)
 
 
+def name_option(func: Callable) -> Callable:
+    return click.option(
+        "--name", "name", metavar="NAME",
+        help="The catalog's name, its folder in the store [default: CATALOGER_NAME, else the database file's "
+        "name with its extension, or host_port/database/schema]; a name that another database's catalog "
+        "has is refused unless given here.")(func)
+
+
 def store_option(func: Callable) -> Callable:
     return click.option(
         "--store", "store", metavar="PATH",
@@ -68,7 +76,7 @@ def json_option(func: Callable) -> Callable:
 # The options that say which catalog a command reads or writes, in the order the help lists
 # them; an option that names the catalog otherwise belongs here too, so that every such command
 # takes it alike.
-CATALOG_OPTIONS = (database_option, store_option)
+CATALOG_OPTIONS = (database_option, name_option, store_option)
 
 
 def catalog_options(func: Callable) -> Callable:

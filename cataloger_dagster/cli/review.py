@@ -22,7 +22,7 @@ def _shown(review) -> str:
 @click.command("review", epilog=examples(
     f"cataloger review orders --list --database {EXAMPLE_DATABASE}",
     f"cataloger review orders ISSUE_ID --dismiss --note 'refunds are negative' --database {EXAMPLE_DATABASE}",
-    "cataloger review orders ISSUE_ID --expected --database-name shop --store s3://bucket/catalog"))
+    "cataloger review orders ISSUE_ID --expected --name shop.duckdb --store s3://bucket/catalog"))
 @click.argument("table")
 @click.argument("issue_id", required=False)
 @click.option("--dismiss", is_flag=True, help="A false alarm: do not raise it again as it is.")
@@ -34,13 +34,13 @@ def _shown(review) -> str:
 @click.option("--list", "listing", is_flag=True, help="Print TABLE's review log, oldest first, and each "
               "issue's current verdict.")
 @_common
-def review(table, issue_id, dismiss, accept, expected, note, reviewer, listing, database, store, database_name,
+def review(table, issue_id, dismiss, accept, expected, note, reviewer, listing, database, name, store, database_name,
            as_json) -> None:
     """Accept, dismiss or mark 'expected' ISSUE_ID of TABLE's latest run, or (--list) show the reviews.
     Put `--` before TABLE when a name starts with '-'.
 
     Writes only the store's review log: the database is never opened, its URL (or
-    --database-name) only says which of the store's catalogs TABLE belongs to."""
+    --name) only says which of the store's catalogs TABLE belongs to."""
     given = [v for v, flag in (("dismiss", dismiss), ("accept", accept), ("expected", expected)) if flag]
     if len(given) > 1:
         raise click.UsageError(f"give one verdict, not {' and '.join('--' + v for v in given)}")
@@ -55,7 +55,7 @@ def review(table, issue_id, dismiss, accept, expected, note, reviewer, listing, 
     from cataloger_dagster.settings import load_settings
 
     def body():
-        ctx = _context(database, database_name, store, table)
+        ctx = _context(database, name or database_name, store, table)
         if listing:
             reviews = ctx.store.read_reviews(ctx.prefix)
             current = latest_reviews(reviews)
@@ -67,8 +67,8 @@ def review(table, issue_id, dismiss, accept, expected, note, reviewer, listing, 
                 lines.append("current verdicts:")
                 lines += [f"  {r.verdict:<8} {i!r}" for i, r in current.items()]
             return data, "\n".join(lines)
-        name = reviewer if reviewer and reviewer.strip() else default_reviewer(load_settings().reviewer)
-        entry, uri = record_review(ctx.store, ctx.database, ctx.table, issue_id, verdict, note, name, via="cli")
+        who = reviewer if reviewer and reviewer.strip() else default_reviewer(load_settings().reviewer)
+        entry, uri = record_review(ctx.store, ctx.database, ctx.table, issue_id, verdict, note, who, via="cli")
         return ({**ctx.header(), "review": entry.model_dump(mode="json"), "uri": uri},
                 f"recorded: {_shown(entry)}\n  in {uri}")
 

@@ -34,7 +34,8 @@ from cataloger_dagster.core.models import severity_counts
 from cataloger_dagster.jobs import TABLE_ASSETS
 from cataloger_dagster.resources.database import DatabaseResource
 from cataloger_dagster.resources.sandbox.pool import sandbox_pool
-from cataloger_dagster.settings import CatalogerSettings, dagster_home, load_settings
+from cataloger_dagster.resources.script_store.identity import claim_database_catalog
+from cataloger_dagster.settings import CatalogerSettings, dagster_home, load_settings, plain_database
 from cataloger_dagster.settings import resources as make_resources
 
 # the steps of each table (its progress is counted in them)
@@ -81,10 +82,13 @@ class TableReport(BaseModel):
 class CatalogReport(BaseModel):
     database: str
     store: str
+    catalog: str = ""                   # the catalog's name: its folder in the store
     index: Optional[str] = None
     tables: list[TableReport]
     # the start of the earlier run this one resumed (it was interrupted), if any
     resumed_from: Optional[str] = None
+    # what the user should know about the catalog (where its earlier results are), one sentence each
+    notes: list[str] = []
 
     @property
     def failed(self) -> list[TableReport]:
@@ -143,6 +147,7 @@ def _failure(report: TableReport, result: dg.ExecuteInProcessResult) -> None:
 def catalog_database(
     *,
     database: str | None = None,
+    name: str | None = None,
     store: str | None = None,
     agent: str | None = None,
     sandbox: str | None = None,
@@ -171,11 +176,12 @@ def catalog_database(
     `batch` and `jobs` default to the settings' `run_batch` and `run_jobs`.
     `resume`: None resumes an interrupted run (the tables already cataloged for their current
     data are not run again), True skips such tables whatever happened before, False runs all.
-    `settings` default to the environment's; `database`, `store`, `agent` and `sandbox`
-    replace theirs."""
+    `settings` default to the environment's; `database`, `name` (the catalog's), `store`, `agent`
+    and `sandbox` replace theirs.  A catalog of the same name that holds another database's
+    results stops it before any run (`CatalogIdentityError`)."""
     if settings is None:
         settings = load_settings()
-    settings = settings.replace(database=database, store=store, agent=agent, sandbox=sandbox)
+    settings = settings.replace(database=database, name=name, store=store, agent=agent, sandbox=sandbox)
     batch = settings.run_batch if batch is None else batch
     jobs = settings.run_jobs if jobs is None else jobs
     # the URL becomes this process's CATALOGER_DATABASE: Dagster keeps only that name (settings.use_database)
@@ -185,7 +191,7 @@ def catalog_database(
         investigations_config["exploration_rate"] = exploration_rate
     st = res["store"]
     # a plain resource outside Dagster, only to list the tables; each run opens its own
-    db_res = DatabaseResource(url=settings.database)
+    db_res = plain_database(settings)
     try:
         available = db_res.list_tables()
         if not available:   # a wrong database or schema, most likely: say so rather than catalog nothing
@@ -202,6 +208,9 @@ def catalog_database(
                 on_table_done=on_table_done, on_tables=on_tables, on_progress=on_progress,
                 settings=settings, resume=resume, batch=batch, jobs=jobs,
             )
+    # the catalog must be this database's: checked once before anything is added or run (each
+    # run's first write checks again: TableRun.open)
+    notes = claim_database_catalog(st, db_res)
     # a name Dagster cannot take as a partition key fails alone, reported below
     known = [t for t in wanted if t in available and partition_key_problem(t) is None]
     existing = set(instance.get_dynamic_partitions(tables_partitions.name))
@@ -267,14 +276,15 @@ def catalog_database(
         mats = index.asset_materializations_for_node("catalog_index")
         index_uri = str(mats[-1].metadata["index"].value) if mats else None
         finish_database_run(st, db_res.database_name, run_id, sorted(errors))
-    return CatalogReport(database=db_res.safe_url, store=st.describe(), index=index_uri, tables=reports_in_order,
-                         resumed_from=(plan.interrupted or {}).get("at"))
+    return CatalogReport(database=db_res.safe_url, store=st.describe(), catalog=db_res.database_name,
+                         index=index_uri, tables=reports_in_order, resumed_from=(plan.interrupted or {}).get("at"),
+                         notes=notes)
 
 
 def _resume_plan(store, db_res: DatabaseResource, tables: list[str], resume: bool | None) -> ResumePlan:
     if resume is False:
         return ResumePlan()
-    db = DatabaseResource(url=db_res.url)
+    db = DatabaseResource(url=db_res.url, name=db_res.name)
     try:
         return plan_resume(store, db.database_name, tables, lambda name: db.fingerprint(name).value,
                            force=bool(resume))

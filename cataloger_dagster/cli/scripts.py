@@ -72,7 +72,7 @@ class _Ctx:
             message += "; tables with runs in this store: " + ", ".join(others)
         elif not runs:
             message += (f"; the store has no runs for database {self.database!r}: run "
-                        "`cataloger run` first, or check --store / --database / --database-name")
+                        "`cataloger run` first, or check --store / --database / --name")
         return ScriptsError(message, **self.header(), tables=tables)
 
     def pick(self, records: list[ScriptRecord], which: str) -> ScriptRecord:
@@ -112,8 +112,8 @@ def _common(func: Callable) -> Callable:
     """The options every `scripts` command (and `review`) takes: the catalog's, and the
     database's name in the store instead of its URL (only the name is used; no connection)."""
     func = json_option(func)
-    func = click.option("--database-name", help="The database's name in the store, instead of "
-                        "the one its URL gives (then no --database is needed).")(func)
+    # the older spelling of --name, which review commands written on earlier pages still use
+    func = click.option("--database-name", hidden=True)(func)
     return catalog_options(func)
 
 
@@ -137,18 +137,21 @@ def _fail(as_json: bool, message: str, details: dict) -> None:
     sys.exit(1)
 
 
-def _context(database: str | None, database_name: str | None, store: str | None, table: str) -> _Ctx:
-    from cataloger_dagster.resources.database import DatabaseResource
+def _context(database: str | None, name: str | None, store: str | None, table: str) -> _Ctx:
+    """Where a command looks: the catalog `name` (then no --database is needed), else the
+    database's own, which must be this database's (identity.py)."""
     from cataloger_dagster.resources.script_store import script_store_from_url
-    from cataloger_dagster.settings import load_settings
+    from cataloger_dagster.resources.script_store.identity import check_database_catalog
+    from cataloger_dagster.settings import load_settings, plain_database
 
     if not table.strip():
         raise ScriptsError("TABLE is empty; give a table name")
-    settings = load_settings(database=database, store=store)
-    if not database_name:
+    settings = load_settings(database=database, name=name, store=store)
+    if not settings.name:
         require_database(settings)
-    name = database_name or DatabaseResource(url=settings.database).database_name
-    return _Ctx(script_store_from_url(settings.store), name, table)
+    db, script_store = plain_database(settings), script_store_from_url(settings.store)
+    check_database_catalog(script_store, db)
+    return _Ctx(script_store, db.database_name, table)
 
 
 # ---------------------------------------------------------------- formatting
@@ -203,21 +206,21 @@ def _metrics_text(metrics: dict | None) -> list[str]:
 def scripts() -> None:
     """A table's stored session scripts (catalog_script.py) and their metrics.
 
-    Reads the store only: the database is never opened, its URL (or --database-name) only
+    Reads the store only: the database is never opened, its URL (or --name) only
     says which of the store's catalogs to read."""
 
 
 @scripts.command("list", epilog=examples(
     f"cataloger scripts list orders --database {EXAMPLE_DATABASE}",
-    "cataloger scripts list orders --database-name shop --store s3://bucket/catalog --json"))
+    "cataloger scripts list orders --name shop.duckdb --store s3://bucket/catalog --json"))
 @click.argument("table")
 @_common
-def list_cmd(table, database, store, database_name, as_json) -> None:
+def list_cmd(table, database, name, store, database_name, as_json) -> None:
     """One row per run of TABLE that holds a script, newest first; * marks the
     script the next run is fed (the best of the last 10, ranked against the issues and
     schema of the latest run: a table changed since may rank differently)."""
     def body():
-        ctx = _context(database, database_name, store, table)
+        ctx = _context(database, name or database_name, store, table)
         records = ctx.records()
         best = ctx.best_timestamp(records)
         rows = [_row(r, best) for r in records]
@@ -241,10 +244,10 @@ def list_cmd(table, database, store, database_name, as_json) -> None:
 @click.argument("timestamp", default="best")
 @click.option("--code-only", is_flag=True, help="Print only the script (to save or run it).")
 @_common
-def show_cmd(table, timestamp, code_only, database, store, database_name, as_json) -> None:
+def show_cmd(table, timestamp, code_only, database, name, store, database_name, as_json) -> None:
     """Print TABLE's script of one run (TIMESTAMP, 'best' (default) or 'latest') and its metrics."""
     def body():
-        ctx = _context(database, database_name, store, table)
+        ctx = _context(database, name or database_name, store, table)
         records = ctx.records()
         record = ctx.pick(records, timestamp)
         best = ctx.best_timestamp(records)
@@ -269,12 +272,12 @@ def show_cmd(table, timestamp, code_only, database, store, database_name, as_jso
 @click.argument("ts_b", required=False)
 @click.option("--context", "n_context", default=3, show_default=True, help="Lines of context.")
 @_common
-def diff_cmd(table, ts_a, ts_b, n_context, database, store, database_name, as_json) -> None:
+def diff_cmd(table, ts_a, ts_b, n_context, database, name, store, database_name, as_json) -> None:
     """Unified diff of TABLE's scripts from run TS_A to run TS_B (each a
     timestamp, 'best' or 'latest'). Defaults: the two latest runs with a
     script; with only TS_A, TS_A against the latest."""
     def body():
-        ctx = _context(database, database_name, store, table)
+        ctx = _context(database, name or database_name, store, table)
         records = ctx.records()
         if ts_a is None and len(records) < 2:
             raise ScriptsError(

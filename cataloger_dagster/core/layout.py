@@ -5,6 +5,7 @@ Layout (docs/design.md, "The store")::
     <store>/<database>/<table>/<timestamp>/<files>    one folder per run
     <store>/<database>/<table>/timelapse.html         every run of the table, replaced each run
     <store>/<database>/<table>/reviews/<entry>.json   the review log, one object per entry
+    <store>/<database>/catalog.json                   the catalog's sources (identity.py), written first
     <store>/<database>/index.html                     the one file rewritten
     <store>/<database>/index_history/<timestamp>.html every index ever written
 
@@ -49,6 +50,7 @@ HISTORY = "history.json"                    # quality_issues: in the table's fol
 
 RUN_FILE = "run.json"
 INDEX_FILE = "index.html"
+CATALOG_FILE = "catalog.json"     # reserved: the sources whose results the catalog holds (script_store/identity.py)
 INDEX_HISTORY = "index_history"   # reserved: never listed as a table
 CAPSULES = "mcp_capsules"         # reserved: the MCP server's run capsules, <database>/mcp_capsules/<session>/
 ALERTS = "alerts"                 # reserved: alert_sensor's log of deliveries, <database>/alerts/
@@ -133,7 +135,7 @@ HASH_LENGTH = 16          # hex digits; 64 bits, so no one can craft a name to l
 MAX_SEGMENT = 160         # well under the 255 bytes a file name may have, with room for temp names
 # What a database's folder holds besides its tables; compared case-insensitively
 # because a case-insensitive file system would confuse 'INDEX.HTML' with the index.
-_RESERVED = {INDEX_FILE, INDEX_HISTORY, CAPSULES, ALERTS, DATABASE_RUNS, TABLE_FACTS, REVIEW_LOG}
+_RESERVED = {INDEX_FILE, CATALOG_FILE, INDEX_HISTORY, CAPSULES, ALERTS, DATABASE_RUNS, TABLE_FACTS, REVIEW_LOG}
 
 
 def store_name(name: str) -> str:

@@ -230,6 +230,33 @@ def _mysql_table(conn: ibis.BaseBackend, table: ibis.Table) -> ibis.Table:
     return raw.select(**{name: show(raw[name]) if show else raw[name] for name, show in shown.items()})
 
 
+FILE_SCHEMES = ("duckdb", "sqlite")
+# spellings of one protocol: a source reached through either is the same source
+SAME_SCHEME = {"postgresql": "postgres", "mariadb": "mysql"}
+DEFAULT_PORTS = {"postgres": 5432, "postgresql": 5432, "mysql": 3306, "mariadb": 3306}
+
+
+def _in_memory(path: Path) -> bool:
+    return str(path) in ("", ".", ":memory:") or str(path).startswith(":memory:")
+
+
+def _server_location(url: str) -> tuple[str, str, str]:
+    """(host:port, database, schema) of a server URL, each '' when it has none; PostgreSQL's
+    schema is `public` unless ?schema= names another (the search_path a role starts with)."""
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    query = parse_qs(parts.query)
+    try:
+        port = parts.port or DEFAULT_PORTS.get(scheme)
+    except ValueError:   # not a number: shown as written, never an error of the name
+        port = parts.netloc.rsplit(":", 1)[-1]
+    host = (parts.hostname or query.get("host", [""])[-1] or ("localhost" if scheme in DEFAULT_PORTS else ""))
+    location = f"{host}:{port}" if host and port else host
+    database = unquote(parts.path.strip("/")) or query.get("database", [""])[-1]
+    schema = query.get("schema", [""])[-1] or ("public" if SAME_SCHEME.get(scheme, scheme) == "postgres" else "")
+    return location, database, schema
+
+
 def _file_path(url: str) -> Path:
     # duckdb://relative.db, duckdb:///abs/path.db and a bare path all work
     rest = url.split("://", 1)[1] if "://" in url else url
@@ -292,7 +319,8 @@ class DatabaseResource(dg.ConfigurableResource):
     """
 
     url: str = Field(default=DEFAULT_DATABASE_URL, description="ibis connection URL of the database to catalog")
-    name: str | None = Field(default=None, description="Name used in the store; defaults to the database's own name")
+    name: str | None = Field(default=None, description="The catalog's name in the store (CATALOGER_NAME, --name); "
+                             "default: the file's name, or the server's host_port/database/schema")
     snapshot_row_limit: int = Field(
         default=1_000_000, description="Tables larger than this are sampled (seeded) for the sandbox"
     )
@@ -323,9 +351,35 @@ class DatabaseResource(dg.ConfigurableResource):
 
     @property
     def database_name(self) -> str:
-        if self.name:
-            return self.name
-        if self.scheme in ("duckdb", "sqlite"):
+        """The catalog's name: the one given (`name`, CATALOGER_NAME, --name), else `default_name`."""
+        return self.name or self.default_name
+
+    @property
+    def default_name(self) -> str:
+        """The name the source gives its catalog: a file's name with its extension (`bikes.duckdb`),
+        a server's `host_port/database/schema`; never a credential."""
+        if self.scheme in FILE_SCHEMES:
+            path = _file_path(self.url)
+            return "memory" if _in_memory(path) else path.name
+        host, database, schema = _server_location(self.url)
+        return "/".join(part for part in (host.replace(":", "_"), database, schema) if part) or self.scheme
+
+    @property
+    def source(self) -> str:
+        """What the catalog's results are of, without a credential: the scheme and the file's
+        absolute path, or the scheme, host:port, database and schema."""
+        scheme = SAME_SCHEME.get(self.scheme, self.scheme)
+        if self.scheme in FILE_SCHEMES:
+            path = _file_path(self.url)
+            return f"{scheme}://:memory:" if _in_memory(path) else f"{scheme}://{path.resolve()}"
+        host, database, schema = _server_location(self.url)
+        return f"{scheme}://{host}/{database}" + (f"?schema={schema}" if schema else "")
+
+    @property
+    def stem_name(self) -> str:
+        """The name this source's catalog had before catalogs were named by their whole source
+        (a file's stem, a server's database): where its earlier results may be."""
+        if self.scheme in FILE_SCHEMES:
             return _file_path(self.url).stem or "memory"
         path = urlsplit(self.url).path.strip("/")
         return re.sub(r"[^A-Za-z0-9_.-]", "_", path or self.scheme)

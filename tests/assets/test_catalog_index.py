@@ -1,4 +1,4 @@
-"""assets/catalog_index.py: index.html over every table, materialized by Dagster after real runs.
+"""assets/catalog_index.py: index.html over every table of the catalog, materialized by Dagster after real runs.
 
 The shop database with `events` catalogued in full, `odd name#1?` (a name that needs escaping in
 paths and links) catalogued in full, and `customers` only profiled; then the index, with an
@@ -57,24 +57,27 @@ def catalogued(tmp_path_factory):
         yield {"instance": instance, "res": res, "store": store, "done": done}
 
 
-def test_the_index_lists_every_partition_and_every_reported_error(catalogued):
+def test_the_index_lists_every_stored_table_and_every_reported_error(catalogued):
     store = catalogued["store"]
+    # partitions of another database in the same instance are none of this catalog's tables
+    catalogued["instance"].add_dynamic_partitions("tables", ["another_databases_table"])
     meta = build_index(catalogued["instance"], catalogued["res"], {"a...b": "not a partition key"})
-    assert Path(meta["index"].value) == store / "shop" / "index.html"
-    assert meta["tables"].value == 4  # three partitions and the name only the errors know
+    assert Path(meta["index"].value) == store / "shop.duckdb" / "index.html"
+    assert meta["tables"].value == 4  # three tables with results and the name only the errors know
     assert meta["failed"].value == 2  # customers has no page yet; a...b failed
-    page = (store / "shop" / "index.html").read_text()
+    page = (store / "shop.duckdb" / "index.html").read_text()
     for text in ("events", "customers", "a...b", "not a partition key", "not cataloged yet"):
         assert text in page
+    assert "another_databases_table" not in page
 
 
 def test_a_cataloged_table_is_summarised_from_its_stored_run(catalogued):
     store = LocalScriptStore(root=str(catalogued["store"]))
     ts = catalogued["done"]["events"]
-    entry = index_entry(store, "shop", "events", None)
-    profile = TableProfile.model_validate(store.read_json("shop/events", ts, "profile.json"))
-    issues = AnalysisResultModel.model_validate(store.read_json("shop/events", ts, "issues.json"))
-    metrics = store.read_metrics("shop/events", ts, "catalog_script.py")
+    entry = index_entry(store, "shop.duckdb", "events", None)
+    profile = TableProfile.model_validate(store.read_json("shop.duckdb/events", ts, "profile.json"))
+    issues = AnalysisResultModel.model_validate(store.read_json("shop.duckdb/events", ts, "issues.json"))
+    metrics = store.read_metrics("shop.duckdb/events", ts, "catalog_script.py")
     assert (entry.status, entry.error, entry.updated) == ("ok", None, ts)
     assert (entry.row_count, entry.column_count) == (2030, 5)
     assert entry.issues_by_severity == severity_counts(i.severity for i in issues.issues)
@@ -85,8 +88,8 @@ def test_a_cataloged_table_is_summarised_from_its_stored_run(catalogued):
 
 
 def test_links_resolve_from_the_index_to_the_page_even_for_odd_names(catalogued):
-    root = catalogued["store"] / "shop"
-    entry = index_entry(LocalScriptStore(root=str(catalogued["store"])), "shop", ODD, None)
+    root = catalogued["store"] / "shop.duckdb"
+    entry = index_entry(LocalScriptStore(root=str(catalogued["store"])), "shop.duckdb", ODD, None)
     assert entry.status == "ok" and entry.row_count == 40
     # what a browser does with the link on file:///.../shop/index.html
     target = urlparse(urljoin((root / "index.html").as_uri(), entry.href))
@@ -98,20 +101,20 @@ def test_a_later_run_without_a_page_does_not_hide_the_last_page(catalogued):
     instance, res, store_root = catalogued["instance"], catalogued["res"], catalogued["store"]
     assert dg.materialize([table_profile], partition_key="events", instance=instance, resources=res).success
     store = LocalScriptStore(root=str(store_root))
-    assert len(store.list_runs("shop/events")) == 2
-    entry = index_entry(store, "shop", "events", None)
+    assert len(store.list_runs("shop.duckdb/events")) == 2
+    entry = index_entry(store, "shop.duckdb", "events", None)
     assert entry.updated == catalogued["done"]["events"] and entry.status == "ok"
 
 
 def test_missing_and_failed_tables(catalogued):
     store = LocalScriptStore(root=str(catalogued["store"]))
-    missing = index_entry(store, "shop", "customers", None)
+    missing = index_entry(store, "shop.duckdb", "customers", None)
     assert (missing.status, missing.href, missing.health) == ("missing", "", 0.0)
     assert "not cataloged yet" in missing.error
-    failed = index_entry(store, "shop", "never_seen", "profile: boom")
+    failed = index_entry(store, "shop.duckdb", "never_seen", "profile: boom")
     assert (failed.status, failed.error, failed.href) == ("failed", "profile: boom", "")
     # a failed run of a table with an earlier page: marked failed, the last page still linked
-    stale = index_entry(store, "shop", "events", "investigations: sandbox died")
+    stale = index_entry(store, "shop.duckdb", "events", "investigations: sandbox died")
     assert stale.status == "failed" and stale.error == "investigations: sandbox died"
     assert stale.href.endswith("/catalog.html") and stale.row_count == 2030
 
@@ -119,9 +122,9 @@ def test_missing_and_failed_tables(catalogued):
 def test_every_index_is_kept_in_the_history(catalogued):
     build_index(catalogued["instance"], catalogued["res"])
     build_index(catalogued["instance"], catalogued["res"])
-    history = list((catalogued["store"] / "shop" / "index_history").iterdir())
+    history = list((catalogued["store"] / "shop.duckdb" / "index_history").iterdir())
     assert len(history) >= 2
-    latest = (catalogued["store"] / "shop" / "index.html").read_text()
+    latest = (catalogued["store"] / "shop.duckdb" / "index.html").read_text()
     assert latest in [p.read_text() for p in history]
 
 
@@ -131,9 +134,9 @@ def test_the_index_links_each_cataloged_tables_timelapse(catalogued):
     html = index.read_text()
     store = LocalScriptStore(root=str(catalogued["store"]))
     for table in ("events", ODD):
-        entry = index_entry(store, "shop", table, None)
+        entry = index_entry(store, "shop.duckdb", table, None)
         assert entry.timelapse and f'href="{entry.timelapse}"' in html.replace("&amp;", "&")
         # the link opens the file the run wrote, even for a name escaped in paths and URLs
         target = Path(unquote(urlparse(urljoin(index.as_uri(), entry.timelapse)).path))
         assert target.is_file() and target.name == "timelapse.html"
-    assert index_entry(store, "shop", "customers", None).timelapse == ""   # only profiled: no page, no timelapse
+    assert index_entry(store, "shop.duckdb", "customers", None).timelapse == ""   # only profiled: no page, no timelapse

@@ -33,7 +33,7 @@ def run_table(db, store, instance, table):
     return {
         "result": result,
         "meta": meta,
-        "folder": store / "shop" / table / meta["run_folder"].value,
+        "folder": store / "shop.duckdb" / table / meta["run_folder"].value,
         "issues": result.output_for_node("quality_issues"),
         "investigations": result.output_for_node("investigations"),
         "page": Path(meta["catalog_page"].value).read_text(),
@@ -107,7 +107,7 @@ def test_the_script_diff_is_against_the_script_the_run_started_from(runs):
 
 def test_run_history_lists_every_run_newest_first(runs):
     store = runs["store"]
-    history = run_history(LocalScriptStore(root=str(store)), "shop/events")
+    history = run_history(LocalScriptStore(root=str(store)), "shop.duckdb/events")
     cold, warm = runs["cold"], runs["warm"]
     assert [h["timestamp"] for h in history] == [warm["folder"].name, cold["folder"].name]
     for row, run in zip(history, (warm, cold)):
@@ -121,8 +121,8 @@ def test_run_history_lists_every_run_newest_first(runs):
     assert [h["explored"] for h in history] == [False, True]
     # the page of the warm run shows both runs
     assert cold["folder"].name in warm["page"] and warm["folder"].name in warm["page"]
-    assert len(run_history(LocalScriptStore(root=str(store)), "shop/events", limit=1)) == 1
-    assert run_history(LocalScriptStore(root=str(store)), "shop/nothing") == []
+    assert len(run_history(LocalScriptStore(root=str(store)), "shop.duckdb/events", limit=1)) == 1
+    assert run_history(LocalScriptStore(root=str(store)), "shop.duckdb/nothing") == []
 
 
 def test_the_run_writes_its_summary_and_the_tables_timelapse(runs):
@@ -130,7 +130,7 @@ def test_the_run_writes_its_summary_and_the_tables_timelapse(runs):
 
     from cataloger_dagster.core.history.timelapse import RunSummary
 
-    table_dir = runs["store"] / "shop" / "events"
+    table_dir = runs["store"] / "shop.duckdb" / "events"
     for run in (runs["cold"], runs["warm"]):
         summary = RunSummary.model_validate(json.loads((run["folder"] / "run_summary.json").read_text()))
         assert summary.timestamp == run["folder"].name and summary.rows == run["meta"]["dagster/row_count"].value
@@ -150,4 +150,4 @@ def test_each_issue_has_a_review_control_naming_this_store_and_database(runs):
     assert len(tails) == len(runs["warm"]["issues"].issues)
     for tail, issue in zip(sorted(tails, key=lambda t: shlex.split(t)[-1]),
                            sorted(runs["warm"]["issues"].issues, key=lambda i: i.id)):
-        assert shlex.split(tail) == ["--database-name", "shop", "--store", str(runs["store"]), "--", "events", issue.id]
+        assert shlex.split(tail) == ["--name", "shop.duckdb", "--store", str(runs["store"]), "--", "events", issue.id]

@@ -62,8 +62,8 @@ def test_the_assets_of_one_run_share_one_folder_and_each_run_gets_its_own(setup)
     instance, res, store = setup
     result, w, r = run(instance, res)
     assert w["timestamp"] == r["timestamp"] == w["again"]
-    assert w["prefix"] == "shop/events"
-    folder = store / "shop" / "events" / w["timestamp"]
+    assert w["prefix"] == "shop.duckdb/events"
+    folder = store / "shop.duckdb" / "events" / w["timestamp"]
     info = json.loads((folder / "run.json").read_text())
     assert info["run_id"] == result.run_id and info["table"] == "events"
     # the second asset reads what the first wrote, in the same folder
@@ -72,7 +72,7 @@ def test_the_assets_of_one_run_share_one_folder_and_each_run_gets_its_own(setup)
 
     second, w2, r2 = run(instance, res)
     assert w2["timestamp"] == r2["timestamp"] > w["timestamp"]
-    assert sorted(p.name for p in (store / "shop" / "events").iterdir()) == [w["timestamp"], w2["timestamp"]]
+    assert sorted(p.name for p in (store / "shop.duckdb" / "events").iterdir()) == [w["timestamp"], w2["timestamp"]]
     # the earlier run, never this run's own folder
     assert w2["previous"] == [(w["timestamp"], {"table": "events", "run": result.run_id})]
     assert json.loads((folder / "facts.json").read_text())["run"] == result.run_id  # left intact
@@ -82,15 +82,15 @@ def test_partitions_are_kept_apart(setup):
     instance, res, store = setup
     _, events, _ = run(instance, res, "events")
     _, customers, _ = run(instance, res, "customers")
-    assert customers["prefix"] == "shop/customers" and customers["previous"] == []
-    assert (store / "shop" / "customers" / customers["timestamp"] / "facts.json").is_file()
-    assert [p.name for p in (store / "shop" / "events").iterdir()] == [events["timestamp"]]
+    assert customers["prefix"] == "shop.duckdb/customers" and customers["previous"] == []
+    assert (store / "shop.duckdb" / "customers" / customers["timestamp"] / "facts.json").is_file()
+    assert [p.name for p in (store / "shop.duckdb" / "events").iterdir()] == [events["timestamp"]]
 
 
 def test_writes_land_where_uri_says_and_metrics_only_when_given(setup):
     instance, res, store = setup
     _, w, r = run(instance, res)
-    folder = store / "shop" / "events" / r["timestamp"]
+    folder = store / "shop.duckdb" / "events" / r["timestamp"]
     assert Path(w["uri"]) == folder / "facts.json"
     assert Path(r["with_uri"]) == Path(r["uri"]) == folder / "with.py"
     assert r["script"] == "print(1)\n" and r["missing"] is None
@@ -101,7 +101,7 @@ def test_writes_land_where_uri_says_and_metrics_only_when_given(setup):
 
 def test_table_prefix_uses_the_database_name_and_escapes_the_table(tmp_path):
     db = DatabaseResource(url=f"duckdb://{tmp_path / 'sales.duckdb'}")
-    assert table_prefix(db, "orders") == "sales/orders"
+    assert table_prefix(db, "orders") == "sales.duckdb/orders"
     # a table name with a slash must not become a nested folder
     assert table_prefix(db, "a/b").count("/") == 1
 
@@ -112,7 +112,7 @@ def fill(store: LocalScriptStore, prefix: str, runs: int) -> list[str]:
 
 def test_previous_artifacts_are_newest_first_and_skip_runs_without_the_file(tmp_path):
     store = LocalScriptStore(root=str(tmp_path))
-    prefix = "shop/events"
+    prefix = "shop.duckdb/events"
     ts = fill(store, prefix, 5)
     for i in (0, 1, 3):  # runs 2 and 4 hold no profile
         store.write_json(prefix, ts[i], "profile.json", {"n": i})
@@ -123,13 +123,13 @@ def test_previous_artifacts_are_newest_first_and_skip_runs_without_the_file(tmp_
     assert previous_artifacts(store, prefix, "profile.json", before=ts[3]) == [(ts[1], {"n": 1}), (ts[0], {"n": 0})]
     assert previous_artifacts(store, prefix, "profile.json", before=ts[0]) == []
     assert previous_artifacts(store, prefix, "other.json") == []
-    assert previous_artifacts(store, "shop/never", "profile.json") == []
+    assert previous_artifacts(store, "shop.duckdb/never", "profile.json") == []
 
 
 def test_previous_artifacts_look_past_the_ten_latest_runs(tmp_path):
     # the limit counts runs holding the file, not runs looked at
     store = LocalScriptStore(root=str(tmp_path))
-    prefix = "shop/events"
+    prefix = "shop.duckdb/events"
     ts = fill(store, prefix, 14)
     store.write_json(prefix, ts[0], "issues.json", {"oldest": True})
     assert previous_artifacts(store, prefix, "issues.json", limit=1) == [(ts[0], {"oldest": True})]

@@ -36,7 +36,7 @@ def run_folder(store: Path, table: str, index: int) -> Path:
 
 
 def db_name() -> str:
-    return "shop"
+    return "shop.duckdb"
 
 
 @pytest.fixture

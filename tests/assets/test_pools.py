@@ -50,8 +50,8 @@ def database_url(monkeypatch):
 
 
 @pytest.mark.parametrize("url, name", [
-    ("duckdb:///data/o'k \"ünï\".duckdb", "o'k \"ünï\""),
-    ("postgres://reader:pw-5ecret@db.internal:5432/sales?sslmode=require", "sales"),
+    ("duckdb:///data/o'k \"ünï\".duckdb", "o'k \"ünï\".duckdb"),
+    ("postgres://reader:pw-5ecret@db.internal:5432/sales?sslmode=require", "db.internal_5432/sales/public"),
 ])
 def test_every_table_asset_and_run_is_in_its_databases_pool(database_url, url, name):
     pool = database_pool(name)
@@ -93,7 +93,7 @@ def test_the_sensor_gives_the_pool_the_setting_and_a_persons_limit_stays_while_i
         tmp_path, database_url, monkeypatch):
     monkeypatch.delenv("CATALOGER_DATABASE_CONCURRENCY", raising=False)
     url = database_url(tiny_database(tmp_path / "shop.sqlite"))
-    pool = database_pool("shop")
+    pool = database_pool("shop.sqlite")
     with dg.instance_for_test(overrides=RUN_GRANULARITY) as instance:
         tick(instance, load_settings(database=url), url)
         assert limits(instance)[pool] == default("database_concurrency")   # a new pool: the default
@@ -118,7 +118,7 @@ def test_the_schedule_applies_the_setting_too(tmp_path, database_url):
         with dg.build_schedule_context(instance=instance, resources={"database": DatabaseResource(url=url)},
                                        scheduled_execution_time=datetime.datetime.now(datetime.timezone.utc)) as ctx:
             schedule.evaluate_tick(ctx)
-        assert limits(instance)[database_pool("shop")] == 5
+        assert limits(instance)[database_pool("shop.sqlite")] == 5
 
 
 def test_an_unset_setting_leaves_a_new_pool_to_dagster_yamls_default_limit():

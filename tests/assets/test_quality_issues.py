@@ -46,7 +46,7 @@ def find_issues(db, store, instance):
     result = dg.materialize(ASSETS, partition_key="events", instance=instance, resources=res)
     assert result.success
     meta = result.asset_materializations_for_node("quality_issues")[0].metadata
-    folder = store / "shop" / "events" / result.asset_materializations_for_node("table_profile")[0].metadata[
+    folder = store / "shop.duckdb" / "events" / result.asset_materializations_for_node("table_profile")[0].metadata[
         "run_folder"].value
     return result.output_for_node("quality_issues"), meta, folder
 
@@ -113,10 +113,10 @@ def test_the_run_stores_the_key_profile_that_the_other_tables_searches_read(shop
     catalog = database.catalog()
     local = LocalScriptStore(root=str(store))
     # the log holds it without its defaults, and reads back as the same key profile
-    assert local.read_table_facts("shop")["events"]["keys"] == keys.model_dump(mode="json", exclude_defaults=True)
+    assert local.read_table_facts("shop.duckdb")["events"]["keys"] == keys.model_dump(mode="json", exclude_defaults=True)
     assert stored_profiles(local, database, catalog, "customers")["events"] == keys
     # a store written before the database's log of facts: the run folder's key profile
-    shutil.rmtree(store / "shop" / TABLE_FACTS)
+    shutil.rmtree(store / "shop.duckdb" / TABLE_FACTS)
     assert stored_profiles(local, database, catalog, "customers")["events"] == keys
     # and a run folder without it (an older store, or quality_issues still to come): the whole profile
     (folder / KEYS).unlink()
@@ -133,10 +133,10 @@ def test_the_other_tables_keys_cost_the_same_requests_however_many_tables(tmp_pa
         local = LocalScriptStore(root=str(tmp_path / f"store-{tables}"))
         names = [f"t{i:03d}" for i in range(tables)]
         for name in names:
-            keys = TableProfile(database="shop", table=name, row_count=5, column_count=0, columns=[], sample_rows=[],
+            keys = TableProfile(database="shop.duckdb", table=name, row_count=5, column_count=0, columns=[], sample_rows=[],
                                 fingerprint={"schema_hash": "s", "row_count": 5, "value": "v"})
-            local.append_table_facts("shop", table_facts(keys, "2026-01-01T00:00:00.000000Z", keys))
-        local.read_table_facts("shop")     # as the runs before this one leave it: folded
+            local.append_table_facts("shop.duckdb", table_facts(keys, "2026-01-01T00:00:00.000000Z", keys))
+        local.read_table_facts("shop.duckdb")     # as the runs before this one leave it: folded
         catalog = dict.fromkeys(names)     # only the names of the catalog matter here
         requests.clear()
         found = stored_profiles(local, database, catalog, "t000")
@@ -192,10 +192,10 @@ def test_history_findings_are_raised_after_the_detectors_and_reviews_set_them_as
     assert change.id == "events_schema_change" and change.details["added"] == ["channel"]
     stored = AnalysisResultModel.model_validate(json.loads((folder / "issues.json").read_text()))
     assert change in stored.issues and meta["issues"].value == len(second.issues)
-    assert (store / "shop" / "events" / HISTORY).exists()
+    assert (store / "shop.duckdb" / "events" / HISTORY).exists()
 
     # a person says it is no issue; the next change of the same column is set aside by the review memory
-    record_review(LocalScriptStore(root=str(store)), "shop", "events", change.id, "dismiss", reviewer="ana")
+    record_review(LocalScriptStore(root=str(store)), "shop.duckdb", "events", change.id, "dismiss", reviewer="ana")
     with duckdb.connect(str(db)) as con:
         con.execute("ALTER TABLE events DROP COLUMN channel")
     third, _, _ = find_issues(db, store, instance)

@@ -127,7 +127,7 @@ def test_recent_summary_over_two_runs(tmp_path):
         first = dg.materialize(TABLE_ASSETS, partition_key="people", instance=instance, resources=res,
                                run_config=run_config)
         assert first.success
-        (run1,) = sorted(p for p in (store_root / "people" / "people").iterdir() if p.is_dir())
+        (run1,) = sorted(p for p in (store_root / "people.duckdb" / "people").iterdir() if p.is_dir())
         page1 = _parse((run1 / "recent_summary.html").read_text())
         assert "first-run" in page1.by_id and "first run" in page1.by_id["first-run"].lower()
         assert "catalog.html" in page1.hrefs
@@ -146,7 +146,7 @@ def test_recent_summary_over_two_runs(tmp_path):
     bad = [w for w in caught if issubclass(w.category, (DeprecationWarning, dg.BetaWarning, dg.PreviewWarning))]
     assert not bad, [str(w.message) for w in bad]
 
-    runs = sorted(p for p in (store_root / "people" / "people").iterdir() if p.is_dir())
+    runs = sorted(p for p in (store_root / "people.duckdb" / "people").iterdir() if p.is_dir())
     assert len(runs) == 2 and runs[0] == run1
     run2 = runs[1]
     html = (run2 / "recent_summary.html").read_text()
@@ -207,6 +207,6 @@ def test_the_trend_covers_the_runs_the_config_asks_for(tmp_path):
             assert result.success
             meta = result.asset_materializations_for_node("recent_summary")[0].metadata
         assert meta["trend_runs"].value == 2   # the third run, asked for 2: itself and the one before
-    folders = sorted(p for p in (tmp_path / "store" / "people" / "people").iterdir() if p.is_dir())
+    folders = sorted(p for p in (tmp_path / "store" / "people.duckdb" / "people").iterdir() if p.is_dir())
     html = (folders[2] / "recent_summary.html").read_text()
     assert f'data-run="{folders[1].name}"' in html and f'data-run="{folders[0].name}"' not in html

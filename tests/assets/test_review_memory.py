@@ -45,7 +45,7 @@ def run(db, store, instance, table):
 
 def dismiss(store, table, issue, profile, note="known"):
     found = issue.model_copy(update={"id": issue.id.replace("events", table, 1)})
-    store.append_review(table_prefix("shop", table), Review(table=table, issue_id=found.id, verdict="dismiss",
+    store.append_review(table_prefix("shop.duckdb", table), Review(table=table, issue_id=found.id, verdict="dismiss",
                                                             note=note, reviewer="ana",
                                                             issue=snapshot_of(found, profile)))
 
@@ -78,7 +78,7 @@ def test_dismissals_on_other_tables_change_the_finding_on_a_similar_table(shop):
     assert meta["issues_open"].value == meta["issues"].value == len(before.issues) - 1
     assert "raised less often" in after.summary
     # the stored result is the one returned
-    folder = run_folders(root / "shop" / "visits")[-1]
+    folder = run_folders(root / "shop.duckdb" / "visits")[-1]
     assert AnalysisResultModel.model_validate(json.loads((folder / "issues.json").read_text())) == after
 
 
@@ -103,16 +103,16 @@ def test_a_dismissal_follows_its_column_through_a_rename(shop):
 def test_the_reviews_of_a_database_are_read_once_per_run_and_a_broken_log_is_left_out(tmp_path):
     store = script_store_from_url(str(tmp_path / "store"))
     entry = Review(table="orders", issue_id="orders_outliers_total", verdict="dismiss", reviewer="ana")
-    store.append_review(table_prefix("shop", "orders"), entry)
-    broken = tmp_path / "store" / "shop" / "refunds" / "reviews"
+    store.append_review(table_prefix("shop.duckdb", "orders"), entry)
+    broken = tmp_path / "store" / "shop.duckdb" / "refunds" / "reviews"
     broken.mkdir(parents=True)
     (broken / "2026-01-01T00:00:00.000000Z-x.json").write_text("{not json")
 
-    first = database_reviews(store, "shop", "run-1")
+    first = database_reviews(store, "shop.duckdb", "run-1")
     assert {t: [r.issue_id for r in log] for t, log in first.items()} == {"orders": ["orders_outliers_total"]}
-    store.append_review(table_prefix("shop", "orders"), entry.model_copy(update={"verdict": "accept"}))
-    assert database_reviews(store, "shop", "run-1") is first          # the same run reads once
-    again = database_reviews(store, "shop", "run-2")
+    store.append_review(table_prefix("shop.duckdb", "orders"), entry.model_copy(update={"verdict": "accept"}))
+    assert database_reviews(store, "shop.duckdb", "run-1") is first          # the same run reads once
+    again = database_reviews(store, "shop.duckdb", "run-2")
     assert [r.verdict for r in again["orders"]] == ["dismiss", "accept"]
 
 
@@ -138,7 +138,7 @@ def test_the_memory_works_the_same_on_an_s3_store(tmp_path, s3_env):
     orphans = next(i for i in after.issues if i.id == "events_orphan_references_customer_id")
     assert orphans.severity == "medium" and orphans.precision.dismissals == 3
     assert meta["issues_dismissed"].value == 1
-    keys = sorted(o["Key"] for o in s3.list_objects_v2(Bucket=s3_bucket, Prefix="catalogs/shop/events/")["Contents"]
+    keys = sorted(o["Key"] for o in s3.list_objects_v2(Bucket=s3_bucket, Prefix="catalogs/shop.duckdb/events/")["Contents"]
                   if o["Key"].endswith("/issues.json"))
     stored = AnalysisResultModel.model_validate_json(s3.get_object(Bucket=s3_bucket, Key=keys[-1])["Body"].read())
     assert stored == after

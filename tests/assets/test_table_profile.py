@@ -45,7 +45,7 @@ def test_profiles_the_table_and_stores_what_it_returns(shop):
     profile = result.output_for_node("table_profile")
     assert isinstance(profile, TableProfile)
     # 2000 rows and the 30 repeated ones; every fifth row of page is NULL (see tests/support/shop.py)
-    assert (profile.database, profile.table, profile.row_count, profile.column_count) == ("shop", "events", 2030, 5)
+    assert (profile.database, profile.table, profile.row_count, profile.column_count) == ("shop.duckdb", "events", 2030, 5)
     assert [c.name for c in profile.columns] == ["event_id", "customer_id", "page", "status", "x"]
     assert profile.column("page").nulls == 203 and profile.column("event_id").nulls == 0
     assert profile.column("status").distinct == 3 and profile.column("x").max == 4
@@ -53,7 +53,7 @@ def test_profiles_the_table_and_stores_what_it_returns(shop):
     assert profile.queries > 0
 
     meta = result.asset_materializations_for_node("table_profile")[0].metadata
-    folder = store / "shop" / "events" / meta["run_folder"].value
+    folder = store / "shop.duckdb" / "events" / meta["run_folder"].value
     assert Path(meta["profile"].value) == folder / "profile.json"
     stored = TableProfile.model_validate(json.loads((folder / "profile.json").read_text()))
     assert stored == profile
@@ -73,7 +73,7 @@ def test_fingerprint_is_the_databases_and_follows_the_data(shop):
     # ids below 30 are there twice already: 20 more rows
     assert second.row_count == 2050 and second.fingerprint.value != first.fingerprint.value
     # one folder per run, the first left as it was
-    runs = sorted((store / "shop" / "events").iterdir())
+    runs = sorted((store / "shop.duckdb" / "events").iterdir())
     assert len(runs) == 2
     assert json.loads((runs[0] / "profile.json").read_text())["row_count"] == 2030
 
@@ -89,6 +89,6 @@ def test_a_table_that_cannot_be_read_fails_and_claims_no_folder(shop):
     _, store, instance, res = shop
     failed = profile_of(instance, res, "broken", raise_on_error=False)
     assert not failed.success
-    assert not (store / "shop" / "broken").exists()
+    assert not (store / "shop.duckdb" / "broken").exists()
     # the other tables are unaffected
     assert profile_of(instance, res, "customers").output_for_node("table_profile").row_count == 200

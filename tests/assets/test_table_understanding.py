@@ -38,7 +38,7 @@ def understand(db, store, instance, agent="heuristic"):
     assert result.success
     meta = result.asset_materializations_for_node("table_understanding")[0].metadata
     profile_meta = result.asset_materializations_for_node("table_profile")[0].metadata
-    folder = store / "shop" / "events" / profile_meta["run_folder"].value
+    folder = store / "shop.duckdb" / "events" / profile_meta["run_folder"].value
     return result.output_for_node("table_profile"), result.output_for_node("table_understanding"), meta, folder
 
 

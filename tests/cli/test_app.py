@@ -138,7 +138,7 @@ def test_run_text_reports_each_failure_and_the_index(invoke, tmp_path, local_san
     assert len(failed) == 1 and failed[0].startswith("  FAILED broken: table 'broken' in duckdb://")
     assert "(while profiling it) (full error in " in failed[0] and "Traceback" not in out.output
     assert "issues: 0 high, " in out.stdout
-    assert f"catalog: {store / 'mixed' / 'index.html'}" in out.stdout
+    assert f"catalog: {store / 'mixed.duckdb' / 'index.html'}" in out.stdout
     assert (store / "mixed" / "index.html").is_file()
 
 
@@ -150,7 +150,7 @@ def test_run_json_selected_tables(invoke, tmp_path, shop, local_sandbox):
     report = json.loads(out.stdout)
     assert [t["table"] for t in report["tables"]] == ["customers"]
     assert report["tables"][0]["status"] == "ok" and Path(report["tables"][0]["html"]).is_file()
-    assert not (store / "shop" / "events").exists()
+    assert not (store / "shop.duckdb" / "events").exists()
 
 
 def test_run_errors_are_one_clean_line(invoke, tmp_path):
@@ -192,7 +192,7 @@ def test_demo_catalogs_the_demo_database_it_finds(invoke, local_sandbox):
     assert report["database"] == f"duckdb://{DEMO_DATABASE}"
     assert {t["table"] for t in report["tables"]} == set(info["tables"])
     assert all(t["status"] == "ok" for t in report["tables"]), report["tables"]
-    assert Path(report["index"]) == Path("catalog", "demo", "index.html").resolve()
+    assert Path(report["index"]) == Path("catalog", "demo.duckdb", "index.html").resolve()
     assert demo.read_bytes() == before      # found, not written again
     assert "demo database written" not in out.output
 

@@ -118,7 +118,7 @@ def test_a_batch_is_one_run_and_a_failing_table_fails_alone(batched):
         latest = batched[10]["materializations"][name][0]
         assert latest.run_id == table.dagster_run_id
         assert latest.asset_materialization.metadata["run_folder"].value == table.run
-        assert (batched[10]["store"] / "shop" / name / table.run / "catalog.html").is_file()
+        assert (batched[10]["store"] / "shop.duckdb" / name / table.run / "catalog.html").is_file()
     assert not batched[10]["materializations"]["flaky"]
 
 
@@ -133,7 +133,7 @@ def test_tables_batched_together_share_a_run_and_find_what_they_find_alone(batch
         assert [i.model_dump() for i in table.issues] == [i.model_dump() for i in single.issues], table.table
         assert table.pass_rate == single.pass_rate and table.sandbox_cells == single.sandbox_cells
         assert (table.status, table.degradations) == (single.status, single.degradations)
-        stored = json.loads((batched[10]["store"] / "shop" / table.table / table.run / "issues.json").read_text())
+        stored = json.loads((batched[10]["store"] / "shop.duckdb" / table.table / table.run / "issues.json").read_text())
         assert [i["id"] for i in stored["issues"]] == [i.id for i in table.issues]
     assert {i.type for i in alone_by_table["events"].issues} >= {"missing_values", "duplicate_rows"}
 
@@ -155,7 +155,7 @@ def test_worker_processes_catalog_batches_into_one_instance(shop_db, tmp_path, m
     for table in report.tables:
         assert runs[table.dagster_run_id].is_success
         assert runs[table.dagster_run_id].tags["dagster/partition"] == table.table
-        assert (tmp_path / "store" / "shop" / table.table / table.run / "catalog.html").is_file()
+        assert (tmp_path / "store" / "shop.duckdb" / table.table / table.run / "catalog.html").is_file()
     # each run in one process, two processes in all, neither of them this one
     assert all(len(p) == 1 for p in pids.values()), pids
     workers = set().union(*pids.values())

@@ -86,9 +86,10 @@ def test_a_blank_variable_is_no_database(tmp_path, monkeypatch):
     assert out.exit_code == 2 and MISSING_DATABASE in out.output
 
 
-def test_a_database_name_needs_no_url(tmp_path, monkeypatch):
+@pytest.mark.parametrize("option", ["--name", "--database-name"])   # and its older spelling
+def test_a_database_name_needs_no_url(tmp_path, monkeypatch, option):
     monkeypatch.chdir(tmp_path)
-    out = CliRunner().invoke(main, ["review", "orders", "--list", "--database-name", "shop", "--store",
+    out = CliRunner().invoke(main, ["review", "orders", "--list", option, "shop", "--store",
                                     str(tmp_path / "store"), "--json"], env={"CATALOGER_DATABASE": None})
     assert out.exit_code == 0, out.output
     assert '"database": "shop"' in out.output and '"reviews": []' in out.output
@@ -113,7 +114,7 @@ def test_the_shown_database_urls_read_as_they_say():
     shown = dict(DATABASE_URLS)
     absolute, relative, sqlite, postgres, mysql = shown   # in the order the help lists them
     assert "three slashes" in shown[absolute] and absolute.startswith("duckdb:///")
-    assert DatabaseResource(url=absolute).database_name == "shop"
+    assert DatabaseResource(url=absolute).database_name == "shop.duckdb"
     assert "two slashes" in shown[relative] and not relative.startswith("duckdb:///")
     assert DatabaseResource(url=sqlite).scheme == "sqlite"
     pg = _postgres_arguments(postgres)

@@ -29,7 +29,7 @@ def invoke(shop, *args, env=None):
 
 
 def log(shop):
-    return LocalScriptStore(root=str(shop["store"])).read_reviews(table_prefix("shop", "events"))
+    return LocalScriptStore(root=str(shop["store"])).read_reviews(table_prefix("shop.duckdb", "events"))
 
 
 def test_review_records_a_verdict_with_its_note_and_reviewer(shop):
@@ -38,7 +38,7 @@ def test_review_records_a_verdict_with_its_note_and_reviewer(shop):
     out = invoke(shop, "events", issue, "--dismiss", "--note", note, "--reviewer", "ana", "--json")
     assert out.exit_code == 0, out.output
     data = json.loads(out.stdout)
-    assert (data["database"], data["table"]) == ("shop", "events")
+    assert (data["database"], data["table"]) == ("shop.duckdb", "events")
     assert data["review"]["verdict"] == "dismiss" and data["review"]["note"] == note
     entry = log(shop)[-1]
     assert (entry.issue_id, entry.verdict, entry.note, entry.reviewer, entry.via) == (issue, "dismiss", note, "ana", "cli")
@@ -69,7 +69,7 @@ def test_errors_name_the_table_and_exit_1(shop):
     error = json.loads(out.stdout)["error"]
     assert "'events_nothing'" in error and all(repr(i) in error for i in shop["ids"])
     out = invoke(shop, "ghost", "x", "--accept")
-    assert out.exit_code == 1 and "table 'ghost' of database 'shop' has no run" in out.stderr
+    assert out.exit_code == 1 and "table 'ghost' of database 'shop.duckdb' has no run" in out.stderr
 
 
 @pytest.mark.parametrize("args, message", [
@@ -107,7 +107,7 @@ def test_the_cli_and_the_job_review_into_one_log_on_s3(s3_env, tmp_path):
 
     out = invoke(s3, "events", ids[0], "--dismiss", "--note", "cli on s3", "--reviewer", "ana", "--json")
     assert out.exit_code == 0, out.output
-    assert json.loads(out.stdout)["uri"].startswith(f"{url}/shop/events/reviews/")
+    assert json.loads(out.stdout)["uri"].startswith(f"{url}/shop.duckdb/events/reviews/")
     res = resources(database=f"duckdb://{db}", store=url)
     job = dg.Definitions(jobs=[build_review_job()], resources={k: res[k] for k in ("database", "store")})
     assert job.resolve_job_def("review_issue").execute_in_process(run_config={"ops": {REVIEW_OP: {"config": {
@@ -117,5 +117,5 @@ def test_the_cli_and_the_job_review_into_one_log_on_s3(s3_env, tmp_path):
     assert [(r["issue_id"], r["verdict"], r["reviewer"]) for r in data["reviews"]] == [
         (ids[0], "dismiss", "ana"), (ids[1], "accept", "bo")]
     keys = [o["Key"] for o in store.s3_resource().get_client().list_objects_v2(
-        Bucket=bucket, Prefix="team/catalog/shop/events/reviews/")["Contents"]]
+        Bucket=bucket, Prefix="team/catalog/shop.duckdb/events/reviews/")["Contents"]]
     assert len(keys) == 2 and all(k.endswith(".json") for k in keys)

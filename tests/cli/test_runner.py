@@ -67,7 +67,7 @@ def test_good_tables_are_catalogued_and_each_bad_one_fails_alone(catalogued):
 def test_a_good_tables_report_is_read_from_its_run(catalogued):
     store, instance = catalogued["store"], catalogued["instance"]
     events = by_table(catalogued["report"])["events"]
-    folder = store / "shop" / "events" / events.run
+    folder = store / "shop.duckdb" / "events" / events.run
     assert Path(events.html) == folder / "catalog.html" and folder.is_dir()
     assert instance.get_run_by_id(events.dagster_run_id).is_success
     stored = json.loads((folder / "issues.json").read_text())["issues"]
@@ -83,7 +83,7 @@ def test_the_report_names_the_database_store_and_index(catalogued):
     report, store, db = catalogued["report"], catalogued["store"], catalogued["db"]
     assert report.database == f"duckdb://{db}"
     assert str(store) in report.store
-    assert report.index == str(store / "shop" / "index.html")
+    assert report.index == str(store / "shop.duckdb" / "index.html")
     index = Path(report.index).read_text()
     for table in ("events", "customers", "broken", BAD_NAME):
         assert table in index
@@ -123,7 +123,7 @@ def test_unknown_tables_fail_with_the_tables_there_are_and_partitions_are_not_ad
     assert tables["customers"].status == "ok"
     assert "table 'nope' not found" in tables["nope"].error and "events" in tables["nope"].error
     assert sorted(instance.get_dynamic_partitions("tables")) == ["broken", "customers", "events"]
-    assert len([p for p in (catalogued["store"] / "shop" / "customers").iterdir() if p.is_dir()]) == 2
+    assert len([p for p in (catalogued["store"] / "shop.duckdb" / "customers").iterdir() if p.is_dir()]) == 2
     # a name that is no table of the database is not listed in the index
     assert "nope" not in Path(report.index).read_text()
 
@@ -137,8 +137,8 @@ def test_explicit_arguments_replace_the_settings(tmp_path, local_sandbox):
         report = catalog_database(settings=settings, database=f"duckdb://{db}", store=str(tmp_path / "b"),
                                   sandbox="local", explore=True, instance=instance)
     assert not report.failed and report.database == f"duckdb://{db}"
-    assert (tmp_path / "b" / "one" / "index.html").is_file() and not (tmp_path / "a").exists()
-    metrics = json.loads(next((tmp_path / "b" / "one" / "t").glob("*/catalog_script.metrics.json")).read_text())
+    assert (tmp_path / "b" / "one.duckdb" / "index.html").is_file() and not (tmp_path / "a").exists()
+    metrics = json.loads(next((tmp_path / "b" / "one.duckdb" / "t").glob("*/catalog_script.metrics.json")).read_text())
     assert metrics["explored"] is True and "explore requested" in metrics["why"]
 
 
@@ -165,4 +165,4 @@ def test_each_tables_run_is_in_its_databases_pool(catalogued):
     assert {(r.tags.get("dagster/partition") or f"{r.tags[RANGE_START]}..{r.tags[RANGE_END]}")
             for r in table_runs} >= {"broken", "broken..events", "customers..events"}
     # the daemon counts these runs against the limit of the database's pool
-    assert all(r.run_op_concurrency.all_pools == {database_pool("shop")} for r in table_runs)
+    assert all(r.run_op_concurrency.all_pools == {database_pool("shop.duckdb")} for r in table_runs)

@@ -41,7 +41,7 @@ def invoke(*args, env=None):
     return CliRunner().invoke(main, ["scripts", *args], env=env, catch_exceptions=False)
 
 
-def fill(store, database="shop", table="orders"):
+def fill(store, database="shop.duckdb", table="orders"):
     prefix = table_prefix(database, table)
     for ts, code, metrics in zip(TS, (CODE_1, CODE_2, CODE_3), METRICS):
         store.write_script_with_metrics(prefix, ts, SCRIPT, code, metrics)
@@ -54,7 +54,7 @@ def store_dir(tmp_path):
     root = tmp_path / "store"
     store = LocalScriptStore(root=str(root))
     fill(store)
-    store.write_json(table_prefix("shop", "customers"), TS[0], "profile.json", {})
+    store.write_json(table_prefix("shop.duckdb", "customers"), TS[0], "profile.json", {})
     return root
 
 
@@ -63,7 +63,7 @@ def common(root):
 
 
 def test_database_name_comes_from_the_url_without_connecting():
-    assert DatabaseResource(url=DB_URL).database_name == "shop"
+    assert DatabaseResource(url=DB_URL).database_name == "shop.duckdb"
 
 
 # ---------------------------------------------------------------------- list
@@ -88,8 +88,8 @@ def test_list_json_matches_the_store(store_dir):
     assert out.exit_code == 0, out.output
     data = json.loads(out.stdout)
     store = LocalScriptStore(root=str(store_dir))
-    prefix = table_prefix("shop", "orders")
-    assert (data["database"], data["table"]) == ("shop", "orders")
+    prefix = table_prefix("shop.duckdb", "orders")
+    assert (data["database"], data["table"]) == ("shop.duckdb", "orders")
     assert data["best"] == store.best_script(prefix, SCRIPT).timestamp == TS[1]
     assert [r["timestamp"] for r in data["runs"]] == [TS[2], TS[1], TS[0]]
     assert [r["best"] for r in data["runs"]] == [False, True, False]
@@ -105,9 +105,24 @@ def test_settings_come_from_the_environment(store_dir):
                  env={"CATALOGER_STORE": str(store_dir), "CATALOGER_DATABASE": DB_URL})
     assert out.exit_code == 0, out.output
     assert len(json.loads(out.stdout)["runs"]) == 3
-    # --database-name wins over the URL's name
-    out = invoke("list", "orders", "--json", "--database-name", "other", "--store", str(store_dir))
-    assert out.exit_code == 1 and "'other'" in json.loads(out.stdout)["error"]
+    # --name (or its older spelling --database-name) wins over the URL's name
+    for option in ("--name", "--database-name"):
+        out = invoke("list", "orders", "--json", option, "other", "--store", str(store_dir))
+        assert out.exit_code == 1 and "'other'" in json.loads(out.stdout)["error"]
+    out = invoke("list", "orders", "--json", "--name", "shop.duckdb", "--store", str(store_dir))
+    assert out.exit_code == 0 and len(json.loads(out.stdout)["runs"]) == 3
+
+
+def test_another_databases_catalog_of_the_same_name_is_refused(store_dir):
+    from cataloger_dagster.resources.script_store.identity import claim_database_catalog
+
+    claim_database_catalog(LocalScriptStore(root=str(store_dir)), DatabaseResource(url=DB_URL))
+    assert invoke("list", "orders", *common(store_dir), "--json").exit_code == 0   # its own
+    elsewhere = ["--database", "duckdb:///data/elsewhere/shop.duckdb", "--store", str(store_dir)]
+    out = invoke("list", "orders", *elsewhere, "--json")
+    error = json.loads(out.stdout)["error"]
+    assert out.exit_code == 1 and "/data/somewhere/shop.duckdb" in error and "--name" in error
+    assert invoke("list", "orders", *elsewhere, "--name", "shop.duckdb", "--json").exit_code == 0   # said so
 
 
 def test_best_follows_the_metrics(tmp_path):
@@ -187,7 +202,7 @@ def test_diff_of_identical_scripts_says_so(store_dir):
 
 def test_diff_needs_two_scripts(tmp_path):
     store = LocalScriptStore(root=str(tmp_path))
-    store.write_script_with_metrics(table_prefix("shop", "orders"), TS[0], SCRIPT, CODE_1, METRICS[0])
+    store.write_script_with_metrics(table_prefix("shop.duckdb", "orders"), TS[0], SCRIPT, CODE_1, METRICS[0])
     out = invoke("diff", "orders", *common(tmp_path))
     assert out.exit_code == 1 and "only one script" in out.output and TS[0] in out.output
 
@@ -252,7 +267,7 @@ def test_scripts_on_s3(s3_env):
 
     data = json.loads(invoke("list", "orders", "--database", DB_URL, "--store", url, "--json").stdout)
     assert data["best"] == TS[1] and [r["timestamp"] for r in data["runs"]] == [TS[2], TS[1], TS[0]]
-    assert data["runs"][0]["uri"] == f"{url}/shop/orders/{TS[2]}/{SCRIPT}"
+    assert data["runs"][0]["uri"] == f"{url}/shop.duckdb/orders/{TS[2]}/{SCRIPT}"
     out = invoke("show", "orders", "latest", "--code-only", "--database", DB_URL, "--store", url)
     assert out.exit_code == 0 and out.output == CODE_3
     out = invoke("diff", "orders", "--database", DB_URL, "--store", url)
@@ -278,7 +293,7 @@ def test_best_is_the_script_the_next_run_starts_from(tmp_path, local_sandbox):
     db = make_shop(tmp_path / "shop.duckdb", "events")
     store_root = tmp_path / "store"
     store = LocalScriptStore(root=str(store_root))
-    prefix = table_prefix("shop", "events")
+    prefix = table_prefix("shop.duckdb", "events")
 
     def run(explore: bool = False) -> dict:
         report = catalog_database(database=f"duckdb://{db}", store=str(store_root), sandbox="local",

@@ -51,7 +51,8 @@ def test_fix_scripts_live_in_the_fixes_folder_of_a_run_whatever_the_issue_id():
 
 
 def test_a_table_named_like_a_reserved_folder_gets_a_folder_of_its_own():
-    for reserved in (layout.CAPSULES, layout.ALERTS, layout.DATABASE_RUNS, layout.TABLE_FACTS, layout.REVIEW_LOG):
+    for reserved in (layout.CAPSULES, layout.ALERTS, layout.DATABASE_RUNS, layout.TABLE_FACTS, layout.REVIEW_LOG,
+                     layout.CATALOG_FILE):
         assert layout.store_name(reserved) != reserved
         assert layout.name_of_folder(layout.store_name(reserved)) == reserved
         assert layout.name_of_folder(reserved) is None

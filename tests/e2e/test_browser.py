@@ -300,12 +300,12 @@ def test_three_ways_to_review_land_in_one_log_and_the_timelapse(reviewed_demo, p
     from cataloger_dagster.settings import resources
 
     store = LocalScriptStore(root=str(reviewed_demo["store"]))
-    _, issues, _ = latest_issues(store, "demo", TABLE)
+    _, issues, _ = latest_issues(store, "demo.duckdb", TABLE)
     assert len(issues.issues) >= 3, "the demo's customers table should have several planted issues"
     by_cli, by_job, by_page = (i.id for i in issues.issues[:3])
 
     # 1. the command line
-    out = CliRunner().invoke(main, ["review", TABLE, by_cli, "--dismiss", "--note", "cli", "--database-name", "demo",
+    out = CliRunner().invoke(main, ["review", TABLE, by_cli, "--dismiss", "--note", "cli", "--name", "demo.duckdb",
                                     "--store", str(reviewed_demo["store"])], env={"CATALOGER_DATABASE": None})
     assert out.exit_code == 0, out.output
     # 2. the Dagster job, with the resources the code location gives it
@@ -322,7 +322,7 @@ def test_three_ways_to_review_land_in_one_log_and_the_timelapse(reviewed_demo, p
     shoot(page, "review_control")
     assert_clean(page)
 
-    log = store.read_reviews(table_prefix("demo", TABLE))
+    log = store.read_reviews(table_prefix("demo.duckdb", TABLE))
     assert [(r.issue_id, r.verdict, r.note) for r in log] == [
         (by_cli, "dismiss", "cli"), (by_job, "expected", "job"), (by_page, "accept", "from the page")]
     assert log[1].reviewer == "ops-team" and log[1].via.startswith("dagster run ")
@@ -331,7 +331,7 @@ def test_three_ways_to_review_land_in_one_log_and_the_timelapse(reviewed_demo, p
     report = off_loop(catalog_database, database=f"duckdb:///{reviewed_demo['db']}",
                       store=str(reviewed_demo["store"]), tables=[TABLE], exploration_rate=0.0)
     assert not report.failed
-    timelapse = reviewed_demo["store"] / "demo" / TABLE / "timelapse.html"
+    timelapse = reviewed_demo["store"] / "demo.duckdb" / TABLE / "timelapse.html"
     page.goto(timelapse.as_uri(), wait_until="load")
     assert page.locator("tr.run").count() == 2
     assert page.locator("table.reviews tbody tr").count() == 3

@@ -33,7 +33,7 @@ def test_run_json_over_the_demo_database(demo_db, tmp_path):
         if t["issues"]:
             assert t["pass_rate"] == 1.0
     assert Path(report["index"]).is_file()
-    assert report["index"] == str(store.resolve() / "demo" / "index.html")
+    assert report["index"] == str(store.resolve() / "demo.duckdb" / "index.html")
 
 
 def test_one_failing_table_does_not_stop_the_others(tmp_path):

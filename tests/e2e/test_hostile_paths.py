@@ -27,7 +27,7 @@ from cataloger_dagster.resources.io_manager import TableIOManager
 from cataloger_dagster.resources.script_store import LocalScriptStore, store_name
 from cataloger_dagster.cli.runner import catalog_database
 
-DATABASE = "my db"                      # the store's name of 'my db.duckdb'
+DATABASE = "my db.duckdb"               # the store's name of 'my db.duckdb': the file's name
 NORMAL = ["customers", "orders"]
 HOSTILE = [
     "a/b", "a", "..", ".", "%", "50%25", "x" * 300, "index.html", "INDEX_HISTORY", "database_runs", "table_facts",

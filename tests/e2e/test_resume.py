@@ -27,7 +27,7 @@ TABLES = [f"t{n}" for n in range(4)]
 def finished(store: Path) -> dict[str, list[str]]:
     """Table -> its run folders that wrote their summary."""
     out = {}
-    for table in (store / "data").glob("t*"):
+    for table in (store / "data.duckdb").glob("t*"):
         done = [p.name for p in run_folders(table) if (p / RUN_SUMMARY).is_file()]
         if done:
             out[table.name] = done
@@ -54,9 +54,9 @@ def test_a_killed_run_resumes_with_the_tables_it_had_not_finished(tmp_path):
         os.killpg(first.pid, signal.SIGKILL)
         first.wait(30)
     before = finished(store)
-    folders_before = {t.name: [p.name for p in run_folders(t)] for t in (store / "data").glob("t*")}
+    folders_before = {t.name: [p.name for p in run_folders(t)] for t in (store / "data.duckdb").glob("t*")}
     assert len(before) < len(TABLES), "every table finished before the kill"
-    assert not (store / "data" / "index.html").exists()
+    assert not (store / "data.duckdb" / "index.html").exists()
     # one finished table's data changes before the rerun: it is cataloged again
     changed = sorted(before)[0]
     with duckdb.connect(str(db)) as con:
@@ -72,13 +72,13 @@ def test_a_killed_run_resumes_with_the_tables_it_had_not_finished(tmp_path):
     assert kept == set(before) - {changed}
     for name in kept:   # the earlier run stands: no new folder, the report points at it
         assert tables[name]["run"] == before[name][-1] and Path(tables[name]["html"]).is_file()
-        assert [p.name for p in run_folders(store / "data" / name)] == folders_before[name]
+        assert [p.name for p in run_folders(store / "data.duckdb" / name)] == folders_before[name]
     for name in set(TABLES) - kept:
-        folders = [p.name for p in run_folders(store / "data" / name)]
+        folders = [p.name for p in run_folders(store / "data.duckdb" / name)]
         assert tables[name]["run"] == folders[-1] and tables[name]["run"] not in folders_before.get(name, [])
         # the killed run's half-written folder (if it had begun this table) is still there
         assert set(folders_before.get(name, [])) <= set(folders)
-    index = (store / "data" / "index.html").read_text()
+    index = (store / "data.duckdb" / "index.html").read_text()
     assert all(name in index for name in TABLES)
 
     # that run finished: the next one catalogs every table again

@@ -46,7 +46,7 @@ def test_reviews_on_the_demo_database_are_remembered_by_the_next_run(demo_db, tm
     shutil.copy(demo_db, db)      # the demo is shared by the session: this test changes its copy
     root = tmp_path / "store"
     store = script_store_from_url(str(root))
-    prefix = table_prefix("demo", TABLE)
+    prefix = table_prefix("demo.duckdb", TABLE)
     with dg.instance_for_test() as instance:
         instance.add_dynamic_partitions("tables", [TABLE])
         first, checks, meta, run1 = catalog(db, root, instance)
@@ -54,7 +54,7 @@ def test_reviews_on_the_demo_database_are_remembered_by_the_next_run(demo_db, tm
         high = [i for i in first.issues if i.severity == "high"]
         assert [i.id for i in high] == ["orders_duplicate_keys_order_id"] and not checks["no_high_severity_issues"].passed
         profile = TableProfile.model_validate(store.read_json(prefix, run1, "profile.json"))
-        health_before = index_entry(store, "demo", TABLE, None).health
+        health_before = index_entry(store, "demo.duckdb", TABLE, None).health
 
         def review(issue_id, verdict, note="", who="ana"):
             store.append_review(prefix, Review(table=TABLE, issue_id=issue_id, verdict=verdict, note=note,
@@ -92,7 +92,7 @@ def test_reviews_on_the_demo_database_are_remembered_by_the_next_run(demo_db, tm
         page = store.read_artifact(prefix, run2, CATALOG_PAGE).decode()
         assert 'id="reviewed"' in page and "Dismissed</b> by ana" in page and "a replayed import" in page
         assert "Accepted</b> by bo" in page and "open for" in page
-        entry = index_entry(store, "demo", TABLE, None)
+        entry = index_entry(store, "demo.duckdb", TABLE, None)
         assert entry.updated == run2 and entry.health > health_before
         assert entry.issues_by_severity["high"] == 0
 

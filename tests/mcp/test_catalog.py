@@ -13,7 +13,7 @@ from cataloger_dagster.resources.script_store import LocalScriptStore
 
 @pytest.fixture
 def catalog(small_catalog) -> Catalog:
-    return Catalog(LocalScriptStore(root=str(small_catalog[1])), "club")
+    return Catalog(LocalScriptStore(root=str(small_catalog[1])), "club.duckdb")
 
 
 def test_summary_matches_the_stored_run(catalog):

@@ -13,7 +13,7 @@ from cataloger_dagster.resources.script_store import LocalScriptStore
 
 def _index(store_path) -> SearchIndex:
     store = LocalScriptStore(root=str(store_path))
-    return SearchIndex(Catalog(store, "club"))  # mcp_support's database file is club.duckdb
+    return SearchIndex(Catalog(store, "club.duckdb"))  # mcp_support's database file is club.duckdb
 
 
 def test_it_finds_tables_columns_issues_and_evidence(small_catalog):
@@ -42,5 +42,5 @@ def test_the_index_is_rebuilt_when_the_store_changes(small_catalog, tmp_path):
     assert index.search("members") and index.builds == 1
     index.search("email")
     assert index.builds == 1  # unchanged store: the same index
-    shutil.rmtree(copy / "club" / TABLE)
+    shutil.rmtree(copy / "club.duckdb" / TABLE)
     assert index.search("members") == [] and index.builds == 2

@@ -29,7 +29,7 @@ def test_duckdb_lists_tables_and_never_writes(duck):
     before = _sha(duck)
     db = DatabaseResource(url=f"duckdb://{duck}")
     assert db.list_tables() == ["customers", "orders"]
-    assert db.database_name == "shop"
+    assert db.database_name == "shop.duckdb"
     assert db.table("orders").count().execute() == 5000
     with pytest.raises(Exception):
         db.connect().raw_sql("CREATE TABLE hack (x INT)")
@@ -231,7 +231,9 @@ def test_mysql_reads_read_only_and_never_shows_the_password(scratch):
     db = DatabaseResource(url=url)
     assert password and password not in db.safe_url and password not in repr(db)
     assert db.list_tables() == ["customers", "orders"]
-    assert db.database_name == url.rsplit("/", 1)[1]
+    parts = urlsplit(url)
+    assert db.database_name == f"{parts.hostname}_{parts.port or 3306}/{parts.path.strip('/')}"
+    assert password not in db.database_name and password not in db.source
     assert db.fingerprint("orders").row_count == 250
     conn = db.connect()
     # TIMESTAMP values read in UTC whatever the server's zone (MariaDB has no 'UTC' without its zone tables)

@@ -89,7 +89,7 @@ class Catalog:
         return script_store_from_url(str(self.store_dir))
 
     def log(self) -> list[dict]:
-        return [json.loads(data) for _, data in self.store.read_entries(f"shop/{ALERTS}")]
+        return [json.loads(data) for _, data in self.store.read_entries(f"shop.duckdb/{ALERTS}")]
 
 
 @pytest.fixture

@@ -41,7 +41,7 @@ def command_tail(table: str, issue_id: str, *, database: Optional[str] = None,
     """Everything after the verdict and the note; `--` keeps a name starting with '-' a name."""
     parts = []
     if database:
-        parts += ["--database-name", database]
+        parts += ["--name", database]
     if store:
         parts += ["--store", store]
     return " ".join(shlex.quote(p) for p in [*parts, "--", table, issue_id])

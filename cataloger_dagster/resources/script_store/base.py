@@ -116,6 +116,8 @@ class ScriptStore(dg.ConfigurableResource, abc.ABC):
 
     # run ids already resolved by this instance; a claimed folder never changes
     _runs_seen: dict = PrivateAttr(default_factory=dict)
+    # (catalog, source) pairs this instance found or made the catalog's own (identity.py)
+    _catalogs_claimed: set = PrivateAttr(default_factory=set)
 
     # ---- storage primitives (keys are '/'-joined paths below the store root)
 

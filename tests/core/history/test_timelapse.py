@@ -50,7 +50,7 @@ def two_runs(tmp_path_factory):
 
 
 def test_each_run_writes_its_summary_and_older_runs_are_rebuilt_alike(two_runs):
-    prefix = table_prefix("shop", "events")
+    prefix = table_prefix("shop.duckdb", "events")
     summaries = run_summaries(two_runs, prefix)
     assert [s.timestamp for s in summaries] == two_runs.list_runs(prefix)
     for summary in summaries:

@@ -52,5 +52,5 @@ def test_yaml_quote_escapes_what_is_not_printable_ascii():
 
 def test_the_control_shows_a_dismiss_with_an_empty_note_first():
     control = review_control("t", "t_missing_a", database="shop", store="/s")
-    assert control["command"] == "cataloger review --dismiss --note '' --database-name shop --store /s -- t t_missing_a"
+    assert control["command"] == "cataloger review --dismiss --note '' --name shop --store /s -- t t_missing_a"
     assert control["config"].endswith('verdict: dismiss\n      note: ""\n') and control["job"] == "review_issue"

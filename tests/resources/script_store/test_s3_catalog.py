@@ -19,19 +19,20 @@ def test_catalog_run_writes_to_s3_and_the_next_run_learns_from_it(demo_db, s3_se
         second = catalog_database(database=f"duckdb://{demo_db}", store=store, tables=["orders"],
                                   exploration_rate=0.0, instance=instance)
     assert [t.status for t in first.tables + second.tables] == ["ok", "ok"]
-    assert first.index == f"s3://{s3_bucket}/catalogs/demo/index.html"
+    assert first.index == f"s3://{s3_bucket}/catalogs/demo.duckdb/index.html"
     s3 = boto3.client("s3", endpoint_url=s3_server, region_name="us-east-1")
     keys = {o["Key"] for o in s3.list_objects_v2(Bucket=s3_bucket, Prefix="catalogs/")["Contents"]}
     for report in (first.tables[0], second.tables[0]):
-        run = f"catalogs/demo/orders/{report.run}/"
+        run = f"catalogs/demo.duckdb/orders/{report.run}/"
         for name in ("profile.json", "issues.json", "investigations.json", "catalog.html",
                      "catalog_script.py", "catalog_script.metrics.json", "recent_summary.html",
                      "run_summary.json"):
             assert run + name in keys
-    timelapse = s3.get_object(Bucket=s3_bucket, Key="catalogs/demo/orders/timelapse.html")["Body"].read().decode()
+    key = "catalogs/demo.duckdb/orders/timelapse.html"
+    timelapse = s3.get_object(Bucket=s3_bucket, Key=key)["Body"].read().decode()
     assert timelapse.count('<tr class="run"') == 2      # the table's, replaced by the second run
     metrics = json.loads(s3.get_object(
-        Bucket=s3_bucket, Key=f"catalogs/demo/orders/{second.tables[0].run}/catalog_script.metrics.json"
+        Bucket=s3_bucket, Key=f"catalogs/demo.duckdb/orders/{second.tables[0].run}/catalog_script.metrics.json"
     )["Body"].read())
     assert metrics["based_on"] == first.tables[0].run and metrics["cells"] <= 3
     assert second.tables[0].sandbox_cells <= 3 < first.tables[0].sandbox_cells
