@@ -22,9 +22,9 @@ import pytest
 from tests.conftest import service_unavailable
 from e2e_support import REPO
 
-pytestmark = [pytest.mark.slow]
+pytestmark = [pytest.mark.slow, pytest.mark.chromium]
 
-CHROMIUM = os.environ.get("CATALOGER_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
+CHROMIUM = os.environ.get("CATALOGER_CHROMIUM") or shutil.which("chromium")
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                   "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 ARTIFACTS = REPO / "test-artifacts" / "browser"
@@ -54,8 +54,9 @@ class Recorder:
 
 @pytest.fixture(scope="module")
 def browser():
-    if not os.path.isfile(CHROMIUM) or not os.access(CHROMIUM, os.X_OK):
-        service_unavailable(f"chromium ({CHROMIUM})")
+    if not CHROMIUM or not os.path.isfile(CHROMIUM) or not os.access(CHROMIUM, os.X_OK):
+        service_unavailable(f"chromium ({CHROMIUM or 'not on PATH'}: apt-get install chromium, "
+                            "or set CATALOGER_CHROMIUM to its path)")
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
