@@ -4,9 +4,6 @@ table, and the ways an earlier script can fail to be reused."""
 
 from __future__ import annotations
 
-import os
-import shutil
-
 import duckdb
 import pytest
 
