@@ -145,7 +145,9 @@ def postgres_admin_url() -> str:
 
         psycopg.connect(url.replace("postgres://", "postgresql://"), connect_timeout=5).close()
     except Exception as exc:  # noqa: BLE001 - any failure means the server is not usable
-        service_unavailable(f"PostgreSQL at {url} ({exc})")
+        from cataloger_dagster.resources.database import redact_url
+
+        service_unavailable(f"PostgreSQL at {redact_url(url)} ({exc})")
     return url
 
 

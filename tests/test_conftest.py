@@ -66,13 +66,16 @@ def test_without_urls_each_server_test_skips_naming_the_variable_to_set(tmp_path
     assert outcome == "skipped" and "CATALOGER_TEST_POSTGRES_URL" in reason and ".ci/postgres.sh" in reason
 
 
-def test_a_server_without_its_driver_skips_naming_the_extra(tmp_path):
-    # a port where nothing listens: the driver is missed before any connection is tried
-    code, outcomes = run_generated(tmp_path, CATALOGER_TEST_MYSQL_URL="mysql://u:secret@127.0.0.1:9/db")
+def test_a_server_without_its_driver_skips_naming_the_extra_and_one_not_there_without_its_password(tmp_path):
+    # ports where nothing listens: the MySQL driver is missed before any connection is tried
+    code, outcomes = run_generated(tmp_path, CATALOGER_TEST_MYSQL_URL="mysql://u:secret@127.0.0.1:9/db",
+                                   CATALOGER_TEST_POSTGRES_URL="postgres://u:secret@127.0.0.1:9/db")
     assert code == 0
     outcome, reason = outcomes["test_a_mysql_table"]
     assert outcome == "skipped" and "mysqlclient" in reason and "'.[dev,mysql]'" in reason
-    assert "secret" not in reason
+    outcome, reason = outcomes["test_a_postgres_table"]
+    assert outcome == "skipped" and "PostgreSQL at postgres://u:***@127.0.0.1:9/db" in reason
+    assert "secret" not in outcomes["test_a_mysql_table"][1] + reason
 
 
 @pytest.mark.parametrize("url", [None, "mysql://u:secret@127.0.0.1:9/db"])
