@@ -78,7 +78,8 @@ def sandbox_problem(backend: str) -> str | None:
     return None
 
 
-@pytest.fixture(params=[pytest.param("local", marks=pytest.mark.bwrap), pytest.param("docker", marks=pytest.mark.docker)])
+@pytest.fixture(params=[pytest.param("local", marks=pytest.mark.bwrap),
+                        pytest.param("docker", marks=pytest.mark.docker)])
 def sandbox_backend(request) -> str:
     """Each sandbox backend in turn; skips (fails in CI) where one is absent."""
     problem = sandbox_problem(request.param)

@@ -46,13 +46,15 @@ def run_generated(tmp_path: Path, **env: str) -> tuple[int, dict[str, tuple[str,
     clean["PYTHONPATH"] = os.pathsep.join([str(TESTS), str(TESTS / "support"), str(TESTS.parent)])
     report = tmp_path / "report.xml"
     done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "conftest", "-p", "no:cacheprovider", "-c", str(tmp_path / "pytest.ini"),
-         "--rootdir", str(tmp_path), f"--junitxml={report}", str(tmp_path / "test_generated.py")],
+        [sys.executable, "-m", "pytest", "-p", "conftest", "-p", "no:cacheprovider",
+         "-c", str(tmp_path / "pytest.ini"), "--rootdir", str(tmp_path), f"--junitxml={report}",
+         str(tmp_path / "test_generated.py")],
         cwd=tmp_path, env={**clean, **env}, capture_output=True, text=True, timeout=300)
     assert report.exists(), done.stdout + done.stderr
     outcomes = {}
     for case in ET.parse(report).getroot().iter("testcase"):
-        found = [(child.tag, child.get("message", "")) for child in case if child.tag in ("skipped", "failure", "error")]
+        found = [(child.tag, child.get("message", "")) for child in case
+                 if child.tag in ("skipped", "failure", "error")]
         outcomes[case.get("name")] = found[0] if found else ("passed", "")
     return done.returncode, outcomes
 
