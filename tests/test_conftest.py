@@ -41,8 +41,9 @@ def run_generated(tmp_path: Path, **env: str) -> tuple[int, dict[str, tuple[str,
     """(pytest's exit code, {test: (outcome, message)}) of the generated file run with `env`."""
     (tmp_path / "test_generated.py").write_text(GENERATED)
     (tmp_path / "pytest.ini").write_text("[pytest]\n")
-    clean = {k: v for k, v in os.environ.items()
-             if k not in ("CATALOGER_TEST_POSTGRES_URL", "CATALOGER_TEST_MYSQL_URL", "CATALOGER_REQUIRE_SERVICES")}
+    # this run's own options (PYTEST_ADDOPTS) are not the generated file's
+    clean = {k: v for k, v in os.environ.items() if k not in (
+        "CATALOGER_TEST_POSTGRES_URL", "CATALOGER_TEST_MYSQL_URL", "CATALOGER_REQUIRE_SERVICES", "PYTEST_ADDOPTS")}
     clean["PYTHONPATH"] = os.pathsep.join([str(TESTS), str(TESTS / "support"), str(TESTS.parent)])
     report = tmp_path / "report.xml"
     done = subprocess.run(
