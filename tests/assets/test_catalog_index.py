@@ -20,7 +20,6 @@ from cataloger_dagster.jobs import ALL_ASSETS, TABLE_ASSETS
 from cataloger_dagster.resources.script_store import LocalScriptStore
 from cataloger_dagster.settings import resources
 from shop import make_shop
-from tests.conftest import sandbox_problem, service_unavailable
 
 pytestmark = pytest.mark.filterwarnings("error::DeprecationWarning")
 
@@ -36,10 +35,7 @@ def build_index(instance, res, errors=None):
 
 
 @pytest.fixture(scope="module")
-def catalogued(tmp_path_factory):
-    problem = sandbox_problem("local")
-    if problem:
-        service_unavailable(problem)
+def catalogued(tmp_path_factory, local_sandbox_for_module):
     tmp = tmp_path_factory.mktemp("catalog_index")
     db = make_shop(tmp / "shop.duckdb")
     with duckdb.connect(str(db)) as con:

@@ -19,7 +19,6 @@ from cataloger_dagster.jobs import TABLE_ASSETS
 from cataloger_dagster.resources.script_store import LocalScriptStore
 from cataloger_dagster.settings import resources
 from shop import make_shop
-from tests.conftest import sandbox_problem, service_unavailable
 
 pytestmark = pytest.mark.filterwarnings("error::DeprecationWarning")
 
@@ -41,10 +40,7 @@ def run_table(db, store, instance, table):
 
 
 @pytest.fixture(scope="module")
-def runs(tmp_path_factory):
-    problem = sandbox_problem("local")
-    if problem:
-        service_unavailable(problem)
+def runs(tmp_path_factory, local_sandbox_for_module):
     tmp = tmp_path_factory.mktemp("catalog_page")
     db = make_shop(tmp / "shop.duckdb", "events", "events_copy")
     store = tmp / "store"

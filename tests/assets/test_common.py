@@ -58,6 +58,7 @@ def run(instance, res, table="events"):
     return result, result.output_for_node("writer"), result.output_for_node("reader")
 
 
+@pytest.mark.slow
 def test_the_assets_of_one_run_share_one_folder_and_each_run_gets_its_own(setup):
     instance, res, store = setup
     result, w, r = run(instance, res)
@@ -78,6 +79,7 @@ def test_the_assets_of_one_run_share_one_folder_and_each_run_gets_its_own(setup)
     assert json.loads((folder / "facts.json").read_text())["run"] == result.run_id  # left intact
 
 
+@pytest.mark.slow
 def test_partitions_are_kept_apart(setup):
     instance, res, store = setup
     _, events, _ = run(instance, res, "events")

@@ -42,6 +42,7 @@ def catalog(shop, store, instance, *assets):
     return result
 
 
+@pytest.mark.slow
 def test_fresh_table_with_its_usual_volume_passes(shop, tmp_path):
     with dg.instance_for_test() as instance:
         catalog(shop, tmp_path / "store", instance)
@@ -57,6 +58,7 @@ def test_fresh_table_with_its_usual_volume_passes(shop, tmp_path):
     assert volume.metadata["recent_row_counts"].value == f"{rows:,}, {rows:,}"
 
 
+@pytest.mark.slow
 def test_an_old_profile_fails_freshness_when_the_check_runs_alone(shop, tmp_path, monkeypatch):
     with dg.instance_for_test() as instance:
         catalog(shop, tmp_path / "store", instance)
@@ -100,6 +102,7 @@ def stand_in(config: StandInConfig) -> AnalysisResultModel:
     return AnalysisResultModel(issues=found, summary="", completedAt="now")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("stale,volume", [(True, False), (False, True)])
 def test_history_findings_fail_their_check(shop, tmp_path, stale, volume):
     with dg.instance_for_test() as instance:

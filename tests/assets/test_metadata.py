@@ -9,7 +9,6 @@ import pytest
 from cataloger_dagster.assets.catalog_index import catalog_index
 from cataloger_dagster.definitions import ALL_ASSETS, TABLE_ASSETS, defs
 from cataloger_dagster.settings import resources
-from tests.conftest import sandbox_problem, service_unavailable
 
 pytestmark = pytest.mark.filterwarnings("error::DeprecationWarning")
 
@@ -48,11 +47,8 @@ def latest(instance, asset: str, partition: str | None = "events") -> dg.AssetMa
 
 
 @pytest.fixture(scope="module")
-def materialized(tmp_path_factory):
+def materialized(tmp_path_factory, local_sandbox_for_module):
     """One real run of every per-table asset on a small table, then the index."""
-    problem = sandbox_problem("local")
-    if problem:
-        service_unavailable(problem)
     tmp = tmp_path_factory.mktemp("metadata")
     db = tmp / "shop.duckdb"
     with duckdb.connect(str(db)) as con:

@@ -51,6 +51,7 @@ def find_issues(db, store, instance):
     return result.output_for_node("quality_issues"), meta, folder
 
 
+@pytest.mark.slow
 def test_finds_the_planted_issues_and_stores_and_counts_them(shop):
     result, meta, folder = find_issues(*shop)
     ids = {i.id for i in result.issues}
@@ -81,6 +82,7 @@ def test_orphans_are_found_through_the_other_tables(shop):
     assert PLANTED - {"events_orphan_references_customer_id"} <= ids
 
 
+@pytest.mark.slow
 def test_the_search_takes_the_other_tables_keys_from_their_stored_profiles(shop, tmp_path):
     # customers is profiled and stored; then its name column breaks (a view whose cast fails on
     # every row).  With the stored profile the search knows customer_id is a key and verifies the
@@ -145,6 +147,7 @@ def test_the_other_tables_keys_cost_the_same_requests_however_many_tables(tmp_pa
     assert cost[20] == cost[200] <= 4   # the digest, a listing (a filtered folder listing here)
 
 
+@pytest.mark.slow
 def test_the_previous_runs_issues_say_what_is_new_and_what_is_resolved(shop):
     db, store, instance = shop
     first, _, _ = find_issues(db, store, instance)
@@ -177,6 +180,7 @@ def test_smart_fix_issues_carry_their_followup_and_their_fix_scripts_sit_beside_
     assert hashlib.sha256(Path(db).read_bytes()).hexdigest() == before
 
 
+@pytest.mark.slow
 def test_history_findings_are_raised_after_the_detectors_and_reviews_set_them_aside(shop):
     from cataloger_dagster.core.layout import HISTORY
     from cataloger_dagster.core.reviews.record import record_review

@@ -112,6 +112,7 @@ def _run_script(script: Path, db: Path) -> dict:
     return json.loads(out.stdout)
 
 
+@pytest.mark.slow
 def test_recent_summary_over_two_runs(tmp_path):
     from cataloger_dagster.definitions import TABLE_ASSETS
     from cataloger_dagster.settings import resources

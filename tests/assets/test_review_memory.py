@@ -50,6 +50,7 @@ def dismiss(store, table, issue, profile, note="known"):
                                                             issue=snapshot_of(found, profile)))
 
 
+@pytest.mark.slow
 def test_dismissals_on_other_tables_change_the_finding_on_a_similar_table(shop):
     db, root, instance = shop
     store = script_store_from_url(str(root))
@@ -82,6 +83,7 @@ def test_dismissals_on_other_tables_change_the_finding_on_a_similar_table(shop):
     assert AnalysisResultModel.model_validate(json.loads((folder / "issues.json").read_text())) == after
 
 
+@pytest.mark.slow
 def test_a_dismissal_follows_its_column_through_a_rename(shop):
     db, root, instance = shop
     store = script_store_from_url(str(root))
@@ -116,6 +118,7 @@ def test_the_reviews_of_a_database_are_read_once_per_run_and_a_broken_log_is_lef
     assert [r.verdict for r in again["orders"]] == ["dismiss", "accept"]
 
 
+@pytest.mark.slow
 def test_the_memory_works_the_same_on_an_s3_store(tmp_path, s3_env):
     import boto3
 

@@ -78,6 +78,7 @@ def test_fingerprint_is_the_databases_and_follows_the_data(shop):
     assert json.loads((runs[0] / "profile.json").read_text())["row_count"] == 2030
 
 
+@pytest.mark.slow
 def test_the_source_database_is_not_written(shop):
     db, _, instance, res = shop
     before = hashlib.sha256(db.read_bytes()).hexdigest()

@@ -58,6 +58,7 @@ def test_describes_the_table_and_stores_it_with_its_cache_key(shop):
     assert meta["dagster/row_count"].value == 2030
 
 
+@pytest.mark.slow
 def test_unchanged_table_reuses_the_understanding_and_a_change_recomputes_it(shop):
     db, store, instance = shop
     _, first, _, first_folder = understand(db, store, instance)
@@ -82,6 +83,7 @@ def standin(monkeypatch):
         yield s
 
 
+@pytest.mark.slow
 def test_another_agent_does_not_reuse_the_heuristic_understanding(shop, standin):
     db, store, instance = shop
     understand(db, store, instance)

@@ -162,6 +162,7 @@ def test_worker_processes_catalog_batches_into_one_instance(shop_db, tmp_path, m
     assert len(workers) == 2 and os.getpid() not in workers
 
 
+@pytest.mark.slow
 def test_a_worker_that_dies_reports_its_tables_failed():
     # a setup the worker cannot unpack: it exits at once, as one killed would
     got = list(catalog_in_workers([["a", "b"], ["c"]], 2, ("not", "a setup")))

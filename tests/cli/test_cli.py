@@ -50,6 +50,7 @@ def test_a_verb_module_runs_once_as_main():
     assert "RuntimeWarning" not in out.stderr and "build-image" in out.stdout
 
 
+@pytest.mark.slow
 def test_the_console_script_reaches_every_verb_group():
     out = subprocess.run([CATALOGER, "--help"], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr

@@ -88,6 +88,7 @@ def test_usage_errors_exit_2_and_write_nothing(shop, args, message):
 # ------------------------------------------------------------------------ S3
 
 
+@pytest.mark.slow
 def test_the_cli_and_the_job_review_into_one_log_on_s3(s3_env, tmp_path):
     import uuid
 

@@ -16,7 +16,6 @@ from cataloger_dagster.cli.batches import RANGE_END, RANGE_START
 from cataloger_dagster.cli.runner import STEPS, CatalogReport, catalog_database, dagster_instance
 from cataloger_dagster.settings import load_settings
 from shop import make_shop
-from tests.conftest import sandbox_problem, service_unavailable
 
 pytestmark = pytest.mark.filterwarnings("error::DeprecationWarning")
 
@@ -24,10 +23,7 @@ BAD_NAME = "odd...name"
 
 
 @pytest.fixture(scope="module")
-def catalogued(tmp_path_factory):
-    problem = sandbox_problem("local")
-    if problem:
-        service_unavailable(problem)
+def catalogued(tmp_path_factory, local_sandbox_for_module):
     tmp = tmp_path_factory.mktemp("runner")
     db = make_shop(tmp / "shop.duckdb")
     with duckdb.connect(str(db)) as con:

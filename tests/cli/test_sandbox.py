@@ -15,7 +15,7 @@ from click.testing import CliRunner
 from cataloger_dagster.cli.app import main
 from cataloger_dagster.cli.sandbox import sandbox
 from cataloger_dagster.resources.sandbox import image as sandbox_image
-from tests.conftest import sandbox_problem, service_unavailable
+from tests.conftest import service_unavailable
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -26,10 +26,7 @@ def invoke(*args, env=None):
 
 
 @pytest.fixture
-def engine():
-    problem = sandbox_problem("docker")
-    if problem:
-        service_unavailable(problem)
+def engine(docker_sandbox):
     import docker
 
     client = docker.from_env()

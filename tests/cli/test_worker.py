@@ -10,6 +10,8 @@ import subprocess
 import sys
 from multiprocessing.connection import Connection
 
+import pytest
+
 
 def start_worker() -> tuple[subprocess.Popen, Connection, Connection]:
     batches_out, batches_in = os.pipe()
@@ -21,6 +23,7 @@ def start_worker() -> tuple[subprocess.Popen, Connection, Connection]:
     return process, Connection(batches_in, readable=False), Connection(reports_out, writable=False)
 
 
+@pytest.mark.slow
 def test_a_worker_told_to_stop_before_any_batch_ends_cleanly():
     process, batches, reports = start_worker()
     batches.send(None)
@@ -34,6 +37,7 @@ def test_a_worker_told_to_stop_before_any_batch_ends_cleanly():
         pass
 
 
+@pytest.mark.slow
 def test_a_worker_whose_runner_is_gone_ends_cleanly():
     process, batches, reports = start_worker()
     batches.close()   # as when the runner is killed
@@ -41,6 +45,7 @@ def test_a_worker_whose_runner_is_gone_ends_cleanly():
     assert "Traceback" not in process.stderr.read()
 
 
+@pytest.mark.slow
 def test_a_setup_it_cannot_use_ends_it_with_the_error():
     process, batches, reports = start_worker()
     batches.send(("not", "a setup"))

@@ -22,9 +22,9 @@ import pytest
 from tests.conftest import service_unavailable
 from e2e_support import REPO
 
-pytestmark = [pytest.mark.slow]
+pytestmark = [pytest.mark.slow, pytest.mark.chromium]
 
-CHROMIUM = os.environ.get("CATALOGER_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
+CHROMIUM = os.environ.get("CATALOGER_CHROMIUM") or shutil.which("chromium")
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                   "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 ARTIFACTS = REPO / "test-artifacts" / "browser"
@@ -53,15 +53,25 @@ class Recorder:
 
 
 @pytest.fixture(scope="module")
-def browser():
-    if not os.path.isfile(CHROMIUM) or not os.access(CHROMIUM, os.X_OK):
-        service_unavailable(f"chromium ({CHROMIUM})")
+def chromium() -> str:
+    """The browser's path; skips (fails in CI) where it is absent.  Starts nothing, so that the
+    fixtures that run Dagster can ask for it first and not run for a test that would skip."""
+    if not CHROMIUM or not os.path.isfile(CHROMIUM) or not os.access(CHROMIUM, os.X_OK):
+        service_unavailable(f"chromium ({CHROMIUM or 'not on PATH'}: apt-get install chromium, "
+                            "or set CATALOGER_CHROMIUM to its path)")
     try:
-        from playwright.sync_api import sync_playwright
+        import playwright.sync_api  # noqa: F401
     except ImportError:
         service_unavailable("Playwright for Python (pip install -e '.[dev]')")
+    return CHROMIUM
+
+
+@pytest.fixture(scope="module")
+def browser(chromium):
+    from playwright.sync_api import sync_playwright
+
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS, timeout=60_000)
+        browser = p.chromium.launch(executable_path=chromium, args=CHROMIUM_FLAGS, timeout=60_000)
         try:
             yield browser
         finally:
@@ -100,7 +110,7 @@ def page(browser):
 
 
 @pytest.fixture(scope="module")
-def store_pages(demo_db, tmp_path_factory) -> dict[str, Path]:
+def store_pages(chromium, local_sandbox_for_module, demo_db, tmp_path_factory) -> dict[str, Path]:
     """Pages a `cataloger run` of two demo tables wrote: catalog page, recent summary, index."""
     from cataloger_dagster.cli.runner import catalog_database
 
@@ -186,7 +196,7 @@ def test_index_page(store_pages, page):
     assert_clean(page)
 
 
-def test_dagster_ui_asset_page(catalog_stack, page):
+def test_dagster_ui_asset_page(chromium, catalog_stack, page):
     catalog_stack.catalog_partition(TABLE)
     location, _ = catalog_stack.repository()
     base = catalog_stack.dev.url
@@ -277,7 +287,7 @@ def off_loop(func, *args, **kwargs):
 
 
 @pytest.fixture(scope="module")
-def reviewed_demo(demo_db, tmp_path_factory):
+def reviewed_demo(chromium, local_sandbox_for_module, demo_db, tmp_path_factory):
     """The demo's customers table catalogued once, in a store of its own."""
     from cataloger_dagster.cli.runner import catalog_database
 
@@ -352,7 +362,7 @@ HOSTILE_TABLE = "it's $(touch pwned) `touch pwned2` \"<script>alert(1)</script>\
 HOSTILE_COLUMN = "a'b $(touch pwned3)\n`x` <img src=x onerror=alert(2)>"
 
 
-def test_the_review_control_keeps_hostile_names_and_notes_as_data(tmp_path, page):
+def test_the_review_control_keeps_hostile_names_and_notes_as_data(local_sandbox, tmp_path, page):
     import duckdb
 
     from cataloger_dagster.cli.runner import catalog_database

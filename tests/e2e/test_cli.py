@@ -5,11 +5,12 @@ import subprocess
 from pathlib import Path
 
 import duckdb
+import pytest
 
 from cli_support import CATALOGER, cataloger
 
 
-def test_run_json_over_the_demo_database(demo_db, tmp_path):
+def test_run_json_over_the_demo_database(local_sandbox, demo_db, tmp_path):
     store = tmp_path / "store"
     out = cataloger("run", "--database", f"duckdb://{demo_db}", "--store", str(store), "--json")
     assert out.returncode == 0, out.stderr
@@ -36,6 +37,7 @@ def test_run_json_over_the_demo_database(demo_db, tmp_path):
     assert report["index"] == str(store.resolve() / "demo.duckdb" / "index.html")
 
 
+@pytest.mark.slow
 def test_one_failing_table_does_not_stop_the_others(tmp_path):
     db = tmp_path / "mixed.duckdb"
     with duckdb.connect(str(db)) as con:
@@ -54,6 +56,7 @@ def test_one_failing_table_does_not_stop_the_others(tmp_path):
     assert "broken" in index and "good" in index
 
 
+@pytest.mark.slow
 def test_unknown_table_is_reported(demo_db, tmp_path):
     out = cataloger("run", "--database", f"duckdb://{demo_db}", "--store", str(tmp_path / "s"),
                     "--table", "customers", "--table", "no_such_table", "--json")
@@ -63,6 +66,7 @@ def test_unknown_table_is_reported(demo_db, tmp_path):
     assert "no_such_table" in tables["no_such_table"]["error"]
 
 
+@pytest.mark.slow
 def test_profile_json(demo_db):
     out = cataloger("profile", "--database", f"duckdb://{demo_db}", "--table", "orders", "--json")
     assert out.returncode == 0, out.stderr
@@ -71,6 +75,7 @@ def test_profile_json(demo_db):
     assert len(profile["sample_rows"]) == 5
 
 
+@pytest.mark.slow
 def test_demo_db_refuses_to_overwrite(demo_db):
     out = cataloger("demo-db", str(demo_db))
     assert out.returncode != 0 and "exist" in (out.stderr + out.stdout).lower()
@@ -89,6 +94,7 @@ def test_password_never_printed(postgres_admin_url, postgres_schema, tmp_path):
             assert b"pw-T0pS3cret" not in path.read_bytes(), path
 
 
+@pytest.mark.slow
 def test_progress_counts_the_tables(tmp_path):
     db = tmp_path / "two.duckdb"
     with duckdb.connect(str(db)) as con:
@@ -101,6 +107,7 @@ def test_progress_counts_the_tables(tmp_path):
     assert "cataloged 2/2 tables" in out.stdout
 
 
+@pytest.mark.slow
 def test_run_makes_a_dagster_home_that_does_not_exist_yet(tmp_path):
     # a fresh clone: the Makefile points DAGSTER_HOME at .dagster_home before anything made it
     db = tmp_path / "one.duckdb"
@@ -117,6 +124,7 @@ def test_run_makes_a_dagster_home_that_does_not_exist_yet(tmp_path):
     assert (home / "history").is_dir()  # the runs went to that instance
 
 
+@pytest.mark.slow
 def test_a_table_whose_checks_cannot_all_run_is_degraded_not_ok(tmp_path):
     """The reference search of `orders` reads `customers`, a view that fails whenever its rows are
     read: orders is still cataloged, but says which check could not run, everywhere it is shown."""

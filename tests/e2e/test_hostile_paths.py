@@ -249,6 +249,7 @@ def test_the_sensor_adds_and_runs_every_table_but_the_names_dagster_refuses(host
         assert f"table {name!r} is not catalogued" in err and "partition key" in err
 
 
+@pytest.mark.slow
 def test_the_io_manager_keeps_every_partition_key_in_its_assets_folder(tmp_path):
     keys = ["../../outside", "a/b", "a", ".", "..", "x" * 300, "/etc/passwd-copy"]
     tables = dg.DynamicPartitionsDefinition(name="tables")

@@ -39,7 +39,7 @@ NOW = datetime(2026, 11, 1, tzinfo=timezone.utc)
 
 
 @pytest.fixture(scope="module")
-def corpus_db(tmp_path_factory) -> Path:
+def corpus_db(tmp_path_factory, realdata_corpus) -> Path:
     path = tmp_path_factory.mktemp("realdata") / "corpus.duckdb"
     realdata.load_duckdb(path)
     return path

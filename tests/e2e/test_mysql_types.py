@@ -75,9 +75,9 @@ READ_AS = {"t_bool": "boolean", "t_bit1": "boolean", "t_bit64": "decimal(20, 0)"
 
 @pytest.fixture(scope="module")
 def mysql_types(module_scratch) -> DatabaseResource:
+    url = load_tables("mysql", {"placeholder": pa.table({"x": [1]})}, module_scratch)  # skips without a server
     import MySQLdb
 
-    url = load_tables("mysql", {"placeholder": pa.table({"x": [1]})}, module_scratch)
     parts = urlsplit(url)
     con = MySQLdb.connect(host=parts.hostname, port=parts.port, user=unquote(parts.username),
                           password=unquote(parts.password), database=parts.path.strip("/"), charset="utf8mb4")

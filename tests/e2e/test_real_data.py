@@ -21,10 +21,11 @@ from realdata import NOW, fetch
 from realdata.detect import detect_all
 from realdata.scoring import COMPATIBLE, AnswerKeyError, load_key, score
 from cataloger_dagster.core.models import ISSUE_TYPES
+from tests.conftest import service_unavailable
 
 
 @pytest.fixture(scope="module")
-def corpus_db(tmp_path_factory) -> Path:
+def corpus_db(tmp_path_factory, realdata_corpus) -> Path:
     path = tmp_path_factory.mktemp("realdata") / "corpus.duckdb"
     realdata.load_duckdb(path)
     return path
@@ -72,7 +73,7 @@ def test_the_clean_tables_pass_their_checks(corpus_db):
     con.close()
 
 
-def test_the_tables_keep_the_types_duckdb_infers():
+def test_the_tables_keep_the_types_duckdb_infers(realdata_corpus):
     # The key's causes depend on these inferences; a DuckDB upgrade that changes them must say so.
     tables = realdata.corpus_tables()
     assert {n: t.num_rows for n, t in tables.items()} == {
@@ -111,14 +112,19 @@ def no_network(monkeypatch) -> list[str]:
     return asked
 
 
-def test_a_valid_cache_downloads_nothing(no_network):
+def test_a_valid_cache_downloads_nothing(realdata_corpus, no_network):
     assert fetch.missing() == []
     fetch.fetch()
     assert no_network == []
 
 
+@pytest.mark.realdata
 def test_archives_put_by_hand_are_verified_and_extracted_without_network(empty_cache, no_network):
     real_archives = Path(fetch.__file__).resolve().parents[3] / ".cache" / "realdata" / "archives"
+    absent = [s.archive.name for s in fetch.SOURCES if not (real_archives / s.archive.name).is_file()]
+    if absent:
+        service_unavailable(f"the real-data archives {', '.join(absent)} in {real_archives} "
+                            "(`make realdata` downloads them)")
     (empty_cache / "archives").mkdir(parents=True)
     for source in fetch.SOURCES:
         shutil.copy(real_archives / source.archive.name, source.archive)

@@ -44,7 +44,7 @@ def _cut(table: pa.Table, step: int) -> pa.Table:
 
 
 @pytest.fixture(scope="module")
-def urls(module_scratch) -> dict[str, str]:
+def urls(module_scratch, realdata_corpus) -> dict[str, str]:
     tables = realdata.corpus_tables()
     tables.update({name: _cut(tables[name], step) for name, step in CUT.items()})
     return {kind: load_tables(kind, tables, module_scratch) for kind in KINDS}

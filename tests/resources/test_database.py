@@ -221,6 +221,7 @@ def _with_password(url: str, password: str) -> str:
     return parts._replace(netloc=f"{parts.username}:{password}@{parts.hostname}:{parts.port}").geturl()
 
 
+@pytest.mark.mysql
 def test_mysql_reads_read_only_and_never_shows_the_password(scratch):
     import pyarrow as pa
     from backends import load_tables
@@ -273,6 +274,7 @@ def test_mysql_without_its_client_says_which_extra_to_install(monkeypatch):
         db.list_tables()
 
 
+@pytest.mark.mysql
 def test_mysql_flags_read_as_booleans_and_other_tinyints_as_numbers(scratch):
     import pyarrow as pa
     from backends import load_tables

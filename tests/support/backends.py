@@ -59,6 +59,17 @@ import pyarrow as pa
 import pyarrow.types as pat
 
 KINDS = ("duckdb", "sqlite", "postgres", "mysql")
+# the kinds that need a server, each with the marker of its tests (pyproject.toml)
+SERVER_KINDS = ("postgres", "mysql")
+
+
+def kind_params(kinds: tuple[str, ...] = KINDS) -> list:
+    """`kinds` for `pytest.mark.parametrize`, a server's kind carrying its marker, so that
+    `-m "not postgres and not mysql"` leaves out exactly the cases that need a server."""
+    import pytest
+
+    return [pytest.param(kind, marks=getattr(pytest.mark, kind)) if kind in SERVER_KINDS else kind
+            for kind in kinds]
 
 
 class Scratch:
@@ -188,9 +199,9 @@ def _sqlite_value(t: pa.DataType) -> Callable[[Any], Any]:
 
 
 def _postgres(tables: dict[str, pa.Table], where: Scratch) -> str:
+    admin = where.server_url("postgres")  # first: it skips (or fails) when there is no server
     import psycopg
 
-    admin = where.server_url("postgres")
     schema = where.unique()
     con = psycopg.connect(admin.replace("postgres://", "postgresql://", 1), autocommit=True)
     con.execute(f"CREATE SCHEMA {schema}")
@@ -264,9 +275,10 @@ MYSQL_ROW_BYTES = 60_000  # VARCHAR columns share a row limit of 65,535 bytes; t
 
 
 def _mysql(tables: dict[str, pa.Table], where: Scratch) -> str:
+    # first: it skips (or fails) when there is no server or no driver (the `mysql` extra)
+    admin = where.server_url("mysql")
     import MySQLdb
 
-    admin = where.server_url("mysql")
     parts = urlsplit(admin)
     con = MySQLdb.connect(host=parts.hostname or "127.0.0.1", port=parts.port or 3306,
                           user=unquote(parts.username or ""), password=unquote(parts.password or ""),

@@ -14,7 +14,7 @@ import duckdb
 import pyarrow as pa
 import pytest
 
-from backends import KINDS, load_tables
+from backends import kind_params, load_tables
 from hostile_names import HOSTILE, PAYLOAD
 
 from cataloger_dagster.core.fixes import sql
@@ -139,7 +139,7 @@ def _digest(path: str) -> str:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("kind", kind_params())
 def test_every_fix_script_run_on_a_copy_makes_its_issue_go(kind, scratch, tmp_path):
     url = load_tables(kind, shop(), scratch)
     source_db, profile, found = read(url, "orders")

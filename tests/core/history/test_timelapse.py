@@ -16,7 +16,6 @@ from cataloger_dagster.core.render.timelapse import render_timelapse
 from cataloger_dagster.core.reviews.model import Review
 from cataloger_dagster.resources.script_store import LocalScriptStore
 from shop import make_shop
-from tests.conftest import sandbox_problem, service_unavailable
 
 
 class CountingStore(LocalScriptStore):
@@ -34,12 +33,9 @@ def review(issue: str, verdict: str, at: str) -> Review:
 
 
 @pytest.fixture(scope="module")
-def two_runs(tmp_path_factory):
+def two_runs(tmp_path_factory, local_sandbox_for_module):
     from cataloger_dagster.cli.runner import catalog_database
 
-    problem = sandbox_problem("local")
-    if problem:
-        service_unavailable(problem)
     tmp = tmp_path_factory.mktemp("timelapse")
     db = make_shop(tmp / "shop.duckdb")
     for _ in range(2):

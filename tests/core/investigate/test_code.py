@@ -320,6 +320,7 @@ def run_script(code: str, db, tmp_path) -> str:
     return out.stdout
 
 
+@pytest.mark.slow
 def test_every_check_reaches_the_verdict_the_data_shows(orders_db, tmp_path):
     issues = [
         made("missing_values", ["note"]),

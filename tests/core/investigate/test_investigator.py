@@ -4,9 +4,6 @@ table, and the ways an earlier script can fail to be reused."""
 
 from __future__ import annotations
 
-import os
-import shutil
-
 import duckdb
 import pytest
 
@@ -57,17 +54,8 @@ def investigate(db, table, issues, previous=None, *, explore=True):
 
 
 @pytest.fixture(scope="module")
-def cold(shop_db, local_sandbox_module):
+def cold(shop_db, local_sandbox_for_module):
     return investigate(shop_db, "events", shop_issues("events"))
-
-
-@pytest.fixture(scope="module")
-def local_sandbox_module():
-    # tests/conftest.py's local_sandbox is function-scoped; the cold run is shared by the module
-    if shutil.which("bwrap") is None:
-        if os.environ.get("CATALOGER_REQUIRE_SERVICES"):
-            pytest.fail("bubblewrap (bwrap) not available, and CATALOGER_REQUIRE_SERVICES is set")
-        pytest.skip("bubblewrap (bwrap) not available")
 
 
 def test_a_cold_run_explores_then_proves_each_issue(cold, shop_db):

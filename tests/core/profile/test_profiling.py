@@ -533,7 +533,8 @@ def test_a_failing_statistic_is_a_degradation_in_words(tmp_path, monkeypatch):
     assert prof.column("x").notes == [] and prof.column("x").mean == 9.5
 
 
-@pytest.mark.parametrize("backend", ["sqlite", "postgres"])
+@pytest.mark.slow
+@pytest.mark.parametrize("backend", ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
 def test_a_wide_table_is_cut_into_queries_the_backend_takes(backend, tmp_path, request):
     """400 columns: more expressions than PostgreSQL's 1,664 per SELECT and more branches
     than SQLite's 500 per UNION, in one table that once failed as a whole."""

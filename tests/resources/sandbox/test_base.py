@@ -223,6 +223,7 @@ def test_pid_alive_tells_a_running_process_from_a_gone_one():
     assert not base.pid_alive(proc.pid)
 
 
+@pytest.mark.slow
 def test_host_identity_tells_apart_pid_namespaces_of_one_host_name():
     # containers on the Docker host's network (deploy/docker/dagster.yaml) share its name, not its pids
     code = "from cataloger_dagster.resources.sandbox.base import host_identity; print(host_identity())"

@@ -24,12 +24,7 @@ from cataloger_dagster.resources.sandbox.protocol import BOOT
 
 
 @pytest.fixture
-def engine():
-    from tests.conftest import sandbox_problem, service_unavailable
-
-    problem = sandbox_problem("docker")
-    if problem:
-        service_unavailable(problem)
+def engine(docker_sandbox):
     client = docker.from_env(timeout=30)
     yield client
     client.close()

@@ -59,6 +59,7 @@ def test_recall_and_precision_against_the_answer_key(demo_full):
     assert precision >= 0.9, f"false positives: {extra}"
 
 
+@pytest.mark.slow
 def test_small_scale_demo_too(demo_db):
     recall, precision, missed, extra = _score(_detect_all(demo_db))
     assert recall >= 0.9, f"missed: {missed}"
@@ -75,6 +76,7 @@ print(json.dumps({t: [i.model_dump() for i in issues] for t, issues in found.ite
 """
 
 
+@pytest.mark.slow
 def test_the_same_issues_in_every_process(demo_full):
     # The warm run reuses an investigation only if its code, built from the issue's details,
     # is the same as last time: ties and groups must not come out in another order per process.

@@ -7,6 +7,7 @@ from datetime import datetime, timedelta, timezone
 
 import pyarrow as pa
 import pytest
+from backends import kind_params
 
 from cataloger_dagster.core.issues.detectors import keys
 from cataloger_dagster.core.issues.detectors.context import Context, one
@@ -171,11 +172,7 @@ def _col(tables, table: str, column: str):
     return cp, tables.con.table(table).schema()[column]
 
 
-BACKENDS = [pytest.param("duckdb"), pytest.param("sqlite"), pytest.param("postgres", marks=pytest.mark.postgres),
-            pytest.param("mysql", marks=pytest.mark.mysql)]
-
-
-@pytest.mark.parametrize("kind", BACKENDS)
+@pytest.mark.parametrize("kind", kind_params())
 def test_distinct_rows_count_nulls_alike_on_every_backend(scratch, kind):
     # MySQL counts with COUNT(DISTINCT ...), which skips any row holding a NULL: the count
     # must still be SELECT DISTINCT's, where NULLs are equal to each other and to no value

@@ -6,6 +6,8 @@ import math
 import random
 from datetime import datetime, timezone
 
+import pytest
+
 from cataloger_dagster.core.issues.detectors.ranges import (
     OUTLIER_MAX_RATE, constant_column, fence, isolated, out_of_range, outliers,
 )
@@ -82,6 +84,7 @@ def _beyond_fence(tables, table: str, column: str) -> int:
     return int(t.filter((t[column] > hi) | (t[column] < lo)).count().execute())
 
 
+@pytest.mark.slow
 def test_a_thinning_tail_of_delays_is_no_outlier(tables):
     # departure delays: early by up to 10 minutes, usually a few minutes late, a tail of long
     # delays that thins out minute by minute (the exponential's quantiles, no randomness)
