@@ -82,36 +82,32 @@ def sandbox_problem(backend: str) -> str | None:
                         pytest.param("docker", marks=pytest.mark.docker)])
 def sandbox_backend(request) -> str:
     """Each sandbox backend in turn; skips (fails in CI) where one is absent."""
-    problem = sandbox_problem(request.param)
+    return available_sandbox(request.param)
+
+
+def available_sandbox(backend: str) -> str:
+    """`backend`, or a skip (a failure in CI) saying why it cannot run here."""
+    problem = sandbox_problem(backend)
     if problem:
         service_unavailable(problem)
-    return request.param
+    return backend
 
 
 @pytest.fixture
 def local_sandbox() -> str:
-    problem = sandbox_problem("local")
-    if problem:
-        service_unavailable(problem)
-    return "local"
+    return available_sandbox("local")
 
 
 @pytest.fixture(scope="module")
 def local_sandbox_for_module() -> str:
     """`local_sandbox` for module-scoped fixtures."""
-    problem = sandbox_problem("local")
-    if problem:
-        service_unavailable(problem)
-    return "local"
+    return available_sandbox("local")
 
 
 @pytest.fixture
 def docker_sandbox() -> str:
     """The Docker engine with the sandbox image; skips (fails in CI) where either is absent."""
-    problem = sandbox_problem("docker")
-    if problem:
-        service_unavailable(problem)
-    return "docker"
+    return available_sandbox("docker")
 
 
 @pytest.fixture(scope="session")

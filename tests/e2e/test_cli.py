@@ -7,7 +7,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from cli_support import CATALOGER, cataloger
+from cli_support import CATALOGER, cataloger, database_with_a_broken_view
 
 
 def test_run_json_over_the_demo_database(local_sandbox, demo_db, tmp_path):
@@ -39,12 +39,7 @@ def test_run_json_over_the_demo_database(local_sandbox, demo_db, tmp_path):
 
 @pytest.mark.slow
 def test_one_failing_table_does_not_stop_the_others(tmp_path):
-    db = tmp_path / "mixed.duckdb"
-    with duckdb.connect(str(db)) as con:
-        con.execute("CREATE TABLE good AS SELECT range AS id, range % 3 AS grp FROM range(100)")
-        con.execute("CREATE TABLE gone AS SELECT 1 AS x")
-        con.execute("CREATE VIEW broken AS SELECT * FROM gone")
-        con.execute("DROP TABLE gone")  # the view now fails whenever it is read
+    db = database_with_a_broken_view(tmp_path / "mixed.duckdb", rows=100)
     store = tmp_path / "store"
     out = cataloger("run", "--database", f"duckdb://{db}", "--store", str(store), "--json")
     assert out.returncode == 1

@@ -22,7 +22,7 @@ import duckdb
 import psutil
 import pytest
 
-from cli_support import CATALOGER, cataloger, cataloger_env
+from cli_support import CATALOGER, cataloger, cataloger_env, database_with_a_broken_view
 
 pytestmark = pytest.mark.slow
 
@@ -173,12 +173,7 @@ def _cmdline(pid: int) -> str:
 
 
 def test_a_failed_table_is_one_plain_line_and_its_traceback_is_in_the_log(tmp_path):
-    db = tmp_path / "mixed.duckdb"
-    with duckdb.connect(str(db)) as con:
-        con.execute("CREATE TABLE good AS SELECT range AS id, range % 3 AS grp FROM range(60)")
-        con.execute("CREATE TABLE gone AS SELECT 1 AS x")
-        con.execute("CREATE VIEW broken AS SELECT * FROM gone")
-        con.execute("DROP TABLE gone")   # the view fails whenever it is read
+    db = database_with_a_broken_view(tmp_path / "mixed.duckdb", rows=60)
     home = tmp_path / "dagster_home"
     out = subprocess.run([CATALOGER, "run", "--database", f"duckdb://{db}", "--store", str(tmp_path / "store")],
                          capture_output=True, text=True, timeout=600, env={**cataloger_env(), "DAGSTER_HOME": str(home)})
