@@ -127,6 +127,13 @@ ROOT_HELP = ("the local sandbox is running as root, and runs cells as uid {uid} 
              "or run as a non-root user (bubblewrap then uses an unprivileged user namespace)")
 
 
+def _on_the_host(value: str, data: Path) -> str:
+    """`value` with the sandbox's `/data` read as the host folder it stands for: without
+    isolation nothing mounts `data` at /data, so a URL such as the snapshot's
+    (duckdb:///data/snapshot.duckdb) must name the folder itself."""
+    return re.sub(r"(?<![^:/])/data(?=/|$)", lambda _: str(data), value)
+
+
 def start_local(*, data_dir: str, env: dict[str, str], isolation: str, memory_mb: int, pids: int,
                 timeout_s: float, tmp_size_mb: int, output_cap_bytes: int,
                 warmup: str = "", zygote: bool = False) -> ProcessChannel:
@@ -145,6 +152,7 @@ def start_local(*, data_dir: str, env: dict[str, str], isolation: str, memory_mb
             RuntimeWarning, stacklevel=4)
         config = {"boot": BOOT, "warmup": warmup, "pidns": False, "rlimits": limits, "cap": output_cap_bytes,
                   "cwd": str(data)}
+        senv = {key: _on_the_host(value, data) for key, value in senv.items()}
         senv["DATA_DIR"] = str(data)
         return ProcessChannel([python, "-I", "-u", "-c", BOOT, "0"], senv, bootstrap_payload(config))
     if bwrap is None:

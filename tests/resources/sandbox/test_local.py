@@ -58,3 +58,23 @@ def test_local_refuses_without_bwrap_unless_none(data_dir, monkeypatch):
     with pytest.warns(RuntimeWarning, match="isolation='none'"):
         with SandboxResource(backend="local", isolation="none").session(str(data_dir)) as rt:
             assert rt.execute("print(1 + 1)").stdout == "2\n"
+
+
+def test_without_isolation_the_snapshot_url_names_the_host_folder(data_dir, monkeypatch):
+    # nothing mounts the data folder at /data without isolation: the investigations' setup,
+    # which opens DB_CONNECTION_STRING, must still find the snapshot
+    import duckdb
+
+    from cataloger_dagster.resources.database import SNAPSHOT_FILE, SNAPSHOT_URL
+    from cataloger_dagster.resources.sandbox import SandboxResource
+
+    with duckdb.connect(str(Path(data_dir) / SNAPSHOT_FILE)) as con:
+        con.execute("CREATE TABLE t AS SELECT range AS id FROM range(7)")
+    monkeypatch.setenv("PATH", "/nonexistent")
+    code = ("import os, ibis; con = ibis.connect(os.environ['DB_CONNECTION_STRING']); "
+            "print(con.table('t').count().execute())")
+    with pytest.warns(RuntimeWarning, match="isolation='none'"):
+        with SandboxResource(backend="local", isolation="none").session(
+                str(data_dir), env={"DB_CONNECTION_STRING": SNAPSHOT_URL}) as rt:
+            result = rt.execute(code)
+    assert result.ok and result.stdout == "7\n", result
