@@ -268,6 +268,12 @@ for pid in (zygote, 1):
     os.sched_setaffinity(pid, {0})
     assert libc.syscall(IOPRIO_SET, 1, pid, 3 << 13) == 0, ctypes.get_errno()  # IOPRIO_CLASS_IDLE
     os.sched_setscheduler(pid, os.SCHED_BATCH, os.sched_param(0))
+    try:  # refused: the /proc files of a non-dumpable process are not the cell's
+        with open("/proc/%d/oom_score_adj" % pid, "w") as f:
+            f.write("1000")
+        raise AssertionError("a cell set the oom_score_adj of %d" % pid)
+    except OSError:
+        pass
     done.append(resource.prlimit(pid, resource.RLIMIT_NOFILE)[0])
 os.umask(0)
 signal.signal(signal.SIGALRM, signal.SIG_IGN)
@@ -276,6 +282,11 @@ signal.setitimer(signal.ITIMER_VIRTUAL, 3600)
 resource.setrlimit(resource.RLIMIT_NOFILE, (64, 64))
 os.setpriority(os.PRIO_PROCESS, 0, 19)
 os.sched_setaffinity(0, {0})
+try:  # the local sandbox mounts /proc read-only
+    with open("/proc/self/oom_score_adj", "w") as f:
+        f.write("1000")
+except OSError:
+    pass
 done
 """
 
@@ -296,24 +307,31 @@ def test_what_a_cell_changes_in_the_zygote_and_supervisor_is_put_back_for_the_ne
             assert json.loads(_run(b, PROCESS_VIEW).stdout) == fresh
 
 
-# What a process without capabilities cannot undo in itself: a lowered hard limit, a raised nice value.
+# What a process without capabilities cannot undo in itself (a lowered hard limit, a raised nice
+# value, the idle scheduling policy), and how the supervisor says so.
 ONE_WAY = {
-    "the zygote's hard limit": "resource.prlimit(zygote, resource.RLIMIT_NOFILE, (100, 100))",
-    "the zygote's nice value": "os.setpriority(os.PRIO_PROCESS, zygote, 19)",
-    "the supervisor's nice value": "os.setpriority(os.PRIO_PROCESS, 1, 19)",
-    "the supervisor's hard limit": "resource.prlimit(1, resource.RLIMIT_NOFILE, (100, 100))",
+    "the zygote's hard limit": ("resource.prlimit(zygote, resource.RLIMIT_NOFILE, (100, 100))",
+                                "the zygote's RLIMIT_NOFILE is [100, 100]"),
+    "the zygote's nice value": ("os.setpriority(os.PRIO_PROCESS, zygote, 19)", "the zygote's nice value is 19"),
+    "the zygote's scheduling policy": ("os.sched_setscheduler(zygote, os.SCHED_IDLE, os.sched_param(0))",
+                                       "the zygote's scheduling policy is [%d, 0]" % os.SCHED_IDLE),
+    "the supervisor's nice value": ("os.setpriority(os.PRIO_PROCESS, 1, 19)", "the supervisor's nice value is 19"),
+    "the supervisor's hard limit": ("resource.prlimit(1, resource.RLIMIT_NOFILE, (100, 100))",
+                                    "the supervisor's RLIMIT_NOFILE is [100, 100]"),
 }
 
 
 @pytest.mark.parametrize("change", sorted(ONE_WAY))
 def test_a_change_the_sandbox_cannot_put_back_gets_the_next_session_a_new_sandbox(sandbox, change):
+    code, reason = ONE_WAY[change]
     with sandbox_pool() as pool:
         with sandbox.session(env=ENV) as a:
             fresh = json.loads(_run(a, PROCESS_VIEW).stdout)
             _run(a, "import os, resource\nzygote = [int(p) for p in os.listdir('/proc') "
-                    "if p.isdigit() and int(p) not in (1, os.getpid())][0]\n" + ONE_WAY[change])
+                    "if p.isdigit() and int(p) not in (1, os.getpid())][0]\n" + code)
             assert json.loads(_run(a, PROCESS_VIEW).stdout) != fresh  # the change took
         with sandbox.session(env=ENV) as b:
             # the sandbox could not be proved clean: it was stopped and another started
             assert pool.unclean == 1 and pool.recycled == 0 and b.data_dir != a.data_dir
+            assert reason in pool.last_unclean and "cannot be put back" in pool.last_unclean
             assert json.loads(_run(b, PROCESS_VIEW).stdout) == fresh
