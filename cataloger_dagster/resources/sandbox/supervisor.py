@@ -33,6 +33,12 @@ bootstrap in ``protocol.BOOT`` and it runs in one of two roles.
   zygote, empties every writable mount, removes the SysV IPC objects, and checks
   that nothing the last session made is left before it forks the next worker;
   what it cannot clean, it says, and the host starts a new sandbox instead.
+  A cell shares the zygote's and the supervisor's uid, so it can set their
+  rlimits, nice value, CPU affinity, I/O priority and scheduling policy: each
+  records its per-process attributes as it begins and, between sessions, puts
+  them back and proves them back (``restore_attributes``), the zygote before
+  every fork; what a process without capabilities cannot undo (a lowered hard
+  limit, a raised nice value) makes the sandbox unclean.
 """
 
 import ast
@@ -400,20 +406,32 @@ def _put_back(name, value):
         os.chdir(value)
 
 
+def _try_put_back(name, value):
+    try:
+        _put_back(name, value)
+    except (OSError, ValueError, TypeError):
+        pass  # the proof says what is left
+
+
 def restore_attributes(recorded, whose):
     """Put this process's attributes back as `recorded`; then the first still other, said, or None."""
-    for name, now in process_attributes().items():
-        if now != recorded.get(name):
-            try:
-                _put_back(name, recorded.get(name))
-            except (OSError, ValueError, TypeError):
-                pass  # the proof below says what is left
-    for name, now in process_attributes().items():
-        if now != recorded.get(name):
+    # The limits first, unread: a soft limit on open files or memory lowered far enough
+    # would fail the reading of the rest.
+    for name, value in recorded.items():
+        if name.startswith("RLIMIT_"):
+            _try_put_back(name, value)
+    try:
+        for name, value in process_attributes().items():
+            if value != recorded.get(name):
+                _try_put_back(name, recorded.get(name))
+        now = process_attributes()
+    except Exception as exc:
+        return "%s attributes cannot be read (%s: %s)" % (whose, type(exc).__name__, exc)
+    for name, value in now.items():
+        if value != recorded.get(name):
             return "%s %s is %s, not %s as it began, and cannot be put back" % (
-                whose, name, str(now)[:200], str(recorded.get(name))[:200])
+                whose, name, str(value)[:200], str(recorded.get(name))[:200])
     return None
-
 
 
 # ---------------------------------------------------------------- zygote
@@ -441,7 +459,6 @@ def zygote_main(sock_fd, warmup):
     for name in _IGNORED:
         if hasattr(signal, name):
             signal.signal(getattr(signal, name), signal.SIG_IGN)
-    recorded = process_attributes()
     if warmup:
         scope = {"__name__": "__warmup__"}
         try:
@@ -450,6 +467,7 @@ def zygote_main(sock_fd, warmup):
             pass
         scope.clear()  # its connection closes here: no thread of its may live on in a fork
         gc.collect()
+    recorded = process_attributes()  # as the first worker gets them: the warm-up may set some
     sock = socket.socket(fileno=sock_fd)
     sock.sendall(b"up")
     while True:

@@ -3,7 +3,9 @@ next table's session, and what the next session finds (nothing), on both backend
 
 The cells here are hostile on purpose: files in every writable place, shut folders, fifos and
 sockets, an xattr and a mode on /tmp, SysV IPC objects, POSIX message queues, a thread still
-writing, poisoned modules, a secret in memory, and the zygote itself signalled, stopped and killed.
+writing, poisoned modules, a secret in memory, the zygote itself signalled, stopped and killed, and
+the zygote's and the supervisor's rlimits, nice value, CPU affinity, I/O priority and scheduling
+policy changed from a cell (the kernel allows it: they share its uid).
 """
 
 from __future__ import annotations
