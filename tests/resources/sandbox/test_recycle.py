@@ -310,16 +310,21 @@ def test_what_a_cell_changes_in_the_zygote_and_supervisor_is_put_back_for_the_ne
 
 
 # What a process without capabilities cannot undo in itself (a lowered hard limit, a raised nice
-# value, the idle scheduling policy), and how the supervisor says so.
+# value, the idle scheduling policy), and how the supervisor says so ("... cannot be put back").
 ONE_WAY = {
     "the zygote's hard limit": ("resource.prlimit(zygote, resource.RLIMIT_NOFILE, (100, 100))",
-                                "the zygote's RLIMIT_NOFILE is [100, 100]"),
+                                "the zygote's RLIMIT_NOFILE is [100, 100], not"),
     "the zygote's nice value": ("os.setpriority(os.PRIO_PROCESS, zygote, 19)", "the zygote's nice value is 19"),
     "the zygote's scheduling policy": ("os.sched_setscheduler(zygote, os.SCHED_IDLE, os.sched_param(0))",
                                        "the zygote's scheduling policy is [%d, 0]" % os.SCHED_IDLE),
     "the supervisor's nice value": ("os.setpriority(os.PRIO_PROCESS, 1, 19)", "the supervisor's nice value is 19"),
     "the supervisor's hard limit": ("resource.prlimit(1, resource.RLIMIT_NOFILE, (100, 100))",
                                     "the supervisor's RLIMIT_NOFILE is [100, 100]"),
+    # soft limits it could put back, but too low for it to take the next worker's fds at all
+    "the zygote's soft limits on files and memory": (
+        "for r, soft in ((resource.RLIMIT_NOFILE, 3), (resource.RLIMIT_AS, 1 << 20)):\n"
+        "    resource.prlimit(zygote, r, (soft, resource.prlimit(zygote, r)[1]))",
+        "the zygote received 0 of a worker's 4 fds"),
 }
 
 
@@ -335,5 +340,6 @@ def test_a_change_the_sandbox_cannot_put_back_gets_the_next_session_a_new_sandbo
         with sandbox.session(env=ENV) as b:
             # the sandbox could not be proved clean: it was stopped and another started
             assert pool.unclean == 1 and pool.recycled == 0 and b.data_dir != a.data_dir
-            assert reason in pool.last_unclean and "cannot be put back" in pool.last_unclean
+            assert reason in pool.last_unclean
+            assert "cannot be put back" in pool.last_unclean or "fds" in reason
             assert json.loads(_run(b, PROCESS_VIEW).stdout) == fresh
