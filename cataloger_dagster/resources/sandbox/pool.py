@@ -69,6 +69,7 @@ class SandboxPool:
         self.started = 0        # sandboxes the pool started
         self.recycled = 0       # sandboxes cleaned for another session
         self.unclean = 0        # sandboxes stopped because they could not be cleaned
+        self.last_unclean: Optional[str] = None  # why the last of those could not be
 
     def take(self, resource: "SandboxResource", env: dict[str, str]) -> SandboxRuntime:
         """A sandbox for this session (a spare if there is one, else a new one), and spares
@@ -117,9 +118,10 @@ class SandboxPool:
     def _recycle(self, resource: "SandboxResource", env: dict[str, str], runtime: SandboxRuntime) -> SandboxRuntime:
         try:
             clean = runtime.recycled()
-        except SandboxError:
+        except SandboxError as exc:
             runtime.close()
             self.unclean += 1
+            self.last_unclean = str(exc)
             self.started += 1
             return resource._open_private(dict(env), reusable=True)
         self.recycled += 1

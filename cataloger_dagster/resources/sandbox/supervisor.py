@@ -33,6 +33,12 @@ bootstrap in ``protocol.BOOT`` and it runs in one of two roles.
   zygote, empties every writable mount, removes the SysV IPC objects, and checks
   that nothing the last session made is left before it forks the next worker;
   what it cannot clean, it says, and the host starts a new sandbox instead.
+  A cell shares the zygote's and the supervisor's uid, so it can set their
+  rlimits, nice value, CPU affinity, I/O priority and scheduling policy: each
+  records its per-process attributes as it begins and, between sessions, puts
+  them back and proves them back (``restore_attributes``), the zygote before
+  every fork; what a process without capabilities cannot undo (a lowered hard
+  limit, a raised nice value) makes the sandbox unclean.
 """
 
 import ast
@@ -315,6 +321,121 @@ def _rlimits(limits):
     return apply
 
 
+# ---------------------------------------------------------------- per-process attributes
+# A cell runs with the zygote's and the supervisor's uid, and the kernel lets a process of the
+# same uid set another's rlimits, nice value, CPU affinity, I/O priority and scheduling policy,
+# all of which a fork inherits.  Each of the two records them as it begins, puts them back
+# between sessions, and proves them back; what it cannot put back (a lowered hard limit, a
+# raised nice value: one-way for a process without capabilities) makes the sandbox unclean.
+_SYS_IOPRIO = {"x86_64": (251, 252), "aarch64": (30, 31), "i686": (289, 290)}  # (set, get)
+_TIMERS = ("ITIMER_REAL", "ITIMER_VIRTUAL", "ITIMER_PROF")
+
+
+def _ioprio(pid, value=None):
+    """The I/O priority (class << 13 | level) of `pid`, or set it to `value`."""
+    import ctypes
+
+    numbers = _SYS_IOPRIO.get(os.uname().machine)
+    if numbers is None:
+        return None
+    libc = ctypes.CDLL(None, use_errno=True)
+    if value is None:
+        got = libc.syscall(numbers[1], 1, pid)  # IOPRIO_WHO_PROCESS
+        return None if got < 0 else got
+    if libc.syscall(numbers[0], 1, pid, value) < 0:
+        err = ctypes.get_errno()
+        raise OSError(err, os.strerror(err))
+
+
+def _status_field(pid, name):
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            if line.startswith(name + ":"):
+                return line.split()[1]
+    return None
+
+
+def process_attributes():
+    """What this process would hand on to a fork of its own, by name (JSON-like values)."""
+    import ctypes
+    import hashlib
+    import resource
+
+    me = os.getpid()
+    attrs = {name: list(resource.getrlimit(getattr(resource, name)))
+             for name in sorted(dir(resource)) if name.startswith("RLIMIT_")}
+    attrs["nice value"] = os.getpriority(os.PRIO_PROCESS, 0)
+    attrs["CPU affinity"] = sorted(os.sched_getaffinity(0))
+    attrs["scheduling policy"] = [os.sched_getscheduler(0), os.sched_getparam(0).sched_priority]
+    attrs["I/O priority"] = _ioprio(0)
+    attrs["umask"] = _status_field(me, "Umask")
+    attrs["timers"] = [list(signal.getitimer(getattr(signal, t))) for t in _TIMERS]
+    with open("/proc/self/oom_score_adj") as f:
+        attrs["oom_score_adj"] = int(f.read())
+    attrs["personality"] = ctypes.CDLL(None).personality(0xFFFFFFFF)
+    attrs["no_new_privs"] = _status_field(me, "NoNewPrivs")
+    attrs["cwd"] = os.getcwd()
+    # a digest: the environment may hold a secret, and a difference is said in a message to the host
+    attrs["environment"] = hashlib.sha256(json.dumps(sorted(os.environ.items())).encode()).hexdigest()[:16]
+    return attrs
+
+
+def _put_back(name, value):
+    import ctypes
+    import resource
+
+    if name.startswith("RLIMIT_"):
+        resource.setrlimit(getattr(resource, name), tuple(value))
+    elif name == "nice value":
+        os.setpriority(os.PRIO_PROCESS, 0, value)
+    elif name == "CPU affinity":
+        os.sched_setaffinity(0, value)
+    elif name == "scheduling policy":
+        os.sched_setscheduler(0, value[0], os.sched_param(value[1]))
+    elif name == "I/O priority" and value is not None:
+        _ioprio(0, value)
+    elif name == "umask" and value is not None:
+        os.umask(int(value, 8))
+    elif name == "timers":
+        for timer, (delay, interval) in zip(_TIMERS, value):
+            signal.setitimer(getattr(signal, timer), delay, interval)
+    elif name == "oom_score_adj":
+        with open("/proc/self/oom_score_adj", "w") as f:
+            f.write(str(value))
+    elif name == "personality":
+        ctypes.CDLL(None).personality(value)
+    elif name == "cwd":
+        os.chdir(value)
+
+
+def _try_put_back(name, value):
+    try:
+        _put_back(name, value)
+    except (OSError, ValueError, TypeError):
+        pass  # the proof says what is left
+
+
+def restore_attributes(recorded, whose):
+    """Put this process's attributes back as `recorded`; then the first still other, said, or None."""
+    # The limits first, unread: a soft limit on open files or memory lowered far enough
+    # would fail the reading of the rest.
+    for name, value in recorded.items():
+        if name.startswith("RLIMIT_"):
+            _try_put_back(name, value)
+    try:
+        for name, value in process_attributes().items():
+            if value != recorded.get(name):
+                _try_put_back(name, recorded.get(name))
+        now = process_attributes()
+    except Exception as exc:
+        return "%s attributes cannot be read (%s: %s)" % (whose, type(exc).__name__, exc)
+    for name, value in now.items():
+        if value != recorded.get(name):
+            return "%s %s is %s, not %s as it began, and cannot be put back" % (
+                whose, name, str(value)[:200], str(recorded.get(name))[:200])
+    return None
+
+
 # ---------------------------------------------------------------- zygote
 # Every signal the zygote may ignore; every worker starts with Python's defaults for them.
 # (SIGPIPE and SIGXFSZ are not among them: Python itself ignores both, so that a write past
@@ -348,12 +469,21 @@ def zygote_main(sock_fd, warmup):
             pass
         scope.clear()  # its connection closes here: no thread of its may live on in a fork
         gc.collect()
+    recorded = process_attributes()  # as the first worker gets them: the warm-up may set some
     sock = socket.socket(fileno=sock_fd)
     sock.sendall(b"up")
     while True:
         msg, fds, _flags, _addr = socket.recv_fds(sock, 65536, 4)
         if not msg:
             os._exit(0)
+        problem = restore_attributes(recorded, "the zygote's")
+        if problem is None and len(fds) != 4:
+            problem = "the zygote received %d of a worker's 4 fds" % len(fds)
+        if problem is not None:  # a cell changed it for good: no worker of it may inherit that
+            for fd in fds:
+                os.close(fd)
+            sock.sendall(b"unclean " + problem.encode()[:1000])
+            continue
         pid_r, pid_w = os.pipe()
         middle = os.fork()
         if middle == 0:
@@ -668,6 +798,10 @@ class _Forked:
 ZYGOTE_TIMEOUT_S = 60.0
 
 
+class Unclean(OSError):
+    """What a cell changed in the sandbox that cannot be put back; the message says what."""
+
+
 class Supervisor:
     def __init__(self, config, source):
         self.cfg = config
@@ -677,6 +811,7 @@ class Supervisor:
         self.streams = {}
         self.zygote = None  # (Popen, socket) while it lives
         self.roots = {}
+        self.attributes = process_attributes()  # its own, as it began: put back between sessions
 
     def spared(self):
         return (self.zygote[0].pid,) if self.zygote is not None else ()
@@ -757,7 +892,9 @@ class Supervisor:
         os.kill(proc.pid, signal.SIGCONT)  # a cell may have stopped it
         request = {"limits": self.cfg.get("rlimits", {}), "cwd": self.cfg.get("cwd") or "/"}
         socket.send_fds(sock, [json.dumps(request).encode()], list(fds))
-        answer = sock.recv(32)
+        answer = sock.recv(2048)
+        if answer.startswith(b"unclean "):
+            raise Unclean(answer[8:].decode(errors="replace"))
         if not answer.isdigit() or int(answer) <= 1:
             raise OSError("the zygote did not fork a worker")
         return _Forked(int(answer))
@@ -774,9 +911,12 @@ class Supervisor:
             if not self.zygote_alive():
                 problem = "its zygote is gone"
             else:
-                problem = clean_between_sessions(self.roots) or self.survivors()
+                problem = (restore_attributes(self.attributes, "the supervisor's")
+                           or clean_between_sessions(self.roots) or self.survivors())
             if problem is None:
-                self.spawn()
+                self.spawn()  # the zygote puts back and proves its own attributes first
+        except Unclean as exc:
+            problem = str(exc)
         except Exception as exc:
             problem = "%s: %s" % (type(exc).__name__, exc)
         if problem is not None:

@@ -3,7 +3,9 @@ next table's session, and what the next session finds (nothing), on both backend
 
 The cells here are hostile on purpose: files in every writable place, shut folders, fifos and
 sockets, an xattr and a mode on /tmp, SysV IPC objects, POSIX message queues, a thread still
-writing, poisoned modules, a secret in memory, and the zygote itself signalled, stopped and killed.
+writing, poisoned modules, a secret in memory, the zygote itself signalled, stopped and killed, and
+the zygote's and the supervisor's rlimits, nice value, CPU affinity, I/O priority and scheduling
+policy changed from a cell (the kernel allows it: they share its uid).
 """
 
 from __future__ import annotations
@@ -225,3 +227,119 @@ def test_a_forked_worker_meets_its_limits_as_a_started_one_does(sandbox):
                 assert not r.ok and r.error.type == "OSError", r.error
                 assert rt.execute("import signal\nsignal.getsignal(signal.SIGTERM)").result == "<Handlers.SIG_DFL: 0>"
         assert pool.recycled >= 1
+
+
+# What a worker inherits from the zygote and what a cell can set from outside in the zygote and the
+# supervisor (same uid): limits, nice value, CPU affinity, I/O priority, scheduling policy; and the
+# cell's own process's umask, timers and oom_score_adj.  Keyed by role, as pids differ by sandbox.
+PROCESS_VIEW = r"""
+import ctypes, json, os, resource, signal
+libc = ctypes.CDLL(None, use_errno=True)
+IOPRIO_GET = {"x86_64": 252, "aarch64": 31}[os.uname().machine]
+def attributes(pid):
+    return {
+        "limits": {n: resource.prlimit(pid, getattr(resource, n)) for n in dir(resource) if n.startswith("RLIMIT_")},
+        "nice": os.getpriority(os.PRIO_PROCESS, pid), "affinity": sorted(os.sched_getaffinity(pid)),
+        "policy": os.sched_getscheduler(pid), "ioprio": libc.syscall(IOPRIO_GET, 1, pid),
+    }
+zygote = [int(p) for p in os.listdir("/proc") if p.isdigit() and int(p) not in (1, os.getpid())][0]
+mask = os.umask(0o22); os.umask(mask)
+with open("/proc/self/oom_score_adj") as f:
+    oom = f.read()
+print(json.dumps({"worker": attributes(0), "supervisor": attributes(1), "zygote": attributes(zygote),
+                  "umask": mask, "oom_score_adj": oom, "cwd": os.getcwd(),
+                  "timers": [signal.getitimer(t) for t in (signal.ITIMER_REAL, signal.ITIMER_VIRTUAL,
+                                                           signal.ITIMER_PROF)]}))
+"""
+
+# Changes the zygote's and the supervisor's soft limits (a value hidden in one, a process cap of 1),
+# CPU affinity, I/O priority (idle class) and scheduling policy (batch), all of which they can put
+# back; and the cell's own process's umask, timers, limits, nice value and affinity.
+CHANGE_WHAT_CAN_BE_PUT_BACK = r"""
+import ctypes, os, resource, signal
+libc = ctypes.CDLL(None, use_errno=True)
+IOPRIO_SET = {"x86_64": 251, "aarch64": 30}[os.uname().machine]
+zygote = [int(p) for p in os.listdir("/proc") if p.isdigit() and int(p) not in (1, os.getpid())][0]
+done = []
+for pid in (zygote, 1):
+    hard = resource.prlimit(pid, resource.RLIMIT_NOFILE)[1]
+    resource.prlimit(pid, resource.RLIMIT_NOFILE, (4242, hard))  # read back by the next session
+    resource.prlimit(pid, resource.RLIMIT_STACK, (4242 * 4096, resource.prlimit(pid, resource.RLIMIT_STACK)[1]))
+    resource.prlimit(pid, resource.RLIMIT_NPROC, (1, resource.prlimit(pid, resource.RLIMIT_NPROC)[1]))
+    resource.prlimit(pid, resource.RLIMIT_FSIZE, (0, resource.prlimit(pid, resource.RLIMIT_FSIZE)[1]))
+    os.sched_setaffinity(pid, {0})
+    assert libc.syscall(IOPRIO_SET, 1, pid, 3 << 13) == 0, ctypes.get_errno()  # IOPRIO_CLASS_IDLE
+    os.sched_setscheduler(pid, os.SCHED_BATCH, os.sched_param(0))
+    try:  # refused: the /proc files of a non-dumpable process are not the cell's
+        with open("/proc/%d/oom_score_adj" % pid, "w") as f:
+            f.write("1000")
+        raise AssertionError("a cell set the oom_score_adj of %d" % pid)
+    except OSError:
+        pass
+    done.append(resource.prlimit(pid, resource.RLIMIT_NOFILE)[0])
+os.umask(0)
+signal.signal(signal.SIGALRM, signal.SIG_IGN)
+signal.setitimer(signal.ITIMER_REAL, 3600, 60)
+signal.setitimer(signal.ITIMER_VIRTUAL, 3600)
+resource.setrlimit(resource.RLIMIT_NOFILE, (64, 64))
+os.setpriority(os.PRIO_PROCESS, 0, 19)
+os.sched_setaffinity(0, {0})
+try:  # the local sandbox mounts /proc read-only
+    with open("/proc/self/oom_score_adj", "w") as f:
+        f.write("1000")
+except OSError:
+    pass
+done
+"""
+
+
+def test_what_a_cell_changes_in_the_zygote_and_supervisor_is_put_back_for_the_next_session(sandbox):
+    """A cell can set the soft limits, affinity, I/O priority and scheduling policy of the zygote
+    (which every later worker copies) and of the supervisor: the next session sees a fresh
+    sandbox's values, in a sandbox that was cleaned, not replaced."""
+    with sandbox_pool() as pool:
+        with sandbox.session(env=ENV) as a:
+            fresh = json.loads(_run(a, PROCESS_VIEW).stdout)
+            assert _run(a, CHANGE_WHAT_CAN_BE_PUT_BACK).result == "[4242, 4242]"
+            changed = json.loads(_run(a, PROCESS_VIEW).stdout)
+            for role in ("zygote", "supervisor", "worker"):
+                assert changed[role] != fresh[role], role  # the change took, so the next view is a reset
+        with sandbox.session(env=ENV) as b:
+            assert pool.recycled == 1 and pool.unclean == 0 and b.data_dir == a.data_dir
+            assert json.loads(_run(b, PROCESS_VIEW).stdout) == fresh
+
+
+# What a process without capabilities cannot undo in itself (a lowered hard limit, a raised nice
+# value, the idle scheduling policy), and how the supervisor says so ("... cannot be put back").
+ONE_WAY = {
+    "the zygote's hard limit": ("resource.prlimit(zygote, resource.RLIMIT_NOFILE, (100, 100))",
+                                "the zygote's RLIMIT_NOFILE is [100, 100], not"),
+    "the zygote's nice value": ("os.setpriority(os.PRIO_PROCESS, zygote, 19)", "the zygote's nice value is 19"),
+    "the zygote's scheduling policy": ("os.sched_setscheduler(zygote, os.SCHED_IDLE, os.sched_param(0))",
+                                       "the zygote's scheduling policy is [%d, 0]" % os.SCHED_IDLE),
+    "the supervisor's nice value": ("os.setpriority(os.PRIO_PROCESS, 1, 19)", "the supervisor's nice value is 19"),
+    "the supervisor's hard limit": ("resource.prlimit(1, resource.RLIMIT_NOFILE, (100, 100))",
+                                    "the supervisor's RLIMIT_NOFILE is [100, 100]"),
+    # soft limits it could put back, but too low for it to take the next worker's fds at all
+    "the zygote's soft limits on files and memory": (
+        "for r, soft in ((resource.RLIMIT_NOFILE, 3), (resource.RLIMIT_AS, 1 << 20)):\n"
+        "    resource.prlimit(zygote, r, (soft, resource.prlimit(zygote, r)[1]))",
+        "the zygote received 0 of a worker's 4 fds"),
+}
+
+
+@pytest.mark.parametrize("change", sorted(ONE_WAY))
+def test_a_change_the_sandbox_cannot_put_back_gets_the_next_session_a_new_sandbox(sandbox, change):
+    code, reason = ONE_WAY[change]
+    with sandbox_pool() as pool:
+        with sandbox.session(env=ENV) as a:
+            fresh = json.loads(_run(a, PROCESS_VIEW).stdout)
+            _run(a, "import os, resource\nzygote = [int(p) for p in os.listdir('/proc') "
+                    "if p.isdigit() and int(p) not in (1, os.getpid())][0]\n" + code)
+            assert json.loads(_run(a, PROCESS_VIEW).stdout) != fresh  # the change took
+        with sandbox.session(env=ENV) as b:
+            # the sandbox could not be proved clean: it was stopped and another started
+            assert pool.unclean == 1 and pool.recycled == 0 and b.data_dir != a.data_dir
+            assert reason in pool.last_unclean
+            assert "cannot be put back" in pool.last_unclean or "fds" in reason
+            assert json.loads(_run(b, PROCESS_VIEW).stdout) == fresh
