@@ -139,7 +139,7 @@ def test_run_text_reports_each_failure_and_the_index(invoke, tmp_path, local_san
     assert "(while profiling it) (full error in " in failed[0] and "Traceback" not in out.output
     assert "issues: 0 high, " in out.stdout
     assert f"catalog: {store / 'mixed.duckdb' / 'index.html'}" in out.stdout
-    assert (store / "mixed" / "index.html").is_file()
+    assert (store / "mixed.duckdb" / "index.html").is_file()
 
 
 def test_run_json_selected_tables(invoke, tmp_path, shop, local_sandbox):

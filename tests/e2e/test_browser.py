@@ -390,7 +390,7 @@ def test_the_review_control_keeps_hostile_names_and_notes_as_data(local_sandbox,
     command = copy_from_control(page, issue_id, "dismiss", note)
     done = shell_run(command, work)
     assert done.returncode == 0, done.stderr
-    [entry] = LocalScriptStore(root=str(store)).read_reviews(table_prefix("hostile", HOSTILE_TABLE))
+    [entry] = LocalScriptStore(root=str(store)).read_reviews(table_prefix("hostile.duckdb", HOSTILE_TABLE))
     assert (entry.table, entry.issue_id, entry.note, entry.verdict) == (HOSTILE_TABLE, issue_id, note, "dismiss")
     assert not list(work.glob("pwned*")) and not list(tmp_path.glob("pwned*")) and not dialogs
     # and the launchpad config it shows parses back to the same strings

@@ -15,7 +15,7 @@ def test_run_json_over_the_demo_database(local_sandbox, demo_db, tmp_path):
     out = cataloger("run", "--database", f"duckdb://{demo_db}", "--store", str(store), "--json")
     assert out.returncode == 0, out.stderr
     report = json.loads(out.stdout)
-    assert set(report) == {"database", "store", "index", "tables", "resumed_from", "totals"}
+    assert set(report) == {"database", "catalog", "store", "index", "tables", "resumed_from", "totals", "notes"}
     assert report["resumed_from"] is None
     tables = {t["table"]: t for t in report["tables"]}
     with duckdb.connect(str(demo_db), read_only=True) as con:

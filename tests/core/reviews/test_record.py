@@ -14,6 +14,8 @@ from cataloger_dagster.resources.script_store import LocalScriptStore
 from reviewed import issues_run
 from shop import make_shop
 
+CATALOG = "shop.duckdb"   # the catalog of shop.duckdb: its file's name
+
 
 @pytest.fixture(scope="module")
 def shop_store(tmp_path_factory):
@@ -25,12 +27,12 @@ def shop_store(tmp_path_factory):
 
 def test_a_review_lands_in_the_log_with_a_snapshot_of_the_issue(shop_store):
     store, ids = shop_store
-    timestamp, issues, profile = latest_issues(store, "shop", "events")
+    timestamp, issues, profile = latest_issues(store, CATALOG, "events")
     target = next(i for i in issues.issues if i.affectedRows)
     note = "planted by the test: $(id) `id` 'q' \"qq\"\n<script>alert(1)</script>"
-    review, uri = record_review(store, "shop", "events", target.id, "dismiss", note, "ana", via="test")
-    assert uri.startswith(str(store.root)) and "/shop/events/reviews/" in uri
-    logged = store.read_reviews(table_prefix("shop", "events"))[-1]
+    review, uri = record_review(store, CATALOG, "events", target.id, "dismiss", note, "ana", via="test")
+    assert uri.startswith(str(store.root)) and "/shop.duckdb/events/reviews/" in uri
+    logged = store.read_reviews(table_prefix(CATALOG, "events"))[-1]
     assert logged == review
     assert (logged.note, logged.reviewer, logged.run, logged.via) == (note, "ana", timestamp, "test")
     assert logged.issue.type == target.type and logged.issue.affectedRows == target.affectedRows
@@ -41,7 +43,7 @@ def test_a_review_lands_in_the_log_with_a_snapshot_of_the_issue(shop_store):
 def test_an_unknown_issue_names_the_table_and_lists_the_known_ids(shop_store):
     store, ids = shop_store
     with pytest.raises(ReviewError) as caught:
-        record_review(store, "shop", "events", "events_no_such_issue", "accept")
+        record_review(store, CATALOG, "events", "events_no_such_issue", "accept")
     message = str(caught.value)
     assert "'events'" in message and "'events_no_such_issue'" in message
     assert all(repr(i) in message for i in ids)
@@ -49,8 +51,8 @@ def test_an_unknown_issue_names_the_table_and_lists_the_known_ids(shop_store):
 
 def test_a_table_without_a_run_is_a_clear_error(shop_store):
     store, _ = shop_store
-    with pytest.raises(ReviewError, match=r"table \"it's\" of database 'shop' has no run .*cataloger run --table"):
-        record_review(store, "shop", "it's", "x", "accept")
+    with pytest.raises(ReviewError, match=r"table \"it's\" of database 'shop.duckdb' has no run .*cataloger run --table"):
+        record_review(store, CATALOG, "it's", "x", "accept")
 
 
 @pytest.mark.parametrize("verdict, note, reviewer, match", [
@@ -60,24 +62,24 @@ def test_a_table_without_a_run_is_a_clear_error(shop_store):
 ])
 def test_bad_input_is_refused_before_anything_is_written(shop_store, verdict, note, reviewer, match):
     store, ids = shop_store
-    before = len(store.read_reviews(table_prefix("shop", "events")))
+    before = len(store.read_reviews(table_prefix(CATALOG, "events")))
     with pytest.raises(ReviewError, match=match):
-        record_review(store, "shop", "events", ids[0], verdict, note, reviewer)
-    assert len(store.read_reviews(table_prefix("shop", "events"))) == before
+        record_review(store, CATALOG, "events", ids[0], verdict, note, reviewer)
+    assert len(store.read_reviews(table_prefix(CATALOG, "events"))) == before
 
 
 def test_the_reviewer_is_the_name_given_else_the_setting_else_the_os_user(shop_store):
     store, ids = shop_store
-    review, _ = record_review(store, "shop", "events", ids[0], "expected", "", "  ")
+    review, _ = record_review(store, CATALOG, "events", ids[0], "expected", "", "  ")
     assert review.reviewer == getpass.getuser()
     assert default_reviewer("  lead ") == "lead" and default_reviewer(None) == getpass.getuser()
 
 
 def test_the_current_verdict_is_each_issues_latest_review(shop_store):
     store, ids = shop_store
-    record_review(store, "shop", "events", ids[1], "dismiss", "", "a")
-    record_review(store, "shop", "events", ids[1], "accept", "on second thought", "b")
-    current = latest_reviews(store.read_reviews(table_prefix("shop", "events")))
+    record_review(store, CATALOG, "events", ids[1], "dismiss", "", "a")
+    record_review(store, CATALOG, "events", ids[1], "accept", "on second thought", "b")
+    current = latest_reviews(store.read_reviews(table_prefix(CATALOG, "events")))
     assert (current[ids[1]].verdict, current[ids[1]].reviewer) == ("accept", "b")
 
 
