@@ -72,7 +72,7 @@ def test_the_sensor_catalogs_the_table_the_index_follows_and_ctrl_c_stops_everyt
     run_id = wait_for("catalog_index materialized after the sensor's table run", index_run, timeout=900, every=5)
     tags = {t["key"]: t["value"] for t in dev.graphql(RUN_TAGS, {"id": run_id})["runOrError"]["tags"]}
     assert "catalog_index_sensor" in tags.values(), tags
-    assert (tmp_path / "store" / "small" / "index.html").is_file()
+    assert (tmp_path / "store" / "small.duckdb" / "index.html").is_file()
 
     # a run with its sandbox up when Ctrl-C comes
     bound = STOP_WITHIN_S * machine_slowness()

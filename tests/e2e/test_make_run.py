@@ -43,7 +43,7 @@ def test_make_run_uses_the_deploy_instance_and_prints_no_dagster_notice(tmp_path
     assert out.returncode == 0, out.stdout + out.stderr
 
     assert (home / "dagster.yaml").read_text() == (REPO / "deploy" / "dagster.yaml").read_text()
-    assert (tmp_path / "store" / "tiny" / "index.html").is_file()
+    assert (tmp_path / "store" / "tiny.duckdb" / "index.html").is_file()
     assert "cataloged 1/1 tables" in out.stdout
     # a progress bar redraws its line with \r: every fragment is a line of its own
     lines = [line for line in re.split(r"[\r\n]", out.stderr) if line.strip()]

@@ -131,7 +131,7 @@ def test_ctrl_c_stops_the_run_and_resume_catalogs_only_the_rest(demo_db, tmp_pat
     # said plainly, no table counted failed for it, no traceback
     assert f"stopped (SIGINT): {len(finished)} of" in run.stderr() and "--resume" in run.stderr()
     assert "FAILED" not in run.stderr() and "Traceback" not in run.stderr() and not out
-    assert not (store / "demo" / "index.html").exists()
+    assert not (store / "demo.duckdb" / "index.html").exists()
     assert_tree_gone(run)
 
     again = cataloger("run", "--database", f"duckdb://{demo_db}", "--store", str(store), "--resume", "--json")
@@ -139,7 +139,7 @@ def test_ctrl_c_stops_the_run_and_resume_catalogs_only_the_rest(demo_db, tmp_pat
     tables = {t["table"]: t for t in json.loads(again.stdout)["tables"]}
     assert {name for name, t in tables.items() if t["resumed"]} == set(finished)
     assert all(t["status"] == "ok" for t in tables.values())
-    assert (store / "demo" / "index.html").is_file()
+    assert (store / "demo.duckdb" / "index.html").is_file()
 
 
 def test_sigterm_stops_a_batched_run_and_its_sandboxes(demo_db, tmp_path):
