@@ -91,7 +91,10 @@ class Catalog:
                 "verdict": inv.get("verdict"), "evidence": inv.get("evidence") or {},
                 "reason": inv.get("reason"), "hypothesis": inv.get("hypothesis"), "error": inv.get("error"),
             })
-        best = self.script(table, "best")
+        try:
+            best = self.script(table, "best")
+        except CatalogError:  # only scripts from outside the catalog: none is the best
+            best = None
         return {
             "table": table,
             "run": run,
