@@ -51,13 +51,15 @@ class _Ctx:
             raise self._no_scripts(runs)
         return records
 
-    def best_timestamp(self, records: list[ScriptRecord]) -> str:
+    def best_timestamp(self, records: list[ScriptRecord]) -> str | None:
         """The script the next run starts from unless it explores: the same ranking over the
-        same window (the last WINDOW scripts), against the latest run's issues and schema."""
+        same window (the last WINDOW scripts), against the latest run's issues and schema.
+        None when that window holds no script of the catalog's own."""
         from cataloger_dagster.core.investigate.learning import WINDOW, rank_scripts, ranking_context
 
         current_ids, schema_hash = ranking_context(self.store, self.prefix)
-        return rank_scripts(records[:WINDOW], current_ids=current_ids, schema_hash=schema_hash)[0].timestamp
+        ranked = rank_scripts(records[:WINDOW], current_ids=current_ids, schema_hash=schema_hash)
+        return ranked[0].timestamp if ranked else None
 
     def _no_scripts(self, runs: list[str]) -> ScriptsError:
         where = self.store.describe()
@@ -84,6 +86,10 @@ class _Ctx:
             return records[0]
         if which.lower() == "best":
             best = self.best_timestamp(records)
+            if best is None:
+                raise ScriptsError(f"table {self.table!r} has no script of the catalog's own among its last "
+                                   "scripts (those saved from outside are never fed to a run); give a "
+                                   "timestamp or 'latest'", **self.header())
             return next(r for r in records if r.timestamp == best)
         by_ts = {r.timestamp: r for r in records}
         try:
@@ -167,7 +173,22 @@ def _fmt_num(value: Any, spec: str = "") -> str:
     return format(value, spec)
 
 
+def _fmt_origin(metrics: dict | None) -> str:
+    """Who wrote a script: "catalog", or the outside origin and its session, never ranked."""
+    from cataloger_dagster.core.investigate.ranking import CATALOG, script_origin
+
+    origin = script_origin(metrics)
+    if origin == CATALOG:
+        return CATALOG
+    session = metrics.get("session") if isinstance(metrics, dict) else None
+    return origin + (f" session {session}" if session else "") + " (outside the catalog: never ranked)"
+
+
 def _fmt_source(metrics: dict) -> str:
+    from cataloger_dagster.core.investigate.ranking import CATALOG, script_origin
+
+    if script_origin(metrics or None) != CATALOG:
+        return _fmt_origin(metrics or None)
     based_on = metrics.get("based_on")
     if based_on:
         table = metrics.get("based_on_table")
@@ -176,10 +197,13 @@ def _fmt_source(metrics: dict) -> str:
 
 
 def _row(record: ScriptRecord, best: str | None) -> dict:
+    from cataloger_dagster.core.investigate.ranking import script_origin
+
     m = record.metrics or {}
     return {
         "timestamp": record.timestamp,
         "best": record.timestamp == best,
+        "origin": script_origin(record.metrics),
         "pass_rate": m.get("pass_rate"),
         "cells": m.get("cells"),
         "seconds": m.get("seconds"),
@@ -246,18 +270,21 @@ def list_cmd(table, database, name, store, database_name, as_json) -> None:
 @_common
 def show_cmd(table, timestamp, code_only, database, name, store, database_name, as_json) -> None:
     """Print TABLE's script of one run (TIMESTAMP, 'best' (default) or 'latest') and its metrics."""
+    from cataloger_dagster.core.investigate.ranking import script_origin
+
     def body():
         ctx = _context(database, name or database_name, store, table)
         records = ctx.records()
         record = ctx.pick(records, timestamp)
         best = ctx.best_timestamp(records)
         data = {**ctx.header(), "timestamp": record.timestamp, "best": record.timestamp == best,
-                "uri": record.uri, "metrics": record.metrics, "code": record.code}
+                "origin": script_origin(record.metrics), "uri": record.uri, "metrics": record.metrics,
+                "code": record.code}
         if code_only:
             return data, record.code.rstrip("\n")
         mark = " (fed to the next run)" if data["best"] else ""
         lines = [f"# {ctx.table} ({ctx.database}) run {record.timestamp}{mark}",
-                 f"# {record.uri}", "# metrics:"]
+                 f"# written by: {_fmt_origin(record.metrics)}", f"# {record.uri}", "# metrics:"]
         lines += ["#" + line[1:] for line in _metrics_text(record.metrics)]
         return data, "\n".join(lines) + "\n\n" + record.code.rstrip("\n")
 

@@ -12,6 +12,7 @@ from typing import Any, Optional
 
 from cataloger_dagster.assets.catalog_index import index_entry
 from cataloger_dagster.core.investigate.learning import ranking_context
+from cataloger_dagster.core.investigate.ranking import script_origin
 from cataloger_dagster.core.layout import (
     CATALOG_PAGE, INVESTIGATIONS, ISSUES, PROFILE, SCRIPT, UNDERSTANDING, normalize_timestamp, table_prefix,
 )
@@ -90,7 +91,10 @@ class Catalog:
                 "verdict": inv.get("verdict"), "evidence": inv.get("evidence") or {},
                 "reason": inv.get("reason"), "hypothesis": inv.get("hypothesis"), "error": inv.get("error"),
             })
-        best = self.script(table, "best")
+        try:
+            best = self.script(table, "best")
+        except CatalogError:  # only scripts from outside the catalog: none is the best
+            best = None
         return {
             "table": table,
             "run": run,
@@ -113,12 +117,15 @@ class Catalog:
         }
 
     def script(self, table: str, which: str = "best") -> Optional[dict[str, Any]]:
-        """A stored catalog script: the best (the ranking the next run uses), the latest, or the
-        one of a run timestamp.  None when the table has none."""
+        """A stored script: the best (the ranking the next run uses), the latest, or the one of a
+        run timestamp, with its origin (who wrote it).  None when the table has none."""
         prefix = self._known(table)
         if which == "best":
             ids, schema_hash = ranking_context(self.store, prefix)
             record = self.store.best_script(prefix, SCRIPT, current_ids=ids, schema_hash=schema_hash)
+            if record is None and self.store.list_scripts(prefix, SCRIPT, limit=1):
+                raise CatalogError(f"table {table!r} has no script of the catalog's own yet (scripts saved "
+                                   "through MCP are never ranked); ask for which='latest' or a timestamp")
         elif which == "latest":
             records = self.store.list_scripts(prefix, SCRIPT, limit=1)
             record = records[0] if records else None
@@ -131,9 +138,10 @@ class Catalog:
             if code is None:
                 runs = [r.timestamp for r in self.store.list_scripts(prefix, SCRIPT)]
                 raise CatalogError(f"table {table!r} has no script at {timestamp}; scripts at: {', '.join(runs)}")
-            return {"timestamp": timestamp, "code": code, "metrics": self.store.read_metrics(prefix, timestamp, SCRIPT),
+            metrics = self.store.read_metrics(prefix, timestamp, SCRIPT)
+            return {"timestamp": timestamp, "code": code, "metrics": metrics, "origin": script_origin(metrics),
                     "uri": self.store.uri(prefix, timestamp, SCRIPT)}
-        return None if record is None else record.model_dump()
+        return None if record is None else {**record.model_dump(), "origin": script_origin(record.metrics)}
 
     def page(self, table: str) -> Optional[str]:
         prefix = self._known(table)

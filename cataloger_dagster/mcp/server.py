@@ -39,8 +39,9 @@ table's understanding, issues (with the evidence and verdict of their investigat
 run_sql runs one read-only SELECT/WITH query (row, byte and time limits apply). execute_python
 runs Python in a sandbox over a read-only snapshot of one table (ibis.connect(os.environ
 ["DB_CONNECTION_STRING"]) reaches it); its state persists between calls. get_script shows the
-catalog's stored investigation scripts; save_script keeps your session as the table's script,
-ranked with the catalog's own for its next run. Every call is recorded (get_capsules)."""
+catalog's stored investigation scripts; save_script keeps your session as a script of the table,
+marked as yours (origin "mcp", this session): the catalog never ranks it or runs it, since its
+verdicts are what your code printed. Every call is recorded (get_capsules)."""
 
 # errors a tool reports to the client as they are (their messages say what to do)
 EXPECTED = (CatalogError, QueryError, DatabaseError, SandboxError, LookupError, ValueError)
@@ -218,9 +219,10 @@ def build_server(service: Service, *, host: str = "127.0.0.1", port: int = 8000)
 
     @server.tool()
     async def save_script(table: str, ctx: Context) -> dict:
-        """Keep this session's execute_python cells over `table` as a catalog script of the table,
-        with metrics (the issues its record(...) calls decided); the next catalog run ranks it with
-        the catalog's own scripts and may start from it."""
+        """Keep this session's execute_python cells over `table` as a script of the table, marked
+        origin "mcp" with this session's id, with metrics (the issues its record(...) calls
+        decided, as printed: a claim, not the catalog's finding). The catalog never ranks it,
+        starts a run from it or runs it; get_script(table, which=<its timestamp>) shows it."""
         return await call(ctx, "save_script", {"table": table},
                           lambda c: c.python.save(table, c.session_id), table=table)
 

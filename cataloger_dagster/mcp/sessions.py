@@ -5,10 +5,12 @@ SandboxResource and limits, an environment holding DB_CONNECTION_STRING alone (n
 of the host gets in), over a read-only snapshot of the table (and of the key columns its
 orphan checks read).  State survives from one call to the next, as in a notebook.
 
-`save` stores the session's script as the table's catalog script in a run folder of its own,
-with metrics measured the way a catalog run measures its own (`outcome.script_metrics`): the
-issues of the latest run its `record(...)` lines decided, over all of them.  The next run
-ranks it with the others by the one ranking, so a person's exploration can teach the catalog.
+`save` stores the session's script in a run folder of its own, marked `origin: "mcp"` with the
+session id (in its metrics and in a comment under the script's first line), with the metrics a
+catalog run measures for its own (`outcome.script_metrics`): the issues of the latest run its
+`record(...)` lines decided, over all of them.  Those verdicts are what the client's code
+printed, so they are its claim, not the catalog's finding: the ranking (`ranking.rank_scripts`)
+never ranks such a script, and no catalog run starts from it or runs its code.
 """
 
 from __future__ import annotations
@@ -20,9 +22,11 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from cataloger_dagster.core.investigate.code import parse_records, referenced_tables
+from cataloger_dagster.core.investigate.codegen import comment_text
+from cataloger_dagster.core.investigate.outcome import VERDICTS
+from cataloger_dagster.core.investigate.ranking import MCP
 from cataloger_dagster.core.layout import SCRIPT
 from cataloger_dagster.core.models import AnalysisResultModel
-from cataloger_dagster.core.investigate.outcome import VERDICTS
 from cataloger_dagster.resources.database import SNAPSHOT_URL
 
 if TYPE_CHECKING:
@@ -40,6 +44,15 @@ class _Session:
     runtime: SandboxRuntime
     snapshot: dict[str, Any]
     outputs: list[str] = field(default_factory=list)   # stdout of the cells that succeeded
+
+
+def origin_header(script: str, session_id: str) -> str:
+    """The script with who wrote it said under its first line (which stays the format header)."""
+    first, _, rest = script.partition("\n")
+    note = [f"# Written by an MCP client (session {comment_text(session_id)}) through save_script, not by",
+            "# the catalog: the catalog never ranks it nor runs it. Read it before running it, and run",
+            "# it only in a sandbox over a read-only copy of the data, never with plain python on a host."]
+    return "\n".join([first, *note, rest])
 
 
 class PythonSessions:
@@ -122,8 +135,9 @@ class PythonSessions:
             "why": f"saved from MCP session {session_id}",
             "schema_hash": fingerprint.schema_hash,
             "fingerprint": fingerprint.value,
-            "agent": "mcp",
-            "source": "mcp",
+            "agent": MCP,
+            "source": MCP,
+            "origin": MCP,
             "session": session_id,
             "backend": self.sandbox.backend,
         }
@@ -136,7 +150,7 @@ class PythonSessions:
                               f"execute_python(code, table={table!r}) first")
         store, prefix = self.catalog.store, self.catalog.prefix(table)
         metrics = self.metrics(table, session, session_id)
-        script = self.redactor.text(session.runtime.get_session_script())
+        script = origin_header(self.redactor.text(session.runtime.get_session_script()), session_id)
         timestamp = store.open_run(prefix, f"mcp-{session_id}-{uuid.uuid4().hex[:8]}", table=table)
         uri = store.write_script_with_metrics(prefix, timestamp, SCRIPT, script, metrics)
         return {"table": table, "timestamp": timestamp, "uri": uri, "metrics": metrics}

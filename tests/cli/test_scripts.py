@@ -328,3 +328,35 @@ def test_best_is_the_script_the_next_run_starts_from(tmp_path, local_sandbox):
         # and again with that run in the history too
         shown = best()
         assert run()["based_on"] == shown
+
+
+# -------------------------------------------------------------------- origin
+
+
+def test_a_script_saved_through_mcp_shows_its_origin_and_is_never_fed_forward(store_dir):
+    """The newest script claims a perfect pass rate, but an MCP client wrote it: the listing
+    and `show` say who, and the script fed forward stays the catalog's best."""
+    prefix = table_prefix("shop.duckdb", "orders")
+    claimed = "2026-03-05T10:00:00.000000Z"
+    LocalScriptStore(root=str(store_dir)).write_script_with_metrics(
+        prefix, claimed, SCRIPT, CODE_1, {"cells": 1, "seconds": 0.01, "pass_rate": 1.0, "coverage": 1.0,
+                                          "origin": "mcp", "session": "f" * 32})
+    out = invoke("list", "orders", *common(store_dir))
+    row = next(line for line in out.output.splitlines() if claimed in line)
+    assert not row.startswith("*") and f"mcp session {'f' * 32}" in row and "never ranked" in row
+    data = json.loads(invoke("list", "orders", *common(store_dir), "--json").stdout)
+    assert data["best"] == TS[1]
+    assert {r["timestamp"]: r["origin"] for r in data["runs"]}[claimed] == "mcp"
+    shown = invoke("show", "orders", claimed, *common(store_dir))
+    assert shown.exit_code == 0 and f"# written by: mcp session {'f' * 32}" in shown.output
+    assert json.loads(invoke("show", "orders", *common(store_dir), "--json").stdout)["timestamp"] == TS[1]
+
+
+def test_best_when_only_outside_scripts_are_stored_says_what_to_ask_for(tmp_path):
+    store = LocalScriptStore(root=str(tmp_path))
+    store.write_script_with_metrics(table_prefix("shop.duckdb", "orders"), TS[0], SCRIPT, CODE_1,
+                                    {"pass_rate": 1.0, "origin": "mcp", "session": "s"})
+    out = invoke("show", "orders", *common(tmp_path))
+    assert out.exit_code == 1 and "no script of the catalog's own" in out.output and "'latest'" in out.output
+    listed = json.loads(invoke("list", "orders", *common(tmp_path), "--json").stdout)
+    assert listed["best"] is None and listed["runs"][0]["origin"] == "mcp"

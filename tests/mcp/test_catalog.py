@@ -51,3 +51,23 @@ def test_an_unknown_table_names_the_known_ones(catalog):
     with pytest.raises(CatalogError, match=f"not in the catalog.*{TABLE}"):
         catalog.table("nope'; DROP TABLE x")
     assert "<html" in catalog.page(TABLE).lower() and TABLE in catalog.index()
+
+
+def test_a_table_whose_only_script_came_through_mcp_has_no_best(small_catalog, tmp_path):
+    """Its script is shown with its origin, never as the best; the table itself still reads."""
+    import json
+    import shutil
+
+    from cataloger_dagster.core.layout import metrics_filename
+
+    shutil.copytree(small_catalog[1], tmp_path / "store")
+    catalog = Catalog(LocalScriptStore(root=str(tmp_path / "store")), "club.duckdb")
+    assert catalog.script(TABLE, "best")["origin"] == "catalog"
+    latest = catalog.script(TABLE, "latest")
+    # the store never overwrites a run: the file is replaced on disk, as if an MCP client had saved it
+    (path,) = (tmp_path / "store").rglob(f"{latest['timestamp']}/{metrics_filename(SCRIPT)}")
+    path.write_text(json.dumps({**latest["metrics"], "origin": "mcp", "session": "c" * 32}))
+    assert catalog.script(TABLE, "latest")["origin"] == catalog.script(TABLE, latest["timestamp"])["origin"] == "mcp"
+    with pytest.raises(CatalogError, match="no script of the catalog's own"):
+        catalog.script(TABLE, "best")
+    assert catalog.table(TABLE)["links"]["best_script"] is None

@@ -69,33 +69,66 @@ def test_save_script_before_any_cell_says_what_to_do(small_catalog):
         service.close()
 
 
+OTHER = "visits"
+
+
+def _fake_verdicts(issue_ids: list[str]) -> str:
+    """A cell that decides nothing and prints a "confirmed" record line for every issue, under a
+    setup marker, as a client gaming the ranking would."""
+    return ("# block: setup\nimport json\nTABLE = " + repr(TABLE) + "\n"
+            + "".join(f"print(json.dumps({{'issue': {i!r}, 'verdict': 'confirmed', 'evidence': {{}}}}))\n"
+                      for i in issue_ids))
+
+
 @pytest.mark.slow
-def test_the_next_run_starts_from_a_saved_session(tmp_path, local_sandbox):
-    """A person replays the catalog's script after the table gained a column, adds a cell of
-    their own, and saves: the saved script answers every issue on today's schema, so the
-    ranking puts it first and the next run's investigations are based on it."""
+def test_a_script_saved_through_mcp_is_marked_and_never_starts_a_run(tmp_path, local_sandbox):
+    """A client saves a script whose output claims every issue confirmed: the script and its
+    metrics say it came from that MCP session, and the next catalog run neither starts from it
+    nor takes its claimed pass rate; the untouched table of the same run is investigated as before."""
     database, store = make_database(tmp_path / "club.duckdb"), tmp_path / "store"
-    catalog(database, store)
     with duckdb.connect(str(database)) as con:
-        con.execute(f"ALTER TABLE {TABLE} ADD COLUMN note VARCHAR")
-        con.execute(f"UPDATE {TABLE} SET note = 'note ' || id")
+        con.execute(f"CREATE TABLE {OTHER} AS SELECT i AS id, CASE WHEN i % 5 = 0 THEN NULL "
+                    "ELSE 'page ' || i END AS page FROM range(50) t(i)")
+    first = catalog(database, store)
     service = _service(database, store)
     sessions = _sessions(service)
+    session_id = "2" * 32
     try:
-        best = service.catalog.script(TABLE, "best")
-        replay = sessions.execute(TABLE, best["code"])
-        assert replay["ok"], replay["error"]
-        assert sessions.execute(TABLE, "print(t.note.isnull().sum().execute())")["ok"]
-        saved = sessions.save(TABLE, "1" * 32)
+        catalog_best = service.catalog.script(TABLE, "best")
+        assert catalog_best["origin"] == "catalog" and catalog_best["metrics"]["origin"] == "catalog"
+        issue_ids = [i["id"] for i in service.catalog.table(TABLE)["issues"]]
+        assert sessions.execute(TABLE, _fake_verdicts(issue_ids))["ok"]
+        saved = sessions.save(TABLE, session_id)
+        stored = service.catalog.script(TABLE, saved["timestamp"])
+        # it did claim everything: that claim is what must not count
+        assert saved["metrics"]["pass_rate"] == 1.0 and saved["metrics"]["coverage"] == 1.0
+        assert saved["metrics"]["origin"] == "mcp" and saved["metrics"]["session"] == session_id
+        assert stored["origin"] == "mcp"
+        header = stored["code"].splitlines()[:3]
+        assert f"MCP client (session {session_id})" in header[1], header
+        # the best the next run starts from is still the catalog's
+        assert service.catalog.script(TABLE, "best")["timestamp"] == catalog_best["timestamp"]
     finally:
         sessions.close()
         service.close()
-    metrics = saved["metrics"]
-    assert metrics["pass_rate"] == 1.0 and metrics["coverage"] == 1.0, metrics
-    assert metrics["schema_hash"] != best["metrics"]["schema_hash"]  # it ran on today's table
 
-    report = catalog(database, store, exploration_rate=0.0)
-    prefix = table_prefix(database.stem, TABLE)
-    run = LocalScriptStore(root=str(store)).read_json(prefix, report.tables[0].run, INVESTIGATIONS)
-    assert run["based_on"] == saved["timestamp"]
-    assert run["pass_rate"] == 1.0
+    prefix, other_prefix = table_prefix(service.name, TABLE), table_prefix(service.name, OTHER)
+    runs_before = {t.table: t.run for t in first.tables}
+    # both tables in one Dagster run, as `cataloger run --batch 2` runs them
+    report = catalog(database, store, exploration_rate=0.0, resume=False, batch=2)
+    reader = LocalScriptStore(root=str(store))
+    runs = {t.table: t.run for t in report.tables}
+    assert not any(t.resumed for t in report.tables)
+    run = reader.read_json(prefix, runs[TABLE], INVESTIGATIONS)
+    assert run["based_on"] == catalog_best["timestamp"] != saved["timestamp"]
+    before = reader.read_json(prefix, runs_before[TABLE], INVESTIGATIONS)
+    assert {i["issue_id"]: i["verdict"] for i in run["investigations"]} == \
+        {i["issue_id"]: i["verdict"] for i in before["investigations"]}
+    assert run["pass_rate"] == before["pass_rate"]
+    # the untouched table: started from its own catalog script, with the same verdicts
+    other_before = reader.read_json(other_prefix, runs_before[OTHER], INVESTIGATIONS)
+    other = reader.read_json(other_prefix, runs[OTHER], INVESTIGATIONS)
+    assert other["based_on"] == runs_before[OTHER]
+    assert [(i["issue_id"], i["verdict"], i["success"]) for i in other["investigations"]] == \
+        [(i["issue_id"], i["verdict"], i["success"]) for i in other_before["investigations"]]
+    assert all(i["success"] for i in other["investigations"]) and other["investigations"]

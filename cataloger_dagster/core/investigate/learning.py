@@ -6,7 +6,8 @@
   A script that a later run found failing on the table (its `relearned` issues)
   has its pass rate lowered by those failures, so a worse script is never fed
   forward again: the old one stays stored (the backup), the reuse run tests it,
-  and the ranking reverts to whichever did better.
+  and the ranking reverts to whichever did better.  Only the catalog's own
+  scripts rank: one saved from outside (MCP) never starts a run.
 - Exploration: a seeded fraction of runs (and every run asked to `explore`)
   ignores earlier scripts.
 - Transfer: a table with no history starts from the script of the most similar
@@ -95,7 +96,10 @@ def similar_table_script(
     records = store.list_scripts(prefix, SCRIPT, limit=WINDOW)
     if not records:
         return None
-    top = rank_scripts(records, current_ids=set(), schema_hash=None)[0]
+    ranked = rank_scripts(records, current_ids=set(), schema_hash=None)
+    if not ranked:
+        return None
+    top = ranked[0]
     return PreviousScript(timestamp=top.timestamp, code=top.code, table=other), score
 
 
@@ -117,8 +121,9 @@ def choose_previous_script(
     if should_explore(exploration_rate, exploration_seed, profile.table, len(runs)):
         return None, f"exploration run (rate {exploration_rate:g})"
     records = store.list_scripts(prefix, SCRIPT, limit=WINDOW)
-    if records:
-        top = rank_scripts(records, current_ids=current_ids, schema_hash=profile.fingerprint.schema_hash)[0]
+    ranked = rank_scripts(records, current_ids=current_ids, schema_hash=profile.fingerprint.schema_hash)
+    if ranked:
+        top = ranked[0]
         return PreviousScript(timestamp=top.timestamp, code=top.code, table=profile.table), (
             f"best of the last {len(records)} scripts: {top.timestamp}"
         )

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any, Optional
 
 from cataloger_dagster.core.investigate.investigator import InvestigationRun, PreviousScript
+from cataloger_dagster.core.investigate.ranking import CATALOG
 from cataloger_dagster.core.models import (
     AnalysisResultModel,
     CodeInvestigation,
@@ -136,4 +137,5 @@ def script_metrics(result: InvestigationsResult, run: InvestigationRun, issues: 
         "tokens": tokens,
         "usage": usage,
         "backend": result.backend,
+        "origin": CATALOG,
     }

@@ -4,16 +4,22 @@ The next run starts from the first script of `rank_scripts`, and `cataloger
 scripts list|show` marks that same script as "best": both rank through here,
 so they cannot disagree.  Higher is better, in this order:
 
-1. the script has metrics at all;
-2. its pass rate, lowered by the issues that a later run found it failing on
+1. its pass rate, lowered by the issues that a later run found it failing on
    (that run's `relearned`), so a script that broke is not fed forward again;
-3. its coverage of the current issues (``current_ids``); when they are unknown
+2. its coverage of the current issues (``current_ids``); when they are unknown
    (``None``), the coverage its own run recorded;
-4. whether it was written for the current schema (neutral when unknown);
-5. fewer sandbox seconds;
+3. whether it was written for the current schema (neutral when unknown);
+4. fewer sandbox seconds;
 
 and among equals the newest wins.  Metrics are read defensively: a store can
 hold hand-edited or older files, and a bad value ranks as missing.
+
+Only scripts the catalog wrote are ranked at all (`script_origin`).  A script
+saved from outside (MCP `save_script`) carries metrics measured from its own
+printed `record(...)` lines, which its author chose: ranking it would let any
+client print "confirmed" for every issue and have its code run first in every
+later catalog run.  So it is kept for people to read (`get_script`, `cataloger
+scripts show`), and never fed to a run.
 """
 
 from __future__ import annotations
@@ -25,6 +31,26 @@ from cataloger_dagster.core.values import finite_float
 
 if TYPE_CHECKING:
     from cataloger_dagster.core.layout import ScriptRecord
+
+
+CATALOG = "catalog"
+MCP = "mcp"
+UNKNOWN = "unknown"
+
+
+def script_origin(metrics: object) -> str:
+    """Who wrote a stored script: "catalog" (a catalog run), "mcp" (an MCP client's
+    `save_script`), or "unknown" (no metrics to tell).  Metrics written before the
+    "origin" field existed are the catalog's unless they carry the marks every MCP save
+    has written since save_script existed (agent/source "mcp", a session id)."""
+    if not isinstance(metrics, dict):
+        return UNKNOWN
+    origin = metrics.get("origin")
+    if isinstance(origin, str) and origin:
+        return origin
+    if MCP in (metrics.get("agent"), metrics.get("source")) or "session" in metrics:
+        return MCP
+    return CATALOG
 
 
 def _failures(records: list[ScriptRecord]) -> dict[str, int]:
@@ -54,18 +80,17 @@ def rank_scripts(
     current_ids: Optional[set[str]] = None,
     schema_hash: Optional[str] = None,
 ) -> list[ScriptRecord]:
-    """``records`` best first (see the module's docstring for the order)."""
+    """The catalog's own ``records``, best first (see the module's docstring for the order);
+    scripts of any other origin are left out, so the list may be empty."""
+    records = [r for r in records if script_origin(r.metrics) == CATALOG]
     failures = _failures(records)
 
     def key(record: ScriptRecord) -> tuple:
-        m = record.metrics
-        if not isinstance(m, dict):
-            return (0, -1.0, -1.0, False, -math.inf)
+        m = record.metrics  # a dict: script_origin gave "catalog"
         rate = finite_float(m.get("pass_rate"), 0.0)
         total = max(1.0, finite_float(m.get("investigations"), 0.0))
         effective = max(0.0, rate - failures.get(record.timestamp, 0) / total)
         return (
-            1,
             # rounded so that float noise does not outrank the next criteria
             round(effective, 6),
             round(_coverage(m, current_ids), 6),

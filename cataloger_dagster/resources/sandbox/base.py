@@ -190,7 +190,8 @@ class SandboxRuntime:
         lines = [
             SCRIPT_HEADER,
             f"# {comment_text(self.label or 'sandbox session')}, exported {stamp}",
-            "# Runs standalone: set DB_CONNECTION_STRING and run it with python.",
+            "# Runs standalone over DB_CONNECTION_STRING: run it in a sandbox over a read-only copy",
+            "# of the data (the cataloger's docs/sandbox.md), not with plain python on a host.",
             "# Cells that failed are kept as comments, with their error.",
             "",
         ]

@@ -481,11 +481,13 @@ class ScriptStore(dg.ConfigurableResource, abc.ABC):
                     schema_hash: str | None = None) -> ScriptRecord | None:
         """The best of the last ``limit`` scripts: by `rank_scripts` against the current
         issues and schema (the feedback loop's one ranking), or by ``key`` (higher is
-        better); ties go to the newest."""
+        better); ties go to the newest.  By the ranking, None when only scripts from
+        outside the catalog are stored (they are never fed to a run)."""
         records = self.list_scripts(prefix, filename, limit)
         if not records:
             return None
         if key is not None:
             # max() keeps the first of equals, and records are newest first
             return max(records, key=key)
-        return rank_scripts(records, current_ids=current_ids, schema_hash=schema_hash)[0]
+        ranked = rank_scripts(records, current_ids=current_ids, schema_hash=schema_hash)
+        return ranked[0] if ranked else None

@@ -181,6 +181,10 @@ def test_session_script_runs_standalone(runtime, tmp_path):
     assert runtime.sandbox_seconds > 0
     script = runtime.get_session_script()
     assert script.startswith("#") and "# undefined_name + 1" in script and "NameError" in script
+    # its header asks for a sandbox, never a plain `python` on a host
+    header = [line for line in script.splitlines()[:5] if line.startswith("#")]
+    assert any("in a sandbox" in line for line in header), header
+    assert not any("run it with python" in line for line in header), header
     # The same code against the host's copy of /data, the way a user would run it.
     data = results and runtime.execute("'/data'").result
     assert data == "'/data'"
