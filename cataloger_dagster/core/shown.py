@@ -23,8 +23,8 @@ import re
 import shlex
 
 # C0, DEL, C1; ALM, LRM, RLM; the line/paragraph separators; the bidi embeddings, overrides
-# and isolates
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+# and isolates; lone surrogates (a name read with surrogateescape: no encoding can carry them)
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 _MARKDOWN = re.compile(r"([!-/:-@\[-`{-~])")   # all ASCII punctuation
 _LINE_BREAKS = re.compile(r"\r\n|[\r\n\u2028\u2029\x0b\x0c\x85]")
 
@@ -56,7 +56,7 @@ def shell_word(word: str) -> str:
         elif char == "!":   # no history expansion, whatever the shell's options
             out.append("\\x21")
         elif has_control(char):
-            out.extend(f"\\x{byte:02x}" for byte in char.encode("utf-8"))
+            out.extend(f"\\x{byte:02x}" for byte in char.encode("utf-8", "surrogatepass"))
         else:
             out.append(char)
     return "$'" + "".join(out) + "'"
