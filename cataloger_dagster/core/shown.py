@@ -11,10 +11,12 @@ that a person reads or copies gets them through one of three helpers:
   control character, else bash's ANSI-C quoting (``$'...'``, each such character as the
   ``\\xNN`` bytes of its UTF-8), so the pasted text holds no raw control character and
   still passes the exact name to the program.
-- `markdown_text`: text inside Markdown (Dagster descriptions and metadata).  Every ASCII
-  punctuation character is backslash-escaped (CommonMark renders it as itself) and line
-  breaks become spaces, so no name or value opens an image, link, HTML tag, code span,
-  heading, list or table cell.
+- `markdown_text`: text inside Markdown (Dagster descriptions and metadata).  Every character
+  that opens Markdown inline syntax (``\\ ` * _ [ ] < > | ~ &``: links and images need a
+  ``[``, autolinks and HTML a ``<``) is
+  backslash-escaped, as is a leading list or heading marker (CommonMark renders an escaped
+  character as itself), and line breaks become spaces, so no name or value opens an image,
+  link, HTML tag, code span, emphasis, heading, list or table cell.
 """
 
 from __future__ import annotations
@@ -25,7 +27,8 @@ import shlex
 # C0, DEL, C1; ALM, LRM, RLM; the line/paragraph separators; the bidi embeddings, overrides
 # and isolates; lone surrogates (a name read with surrogateescape: no encoding can carry them)
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
-_MARKDOWN = re.compile(r"([!-/:-@\[-`{-~])")   # all ASCII punctuation
+_MARKDOWN = re.compile(r"([\\`*_\[\]<>|~&])")
+_LEADING_MARKER = re.compile(r"^(\s*)([-+=#]|\d+[.)])")   # a list item, heading or setext underline if first
 _LINE_BREAKS = re.compile(r"\r\n|[\r\n\u2028\u2029\x0b\x0c\x85]")
 
 
@@ -64,4 +67,5 @@ def shell_word(word: str) -> str:
 
 def markdown_text(text: object) -> str:
     """``text`` as literal text in Markdown, on one line, control characters made visible."""
-    return _MARKDOWN.sub(r"\\\1", visible(_LINE_BREAKS.sub(" ", str(text))))
+    escaped = _MARKDOWN.sub(r"\\\1", visible(_LINE_BREAKS.sub(" ", str(text))))
+    return _LEADING_MARKER.sub(lambda m: m.group(1) + m.group(2)[:-1] + "\\" + m.group(2)[-1], escaped)
