@@ -15,7 +15,7 @@ from cataloger_dagster.core.issues.detectors import detect_issues
 from cataloger_dagster.core.issues.detectors.references import key_profile
 from cataloger_dagster.core.layout import ISSUES, KEYS, PROFILE
 from cataloger_dagster.core.models import AnalysisResultModel, DatasetUnderstandingModel, TableProfile, severity_counts
-from cataloger_dagster.core.shown import markdown_text
+from cataloger_dagster.core.shown import markdown_text, visible
 from cataloger_dagster.resources import script_store
 from cataloger_dagster.resources.agent import AgentResource
 from cataloger_dagster.resources.database import DatabaseResource
@@ -140,10 +140,11 @@ def _issues(context: dg.AssetExecutionContext, folder: TableRun, table_profile: 
         folder.write_artifact(name, script)
     uri = folder.write_json(ISSUES, result)
     counts = severity_counts(i.severity for i in result.issues)
-    context.log.info(f"{folder.table}: {len(result.issues)} issues ({counts}); "
-                     f"{len(result.reviewed)} set aside by reviews, {len(result.quieted)} quieted")
+    context.log.info(visible(f"{folder.table}: {len(result.issues)} issues ({counts}); "
+                     f"{len(result.reviewed)} set aside by reviews, {len(result.quieted)} quieted"))
     for d in degradations:
-        context.log.warning(f"{folder.table}: degraded: {d.reason}" + (f" (column {d.column!r})" if d.column else ""))
+        column = f" (column {d.column!r})" if d.column else ""
+        context.log.warning(visible(f"{folder.table}: degraded: {d.reason}{column}"))
     return result, {
         "dagster/row_count": table_profile.row_count,
         "issues": len(result.issues),

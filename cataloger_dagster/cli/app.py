@@ -119,7 +119,7 @@ def run(database, name, store, agent, sandbox, tables, explore, exploration_rate
             sys.exit(stop.exit_code)
     progress.close()
     for note in report.notes:
-        click.echo(f"note: {note}", err=True)
+        click.echo(visible(f"note: {note}"), err=True)
     if as_json:
         click.echo(report.to_json())
     else:

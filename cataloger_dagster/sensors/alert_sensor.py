@@ -127,8 +127,11 @@ def alert(context: dg.SensorEvaluationContext, store: ScriptStore, database: Dat
     name = database.database_name
     messages: dict[str, AlertMessage] = {}
     raised: dict[str, list[Alert]] = {}
+    def warn(message: str) -> None:
+        context.log.warning(visible(message))
+
     for record in records:
-        found = run_alerts(record, store, name, owners, context.log.warning)
+        found = run_alerts(record, store, name, owners, warn)
         if found is None:
             continue
         table, alerts = found
