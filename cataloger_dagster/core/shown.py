@@ -10,7 +10,8 @@ that a person reads or copies gets them through one of three helpers:
 - `shell_word`: one word of a command to copy.  ``shlex.quote`` when the word holds no
   control character, else bash's ANSI-C quoting (``$'...'``, each such character as the
   ``\\xNN`` bytes of its UTF-8), so the pasted text holds no raw control character and
-  still passes the exact name to the program.
+  still passes the exact name to the program (but for NUL, which no program argument can
+  hold).
 - `markdown_text`: text inside Markdown (Dagster descriptions and metadata).  Every character
   that opens Markdown inline syntax (``\\ ` * _ [ ] < > | ~ &``: links and images need a
   ``[``, autolinks and HTML a ``<``) is
@@ -59,10 +60,18 @@ def shell_word(word: str) -> str:
         elif char == "!":   # no history expansion, whatever the shell's options
             out.append("\\x21")
         elif has_control(char):
-            out.extend(f"\\x{byte:02x}" for byte in char.encode("utf-8", "surrogatepass"))
+            out.extend(f"\\x{byte:02x}" for byte in _bytes(char))
         else:
             out.append(char)
     return "$'" + "".join(out) + "'"
+
+
+def _bytes(char: str) -> bytes:
+    # a lone surrogate is a byte Python read with surrogateescape (as it reads argv): that byte
+    try:
+        return char.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        return char.encode("utf-8", "surrogatepass")
 
 
 def markdown_text(text: object) -> str:
