@@ -42,10 +42,11 @@ def _escape(char: str) -> str:
     return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
 
 
-def visible(text: object) -> str:
+def visible(text: object, keep: str = "") -> str:
     """``text`` with every control character written as an escape: ``"c\\x15touch"`` for a
-    name holding Ctrl-U."""
-    return _CONTROL.sub(lambda m: _escape(m.group(0)), str(text))
+    name holding Ctrl-U.  ``keep``: characters left as they are (``"\\n\\t"`` for a whole
+    text of several lines, such as a stored script, whose names are already Python literals)."""
+    return _CONTROL.sub(lambda m: m.group(0) if m.group(0) in keep else _escape(m.group(0)), str(text))
 
 
 def shell_word(word: str) -> str:

@@ -100,3 +100,21 @@ def test_the_alert_sensor_logs_a_bad_run_folder_with_escapes(tmp_path, caplog):
     (record,) = caplog.records
     assert "failed" in record.getMessage() and not has_control(record.getMessage())
     assert visible(HOSTILE) in record.getMessage()
+
+
+def test_cataloger_profile_prints_a_hostile_column_and_value_with_escapes(tmp_path):
+    import duckdb
+    from click.testing import CliRunner
+
+    from cataloger_dagster.cli.app import main
+
+    db = tmp_path / "shop.duckdb"
+    with duckdb.connect(str(db)) as con:
+        con.execute(f"""CREATE TABLE t AS SELECT '{HOSTILE}' AS "{HOSTILE}" FROM range(3)""")
+    result = CliRunner().invoke(main, ["profile", "--database", f"duckdb://{db}", "--table", "t"])
+    assert result.exit_code == 0, result.output
+    assert not has_control(result.output.replace("\n", " ")) and visible(HOSTILE) in result.output
+
+
+def test_a_text_of_several_lines_keeps_its_line_breaks_and_tabs_only():
+    assert visible("a\n\tb\r\x1b[2J", keep="\n\t") == "a\n\tb\\x0d\\x1b[2J"
