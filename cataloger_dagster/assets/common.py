@@ -77,7 +77,7 @@ def each_table(context: dg.AssetExecutionContext, work: Callable[[str], T]) -> d
         try:
             results[table] = work(table)
         except Exception as exc:
-            raise dg.Failure(description=f"{table}: {type(exc).__name__}: {exc}",
+            raise dg.Failure(description=visible(f"{table}: {type(exc).__name__}: {exc}"),
                              metadata={FAILED_TABLE: table}) from exc
     return results
 
