@@ -25,6 +25,7 @@ from cataloger_dagster.core.reviews.model import ReviewVerdict
 from cataloger_dagster.core.reviews.record import ReviewError, record_review
 from cataloger_dagster.resources.database import DatabaseResource
 from cataloger_dagster.resources.script_store import ScriptStore
+from cataloger_dagster.core.shown import visible
 
 CATALOG_TABLE_JOB = "catalog_table"
 
@@ -66,7 +67,7 @@ def build_review_job(default_reviewer: Optional[str] = None) -> dg.JobDefinition
                 config.reviewer or default_reviewer, via=f"dagster run {context.run_id}")
         except ReviewError as exc:
             raise dg.Failure(description=str(exc)) from None
-        context.log.info(f"{review.reviewer}: {review.verdict} on {review.issue_id!r} of {review.table!r}")
+        context.log.info(visible(f"{review.reviewer}: {review.verdict} on {review.issue_id!r} of {review.table!r}"))
         context.log_event(dg.AssetObservation(asset_key="catalog_page", partition=config.table, metadata={
             "review": f"{review.verdict}: {review.issue_id}", "reviewer": review.reviewer,
             "review_log_entry": link(uri)}))

@@ -32,6 +32,7 @@ from cataloger_dagster.core.layout import INVESTIGATIONS, ISSUES, SCRIPT
 from cataloger_dagster.core.models import AnalysisResultModel, InvestigationsResult
 from cataloger_dagster.resources.database import SNAPSHOT_URL, DatabaseResource
 from cataloger_dagster.core.investigate.code import parse_records, referenced_tables
+from cataloger_dagster.core.shown import markdown_text
 from cataloger_dagster.resources.sandbox import SandboxResource
 from cataloger_dagster.resources.script_store import ScriptStore
 from cataloger_dagster.settings import CatalogerSettings, default, variable
@@ -112,7 +113,8 @@ def no_high_severity_issues(
         metadata={
             "high": len(high),
             "high_set_aside_by_review": len(set_aside),
-            "high_issues": dg.MetadataValue.md("\n".join(f"- `{i.id}`: {i.description}" for i in high) or "none"),
+            "high_issues": dg.MetadataValue.md("\n".join(f"- {markdown_text(i.id)}: {markdown_text(i.description)}"
+                                                          for i in high) or "none"),
         },
     )
 
@@ -190,7 +192,7 @@ def script_reproduces_evidence(
             "run_folder": timestamp,
             "script": link(store.uri(prefix, timestamp, SCRIPT)),
             "records": len(printed),
-            "differences": dg.MetadataValue.md("\n".join(f"- {p}" for p in problems) or "none"),
+            "differences": dg.MetadataValue.md("\n".join(f"- {markdown_text(p)}" for p in problems) or "none"),
             "seconds": round(ran.duration_ms / 1000, 3),
         },
     )

@@ -25,6 +25,7 @@ from cataloger_dagster.resources import script_store
 from cataloger_dagster.resources.database import DatabaseResource
 from cataloger_dagster.resources.script_store import ScriptStore
 from cataloger_dagster.resources.script_store.identity import claim_database_catalog
+from cataloger_dagster.core.shown import visible
 
 GROUP = "catalog"
 OWNERS = ["team:data-platform"]
@@ -76,7 +77,7 @@ def each_table(context: dg.AssetExecutionContext, work: Callable[[str], T]) -> d
         try:
             results[table] = work(table)
         except Exception as exc:
-            raise dg.Failure(description=f"{table}: {type(exc).__name__}: {exc}",
+            raise dg.Failure(description=visible(f"{table}: {type(exc).__name__}: {exc}"),
                              metadata={FAILED_TABLE: table}) from exc
     return results
 
@@ -168,7 +169,7 @@ class TableRun:
         First makes sure the catalog is the database's own (however the run was launched: the
         UI, a sensor, `cataloger run`), or fails the table with what to pass."""
         for note in claim_database_catalog(store, database):
-            context.log.warning(note)
+            context.log.warning(visible(note))
         prefix = table_prefix(database, table)
         return cls(store, database, table, prefix, run_folder(context, store, prefix, table))
 

@@ -25,6 +25,7 @@ from cataloger_dagster.assets.checks import partitioned_check
 from cataloger_dagster.assets.quality_issues import quality_issues
 from cataloger_dagster.assets.table_profile import table_profile
 from cataloger_dagster.core.models import AnalysisResultModel, IssueModel
+from cataloger_dagster.core.shown import markdown_text
 from cataloger_dagster.settings import CatalogerSettings, variable
 
 # the keys of Dagster's freshness checks (dagster/_core/definitions/asset_checks/asset_check_factories/utils.py)
@@ -41,7 +42,8 @@ def _findings(issues: AnalysisResultModel, kind: str) -> list[IssueModel]:
 
 
 def _listed(found: list[IssueModel]) -> dg.MetadataValue:
-    return dg.MetadataValue.md("\n".join(f"- `{i.id}`: {i.description}" for i in found) or "none")
+    return dg.MetadataValue.md("\n".join(f"- {markdown_text(i.id)}: {markdown_text(i.description)}" for i in found)
+                               or "none")
 
 
 def profiles(instance: dg.DagsterInstance, table: str, limit: int) -> list[dg.EventLogRecord]:

@@ -29,6 +29,7 @@ from cataloger_dagster.resources.agent import AgentResource
 from cataloger_dagster.resources.database import SNAPSHOT_URL, DatabaseResource
 from cataloger_dagster.resources.sandbox import SandboxResource
 from cataloger_dagster.resources.script_store import ScriptStore
+from cataloger_dagster.core.shown import visible
 
 
 class InvestigationsConfig(dg.Config):
@@ -79,7 +80,7 @@ def _investigations(context: dg.AssetExecutionContext, config: InvestigationsCon
         explore=config.explore, exploration_rate=config.exploration_rate,
         exploration_seed=config.exploration_seed,
     )
-    context.log.info(f"{folder.table}: {len(issues)} issues to investigate; {why}")
+    context.log.info(visible(f"{folder.table}: {len(issues)} issues to investigate; {why}"))
     run, usage, script, session = _investigate(context, folder, database, sandbox, agent, table_profile,
                                                table_understanding, issues, previous)
     result = investigations_result(folder.table, run, previous, session,
@@ -89,8 +90,8 @@ def _investigations(context: dg.AssetExecutionContext, config: InvestigationsCon
     script_uri = folder.write_script(SCRIPT, script, metrics)
     uri = folder.write_json(INVESTIGATIONS, result)
     if run.relearned:
-        context.log.warning(f"{folder.table}: the earlier script failed on {run.relearned}; "
-                            "investigated afresh")
+        context.log.warning(visible(f"{folder.table}: the earlier script failed on {run.relearned}; "
+                            "investigated afresh"))
     return result, _metadata(table_profile, result, metrics, usage, session, folder,
                              links={"script": link(script_uri), "investigations_json": link(uri)},
                              explore_requested=config.explore)
@@ -132,8 +133,8 @@ def _investigate(context, folder: TableRun, database: DatabaseResource, sandbox:
     with sandbox.session(env={"DB_CONNECTION_STRING": SNAPSHOT_URL}) as runtime:
         snapshot = database.write_snapshot(name, runtime.data_dir, references=referenced_tables(issues))
         if snapshot.sampled:
-            context.log.info(f"{name}: the sandbox sees a seeded sample of {snapshot.rows:,} of "
-                             f"{snapshot.source_rows:,} rows")
+            context.log.info(visible(f"{name}: the sandbox sees a seeded sample of {snapshot.rows:,} of "
+                             f"{snapshot.source_rows:,} rows"))
         # the table's reviews reach a model as context (JSON), never the sandbox as code
         reviews = ReviewMemory(reviews=folder.store.read_reviews(folder.prefix)).for_prompt()
         run, usage = agent.investigate(runtime, profile, understanding, issues, previous, reviews=reviews)

@@ -1,13 +1,16 @@
 """Metadata values the Dagster UI shows on the per-table materializations.
 
 `dagster/column_schema` feeds the asset page's Columns tab; the Markdown summaries are
-what a person reads on the materialization without opening the catalog page.
+what a person reads on the materialization without opening the catalog page.  Every name,
+value and sentence in them goes through `markdown_text` (`_cell`): a column named
+``c![c](http://host/x)`` is text on the page, never an image the UI loads.
 """
 
 from __future__ import annotations
 
 import dagster as dg
 
+from cataloger_dagster.core.shown import markdown_text
 from cataloger_dagster.resources.agent import AgentUsage
 from cataloger_dagster.core.models import (
     AnalysisResultModel, ColumnProfile, DatasetUnderstandingModel, InvestigationsResult, TableProfile,
@@ -35,7 +38,7 @@ def column_schema(profile: TableProfile, understanding: DatasetUnderstandingMode
             dg.TableColumn(
                 name=c.name,
                 type=c.dtype.lstrip("!"),
-                description=described.get(c.name) or _stats(c),
+                description=_cell(described.get(c.name) or _stats(c)),
                 constraints=dg.TableColumnConstraints(nullable=c.nullable),
             )
             for c in profile.columns
@@ -44,12 +47,12 @@ def column_schema(profile: TableProfile, understanding: DatasetUnderstandingMode
 
 
 def _cell(text: object) -> str:
-    return str(text).replace("|", "\\|").replace("\n", " ")
+    return markdown_text(text)
 
 
 def profile_summary(profile: TableProfile) -> dg.MetadataValue:
     lines = [
-        f"**{profile.table}**: {profile.row_count:,} rows, {profile.column_count} columns",
+        f"**{_cell(profile.table)}**: {profile.row_count:,} rows, {profile.column_count} columns",
         "",
         "| column | type | null | distinct |",
         "|---|---|---|---|",
@@ -64,7 +67,7 @@ def profile_summary(profile: TableProfile) -> dg.MetadataValue:
 
 def investigations_summary(result: InvestigationsResult) -> dg.MetadataValue:
     rate = "n/a (no issue)" if result.pass_rate is None else f"{result.pass_rate:.0%}"
-    start = (f"reused the script of {result.based_on_table or result.table} @ {result.based_on}"
+    start = (f"reused the script of {_cell(result.based_on_table or result.table)} @ {_cell(result.based_on)}"
              if result.based_on else "explored afresh")
     lines = [
         f"Pass rate **{rate}** over {len(result.investigations)} investigations; {start}; "
@@ -74,7 +77,7 @@ def investigations_summary(result: InvestigationsResult) -> dg.MetadataValue:
         "|---|---|---|",
     ]
     lines += [
-        f"| {_cell(i.issue_id)} | {i.verdict or '—'} | {'yes' if i.success else 'no: ' + _cell((i.error or '')[:80])} |"
+        f"| {_cell(i.issue_id)} | {_cell(i.verdict or '—')} | {'yes' if i.success else 'no: ' + _cell((i.error or '')[:80])} |"
         for i in result.investigations
     ]
     return dg.MetadataValue.md("\n".join(lines))
@@ -89,9 +92,9 @@ def catalog_summary(
     counts = severity_counts(i.severity for i in issues.issues)
     rate = "n/a" if investigations.pass_rate is None else f"{investigations.pass_rate:.0%}"
     lines = [
-        f"### {profile.table}",
+        f"### {_cell(profile.table)}",
         "",
-        understanding.summary.description,
+        _cell(understanding.summary.description),
         "",
         f"- {profile.row_count:,} rows, {profile.column_count} columns",
         f"- issues: {counts['high']} high, {counts['medium']} medium, {counts['low']} low",

@@ -15,6 +15,7 @@ from cataloger_dagster.core.issues.detectors import detect_issues
 from cataloger_dagster.core.issues.detectors.references import key_profile
 from cataloger_dagster.core.layout import ISSUES, KEYS, PROFILE
 from cataloger_dagster.core.models import AnalysisResultModel, DatasetUnderstandingModel, TableProfile, severity_counts
+from cataloger_dagster.core.shown import markdown_text, visible
 from cataloger_dagster.resources import script_store
 from cataloger_dagster.resources.agent import AgentResource
 from cataloger_dagster.resources.database import DatabaseResource
@@ -139,22 +140,24 @@ def _issues(context: dg.AssetExecutionContext, folder: TableRun, table_profile: 
         folder.write_artifact(name, script)
     uri = folder.write_json(ISSUES, result)
     counts = severity_counts(i.severity for i in result.issues)
-    context.log.info(f"{folder.table}: {len(result.issues)} issues ({counts}); "
-                     f"{len(result.reviewed)} set aside by reviews, {len(result.quieted)} quieted")
+    context.log.info(visible(f"{folder.table}: {len(result.issues)} issues ({counts}); "
+                     f"{len(result.reviewed)} set aside by reviews, {len(result.quieted)} quieted"))
     for d in degradations:
-        context.log.warning(f"{folder.table}: degraded: {d.reason}" + (f" (column {d.column!r})" if d.column else ""))
+        column = f" (column {d.column!r})" if d.column else ""
+        context.log.warning(visible(f"{folder.table}: degraded: {d.reason}{column}"))
     return result, {
         "dagster/row_count": table_profile.row_count,
         "issues": len(result.issues),
         "status": result.status,
         **({"degradations": dg.MetadataValue.md("\n".join(
-            f"- {d.stage}{f' `{d.column}`' if d.column else ''}: {d.reason}" for d in degradations))}
+            f"- {markdown_text(d.stage)}{f' {markdown_text(d.column)}' if d.column else ''}: {markdown_text(d.reason)}"
+            for d in degradations))}
            if degradations else {}),
         **{f"issues_{s}": n for s, n in counts.items()},
         **review_metadata(result),
         "smart_fix_followups": sum(1 for i in result.issues if i.followup is not None),
         "fix_scripts": len(fixes),
-        "summary": dg.MetadataValue.md(result.summary),
+        "summary": dg.MetadataValue.md(markdown_text(result.summary)),
         **usage_metadata(usage),
         "issues_json": link(uri),
     }

@@ -12,6 +12,7 @@ from cataloger_dagster.core.layout import (
 from cataloger_dagster.core.models import AnalysisResultModel, InvestigationsResult, TableProfile
 from cataloger_dagster.core.history.recent_changes import compare_runs, render_recent_summary, summary_script
 from cataloger_dagster.core.history.timelapse import recent_summaries, summarize_run
+from cataloger_dagster.core.shown import markdown_text, visible
 from cataloger_dagster.resources.database import DatabaseResource
 from cataloger_dagster.resources.script_store import ScriptStore
 
@@ -70,11 +71,11 @@ def _summary(context: dg.AssetExecutionContext, config: RecentSummaryConfig, fol
                             previous_timestamp=previous["timestamp"] if previous else None, trend=trend[:-1])
     script_uri = folder.write_script(SUMMARY_SCRIPT, script)
     for line in summary.headline:
-        context.log.info(f"{folder.table}: {line}")
+        context.log.info(visible(f"{folder.table}: {line}"))
     return {
         "dagster/row_count": table_profile.row_count,
         **_change_counts(summary),
-        "summary": dg.MetadataValue.md("\n".join(f"- {line}" for line in summary.headline)),
+        "summary": dg.MetadataValue.md("\n".join(f"- {markdown_text(line)}" for line in summary.headline)),
         "recent_summary": link(uri),
         "summary_script": link(script_uri),
         "catalog_page": link(folder.uri(CATALOG_PAGE)),

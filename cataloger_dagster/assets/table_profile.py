@@ -8,6 +8,7 @@ from cataloger_dagster.core.models import TableProfile
 from cataloger_dagster.core.profile.profiling import compute_profile
 from cataloger_dagster.resources.database import DatabaseResource
 from cataloger_dagster.resources.script_store import ScriptStore
+from cataloger_dagster.core.shown import visible
 
 
 @dg.asset(
@@ -34,14 +35,14 @@ def _profile(context: dg.AssetExecutionContext, database: DatabaseResource, stor
         database=database.database_name,
         table_name=name,
         fingerprint=fingerprint,
-        progress=context.log.debug,
+        progress=lambda line: context.log.debug(visible(line)),
     )
     folder = TableRun.open(context, database, store, name)  # after profiling: a failed profile claims no folder
     uri = folder.write_json(PROFILE, profile)
-    context.log.info(
+    context.log.info(visible(
         f"profiled {name}: {profile.row_count:,} rows, {profile.column_count} columns, "
         f"{profile.queries} queries in {profile.duration_s:.2f}s"
-    )
+    ))
     return profile, {
         "dagster/row_count": profile.row_count,
         "dagster/column_schema": column_schema(profile),

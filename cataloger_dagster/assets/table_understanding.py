@@ -7,6 +7,7 @@ from cataloger_dagster.assets.metadata import column_schema, usage_metadata
 from cataloger_dagster.assets.partitions import tables_partitions
 from cataloger_dagster.core.layout import UNDERSTANDING
 from cataloger_dagster.core.models import DatasetUnderstandingModel, TableProfile
+from cataloger_dagster.core.shown import markdown_text, visible
 from cataloger_dagster.resources.agent import AgentResource, AgentUsage
 from cataloger_dagster.resources.database import DatabaseResource
 from cataloger_dagster.resources.script_store import ScriptStore
@@ -53,12 +54,12 @@ def _understand(context: dg.AssetExecutionContext, folder: TableRun, table_profi
     if understanding is None:
         understanding, usage = agent.understand(table_profile)
     else:
-        context.log.info(f"{folder.table}: fingerprint unchanged, understanding reused from {reused_from}")
+        context.log.info(visible(f"{folder.table}: fingerprint unchanged, understanding reused from {reused_from}"))
     uri = folder.write_json(UNDERSTANDING, {**understanding.model_dump(), "cache_key": key})
     return understanding, {
         "dagster/row_count": table_profile.row_count,
         "dagster/column_schema": column_schema(table_profile, understanding),
-        "description": dg.MetadataValue.md(understanding.summary.description),
+        "description": dg.MetadataValue.md(markdown_text(understanding.summary.description)),
         "reused_from": reused_from or "",
         **usage_metadata(usage),
         "understanding": link(uri),

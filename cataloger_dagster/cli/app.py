@@ -15,6 +15,7 @@ from cataloger_dagster.cli.options import (
 from cataloger_dagster.cli.review import review
 from cataloger_dagster.cli.sandbox import sandbox
 from cataloger_dagster.cli.scripts import scripts
+from cataloger_dagster.core.shown import visible
 from cataloger_dagster.resources.defaults import DEMO_DATABASE
 
 # Every module above imports only click and the standard library at its top, so that `--help`
@@ -26,7 +27,7 @@ def _emit(data, as_json: bool, text: str) -> None:
     if as_json:
         click.echo(json.dumps(data, indent=2, default=str))
     else:
-        click.echo(text)
+        click.echo(visible(text, keep="\n\t"))
 
 
 @click.group(epilog=examples("cataloger demo", f"cataloger run --database {EXAMPLE_DATABASE}",
@@ -50,7 +51,7 @@ def _settings(**overrides):
     try:
         settings = load_settings(**overrides)
     except SettingsError as exc:
-        raise click.ClickException(str(exc)) from None
+        raise click.ClickException(visible(str(exc))) from None
     require_database(settings)
     return settings
 
@@ -68,7 +69,7 @@ def demo_db(path: Path, scale: float, seed: int, as_json: bool) -> None:
     try:
         info = create_demo_database(path, seed=seed, scale=scale)
     except FileExistsError as exc:
-        raise click.ClickException(str(exc)) from None
+        raise click.ClickException(visible(str(exc))) from None
     _emit({"path": str(path), **info}, as_json, f"demo database written to {path}")
 
 
@@ -112,14 +113,14 @@ def run(database, name, store, agent, sandbox, tables, explore, exploration_rate
             )
         except (DatabaseError, ScriptStoreError) as exc:    # no table can be cataloged: say why, once
             progress.close()
-            raise click.ClickException(str(exc)) from None
+            raise click.ClickException(visible(str(exc))) from None
         except Interrupted as stop:
             progress.close()
             click.echo(progress.interrupted_line(stop), err=True)
             sys.exit(stop.exit_code)
     progress.close()
     for note in report.notes:
-        click.echo(f"note: {note}", err=True)
+        click.echo(visible(f"note: {note}"), err=True)
     if as_json:
         click.echo(report.to_json())
     else:
@@ -147,16 +148,16 @@ def profile(database, table, as_json) -> None:
             db.table(table), database=db.database_name, table_name=table, fingerprint=db.fingerprint(table)
         )
     except DatabaseError as exc:
-        raise click.ClickException(str(exc)) from None
+        raise click.ClickException(visible(str(exc))) from None
     if as_json:
         click.echo(result.model_dump_json(indent=2))
         return
-    click.echo(f"{table}: {result.row_count:,} rows, {result.column_count} columns")
+    click.echo(visible(f"{table}: {result.row_count:,} rows, {result.column_count} columns"))
     for c in result.columns:
-        click.echo(
+        click.echo(visible(
             f"  {c.name:<24} {c.dtype:<16} nulls={c.nulls:<8} distinct={c.distinct!s:<8} "
             f"min={c.min!s:.20} max={c.max!s:.20} semantic={c.semantic_type}"
-        )
+        ))
 
 
 @main.command("mcp", epilog=examples(
@@ -185,7 +186,7 @@ def mcp(database, name, store, sandbox, http, row_limit, sql_timeout, byte_limit
     try:   # serve this database's own catalog, never another's of the same name
         check_database_catalog(catalog_store, db)
     except ScriptStoreError as exc:
-        raise click.ClickException(str(exc)) from None
+        raise click.ClickException(visible(str(exc))) from None
     service = Service(database=db, store=catalog_store,
                       sandbox=sandbox_resource(settings=settings), row_limit=row_limit,
                       sql_timeout_s=sql_timeout, sql_byte_limit=byte_limit,

@@ -3,7 +3,8 @@
 Progress counts each step of each table as it finishes (`runner.STEPS` make a table), so it
 moves within a batch of tables as much as across batches, and a table's line ("done orders in
 2.1 s") shows when its last step is done, not when its batch's run ends.  A terminal gets a
-bar; a pipe or a file gets the lines alone.
+bar; a pipe or a file gets the lines alone.  Every line and the bar's text go through
+`visible`: a table name's control characters are shown as escapes, never sent to the terminal.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import click
 
 from cataloger_dagster.cli.runner import STEPS, CatalogReport, TableReport
 from cataloger_dagster.cli.stopping import Interrupted
+from cataloger_dagster.core.shown import visible
 
 
 class RunProgress:
@@ -42,6 +44,7 @@ class RunProgress:
             self._bar.set_description_str(f"cataloged {len(self.finished)}/{self.total or '?'}", refresh=False)
 
     def _say(self, line: str) -> None:
+        line = visible(line)
         if self._bar is not None:
             self._bar.write(line, file=sys.stderr)
         else:
@@ -53,7 +56,7 @@ class RunProgress:
             done = sum(len(steps) for steps in self.steps.values()) / len(STEPS)
             self._bar.n = min(done, self._bar.total) if self._bar.total else done
             self._describe()
-            self._bar.set_postfix_str(now)   # refreshes
+            self._bar.set_postfix_str(visible(now))   # refreshes
 
     def start(self, names: list[str]) -> None:
         self.total = len(names)
@@ -112,6 +115,10 @@ def failed_line(report: TableReport) -> str:
 
 def summary_lines(report: CatalogReport, seconds: float) -> Iterator[str]:
     """The end of a run: tables, failures, issues by severity, each high-severity finding."""
+    return (visible(line) for line in _summary(report, seconds))
+
+
+def _summary(report: CatalogReport, seconds: float) -> Iterator[str]:
     ok = len(report.tables) - len(report.failed)
     yield f"cataloged {ok}/{len(report.tables)} tables of {report.database} in {seconds:.1f} s"
     if report.resumed_from:

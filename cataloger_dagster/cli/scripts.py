@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Callable
 import click
 
 from cataloger_dagster.cli.options import EXAMPLE_DATABASE, catalog_options, examples, json_option, require_database
+from cataloger_dagster.core.shown import visible
 
 if TYPE_CHECKING:
     from cataloger_dagster.resources.script_store import ScriptRecord, ScriptStore
@@ -133,13 +134,13 @@ def _run(as_json: bool, body: Callable[[], tuple[dict, str]]) -> None:
         _fail(as_json, exc.message, exc.details)
     except (ScriptStoreError, ValueError) as exc:
         _fail(as_json, str(exc), {})
-    click.echo(json.dumps(data, indent=2, default=str) if as_json else text)
+    click.echo(json.dumps(data, indent=2, default=str) if as_json else visible(text, keep="\n\t"))
 
 
 def _fail(as_json: bool, message: str, details: dict) -> None:
     if as_json:
         click.echo(json.dumps({"error": message, **details}, indent=2, default=str))
-    click.echo(f"Error: {message}", err=True)
+    click.echo(visible(f"Error: {message}", keep="\n"), err=True)
     sys.exit(1)
 
 

@@ -14,6 +14,7 @@ from typing import Iterable, Mapping, Optional
 
 from cataloger_dagster.core.investigate.outcome import standing
 from cataloger_dagster.core.models import HISTORY_ISSUE_TYPES, AnalysisResultModel, CodeInvestigation, IssueModel
+from cataloger_dagster.core.shown import visible
 
 REGRESSIONS = {"worse_since_dismissed": "worse since dismissed", "changed_since_expected": "changed since expected"}
 KINDS = {"new_high": "new high-severity issue", "regression": "regression", "history": "history anomaly"}
@@ -51,9 +52,18 @@ class AlertMessage:
             grouped[alert.owner][alert.table].append(alert)
         return {o: dict(t) for o, t in sorted(grouped.items())}
 
+    def per_table(self) -> list["AlertMessage"]:
+        """One message per table of this one, in the order the tables first appear."""
+        tables: dict[str, list[Alert]] = {}
+        for alert in self.alerts:
+            tables.setdefault(alert.table, []).append(alert)
+        return [AlertMessage(run_id=self.run_id, alerts=alerts) for alerts in tables.values()]
+
     @property
     def title(self) -> str:
-        tables = sorted({a.table for a in self.alerts})
+        """One line of text (an e-mail subject, a log line): names with their control characters
+        shown as escapes."""
+        tables = sorted({visible(a.table) for a in self.alerts})
         shown = ", ".join(tables[:3]) + (f" and {len(tables) - 3} more" if len(tables) > 3 else "")
         return f"cataloger: {len(self.alerts)} alert{'s' * (len(self.alerts) != 1)} on {shown}"
 

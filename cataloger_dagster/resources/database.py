@@ -24,6 +24,7 @@ from cataloger_dagster.core import portable
 from cataloger_dagster.core.fixes.sql import DIALECTS, FixTarget
 from cataloger_dagster.core.profile.fingerprint import DEFAULT_UPDATE_COLUMNS, compute_fingerprint
 from cataloger_dagster.core.models import Fingerprint
+from cataloger_dagster.core.shown import visible
 from cataloger_dagster.resources import target
 from cataloger_dagster.resources.defaults import DEMO_DATABASE
 
@@ -294,7 +295,7 @@ class Catalog(Mapping[str, ibis.Table]):
             try:
                 self._opened[name] = self._database.table(name)
             except DatabaseError as exc:
-                log.warning("cross-table checks skip %s: %s", name, exc)
+                log.warning("cross-table checks skip %s: %s", visible(name), visible(exc))
                 self._opened[name] = None
         if self._opened[name] is None:
             raise KeyError(name)
@@ -613,7 +614,7 @@ class DatabaseResource(dg.ConfigurableResource):
                     f"as text ({type(exc).__name__}: {scrub_secrets(str(exc), self.url).splitlines()[0][:200]})"
                 ) from None
         for column, why in as_text.items():
-            log.info("snapshot of %s: column %r %s (%s)", name, column,
+            log.info("snapshot of %s: column %r %s (%s)", visible(name), column,
                      "left out" if why == portable.LEFT_OUT else "carried as text", why)
         with duckdb.connect(str(path)) as out:
             rows = out.execute(f'SELECT count(*) FROM "{_quote(name)}"').fetchone()[0]

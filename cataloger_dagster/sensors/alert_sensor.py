@@ -31,6 +31,7 @@ from cataloger_dagster.core.layout import (
     ALERTS, CATALOG_PAGE, INVESTIGATIONS, ISSUES, new_timestamp, store_name, table_prefix,
 )
 from cataloger_dagster.core.models import AnalysisResultModel, InvestigationsResult
+from cataloger_dagster.core.shown import visible
 from cataloger_dagster.resources.database import DatabaseResource
 from cataloger_dagster.resources.notifier import Delivery, NotifierResource
 from cataloger_dagster.resources.script_store import ScriptStore
@@ -72,7 +73,7 @@ def run_alerts(record: dg.EventLogRecord, store: ScriptStore, database: str,
     prefix = table_prefix(database, table)
     issues = issues_for(store, prefix, folder)
     if issues is None:
-        warn(f"{table}: no {ISSUES} in or before run folder {folder} of {store.describe()}; no alert")
+        warn(f"{visible(table)}: no {ISSUES} in or before run folder {folder} of {store.describe()}; no alert")
         return None
     recorded = store.read_json(prefix, folder, INVESTIGATIONS)
     try:
@@ -80,7 +81,7 @@ def run_alerts(record: dg.EventLogRecord, store: ScriptStore, database: str,
         investigations = InvestigationsResult.model_validate(recorded).investigations if recorded else []
     except ValueError as exc:
         # one unreadable run must not hold back the other tables' alerts
-        warn(f"{table}: the issues or investigations of run folder {folder} are not readable ({exc}); no alert")
+        warn(f"{visible(table)}: the issues or investigations of run folder {folder} are not readable ({exc}); no alert")
         return None
     return table, alerts_of(table, owner_of(table, owners), found, investigations,
                             page=_url(store.uri(prefix, folder, CATALOG_PAGE)),
@@ -100,6 +101,24 @@ def record_delivery(store: ScriptStore, database: str, message: AlertMessage, de
                               "an alert delivery")
 
 
+def deliver(log, store: ScriptStore, database: str, notifier: NotifierResource,
+            message: AlertMessage) -> tuple[set[tuple[str, str]], int]:
+    """Sends one run's message (per table if a name keeps it from being written whole), records
+    each delivery; the (table, alert key)s delivered, and how many deliveries failed."""
+    delivered: set[tuple[str, str]] = set()
+    failed = 0
+    for part, delivery in notifier.deliveries(message):
+        where = record_delivery(store, database, part, delivery)
+        if delivery.ok:
+            delivered |= {(a.table, a.key) for a in part.alerts}
+            log.info(f"{part.title}: sent by {delivery.backend} (try {delivery.attempts})")
+        else:
+            failed += 1
+            log.warning(f"{part.title}: {delivery.backend} failed after {delivery.attempts} tries "
+                        f"({visible(delivery.error)}); recorded in {where}; the tables' next runs raise them again")
+    return delivered, failed
+
+
 def alert(context: dg.SensorEvaluationContext, store: ScriptStore, database: DatabaseResource,
           notifier: NotifierResource, owners: Mapping[str, str]) -> dg.SensorResult:
     """One tick of the sensor."""
@@ -108,8 +127,11 @@ def alert(context: dg.SensorEvaluationContext, store: ScriptStore, database: Dat
     name = database.database_name
     messages: dict[str, AlertMessage] = {}
     raised: dict[str, list[Alert]] = {}
+    def warn(message: str) -> None:
+        context.log.warning(visible(message))
+
     for record in records:
-        found = run_alerts(record, store, name, owners, context.log.warning)
+        found = run_alerts(record, store, name, owners, warn)
         if found is None:
             continue
         table, alerts = found
@@ -124,22 +146,16 @@ def alert(context: dg.SensorEvaluationContext, store: ScriptStore, database: Dat
                          f"({variable('alert_notifier')}=none)")
         messages = {}
     for message in messages.values():
-        delivery = notifier.send(message)
-        where = record_delivery(store, name, message, delivery)
-        if delivery.ok:
-            delivered |= {(a.table, a.key) for a in message.alerts}
-            context.log.info(f"{message.title}: sent by {delivery.backend} (try {delivery.attempts})")
-        else:
-            failed += 1
-            context.log.warning(f"{message.title}: {delivery.backend} failed after {delivery.attempts} tries "
-                                f"({delivery.error}); recorded in {where}; the tables' next runs raise them again")
+        sent_now, failures = deliver(context.log, store, name, notifier, message)
+        delivered |= sent_now
+        failed += failures
     for table, alerts in raised.items():
         before = set(sent.get(table, []))
         sent[table] = sorted(a.key for a in alerts if a.key in before or (table, a.key) in delivered)
     after = records[-1].storage_id if records else after
     skip = None if messages else f"{len(records)} new catalog runs; nothing new to alert on"
     if failed:
-        skip = f"{failed} of {len(messages)} alert messages could not be delivered (recorded in the store)"
+        skip = f"{failed} alert messages could not be delivered (recorded in the store)"
     return dg.SensorResult(cursor=write_cursor(after, {t: k for t, k in sent.items() if k}), skip_reason=skip)
 
 

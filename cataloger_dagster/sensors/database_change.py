@@ -30,6 +30,7 @@ from cataloger_dagster.core.models import Fingerprint
 from cataloger_dagster.resources.database import DatabaseResource, scrub_secrets
 from cataloger_dagster.sensors.cursor import BadCursor, parse_cursor  # noqa: F401  (BadCursor: read_cursor raises it)
 from cataloger_dagster.settings import CatalogerSettings, default, variable
+from cataloger_dagster.core.shown import visible
 
 INTERVAL_ENV = variable("sensor_interval_s")
 DEFAULT_INTERVAL_S = default("sensor_interval_s")
@@ -161,14 +162,15 @@ def detect_changes(context: dg.SensorEvaluationContext, database: DatabaseResour
     try:
         tables = list_tables_or_fail(database, "The cursor is kept and the next tick retries.")
         partitions = context.instance.get_dynamic_partitions(tables_partitions.name)
-        result = plan_changes(tables, database.fingerprint, previous, partitions, context.log.warning)
+        result = plan_changes(tables, database.fingerprint, previous, partitions,
+                              lambda message: context.log.warning(visible(message)))
     finally:
         # An open DuckDB handle, even read-only, locks writers out of the file between ticks.
         database.close()
-    context.log.info(
+    context.log.info(visible(
         f"{len(tables)} tables; {len(result.run_requests or [])} runs requested; partitions added "
         f"{_keys(result, dg.AddDynamicPartitionsRequest)}, removed {_keys(result, dg.DeleteDynamicPartitionsRequest)}"
-    )
+    ))
     return result
 
 

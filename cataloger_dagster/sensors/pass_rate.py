@@ -32,6 +32,7 @@ import dagster as dg
 from cataloger_dagster.assets.partitions import tables_partitions
 from cataloger_dagster.jobs import CATALOG_TABLE_JOB
 from cataloger_dagster.sensors.cursor import BadCursor, parse_cursor  # noqa: F401  (BadCursor: read_cursor raises it)
+from cataloger_dagster.core.shown import visible
 from cataloger_dagster.sensors.database_change import FINGERPRINT_TAG, REASON_TAG
 from cataloger_dagster.settings import CatalogerSettings, default, variable
 
@@ -251,10 +252,16 @@ def relearn(context: dg.SensorEvaluationContext, policy: Policy) -> dg.SensorRes
     """One tick of the sensor."""
     after, tables = read_cursor(context.cursor)
     records = new_materializations(context.instance, after)
+    def warn(message: str) -> None:
+        context.log.warning(visible(message))
+
+    def info(message: str) -> None:
+        context.log.info(visible(message))
+
     tags = run_tags_of(context.instance, (r.run_id for r in records))
-    observations = [o for r in records if (o := observe(r, tags.get(r.run_id, {}), context.log.warning))]
+    observations = [o for r in records if (o := observe(r, tags.get(r.run_id, {}), warn))]
     partitions = set(context.instance.get_dynamic_partitions(tables_partitions.name))
-    requests, tables = plan_relearning(observations, tables, partitions, policy, time.time(), context.log.info)
+    requests, tables = plan_relearning(observations, tables, partitions, policy, time.time(), info)
     after = records[-1].storage_id if records else after
     skip = None
     if not requests:

@@ -3,6 +3,7 @@
 import dagster as dg
 import duckdb
 import pytest
+from markdown_it import MarkdownIt
 
 from cataloger_dagster.assets.checks import (
     build_asset_checks,
@@ -14,6 +15,12 @@ from cataloger_dagster.jobs import CATALOG_TABLE_JOB, build_catalog_table_job
 from cataloger_dagster.settings import load_settings, resources
 from cataloger_dagster.sensors.pass_rate import THRESHOLD_ENV
 from shop import make_shop
+
+
+def shown(markdown: str) -> str:
+    """A Markdown metadata value as the UI shows it (names in it are escaped)."""
+    return MarkdownIt("commonmark").render(markdown)
+
 
 pytestmark = pytest.mark.filterwarnings("error::DeprecationWarning")
 
@@ -86,8 +93,8 @@ def test_checks_run_per_partition_in_the_catalog_job(shop, tmp_path, local_sandb
         # events has orphan customer ids and duplicate keys: the warning is on its partition only
         assert history(instance, no_high_severity_issues, "events") == [False]
         assert history(instance, no_high_severity_issues, "plain") == [True]
-        assert "events_orphan_references_customer_id" in evaluations(events)[
-            "no_high_severity_issues"].metadata["high_issues"].value
+        assert "events_orphan_references_customer_id" in shown(evaluations(events)[
+            "no_high_severity_issues"].metadata["high_issues"].value)
 
     job = defs.resolve_job_def(CATALOG_TABLE_JOB)
     assert {k.name for k in job.asset_layer.asset_graph.asset_check_keys} == {
@@ -131,7 +138,7 @@ def test_script_check_fails_when_the_evidence_no_longer_reproduces(shop, tmp_pat
         alone = run_check_alone(shop, store, instance, "events", script_reproduces_evidence)
         check = evaluations(alone)["script_reproduces_evidence"]
         assert not check.passed and check.partition == "events"
-        differences = check.metadata["differences"].value
+        differences = shown(check.metadata["differences"].value)
         assert "events_missing_values_page: evidence" in differences
         assert "events_duplicate_keys_event_id" not in differences  # untouched evidence still matches
         assert history(instance, script_reproduces_evidence, "events") == [False, True]
@@ -187,8 +194,8 @@ def test_the_high_severity_check_ignores_what_reviewers_dismissed_or_marked_expe
     # dismissed and expected are set aside; worse since dismissed (2 -> 10 rows) and accepted still count
     assert not check.passed and check.metadata["high"].value == 2
     assert check.metadata["high_set_aside_by_review"].value == 2
-    assert "orders_outliers_c" in check.metadata["high_issues"].value
-    assert "orders_outliers_a" not in check.metadata["high_issues"].value
+    assert "orders_outliers_c" in shown(check.metadata["high_issues"].value)
+    assert "orders_outliers_a" not in shown(check.metadata["high_issues"].value)
     aside = remember(found[:2], None, ReviewMemory(reviews=log))
     assert no_high_severity_issues(
         dg.build_asset_check_context(),

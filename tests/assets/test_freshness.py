@@ -118,7 +118,7 @@ def test_history_findings_fail_their_check(shop, tmp_path, stale, volume):
         assert "has not moved for 9 days" in found["catalog_is_fresh"].description
     else:
         assert found["row_count_as_expected"].description == "rows fell to 120 (expected 1,900 to 2,100)"
-        assert "`volume`" in found["row_count_as_expected"].metadata["volume_anomaly"].value
+        assert "- volume: rows fell" in found["row_count_as_expected"].metadata["volume_anomaly"].value
 
 
 def test_in_the_definitions_and_the_catalog_job():

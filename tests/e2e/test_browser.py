@@ -366,6 +366,7 @@ def test_the_review_control_keeps_hostile_names_and_notes_as_data(local_sandbox,
     import duckdb
 
     from cataloger_dagster.cli.runner import catalog_database
+    from cataloger_dagster.core.shown import has_control
     from cataloger_dagster.resources.script_store import LocalScriptStore, table_prefix
 
     db = tmp_path / "hostile.duckdb"
@@ -393,6 +394,13 @@ def test_the_review_control_keeps_hostile_names_and_notes_as_data(local_sandbox,
     [entry] = LocalScriptStore(root=str(store)).read_reviews(table_prefix("hostile.duckdb", HOSTILE_TABLE))
     assert (entry.table, entry.issue_id, entry.note, entry.verdict) == (HOSTILE_TABLE, issue_id, note, "dismiss")
     assert not list(work.glob("pwned*")) and not list(tmp_path.glob("pwned*")) and not dialogs
+    # a note with control characters: the page's script quotes it as bash's $'...', as shell_word does
+    typed = "ctl \x15touch pwned6\x0f sep \u2028 rlo \u202e end"
+    command = copy_from_control(page, issue_id, "accept", typed)
+    assert "$'" in command and not has_control(command)
+    assert shell_run(command, work).returncode == 0
+    entries = LocalScriptStore(root=str(store)).read_reviews(table_prefix("hostile.duckdb", HOSTILE_TABLE))
+    assert (entries[-1].note, entries[-1].verdict) == (typed, "accept") and not list(work.glob("pwned*"))
     # and the launchpad config it shows parses back to the same strings
     import yaml
     config = yaml.safe_load(copy_from_control(page, issue_id, "expected", note, what="config"))

@@ -1,8 +1,9 @@
 """What the catalog page shows to copy for a review: the `cataloger review` command and the
 `review_issue` job's launchpad config.
 
-Table names, issue ids and notes are hostile, so every part of the command is
-`shlex.quote`d and every YAML value is a double-quoted scalar in printable ASCII (anything
+Table names, issue ids and notes are hostile, so every part of the command is quoted by
+`shown.shell_word` (``shlex.quote``, or bash's ``$'...'`` when it holds a control character,
+so that the text to paste holds none) and every YAML value is a double-quoted scalar in printable ASCII (anything
 else escaped).  The page's script (templates/pages/_review_script.html.j2) rebuilds both
 when the reader picks a verdict or types a note, with the same two quotings in JavaScript;
 only the note and the verdict change there, the rest comes from here.
@@ -10,8 +11,9 @@ only the note and the verdict change there, the rest comes from here.
 
 from __future__ import annotations
 
-import shlex
 from typing import Optional
+
+from cataloger_dagster.core.shown import shell_word
 
 JOB = "review_issue"          # cataloger_dagster.jobs.REVIEW_JOB (the core cannot import it)
 OP = "record_review"          # cataloger_dagster.jobs.REVIEW_OP
@@ -44,11 +46,11 @@ def command_tail(table: str, issue_id: str, *, database: Optional[str] = None,
         parts += ["--name", database]
     if store:
         parts += ["--store", store]
-    return " ".join(shlex.quote(p) for p in [*parts, "--", table, issue_id])
+    return " ".join(shell_word(p) for p in [*parts, "--", table, issue_id])
 
 
 def review_command(tail: str, verdict: str = DEFAULT_VERDICT, note: str = "") -> str:
-    return f"cataloger review --{verdict} --note {shlex.quote(note)} {tail}"
+    return f"cataloger review --{verdict} --note {shell_word(note)} {tail}"
 
 
 def launchpad_head(table: str, issue_id: str) -> str:

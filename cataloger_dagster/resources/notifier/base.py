@@ -4,6 +4,10 @@ A backend implements `_deliver` (one attempt, raising on failure) and `_secrets`
 that must never appear in an error: a webhook URL is its own credential, an SMTP password).
 `send` never raises: it makes at most `attempts` tries with exponential backoff and returns a
 `Delivery` whose error has every secret masked, for the alerts log and the sensor's log.
+
+Names are data: a backend that cannot carry one (`_compose` raises) must not lose the other
+tables' alerts of the same message, so `deliveries` then sends one message per table, and
+only the tables whose own message cannot be composed are recorded as failed.
 """
 
 from __future__ import annotations
@@ -42,8 +46,32 @@ class NotifierResource(dg.ConfigurableResource, abc.ABC):
     def _deliver(self, message: AlertMessage) -> None:
         """One try; raises on any failure."""
 
+    def _compose(self, message: AlertMessage) -> object:
+        """What `_deliver` sends, built without sending; raises when the message cannot be
+        written in this backend's format (a name it cannot encode)."""
+        return message
+
     def _secrets(self) -> list[str]:
         return []
+
+    def _composing_error(self, message: AlertMessage) -> Optional[str]:
+        try:
+            self._compose(message)
+        except Exception as exc:  # noqa: BLE001 - whatever a name makes the backend's format refuse
+            return self.masked(f"{type(exc).__name__}: {exc}")
+        return None
+
+    def deliveries(self, message: AlertMessage) -> list[tuple[AlertMessage, Delivery]]:
+        """The message sent whole, or, when it cannot be composed, one message per table: a table
+        whose own message cannot be composed fails alone (no try made), the others are sent."""
+        if len(message.per_table()) <= 1 or self._composing_error(message) is None:
+            return [(message, self.send(message))]
+        sent = []
+        for part in message.per_table():
+            error = self._composing_error(part)
+            sent.append((part, self.send(part) if error is None else
+                         Delivery(False, self.backend, 0, f"cannot be written for {self.backend}: {error}")))
+        return sent
 
     def masked(self, text: str) -> str:
         for secret in sorted((s for s in self._secrets() if s), key=len, reverse=True):

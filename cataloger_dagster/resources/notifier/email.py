@@ -28,12 +28,16 @@ class SmtpNotifier(NotifierResource):
     def _secrets(self) -> list[str]:
         return [self.password or ""]
 
-    def _deliver(self, message: AlertMessage) -> None:
+    def _compose(self, message: AlertMessage) -> EmailMessage:
         mail = EmailMessage()
         mail["Subject"] = message.title
         mail["From"] = self.sender
         mail["To"] = ", ".join(self.recipients)
         mail.set_content(message.as_text())
+        return mail
+
+    def _deliver(self, message: AlertMessage) -> None:
+        mail = self._compose(message)
         with smtplib.SMTP(self.host, self.port, timeout=self.timeout_s) as smtp:
             if self.starttls:
                 smtp.starttls()

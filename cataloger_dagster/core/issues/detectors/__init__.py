@@ -38,6 +38,7 @@ from cataloger_dagster.core.issues.detectors import keys, labels, missing, range
 from cataloger_dagster.core.issues.detectors.empty import empty_table
 from cataloger_dagster.core.issues.detectors.context import Context, across_tables  # noqa: F401  (re-exported)
 from cataloger_dagster.core.models import Degradation, IssueModel, TableProfile
+from cataloger_dagster.core.shown import visible
 
 log = logging.getLogger(__name__)
 
@@ -100,7 +101,7 @@ def detect_issues(
     schema = ctx.table.schema()
     for col in profile.columns:
         if col.name not in schema:
-            log.warning("table %s: profiled column %r is not in the table; skipped", ctx.name, col.name)
+            log.warning("table %s: profiled column %r is not in the table; skipped", visible(ctx.name), col.name)
             continue
         dtype = schema[col.name]
         one = dataclasses.replace(ctx, table=view([col.name]))   # a column's checks read that column
@@ -152,7 +153,7 @@ def _run(issues: list[IssueModel], failed: list[Degradation], ctx: Context, type
     except Exception as exc:  # one bad column or backend quirk must not stop the rest
         where = f"{ctx.name}.{column}" if column else ctx.name
         # the error's text may quote the table's values: the log gets its kind only
-        log.warning("detector %s skipped on %s: %s", type_, where, type(exc).__name__)
+        log.warning("detector %s skipped on %s: %s", type_, visible(where), type(exc).__name__)
         why = str(exc) if isinstance(exc, references.UnreadableTable) else f"{type(exc).__name__} from the database"
         failed.append(Degradation(stage="detectors", column=column,
                                   reason=f"the {type_.replace('_', ' ')} check could not run ({why})"))
