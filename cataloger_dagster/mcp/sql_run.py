@@ -13,7 +13,7 @@ what the connection itself enforces, per backend:
   access off, the configuration locked and a memory limit of its own, so nothing one call sets
   reaches the next; DuckDB's own parser must read the text as one SELECT.
 * SQLite (read-only file) and MySQL/MariaDB (read-only session): their drivers run one
-  statement per call.
+  statement per call; MySQL's rows are read through an unbuffered cursor.
 
 Rows are fetched in small chunks and the fetch stops at the row limit or the byte limit,
 whatever LIMIT the query holds, so a result is never materialised whole.
@@ -319,12 +319,20 @@ class QueryRunner:
             con.set_progress_handler(None, 0)
 
     def _mysql(self, con, sql: str, taken: _Rows) -> list[str]:
-        cur = con.cursor()
+        from MySQLdb.cursors import SSCursor
+
+        setup = con.cursor()
         try:
             try:  # MariaDB counts seconds, MySQL milliseconds
-                cur.execute("SET SESSION max_statement_time = %s", (self.timeout_s,))
+                setup.execute("SET SESSION max_statement_time = %s", (self.timeout_s,))
             except Exception:
-                cur.execute("SET SESSION MAX_EXECUTION_TIME = %s", (int(self.timeout_s * 1000),))
+                setup.execute("SET SESSION MAX_EXECUTION_TIME = %s", (int(self.timeout_s * 1000),))
+        finally:
+            setup.close()
+        # unbuffered: rows cross as they are fetched, and those never fetched are read and dropped
+        # when the cursor closes, so the client never holds more than the limits take
+        cur = con.cursor(SSCursor)
+        try:
             cur.execute(sql)   # the connection has no CLIENT.MULTI_STATEMENTS: one statement
             columns = [d[0] for d in cur.description or []]
             taken.drain(lambda n: list(cur.fetchmany(n)))

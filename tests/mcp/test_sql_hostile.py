@@ -245,3 +245,37 @@ def test_the_row_cap_holds_whatever_the_limit_form_on_postgres(pg, limit):
     runner = QueryRunner(db, row_limit=10, timeout_s=20)
     result = run_query(runner, f"SELECT generate_series(1, 30000000) AS i {limit}")[1]
     assert result["truncated"] and result["truncated_by"] == "rows" and len(result["rows"]) == 10
+
+
+MYSQL_STREAMED = """
+import json, resource, sys
+from cataloger_dagster.mcp.sql_run import QueryRunner, run_query
+from cataloger_dagster.resources.database import DatabaseResource
+
+runner = QueryRunner(DatabaseResource(url=sys.argv[1]), byte_limit=8 * 10**6, timeout_s=120)
+run_query(runner, "SELECT 1 AS warm")
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+result = run_query(runner, "WITH RECURSIVE n (i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 50) "
+                           "SELECT a.i * 100 + b.i AS k, REPEAT('x', 100000) AS s FROM n AS a, n AS b")[1]
+grown_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before
+print(json.dumps({"rows": len(result["rows"]), "by": result["truncated_by"], "grown_mb": grown_kb / 1024}))
+"""
+
+
+def test_a_reply_stops_at_the_byte_limit_on_mysql_without_holding_the_result(scratch):
+    # 2,500 rows of 100 KB (250 MB): the reply stops at 8 MB, and the process never held the
+    # whole result (a buffered cursor would receive all of it before the first fetch)
+    import json
+    import subprocess
+    import sys
+
+    import pyarrow as pa
+    from backends import load_tables
+
+    url = load_tables("mysql", {"t": pa.table({"a": [1]})}, scratch)
+    out = subprocess.run([sys.executable, "-c", MYSQL_STREAMED, url], capture_output=True, text=True,
+                         timeout=300, cwd=ROOT)
+    assert out.returncode == 0, out.stderr[-3000:]
+    said = json.loads(out.stdout.splitlines()[-1])
+    assert said["by"] == "bytes" and 70 <= said["rows"] <= 90, said
+    assert said["grown_mb"] < 100, said
