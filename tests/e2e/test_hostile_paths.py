@@ -26,12 +26,13 @@ from cataloger_dagster.cli import main
 from cataloger_dagster.resources.io_manager import TableIOManager
 from cataloger_dagster.resources.script_store import LocalScriptStore, store_name
 from cataloger_dagster.cli.runner import catalog_database
+from cataloger_dagster.core.layout import CATALOG_FILE
 
 DATABASE = "my db.duckdb"               # the store's name of 'my db.duckdb': the file's name
 NORMAL = ["customers", "orders"]
 HOSTILE = [
-    "a/b", "a", "..", ".", "%", "50%25", "x" * 300, "index.html", "INDEX_HISTORY", "database_runs", "table_facts",
-    "review_log", "-rf",
+    "a/b", "a", "..", ".", "%", "50%25", "x" * 300, "index.html", "catalog.json", "INDEX_HISTORY", "database_runs",
+    "table_facts", "review_log", "-rf",
     "my table", "#frag?q=1", "../../escape",
 ]
 # the database's own logs beside its tables: runs of `cataloger run`, table facts, reviews
@@ -139,7 +140,7 @@ def test_hostile_names_catalog_into_their_own_folders(hostile_db, tmp_path, loca
     assert [p.name for p in store.iterdir()] == [store_name(DATABASE)]
     cataloged = NORMAL + HOSTILE
     assert {p.name for p in db_folder.iterdir()} == {
-        "index.html", "index_history", *DATABASE_LOGS, *(store_name(n) for n in cataloged)}
+        "index.html", "index_history", CATALOG_FILE, *DATABASE_LOGS, *(store_name(n) for n in cataloged)}
     assert not list(tmp_path.rglob("escape")) and not (tmp_path / "index.html").exists()
     for name in cataloged:
         [run] = [p.name for p in (db_folder / store_name(name)).iterdir() if p.is_dir()]
@@ -195,7 +196,7 @@ def test_hostile_names_catalog_into_s3(hostile_db, s3_env, local_sandbox):
     # every key in its table's folder of the database's folder, or the index (and its history)
     tops = {key[len(base) + 1:].split("/")[0] for key in keys}
     assert all(key.startswith(base + "/") for key in keys)
-    assert tops == {"index.html", "index_history", *DATABASE_LOGS, *(store_name(n) for n in cataloged)}
+    assert tops == {"index.html", "index_history", CATALOG_FILE, *DATABASE_LOGS, *(store_name(n) for n in cataloged)}
 
     def read(target: str) -> str | None:
         key = f"{base}/{target}"
@@ -221,7 +222,7 @@ def test_names_differing_only_in_case_get_their_own_folders(postgres_admin_url, 
     assert [(t.table, t.status) for t in sorted(report.tables, key=lambda t: t.table)] == [
         (n, "ok") for n in sorted(names)]
     db_folder = Path(report.index).parent
-    assert {p.name for p in db_folder.iterdir()} == {"index.html", "index_history", *DATABASE_LOGS, *names}
+    assert {p.name for p in db_folder.iterdir()} == {"index.html", "index_history", CATALOG_FILE, *DATABASE_LOGS, *names}
     for i, name in enumerate(names):
         [run] = [t.run for t in report.tables if t.table == name]
         profile = json.loads((db_folder / name / run / "profile.json").read_text())
