@@ -57,7 +57,7 @@ def most_at_once(intervals: list[tuple[float, float]]) -> int:
 @pytest.mark.timeout(1800)
 def test_twenty_runs_of_one_database_never_exceed_its_pool(tmp_path, local_sandbox):
     tables = make_database(tmp_path / "shop.sqlite")
-    pool = database_pool("shop")
+    pool = database_pool("shop.sqlite")   # the catalog of shop.sqlite: its file's name
     dev = DagsterDev(
         home=tmp_path / "dagster_home",
         dagster_yaml=(REPO / "deploy" / "dagster.yaml").read_text(),   # telemetry off, as deployed
