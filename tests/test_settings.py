@@ -47,6 +47,9 @@ ALLOWED_READS = {
     # the system's scratch folder, the convention tempfile itself follows; the debootstrap
     # rootfs goes to /var/tmp otherwise (a tmpfs /tmp is often too small and nodev)
     "resources/sandbox/image.py": {"TMPDIR"},
+    # runs inside the sandbox, never on the host: a digest of its own process's environment, so
+    # that a reused sandbox proves the environment its next worker inherits unchanged
+    "resources/sandbox/supervisor.py": {None},
 }
 # settings.py also reads, besides CATALOGER_*: DAGSTER_HOME (Dagster's own, read where
 # DagsterInstance.get() reads it) and ANTHROPIC_API_KEY (only whether it is set: its value
