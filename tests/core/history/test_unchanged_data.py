@@ -1,6 +1,7 @@
 """The history findings on data that did not change, or changed only where it should not matter:
 columns of one value, or of one value in 99.9% of the rows, never drift; a column whose
-distribution really moved still does.
+distribution really moved still does; a run again minutes after the last one finds the table
+neither short of rows nor stale, and a missed daily load is still found.
 
 Each run is a real profile (`compute_profile` over DuckDB, with the real fingerprint) stored in a
 real store, judged by `history_findings` as a run judges it.
@@ -14,6 +15,8 @@ import duckdb
 import ibis
 import pytest
 
+from histories import Day, profile_of
+
 from cataloger_dagster.core.history.anomalies import history_findings
 from cataloger_dagster.core.history.digest import ColumnPoint, point_of
 from cataloger_dagster.core.history.drift import PSI_THRESHOLDS, column_drift, histogram_psi, rebin
@@ -24,6 +27,7 @@ from cataloger_dagster.resources.script_store import LocalScriptStore
 
 ROWS = 10_000
 PREFIX = table_prefix("flights.duckdb", "flights")
+HISTORY_PREFIX = table_prefix("shop", "orders")
 START = datetime(2026, 11, 2, 6, 0, tzinfo=timezone.utc)
 
 # every row: `year` one value (as nycflights13's), `near` 2013 but in 0.1% of the rows, `rare`
@@ -137,3 +141,39 @@ def test_column_drift_of_one_value_near_one_value_and_a_real_move():
     moved = point([2013, 2013.5, 2014], [500, 500], top=[("2013", 500), ("2014", 500)])
     drift = column_drift("near", [(history[0][0], near)], (at, moved))
     assert drift is not None and drift.evidence["psi"]["on"] == "top values"
+
+
+# ---- a run again soon after the last one, on a table loaded daily
+
+def daily_history(store, days: int, *, reruns: bool = False) -> tuple[datetime, int]:
+    """A table that grows by 1,000 rows a day, cataloged each day (and, with ``reruns``, again
+    five minutes later, nothing loaded in between); the last run's time and rows."""
+    at = START
+    for n in range(days):
+        at, day = START + timedelta(days=n), Day(rows=10_000 + 1_000 * n)
+        store.write_json(HISTORY_PREFIX, format_timestamp(at), PROFILE, profile_of(day))
+        if reruns:
+            at += timedelta(minutes=5)
+            store.write_json(HISTORY_PREFIX, format_timestamp(at), PROFILE, profile_of(day))
+    return at, 10_000 + 1_000 * (days - 1)
+
+
+def judge_at(store, at: datetime, rows: int) -> dict:
+    return {i.type: i for i in history_findings(store, HISTORY_PREFIX, format_timestamp(at), profile_of(Day(rows=rows)))}
+
+
+@pytest.mark.parametrize("days", [6, 21])
+def test_a_run_again_minutes_later_finds_nothing_but_a_missed_daily_load_is_still_found(store, days):
+    last, rows = daily_history(store, days)
+    assert judge_at(store, last + timedelta(minutes=5), rows) == {}
+    missed = judge_at(store, last + timedelta(days=1), rows)
+    assert set(missed) == {"volume_anomaly"} and missed["volume_anomaly"].details["change"] == 0
+
+
+def test_runs_again_minutes_later_stay_out_of_the_usual_change(store):
+    last, rows = daily_history(store, 10, reruns=True)
+    assert judge_at(store, last + timedelta(minutes=5), rows) == {}
+    assert judge_at(store, last + timedelta(days=1), rows + 1_000) == {}
+    missed = judge_at(store, last + timedelta(days=1, minutes=10), rows)["volume_anomaly"]
+    # the band is drawn from the daily loads alone, not from the reruns' changes of nothing
+    assert missed.details["band"]["expected"] == 1_000 and len(missed.details["history_changes"]) == 9
