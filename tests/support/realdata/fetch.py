@@ -17,6 +17,7 @@ Standard library only: it runs before the virtualenv has anything else.
 from __future__ import annotations
 
 import argparse
+import gzip
 import hashlib
 import io
 import os
@@ -314,6 +315,9 @@ def _read_member(source: Source, member: str, nested: dict[str, bytes] | None = 
     nested = {} if nested is None else nested
     if outer not in nested:
         nested[outer] = _member_of(source.archive.name, source.archive, outer)
+        if inner and _is_tar(outer):
+            # kept uncompressed: each member read seeks in it instead of inflating it again
+            nested[outer] = gzip.decompress(nested[outer])
     data = nested[outer]
     if not inner:
         nested.pop(outer)
