@@ -4,7 +4,9 @@ PostgreSQL and MySQL/MariaDB gives the same root causes, the same findings (tabl
 columns) with the same affected rows and health scores, and no table is degraded.
 
 The tables are the Arrow tables DuckDB reads from the files (`realdata.corpus_tables`), loaded
-once for the module into a fresh database of each backend (`backends.load_tables`), and
+once for the module into fresh databases of each backend (`backends.load_tables`: the tables the
+detectors were tuned on in one, the tables added since in another, since a catalog links
+references within a database and the bar below was set on the first alone), and
 catalogued as the assets do (tests/support/parity.py) with the same `now`.  DuckDB, loaded
 the same way, is the reference; each backend is also scored against the answer key with the
 bar test_real_data.py sets for DuckDB on the tables the detectors were tuned on (the held-out
@@ -45,16 +47,38 @@ def _cut(table: pa.Table, step: int) -> pa.Table:
     return table.take(pa.array(range(0, table.num_rows, step)))
 
 
+def _database(table: str) -> str:
+    # The tables the detectors were tuned on are one database, as they were when the bar was
+    # set; the tables added since are another: a catalog links references within a database.
+    return "tuned_on" if table in split.TUNED_ON else "added"
+
+
 @pytest.fixture(scope="module")
-def urls(module_scratch, realdata_corpus) -> dict[str, str]:
+def urls(module_scratch, realdata_corpus) -> dict[str, dict[str, str]]:
+    """{backend: {database: its URL}}."""
     tables = realdata.corpus_tables()
     tables.update({name: _cut(tables[name], step) for name, step in CUT.items()})
-    return {kind: load_tables(kind, tables, module_scratch) for kind in KINDS}
+    databases = {db: {n: t for n, t in tables.items() if _database(n) == db} for db in ("tuned_on", "added")}
+    return {kind: {db: load_tables(kind, held, module_scratch) for db, held in databases.items()}
+            for kind in KINDS}
+
+
+def _merged(runs: list[Run]) -> Run:
+    merged = Run()
+    for run in runs:
+        merged.issues.update(run.issues)
+        merged.findings.update(run.findings)
+        merged.health.update(run.health)
+        merged.degraded += run.degraded
+        merged.problems += run.problems
+        merged.seconds += run.seconds
+    return merged
 
 
 @pytest.fixture(scope="module")
 def runs(urls) -> dict[str, Run]:
-    return {kind: catalog(url, now=realdata.NOW, database="realdata") for kind, url in urls.items()}
+    return {kind: _merged([catalog(url, now=realdata.NOW, database="realdata") for url in by_db.values()])
+            for kind, by_db in urls.items()}
 
 
 @pytest.fixture(scope="module")
@@ -73,10 +97,10 @@ def found_everywhere(runs) -> dict[str, set[str]]:
 
 def test_the_cut_keeps_every_root_cause_of_its_tables(urls):
     key = load_key()
-    with duckdb.connect(urls[REFERENCE].removeprefix("duckdb://"), read_only=True) as con:
-        for table, step in CUT.items():
+    for table, step in CUT.items():
+        with duckdb.connect(urls[REFERENCE][_database(table)].removeprefix("duckdb://"), read_only=True) as con:
             rows = con.execute(f'SELECT count(*) FROM "{table}"').fetchone()[0]
-            assert rows == -(-realdata.corpus_tables()[table].num_rows // step)
+            assert rows == -(-realdata.corpus_tables([table])[table].num_rows // step)
             for cause in key[table]["root_causes"]:
                 assert con.execute(cause["sql"]).fetchall(), f"{cause['id']}: gone from the cut {table}"
 
