@@ -187,7 +187,7 @@ def main() -> None:
         "",
         *(missed or ["- none"]),
         "",
-        f"Issues that match no root cause and no acceptable fact ({len(ours.wrong)}):",
+        f"Issues that match no root cause and no debatable fact ({len(ours.wrong)}):",
         "",
         *(wrong or ["- none"]),
     ])

@@ -12,7 +12,7 @@ Two sets of issues on the real-data corpus (tests/support/realdata):
 Each table is investigated as the investigations asset does it: a snapshot in the local sandbox
 (bubblewrap) and the heuristic agent's checks.  The checks must confirm at least 95% of the true
 issues and refute (or call inconclusive) at least 80% of the false ones.  Issues the key calls
-acceptable (true but minor) count for neither.
+debatable (a reasonable analyst may or may not report them) count for neither.
 """
 
 from __future__ import annotations

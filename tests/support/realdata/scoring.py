@@ -1,6 +1,6 @@
-"""Score reported issues against the real-data answer key (answer_key.yaml).
+"""Score reported issues against the real-data answer key (answer_key.yaml and keys/*.yaml).
 
-An issue *matches* a key entry (a root cause or an acceptable fact) when it is on the same
+An issue *matches* a key entry (a root cause or a debatable fact) when it is on the same
 table, its type is compatible with the entry's kind (COMPATIBLE below), and its affectedColumns
 share at least one column with the entry's. Two checks narrow this where the issue gives the
 means: for a reference, an issue that names its target in `details["references"]`
@@ -8,8 +8,10 @@ means: for a reference, an issue that names its target in `details["references"]
 details name the values it flags (VALUE_DETAILS) must flag one of them.
 
 - recall: root causes matched by at least one issue / all root causes;
-- precision: issues that match a root cause or an acceptable fact / all issues;
-- wrong: issues that match nothing; on_clean: issues on a table the key marks clean;
+- precision: issues that match a root cause / issues that are not debatable (an issue that
+  matches only a debatable fact counts on neither side);
+- wrong: issues that match nothing, and issues that flag only values the key calls extreme but
+  true (`extreme_but_true`); on_clean: issues on a table the key marks clean;
 - redundant: issues whose root causes earlier issues already matched (one cause reported as
   several issues is correct for precision but halves health scores, so it is shown).
 """
@@ -26,13 +28,24 @@ import yaml
 from cataloger_dagster.core.models import ISSUE_TYPES
 
 KEY_PATH = Path(__file__).with_name("answer_key.yaml")
+# one key file per source added after the first three (keys/<source>.yaml), merged with KEY_PATH
+KEYS_DIR = Path(__file__).with_name("keys")
 
 # the bar on the corpus: root causes found, reported issues that are right
 MIN_RECALL = 0.8
 MIN_PRECISION = 0.9
 
 # Kinds of root cause that no issue type expresses (the key's NEW_KINDS).
-NEW_KINDS = ("temporal_gap",)
+NEW_KINDS = (
+    "temporal_gap",         # a period missing from a regular series
+    "whitespace_values",    # leading/trailing/doubled spaces that split one value in two
+    "case_variants",        # one label in several casings
+    "spelling_variants",    # one label spelled or abbreviated several ways
+    "scale_errors",         # a value off by a power of ten or a unit factor
+    "rule_violations",      # a rule between columns broken (min <= max, total = sum, Y when X)
+    "mixed_units",          # one text column holding several units or notations
+    "implausible_values",   # an implausible magnitude on a robust log scale within its group
+)
 
 # A root cause's kind -> the issue types that report it. Only where one finding can honestly be
 # typed two ways: the placeholder ('NA') that turns a numeric column into text is one cause with
@@ -44,15 +57,25 @@ COMPATIBLE: dict[str, frozenset[str]] = {
     "sentinel_values": frozenset({"sentinel_values"}),
     "numeric_as_text": frozenset({"numeric_as_text", "sentinel_values"}),
     "date_as_text": frozenset({"date_as_text", "invalid_format"}),
-    "out_of_range": frozenset({"out_of_range", "outliers"}),
-    "outliers": frozenset({"outliers", "out_of_range"}),
-    "inconsistent_categories": frozenset({"inconsistent_categories", "invalid_format"}),
+    "out_of_range": frozenset({"out_of_range", "outliers", "implausible_values", "rule_violations"}),
+    "outliers": frozenset({"outliers", "out_of_range", "implausible_values", "scale_errors"}),
+    "inconsistent_categories": frozenset({"inconsistent_categories", "invalid_format", "whitespace_values",
+                                          "case_variants", "spelling_variants"}),
     "invalid_format": frozenset({"invalid_format", "inconsistent_categories"}),
     "duplicate_keys": frozenset({"duplicate_keys", "duplicate_rows"}),
-    "duplicate_rows": frozenset({"duplicate_rows", "duplicate_keys"}),
+    "duplicate_rows": frozenset({"duplicate_rows", "duplicate_keys"}),  # also near-duplicates
     "orphan_references": frozenset({"orphan_references"}),
     "constant_column": frozenset({"constant_column"}),
     "temporal_gap": frozenset({"temporal_gap"}),
+    # a variant label is one cause whichever detector names it
+    "whitespace_values": frozenset({"whitespace_values", "inconsistent_categories", "invalid_format"}),
+    "case_variants": frozenset({"case_variants", "inconsistent_categories", "spelling_variants"}),
+    "spelling_variants": frozenset({"spelling_variants", "inconsistent_categories", "case_variants"}),
+    # a wrong magnitude is also an outlier and an implausible value
+    "scale_errors": frozenset({"scale_errors", "implausible_values", "outliers", "out_of_range"}),
+    "implausible_values": frozenset({"implausible_values", "scale_errors", "outliers", "out_of_range"}),
+    "rule_violations": frozenset({"rule_violations", "out_of_range"}),
+    "mixed_units": frozenset({"mixed_units", "invalid_format", "numeric_as_text"}),
 }
 
 # Where an issue's details name the values it flags (a detector's examples, its placeholder
@@ -65,29 +88,58 @@ class AnswerKeyError(ValueError):
     """The answer key is malformed."""
 
 
-def load_key(path: Path = KEY_PATH) -> dict[str, dict[str, Any]]:
-    """The key's tables, checked: every kind known, every root cause with its fields."""
-    tables = yaml.safe_load(path.read_text())["tables"]
+def _key_files() -> list[Path]:
+    return [KEY_PATH, *sorted(KEYS_DIR.glob("*.yaml"))]
+
+
+def load_key(path: Path | None = None) -> dict[str, dict[str, Any]]:
+    """The key's tables, checked: every kind known, every entry with its fields.
+
+    Without `path`, answer_key.yaml merged with every keys/*.yaml; a table in two files is an
+    error (each source's tables are keyed in one file)."""
+    tables: dict[str, dict[str, Any]] = {}
+    origin: dict[str, Path] = {}
+    for file in [path] if path is not None else _key_files():
+        for table, entry in (yaml.safe_load(file.read_text()) or {}).get("tables", {}).items():
+            if table in tables:
+                raise AnswerKeyError(f"{table} is keyed twice, in {origin[table].name} and {file.name}: "
+                                     f"keep one entry")
+            tables[table], origin[table] = entry, file
+    _check(tables)
+    return tables
+
+
+def _check(tables: Mapping[str, dict[str, Any]]) -> None:
     known = set(ISSUE_TYPES) | set(NEW_KINDS)
     ids: set[str] = set()
     for table, entry in tables.items():
+        if "acceptable" in entry:
+            raise AnswerKeyError(f"{table}: 'acceptable' is now called 'debatable' (same fields)")
         for cause in entry.get("root_causes", []):
             missing = {"id", "columns", "kind", "sql", "count", "why"} - cause.keys()
             if missing:
                 raise AnswerKeyError(f"{table}: root cause {cause.get('id')} lacks {sorted(missing)}")
             if cause["kind"] not in known:
                 raise AnswerKeyError(f"{table}: root cause {cause['id']} has unknown kind {cause['kind']!r}")
-        for fact in entry.get("acceptable", []):
+        for fact in entry.get("debatable", []):
             unknown = set(fact["kinds"]) - known
             if unknown:
-                raise AnswerKeyError(f"{table}: acceptable {fact['id']} has unknown kinds {sorted(unknown)}")
-        for item in entry.get("root_causes", []) + entry.get("acceptable", []):
+                raise AnswerKeyError(f"{table}: debatable {fact['id']} has unknown kinds {sorted(unknown)}")
+        for extreme in entry.get("extreme_but_true", []):
+            missing = {"id", "columns", "sql", "count", "values", "why"} - extreme.keys()
+            if missing:
+                raise AnswerKeyError(f"{table}: extreme_but_true {extreme.get('id')} lacks {sorted(missing)}")
+        for item in _entries(entry):
             if item["id"] in ids:
                 raise AnswerKeyError(f"{table}: id {item['id']} appears twice")
             ids.add(item["id"])
-        if entry.get("clean") and (entry.get("root_causes") or entry.get("acceptable")):
+        if entry.get("clean") and (entry.get("root_causes") or entry.get("debatable")):
             raise AnswerKeyError(f"{table} is marked clean but lists findings")
-    return tables
+
+
+def _entries(entry: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Every item of a table's key: root causes, debatable facts, true extremes."""
+    return [*entry.get("root_causes", []), *entry.get("debatable", []), *entry.get("extreme_but_true", [])]
 
 
 def _as_dict(issue: Any) -> dict[str, Any]:
@@ -142,15 +194,35 @@ def _matches(issue: Mapping[str, Any], entry: Mapping[str, Any], kinds: Iterable
             and _values_match(issue, entry))
 
 
+def _extreme(issue: Mapping[str, Any], entry: Mapping[str, Any]) -> bool:
+    """The issue flags values, on a column of a true extreme, and every one is that extreme."""
+    flagged = _flagged_values(issue)
+    return bool(flagged) and any(
+        set(issue.get("affectedColumns") or ()) & set(e["columns"])
+        and flagged <= {_normal(v) for v in e["values"]}
+        for e in entry.get("extreme_but_true", []))
+
+
 def classify(table: str, issue: Any, key: Mapping[str, dict[str, Any]] | None = None) -> str:
-    """"true" (it matches a root cause), "acceptable" (a true but minor fact) or "false"."""
+    """"true" (it matches a root cause), "debatable" (a fact an analyst may or may not report) or
+    "false" (it matches nothing, or it flags only values the key knows to be extreme but true)."""
     key = load_key() if key is None else key
     entry, found = key.get(table, {}), _as_dict(issue)
+    if _extreme(found, entry):
+        return "false"
     if any(_matches(found, c, [c["kind"]]) for c in entry.get("root_causes", [])):
         return "true"
-    if any(_matches(found, f, f["kinds"]) for f in entry.get("acceptable", [])):
-        return "acceptable"
+    if any(_matches(found, f, f["kinds"]) for f in entry.get("debatable", [])):
+        return "debatable"
     return "false"
+
+
+def open_findings(found: Mapping[str, Iterable[Any]],
+                  verdicts: Mapping[tuple[str, str], str]) -> dict[str, list[Any]]:
+    """`found` without the issues whose investigation refuted them; verdicts are
+    {(table, issue id): "confirmed" | "refuted" | "inconclusive"}, as the investigations give them."""
+    return {table: [i for i in issues if verdicts.get((table, _as_dict(i).get("id"))) != "refuted"]
+            for table, issues in found.items()}
 
 
 @dataclass
@@ -176,7 +248,8 @@ class TableScore:
     root_causes: int = 0
     found: int = 0
     issues: int = 0
-    correct: int = 0
+    correct: int = 0       # issues that match a root cause
+    debatable: int = 0     # issues that match only a debatable fact
 
     @property
     def recall(self) -> float | None:
@@ -184,7 +257,12 @@ class TableScore:
 
     @property
     def precision(self) -> float | None:
-        return self.correct / self.issues if self.issues else None
+        judged = self.issues - self.debatable
+        return self.correct / judged if judged else None
+
+    @property
+    def wrong(self) -> int:
+        return self.issues - self.debatable - self.correct
 
 
 @dataclass
@@ -196,9 +274,15 @@ class Score:
     missed: list[dict[str, Any]] = field(default_factory=list)
     wrong: list[Reported] = field(default_factory=list)
     on_clean: list[Reported] = field(default_factory=list)
+    on_extremes: list[Reported] = field(default_factory=list)      # wrong: they flag true extremes
     redundant: list[Reported] = field(default_factory=list)
     issues: int = 0
+    debatable: int = 0
     per_table: dict[str, TableScore] = field(default_factory=dict)
+
+    @property
+    def correct(self) -> int:
+        return self.issues - self.debatable - len(self.wrong)
 
     def passes(self) -> bool:
         """Recall and precision meet the bar, and the clean tables got no issue."""
@@ -207,11 +291,12 @@ class Score:
     def summary(self) -> str:
         lines = [f"recall {self.recall:.2f} ({len(self.found)}/{len(self.found) + len(self.missed)} "
                  f"root causes; {self.recall_from_data:.2f} without domain knowledge), "
-                 f"precision {self.precision:.2f} ({self.issues - len(self.wrong)}/{self.issues} issues), "
+                 f"precision {self.precision:.2f} ({self.correct}/{self.issues - self.debatable} issues, "
+                 f"{self.debatable} debatable left out), "
                  f"{len(self.on_clean)} on clean tables, {len(self.redundant)} redundant"]
         lines += [f"  missed {c['table']}: {c['id']} ({c['kind']} on {', '.join(c['columns'])})"
                   for c in self.missed]
-        lines += [f"  wrong  {w}" for w in self.wrong]
+        lines += [f"  wrong  {w}" + (" (a true extreme)" if w in self.on_extremes else "") for w in self.wrong]
         lines += [f"  extra  {r} (a second issue for one root cause)" for r in self.redundant]
         return "\n".join(lines)
 
@@ -223,27 +308,35 @@ def score(found: Mapping[str, Iterable[Any]], key: Mapping[str, dict[str, Any]] 
     hits: dict[str, int] = defaultdict(int)
     wrong: list[Reported] = []
     on_clean: list[Reported] = []
+    on_extremes: list[Reported] = []
     redundant: list[Reported] = []
-    issues = 0
+    issues = debatable = 0
     for table, table_issues in found.items():
         entry = key.get(table, {})
         causes = entry.get("root_causes", [])
-        facts = entry.get("acceptable", [])
+        facts = entry.get("debatable", [])
         for raw in table_issues:
             issue = _as_dict(raw)
             issues += 1
             per_table[table].issues += 1
-            matched = [c for c in causes if _matches(issue, c, [c["kind"]])]
+            extreme = _extreme(issue, entry)
+            matched = [] if extreme else [c for c in causes if _matches(issue, c, [c["kind"]])]
             if matched and all(hits[c["id"]] for c in matched):
                 redundant.append(Reported.of(table, issue))
             for cause in matched:
                 hits[cause["id"]] += 1
-            if matched or any(_matches(issue, f, f["kinds"]) for f in facts):
+            if matched:
                 per_table[table].correct += 1
                 continue
+            if not extreme and any(_matches(issue, f, f["kinds"]) for f in facts):
+                per_table[table].debatable += 1
+                debatable += 1
+                continue
             wrong.append(Reported.of(table, issue))
+            if extreme:
+                on_extremes.append(wrong[-1])
             if entry.get("clean"):
-                on_clean.append(Reported.of(table, issue))
+                on_clean.append(wrong[-1])
     found_causes, missed = [], []
     for table, entry in key.items():
         for cause in entry.get("root_causes", []):
@@ -255,11 +348,28 @@ def score(found: Mapping[str, Iterable[Any]], key: Mapping[str, dict[str, Any]] 
                 missed.append({**cause, "table": table})
     total = len(found_causes) + len(missed)
     from_data = [c for c in found_causes + missed if not c.get("domain_knowledge")]
+    judged = issues - debatable
     return Score(
         recall=len(found_causes) / total if total else 1.0,
         recall_from_data=(sum(1 for c in from_data if hits[c["id"]]) / len(from_data)
                           if from_data else 1.0),
-        precision=(issues - len(wrong)) / issues if issues else 1.0,
-        found=found_causes, missed=missed, wrong=wrong, on_clean=on_clean,
-        redundant=redundant, issues=issues, per_table=dict(per_table),
+        precision=(judged - len(wrong)) / judged if judged else 1.0,
+        found=found_causes, missed=missed, wrong=wrong, on_clean=on_clean, on_extremes=on_extremes,
+        redundant=redundant, issues=issues, debatable=debatable, per_table=dict(per_table),
     )
+
+
+def score_by_half(found: Mapping[str, Iterable[Any]],
+                  key: Mapping[str, dict[str, Any]] | None = None) -> dict[str, Score]:
+    """{"tuning": ..., "held_out": ..., "all": ...}: each half scored on its own tables alone
+    (split.py decides the half of a table)."""
+    from .split import HALVES, half
+
+    key = load_key() if key is None else key
+    out = {}
+    for name in HALVES:
+        tables = {t for t in key.keys() | found.keys() if half(t) == name}
+        out[name] = score({t: i for t, i in found.items() if t in tables},
+                          {t: e for t, e in key.items() if t in tables})
+    out["all"] = score(found, key)
+    return out
