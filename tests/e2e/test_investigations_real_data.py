@@ -23,15 +23,13 @@ from pathlib import Path
 
 import pytest
 import realdata
+from realdata import split
 from realdata.detect import detect_all
+from realdata.investigate import investigate
 from realdata.naive import naive_issues
 from realdata.scoring import classify, load_key
 
-from cataloger_dagster.core.investigate.code import referenced_tables
-from cataloger_dagster.core.investigate.investigator import run_investigations
 from cataloger_dagster.core.models import CodeInvestigation, IssueModel
-from cataloger_dagster.resources.database import SNAPSHOT_URL, DatabaseResource
-from cataloger_dagster.resources.sandbox import SandboxResource
 
 pytestmark = [pytest.mark.slow]
 
@@ -40,36 +38,21 @@ NOW = datetime(2026, 11, 1, tzinfo=timezone.utc)
 
 @pytest.fixture(scope="module")
 def corpus_db(tmp_path_factory, realdata_corpus) -> Path:
+    # the tables the checks were tuned on (realdata/split.py); benchmarks/real_data.py
+    # --investigate measures them on the held-out half
     path = tmp_path_factory.mktemp("realdata") / "corpus.duckdb"
-    realdata.load_duckdb(path)
+    realdata.load_duckdb(path, split.TUNED_ON)
     return path
-
-
-def _investigate(path: Path, found: dict[str, list[IssueModel]]) -> dict[tuple[str, str], CodeInvestigation]:
-    database = DatabaseResource(url=f"duckdb://{path}")
-    sandbox = SandboxResource(backend="local", isolation="bwrap")
-    verdicts = {}
-    try:
-        for table, issues in found.items():
-            if not issues:
-                continue
-            with sandbox.session(env={"DB_CONNECTION_STRING": SNAPSHOT_URL}) as runtime:
-                database.write_snapshot(table, runtime.data_dir, references=referenced_tables(issues))
-                run = run_investigations(runtime, table, issues, explore=False)
-            verdicts.update({(table, i.issue_id): i for i in run.investigations})
-    finally:
-        database.close()
-    return verdicts
 
 
 @pytest.fixture(scope="module")
 def judged(corpus_db, local_sandbox_for_module) -> list[tuple[str, str, IssueModel, CodeInvestigation]]:
     """(label, table, issue, investigation) for the catalog's issues and the careless ones."""
-    key = load_key()
+    key = {t: e for t, e in load_key().items() if t in split.TUNED_ON}
     ours = detect_all(corpus_db, now=NOW)
     careless = naive_issues(corpus_db)
     # one sandbox session per table for both sets (the careless ids are prefixed apart)
-    investigated = _investigate(corpus_db, {t: ours.get(t, []) + careless.get(t, []) for t in ours.keys() | careless.keys()})
+    investigated = investigate(corpus_db, {t: ours.get(t, []) + careless.get(t, []) for t in ours.keys() | careless.keys()})
     out = []
     for source, found in (("ours", ours), ("careless", careless)):
         for table, issues in found.items():

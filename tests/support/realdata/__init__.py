@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Iterable
 
 import duckdb
 import pyarrow as pa
@@ -103,8 +104,12 @@ def _reader(path: Path) -> str:
     return f"{function}('{path}')"
 
 
-def corpus_tables() -> dict[str, pa.Table]:
-    """Every table of the corpus by name, as DuckDB reads its file."""
+def corpus_tables(names: Iterable[str] | None = None) -> dict[str, pa.Table]:
+    """Every table of the corpus (or those named) by name, as DuckDB reads its file."""
+    names = list(TABLES) if names is None else list(names)
+    unknown = [n for n in names if n not in TABLES]
+    if unknown:
+        raise KeyError(f"no corpus table {', '.join(unknown)}: the tables are realdata.TABLES")
     absent = fetch.missing()
     if absent:
         raise CorpusMissing(
@@ -115,14 +120,15 @@ def corpus_tables() -> dict[str, pa.Table]:
     con = duckdb.connect()
     try:
         return {name: con.sql(f"SELECT * FROM {_reader(file_of(name))}").to_arrow_table()
-                for name in TABLES}
+                for name in names}
     finally:
         con.close()
 
 
-def load_duckdb(path: str | Path) -> None:
-    """Write every corpus table into the DuckDB file at `path` (replacing tables of the same name)."""
-    tables = corpus_tables()
+def load_duckdb(path: str | Path, names: Iterable[str] | None = None) -> None:
+    """Write every corpus table (or those named) into the DuckDB file at `path` (replacing
+    tables of the same name)."""
+    tables = corpus_tables(names)
     con = duckdb.connect(str(path))
     try:
         for name, table in tables.items():
