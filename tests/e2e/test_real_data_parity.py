@@ -1,5 +1,5 @@
 """Backend parity on real data: the real-data corpus (tests/support/realdata:
-16 public tables and a key of their root causes) loaded into DuckDB, SQLite, PostgreSQL and
+public tables and a key of their root causes) loaded into DuckDB, SQLite, PostgreSQL and
 MySQL/MariaDB gives the same root causes, the same findings (table, type, columns) with the
 same affected rows and health scores, and no table is degraded.
 
@@ -34,7 +34,9 @@ import realdata
 from realdata import split
 from realdata.scoring import Score, load_key, score
 
-pytestmark = [pytest.mark.postgres, pytest.mark.mysql, pytest.mark.slow]
+# The module's fixtures catalogue the whole corpus (about 55 tables) on four backends inside the
+# first test that needs them: over the suite's 600 s per test on two cores.
+pytestmark = [pytest.mark.postgres, pytest.mark.mysql, pytest.mark.slow, pytest.mark.timeout(2400)]
 
 REFERENCE = "duckdb"
 CUT = {"nyc_flights": 10}   # table -> keep every n-th row
