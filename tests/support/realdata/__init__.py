@@ -130,6 +130,19 @@ def corpus_tables(names: Iterable[str] | None = None) -> dict[str, pa.Table]:
         con.close()
 
 
+def databases(names: Iterable[str] | None = None) -> dict[str, list[str]]:
+    """The corpus's tables (or those named) grouped as a user would hold them: one database per
+    source, since a catalog links references within a database and the sources are unrelated
+    (a row-number column of one source is no key the tables of another point to).  The tables
+    the detectors were first tuned on stay one database, as they were when its bar was set."""
+    from .split import TUNED_ON
+
+    grouped: dict[str, list[str]] = {}
+    for name in (TABLES if names is None else names):
+        grouped.setdefault("first_corpus" if name in TUNED_ON else TABLES[name][0], []).append(name)
+    return grouped
+
+
 def load_duckdb(path: str | Path, names: Iterable[str] | None = None) -> None:
     """Write every corpus table (or those named) into the DuckDB file at `path` (replacing
     tables of the same name)."""
