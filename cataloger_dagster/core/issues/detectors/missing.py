@@ -113,8 +113,18 @@ def _zero_placeholder(ctx: Context, cp: ColumnProfile, dtype: dt.DataType) -> in
     if len(smallest) < 20:
         return 0
     step = min(float(b) - float(a) for a, b in zip(smallest, smallest[1:]))
+    if not _whole_numbers(smallest):
+        return 0   # a measured share (0.0545, 0.1381...) has no resolution that sets zero apart
     near = int(ctx.table.filter((c > 0) & (c < ZERO_ISOLATION_STEPS * step)).count().execute())
     return zeros if near <= ZERO_NEAR_SHARE * positive else 0
+
+
+def _whole_numbers(values: list) -> bool:
+    """The smallest values are whole numbers (dollars, counts): the column has a resolution, and
+    a zero with no value within many of its steps stands apart.  A measurement written with
+    decimals (a share, a lightness) may come as close to zero as it likes, and a zero in it is a
+    value like the others."""
+    return all(float(v).is_integer() for v in values)
 
 
 def _zero_candidate(cp: ColumnProfile, dtype: dt.DataType) -> bool:
