@@ -11,6 +11,8 @@ Severity and category (quick_fixes can be automated, smart_fixes need business j
   missing_values           >50% high, 20-50% medium, else low (missing_severity)  quick
   sentinel_values          the same thresholds: a placeholder is a hidden missing  quick
   duplicate_rows           high >10% of rows, medium >1%, else low               quick
+                           (rows alike in every column but a row number, a surrogate
+                           id or a load time count too; none where chance explains them)
   duplicate_keys           high for the table's own id, else medium              smart
                            (one column, or an entity and a time together)
   numeric_as_text,         medium: sums, sorts and comparisons go wrong          quick
@@ -34,7 +36,7 @@ from typing import Any, Callable, Mapping, Optional
 import ibis
 
 from cataloger_dagster.core import portable
-from cataloger_dagster.core.issues.detectors import keys, labels, missing, ranges, references, types
+from cataloger_dagster.core.issues.detectors import duplicates, keys, labels, missing, ranges, references, types
 from cataloger_dagster.core.issues.detectors.empty import empty_table
 from cataloger_dagster.core.issues.detectors.context import Context, across_tables  # noqa: F401  (re-exported)
 from cataloger_dagster.core.models import Degradation, IssueModel, TableProfile
@@ -55,7 +57,7 @@ COLUMN_CHECKS: list[tuple[str, Callable[..., Optional[IssueModel]]]] = [
     ("orphan_references", references.orphan_references),
 ]
 TABLE_CHECKS: list[tuple[str, Callable[[Context], Optional[IssueModel]]]] = [
-    ("duplicate_rows", keys.duplicate_rows),
+    ("duplicate_rows", duplicates.duplicate_rows),
     ("composite_key", keys.composite_key),
 ]
 
