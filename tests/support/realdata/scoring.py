@@ -47,6 +47,11 @@ COMPATIBLE: dict[str, frozenset[str]] = {
     "out_of_range": frozenset({"out_of_range", "outliers"}),
     "outliers": frozenset({"outliers", "out_of_range"}),
     "inconsistent_categories": frozenset({"inconsistent_categories", "invalid_format"}),
+    # stray spaces are their own finding; letter case and spellings one or two edits apart are
+    # variants of one category (a value both padded and in another case gets both findings)
+    "whitespace_values": frozenset({"whitespace_values"}),
+    "case_variants": frozenset({"case_variants", "inconsistent_categories"}),
+    "spelling_variants": frozenset({"spelling_variants", "inconsistent_categories"}),
     "invalid_format": frozenset({"invalid_format", "inconsistent_categories"}),
     "duplicate_keys": frozenset({"duplicate_keys", "duplicate_rows"}),
     "duplicate_rows": frozenset({"duplicate_rows", "duplicate_keys"}),
