@@ -1,5 +1,6 @@
-"""Text with spaces at either end (' Delivered', 'shipped '), or runs of spaces inside a label
-('Home  & Kitchen'): a load or a form that did not trim.  One finding per column, whatever else
+"""Text with spaces at either end (' Delivered', 'shipped '), or a run of spaces inside a label
+that also stands spaced right ('Home  & Kitchen' beside 'Home & Kitchen'): a load or a form that
+did not trim.  One finding per column, whatever else
 the padded values get wrong: the category check compares labels with their spaces trimmed."""
 
 from __future__ import annotations
@@ -24,12 +25,19 @@ def trimmed(value: str) -> str:
 
 
 def padded(value: str) -> bool:
-    """Spaces at an end, or a run of spaces inside a one-line value; never a blank value (that is
-    missing), nor prose over several lines, whose layout is its own."""
+    """Spaces at an end of a one-line value; never a blank value (that is missing), nor prose over
+    several lines, whose layout is its own."""
     core = value.strip()
     if not core or "\n" in core or "\r" in core:
         return False
-    return value != core or "  " in core
+    return value != core
+
+
+def doubled(value: str, values: dict[str, int]) -> bool:
+    """A run of spaces inside a value that also stands in the column spaced right ('Home  & Kitchen'
+    beside 'Home & Kitchen'); alone, a doubled space is a name's layout ('BE-58  BARON')."""
+    core = value.strip()
+    return "  " in core and "\n" not in core and " ".join(core.split()) in values
 
 
 def _fixed_width(values: dict[str, int], found: dict[str, int]) -> bool:
@@ -45,7 +53,8 @@ def whitespace_values(ctx: Context, cp: ColumnProfile, dtype: dt.DataType) -> Op
     values = ctx.values(cp)
     if values is None:
         return _free_text(ctx, cp)
-    found = {v: n for v, n in values.items() if padded(v) and not is_placeholder(v.strip(), cp.name)}
+    found = {v: n for v, n in values.items()
+             if (padded(v) or doubled(v, values)) and not is_placeholder(v.strip(), cp.name)}
     if not found or _fixed_width(values, found):
         return None
     twins = {v: trimmed(v) for v in found if trimmed(v) in values}

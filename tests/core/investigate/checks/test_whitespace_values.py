@@ -35,3 +35,15 @@ def test_trimmed_values_are_refuted(tmp_path):
     db = database(tmp_path / "w.duckdb", "CREATE TABLE orders AS SELECT i AS id, 'shipped' AS status FROM range(9) t(i);")
     issue = made("orders", "whitespace_values", ["status"])
     assert run_checks(db, "orders", [issue], tmp_path)[issue.id]["verdict"] == "refuted"
+
+
+def test_a_doubled_space_counts_only_beside_the_same_text_spaced_right(tmp_path):
+    db = database(tmp_path / "w.duckdb", """
+        CREATE TABLE products AS SELECT i AS id, ['Home & Kitchen', 'Books', 'BE-58  BARON'][1 + i % 3] AS category
+        FROM range(30) t(i);
+        UPDATE products SET category = 'Home  & Kitchen' WHERE id = 3;
+    """)
+    issue = made("products", "whitespace_values", ["category"])
+    found = run_checks(db, "products", [issue], tmp_path)[issue.id]
+    assert found["verdict"] == "confirmed" and found["affected"] == 1
+    assert found["evidence"]["examples"] == ["Home  & Kitchen"]

@@ -56,3 +56,9 @@ def test_look_alikes_that_are_no_finding(tables):
     tables.rows("birds", "species VARCHAR, code VARCHAR, blank VARCHAR, prose VARCHAR", rows)
     for column in ("species", "code", "blank", "prose"):
         assert _run(tables, "birds", column) is None, column
+
+
+def test_a_doubled_space_without_a_twin_is_a_names_layout(tables):
+    rows = [("BE-58  BARON",)] * 3 + [("B-737-300",)] * 40 + [("A-320",)] * 30
+    tables.rows("strikes", "model VARCHAR", rows)
+    assert _run(tables, "strikes", "model") is None
