@@ -18,7 +18,10 @@ import ibis
 import ibis.expr.datatypes as dt
 
 from cataloger_dagster.core.issues.detectors.context import Context, count, is_identifier, issue, name_words, pct
-from cataloger_dagster.core.issues.detectors.keys import _comparable, _repeats, _unique_column, distinct_rows
+from cataloger_dagster.core import portable
+from cataloger_dagster.core.issues.detectors.keys import (
+    BITS_MAX_RANGE, _comparable, _distinct_by_bits, _large_integer_range, _repeats, distinct_rows,
+)
 from cataloger_dagster.core.models import ColumnProfile, IssueModel
 
 # words of a column's name that say it records when the row was loaded, not what the row says
@@ -30,6 +33,7 @@ ROW_NUMBER_WORDS = {"rownames", "rowname", "row", "rownum", "rowid", "index", "i
 # which the observed repeats are no finding: a pessimistic estimate, since real values are not
 # spread evenly, so repeats count only when chance makes far fewer of them
 CHANCE_SHARE = 0.25
+PROOF_TRIES = 2   # columns tried as proof that no row repeats, before comparing whole rows
 EXAMPLES = 3
 EXAMPLE_COLUMNS = 6
 
@@ -109,9 +113,38 @@ def _examples(ctx: Context, compared: list[str], ignored: list[str]) -> list[dic
     return examples
 
 
+def _bits_apply(ctx: Context, column: str) -> bool:
+    found = _large_integer_range(ctx, column)
+    return (found is not None and portable.backend_name(ctx.table) == "duckdb"
+            and found[2] - found[1] < BITS_MAX_RANGE)
+
+
+def unique_among(ctx: Context, compared: list[str]) -> Optional[str]:
+    """A compared column whose values are all distinct, proven: then no two rows are equal, without
+    hashing whole rows.  The cheapest proofs first (a count already made, a bit per integer), then
+    numbers and times before text; a column the bits show to repeat is not grouped again."""
+    schema = ctx.table.schema()
+    likely = [cp for cp in ctx.profile.columns
+              if cp.name in compared and cp.count == ctx.rows and not cp.nulls
+              and (cp.distinct or 0) >= 0.9 * ctx.rows]
+
+    def cost(cp: ColumnProfile) -> tuple:
+        return (("repeats", cp.name) not in ctx.cache, not _bits_apply(ctx, cp.name),
+                schema[cp.name].is_string(), -(cp.distinct or 0), cp.name)
+
+    for cp in sorted(likely, key=cost)[:PROOF_TRIES]:
+        if ("repeats", cp.name) not in ctx.cache and _bits_apply(ctx, cp.name):
+            if _distinct_by_bits(ctx, cp.name):
+                return cp.name
+            continue   # it repeats: grouping it would only count by how much
+        if _repeats(ctx, cp.name) == (0, 0):
+            return cp.name
+    return None
+
+
 def repeated_rows(ctx: Context, compared: list[str]) -> int:
     """Rows that repeat another in `compared`: none when one of those columns is unique."""
-    if _unique_column(ctx, compared) is not None:
+    if unique_among(ctx, compared) is not None:
         return 0
     return ctx.rows - distinct_rows(ctx.table, compared)
 

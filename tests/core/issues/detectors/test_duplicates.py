@@ -3,7 +3,9 @@ load time, and the tables whose rows are alike by nature (nothing to report)."""
 
 from __future__ import annotations
 
-from cataloger_dagster.core.issues.detectors.duplicates import chance_repeats, duplicate_rows, ignored_columns
+from cataloger_dagster.core.issues.detectors.duplicates import (
+    chance_repeats, duplicate_rows, ignored_columns, unique_among,
+)
 
 # h(x): a pseudo-random integer of x, the same on every run
 RANDOM = "CREATE OR REPLACE MACRO h(x) AS CAST(hash(x) % 1000000007 AS BIGINT);"
@@ -126,4 +128,16 @@ def test_an_event_time_is_compared(tables):
     """)
     ctx = tables.context("strikes")
     assert ignored_columns(ctx) == {}
+    assert duplicate_rows(ctx) is None
+
+
+def test_a_unique_measure_proves_no_row_repeats_behind_a_row_number(tables):
+    # the row number is set aside; a unique compared column is proof enough (no whole-row comparison)
+    tables.sql(RANDOM + """
+        CREATE TABLE ticks AS SELECT r + 1 AS rownames, h(r) % 100000000 AS near_unique,
+               TIMESTAMP '2021-01-01' + to_seconds(r::BIGINT) AS at_time, h(r * 3) % 5 AS kind
+        FROM range(5000) t(r)
+    """)
+    ctx = tables.context("ticks")
+    assert unique_among(ctx, ["near_unique", "at_time", "kind"]) == "at_time"
     assert duplicate_rows(ctx) is None
