@@ -41,10 +41,13 @@ def doubled(value: str, values: dict[str, int]) -> bool:
 
 
 def _fixed_width(values: dict[str, int], found: dict[str, int]) -> bool:
-    """Every padded value is padded to one length, on most rows: CHAR(n), or a fixed-width file."""
+    """Every padded value is padded to one length, the column's longest, on most rows or for
+    several values: CHAR(n), or a fixed-width file."""
     rows = sum(values.values())
     lengths = {len(v) for v in found}
-    return len(lengths) == 1 and sum(found.values()) >= FIXED_WIDTH_SHARE * rows
+    if len(lengths) != 1 or next(iter(lengths)) < max(len(v) for v in values):
+        return False
+    return sum(found.values()) >= FIXED_WIDTH_SHARE * rows or len(found) >= 3
 
 
 def whitespace_values(ctx: Context, cp: ColumnProfile, dtype: dt.DataType) -> Optional[IssueModel]:

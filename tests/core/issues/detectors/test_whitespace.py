@@ -62,3 +62,10 @@ def test_a_doubled_space_without_a_twin_is_a_names_layout(tables):
     rows = [("BE-58  BARON",)] * 3 + [("B-737-300",)] * 40 + [("A-320",)] * 30
     tables.rows("strikes", "model VARCHAR", rows)
     assert _run(tables, "strikes", "model") is None
+
+
+def test_a_char_column_padded_to_its_width_is_no_finding(tables):
+    # CHAR(8): the names that do not fill the width come back padded to it, the others as they are
+    names = ["Smith   ", "Jones   ", "Brown   ", "Williams", "Robinson", "Anderson"]
+    tables.rows("people", "surname VARCHAR", [(n,) for n in names for _ in range(10)])
+    assert _run(tables, "people", "surname") is None
