@@ -20,7 +20,7 @@ import ibis.expr.datatypes as dt
 from cataloger_dagster.core.issues.detectors.context import Context, count, is_identifier, issue, name_words, pct
 from cataloger_dagster.core import portable
 from cataloger_dagster.core.issues.detectors.keys import (
-    BITS_MAX_RANGE, _comparable, _distinct_by_bits, _large_integer_range, _repeats, distinct_rows,
+    BITS_MAX_RANGE, _comparable, _distinct_by_bits, _large_integer_range, _repeats, _unique_column, distinct_rows,
 )
 from cataloger_dagster.core.models import ColumnProfile, IssueModel
 
@@ -33,7 +33,7 @@ ROW_NUMBER_WORDS = {"rownames", "rowname", "row", "rownum", "rowid", "index", "i
 # which the observed repeats are no finding: a pessimistic estimate, since real values are not
 # spread evenly, so repeats count only when chance makes far fewer of them
 CHANCE_SHARE = 0.25
-PROOF_TRIES = 2   # columns tried as proof that no row repeats, before comparing whole rows
+NEAR_MAX_ROWS = 2_500_000   # rows but a row number are compared up to this size, or where a proof comes cheap
 EXAMPLES = 3
 EXAMPLE_COLUMNS = 6
 
@@ -113,39 +113,39 @@ def _examples(ctx: Context, compared: list[str], ignored: list[str]) -> list[dic
     return examples
 
 
-def _bits_apply(ctx: Context, column: str) -> bool:
+def _dense_integers(ctx: Context, column: str) -> bool:
+    """A large integer column whose values span at most twice their count: a bit per value is one
+    quick pass (a sparse span scatters the bits over memory and costs as much as a grouping)."""
     found = _large_integer_range(ctx, column)
     return (found is not None and portable.backend_name(ctx.table) == "duckdb"
-            and found[2] - found[1] < BITS_MAX_RANGE)
+            and found[2] - found[1] < min(BITS_MAX_RANGE, 2 * found[0]))
 
 
-def unique_among(ctx: Context, compared: list[str]) -> Optional[str]:
-    """A compared column whose values are all distinct, proven: then no two rows are equal, without
-    hashing whole rows.  The cheapest proofs first (a count already made, a bit per integer), then
-    numbers and times before text; a column the bits show to repeat is not grouped again."""
-    schema = ctx.table.schema()
-    likely = [cp for cp in ctx.profile.columns
-              if cp.name in compared and cp.count == ctx.rows and not cp.nulls
-              and (cp.distinct or 0) >= 0.9 * ctx.rows]
-
-    def cost(cp: ColumnProfile) -> tuple:
-        return (("repeats", cp.name) not in ctx.cache, not _bits_apply(ctx, cp.name),
-                schema[cp.name].is_string(), -(cp.distinct or 0), cp.name)
-
-    for cp in sorted(likely, key=cost)[:PROOF_TRIES]:
-        if ("repeats", cp.name) not in ctx.cache and _bits_apply(ctx, cp.name):
-            if _distinct_by_bits(ctx, cp.name):
-                return cp.name
-            continue   # it repeats: grouping it would only count by how much
-        if _repeats(ctx, cp.name) == (0, 0):
-            return cp.name
-    return None
+def _proven_unique(ctx: Context, compared: list[str]) -> bool:
+    """Whether a compared column is unique, from what costs (almost) nothing: an exact distinct
+    count in the profile, a count already made, or a bit per value of a dense integer column."""
+    for cp in ctx.profile.columns:
+        if cp.name not in compared or cp.count != ctx.rows or cp.nulls:
+            continue
+        if not cp.distinct_approximate and cp.distinct == ctx.rows:
+            return True
+        if ctx.cache.get(("repeats", cp.name)) == (0, 0):
+            return True
+    return any(_dense_integers(ctx, c) and _distinct_by_bits(ctx, c) for c in compared
+               if (cp := next((p for p in ctx.profile.columns if p.name == c), None)) is not None
+               and cp.count == ctx.rows and (cp.distinct or 0) >= 0.9 * ctx.rows)
 
 
-def repeated_rows(ctx: Context, compared: list[str]) -> int:
-    """Rows that repeat another in `compared`: none when one of those columns is unique."""
-    if unique_among(ctx, compared) is not None:
+def repeated_rows(ctx: Context, compared: list[str], near: bool) -> Optional[int]:
+    """Rows that repeat another in `compared`, or None when not judged.  Whole rows, as always; rows
+    but their row number only where a unique compared column comes cheap or the table is small
+    enough to compare them (NEAR_MAX_ROWS): the search must not double the cost of a large table."""
+    if _proven_unique(ctx, compared):
         return 0
+    if not near:
+        return 0 if _unique_column(ctx, compared) is not None else ctx.rows - distinct_rows(ctx.table, compared)
+    if ctx.rows > NEAR_MAX_ROWS and any(cp.distinct_approximate for cp in ctx.profile.columns):
+        return None
     return ctx.rows - distinct_rows(ctx.table, compared)
 
 
@@ -155,8 +155,8 @@ def duplicate_rows(ctx: Context) -> Optional[IssueModel]:
     compared = [c for c in comparable if c not in ignored]
     if not compared:
         return None
-    dups = repeated_rows(ctx, compared)
-    if dups <= 0:
+    dups = repeated_rows(ctx, compared, near=bool(ignored))
+    if not dups or dups <= 0:
         return None
     expected = chance_repeats(ctx, compared, dups)
     if expected >= CHANCE_SHARE * dups:
