@@ -165,7 +165,8 @@ ISSUE_TYPES = (
     "numeric_as_text",       # numbers stored in a text column
     "date_as_text",          # dates stored in a text column
     "outliers",              # values far outside the column's distribution
-    "inconsistent_categories",  # casing / whitespace / near-duplicate variants
+    "inconsistent_categories",  # casing / near-duplicate spelling variants of one label
+    "whitespace_values",     # text with spaces at either end or doubled inside
     "invalid_format",        # values not matching the column's semantic type
     "constant_column",       # one value only
     "out_of_range",          # implausible values: negative quantities, future dates

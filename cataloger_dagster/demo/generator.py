@@ -71,8 +71,9 @@ EVENT_TYPES = ("page_view", "search", "add_to_cart", "checkout", "purchase")
 DEVICES = ("mobile", "desktop", "tablet")
 REFERRERS = ("https://www.google.com/", "https://duckduckgo.com/", "https://news.example.com/",
              "https://www.bing.com/", "https://social.example.net/feed")
-STATUS_VARIANTS = ("Shipped", "SHIPPED", "shipped ", " Delivered", "canceled")
-CATEGORY_VARIANTS = ("electronics", "ELECTRONICS", "books ", "Home  & Kitchen", "Home and Kitchen")
+STATUS_VARIANTS = ("Shipped", "SHIPPED", "canceled")
+STATUS_PADDED = ("shipped ", " delivered")     # whitespace_values: the same statuses, untrimmed
+CATEGORY_VARIANTS = ("electronics", "ELECTRONICS", "books", "Home & kitchen", "Home and Kitchen")
 BAD_PHONES = ("555-01", "call after 5pm", "+1 555", "0", "tel: unknown", "+44 20 79460 12 34 5678 99")
 CURRENCY_BY_COUNTRY = {c[0]: c[3] for c in COUNTRIES}
 
@@ -269,6 +270,8 @@ def _orders(rng, n, products: pd.DataFrame, customers: pd.DataFrame):
     total[outlier] = np.round(spec.OUTLIER_FLOOR * (1 + rng.random(len(outlier)) * 6), 2)
     variant = pick.take(_count(spec.rate("orders", "inconsistent_categories", "status"), n))
     status[variant] = np.array(STATUS_VARIANTS, dtype=object)[np.arange(len(variant)) % len(STATUS_VARIANTS)]
+    padded = pick.take(_count(spec.rate("orders", "whitespace_values", "status"), n))
+    status[padded] = np.array(STATUS_PADDED, dtype=object)[np.arange(len(padded)) % len(STATUS_PADDED)]
     reimported = pick.take(_count(spec.rate("orders", "duplicate_keys", "order_id"), n))
 
     orders = pd.DataFrame({

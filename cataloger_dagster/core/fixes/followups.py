@@ -17,7 +17,8 @@ Which options each type gets:
                       the referenced table · keep
   inconsistent_categories  consolidate to the most frequent spelling · keep
   sentinel_values     set the placeholders NULL · keep
-  duplicate_rows      keep one copy of each row · keep
+  duplicate_rows      keep one copy of each row (the first by row number when copies differ in
+                      a row number or load time only) · keep
   anything else       fix by hand at the source · keep
 
 "keep" and "by hand" have no script: choosing them changes nothing.  Columns read through text
@@ -279,14 +280,21 @@ def _duplicate_rows(issue: IssueModel, profile: TableProfile, target: FixTarget)
     if any(c.kind in INCOMPARABLE_KINDS for c in profile.columns):
         return _by_hand_offer(issue, "Some columns cannot be compared by the database (JSON, binary).")
     n = int(issue.details.get("duplicate_rows") or issue.affectedRows or 0)
+    ignored = [c for c in issue.details.get("ignored_columns") or {} if c in columns]
+    if ignored:   # copies that differ in a row number or load time: one row per record, the first kept
+        compared = [c for c in issue.details.get("compared_columns") or issue.affectedColumns if c in columns]
+        kept = sql.one_row_per_key(target, columns, compared, comparable=ignored)
+        what = f"repeat another row in every column but {', '.join(ignored)}"
+    else:
+        kept, what = sql.distinct_rows(target, columns), "repeat another row exactly"
     return Offer(
-        prompt=f"{n:,} rows of {profile.table} repeat another row exactly. Are they copies, or separate events?",
+        prompt=f"{n:,} rows of {profile.table} {what}. Are they copies, or separate events?",
         choices=[
             Choice("keep_one_copy", "Copies: keep one of each",
                    _scripted(issue, target, "keep_one_copy", "keep_one_copy",
                              f"Keep one copy of each row of {profile.table}.",
-                             sql.rewrite(target, columns, sql.distinct_rows(target, columns)),
-                             parameters={"rows": n},
+                             sql.rewrite(target, columns, kept),
+                             parameters={"rows": n, "ignored_columns": ignored},
                              notes=("The table is rewritten through a temporary table, in one transaction.",),
                              after=(sql.drop_staging(target),))),
             Choice(KEEP, "Separate events that look alike: keep them", _keep()),

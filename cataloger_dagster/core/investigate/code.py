@@ -82,7 +82,7 @@ def check_args(issue: IssueModel, issues: list[IssueModel]) -> tuple:
     column = issue.affectedColumns[0] if issue.affectedColumns else None
     kind = check_type(issue)
     if kind == "duplicate_rows":
-        return (d.get("compared_columns") or issue.affectedColumns,)
+        return (d.get("compared_columns") or issue.affectedColumns, d.get("ignored_columns") or {})
     if kind == "sentinel_values":
         return (column, list(d.get("values", {})))
     if kind == "outliers":

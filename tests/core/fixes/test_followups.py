@@ -330,3 +330,22 @@ def test_a_models_followup_picks_among_the_offered_scripts():
     # fewer than two of the offered choices: no follow-up from the model
     assert from_answer(found, prompt="?", examples=None, options=[("drop_table", "x"), (KEEP, "y")],
                        source="m") is None
+
+
+def test_copies_under_a_new_row_number_keep_the_first_row_of_each_record(tmp_path):
+    """The records entered twice differ in their row number only: the script keeps the lowest."""
+    path = tmp_path / "gems.duckdb"
+    with duckdb.connect(str(path)) as con:
+        con.execute("CREATE TABLE gems AS SELECT i + 1 AS rownames, round(0.2 + i * 0.01, 2) AS carat, "
+                    "300 + i * 7 AS price, ['Good', 'Ideal'][1 + i % 2] AS cut FROM range(300) t(i)")
+        con.execute("INSERT INTO gems SELECT 300 + rownames, carat, price, cut FROM gems WHERE rownames IN (4, 9)")
+    db, profile, found = read(f"duckdb://{path}", "gems")
+    db.close()
+    issue = found["gems_duplicate_rows"]
+    assert issue.details["ignored_columns"] == {"rownames": "a row number: unique on every row"}
+    action = heuristic_followup(issue, profile, FixTarget("gems", "duckdb")).onResponse["keep_one_copy"]
+    run_script("duckdb", f"duckdb://{path}", action.script)
+    with duckdb.connect(str(path)) as con:
+        assert con.execute("SELECT count(*), max(rownames) FROM gems").fetchone() == (300, 300)
+    _, _, after = read(f"duckdb://{path}", "gems")
+    assert "gems_duplicate_rows" not in after

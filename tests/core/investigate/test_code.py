@@ -209,8 +209,10 @@ def test_check_args_come_from_the_details():
     assert check_args(outliers, [text_sentinels, outliers])[3] == []
 
     dup = made("duplicate_rows", ["a", "b", "c"], compared_columns=["a", "b"])
-    assert check_args(dup, [dup]) == (["a", "b"],)
-    assert check_args(made("duplicate_rows", ["a", "b"]), []) == (["a", "b"],)
+    assert check_args(dup, [dup]) == (["a", "b"], {})
+    assert check_args(made("duplicate_rows", ["a", "b"]), []) == (["a", "b"], {})
+    near = made("duplicate_rows", ["a", "b"], compared_columns=["a", "b"], ignored_columns={"id": "a row number"})
+    assert check_args(near, [near]) == (["a", "b"], {"id": "a row number"})
     cats = made("inconsistent_categories", ["status"], groups={"shipped": ["shipped", "Shipped"]})
     assert check_args(cats, [cats]) == ("status", {"shipped": ["Shipped", "shipped"]}, "value", {})
     makes = made("inconsistent_categories", ["name"], groups={"toyota": ["toyota", "toyouta"]}, part="first word")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from cataloger_dagster.core.issues.categories import (
-    case_inside_labels, edit_distance, first_word_variants, group_variants, normal_key,
+    case_inside_labels, code_case_variants, edit_distance, first_word_variants, group_variants, normal_key,
 )
 
 
@@ -29,7 +29,7 @@ def test_normal_key():
 def test_case_and_spacing_variants():
     found = group_variants({"Zürich": 40, "zürich ": 2, "ZÜRICH": 1, "Kraków": 30})
     assert found.groups == {"Zürich": {"Zürich": 40, "zürich ": 2, "ZÜRICH": 1}}
-    assert found.why["Zürich"] == "case or spacing"
+    assert found.why["Zürich"] == "letter case"
     assert found.rows == 3
 
 
@@ -141,3 +141,52 @@ def test_capitals_of_a_first_word_or_a_new_sentence_are_no_variant():
     assert case_inside_labels({"Adelie": 152, "adelie": 3, "Torgersen": 50}) == {}
     assert case_inside_labels({"Nest observed. Adult not sampled.": 3, "Adult not sampled.": 9,
                                "Full clutch": 4}) == {}
+
+
+def test_a_rare_value_one_letter_from_a_frequent_one_among_rare_values():
+    hair = {"brown": 18, "black": 13, "none": 37, "white": 4, "blond": 3, "blonde": 1, "auburn": 1,
+            "grey": 1, "auburn, white": 1, "brown, grey": 1, "auburn, grey": 1}
+    found = group_variants(hair)
+    assert found.groups == {"blond": {"blond": 3, "blonde": 1}}
+    assert found.why["blond"] == "one letter apart"
+
+
+def test_two_edits_only_in_long_words_much_rarer():
+    assert group_variants({"Accommodation": 200, "Acommodaton": 3, "Transport": 150}).groups == {
+        "Accommodation": {"Accommodation": 200, "Acommodaton": 3}}
+    # two edits in short words make other words: no variant
+    assert not group_variants({"Slovenia": 40, "Slovakia": 12, "Austria": 30})
+    assert not group_variants({"Monday": 40, "Sunday": 3})
+
+
+@pytest.mark.parametrize("values", [
+    {"A1": 50, "A2": 3, "B1": 40},                          # codes one digit apart
+    {"2019": 50, "2018": 4, "2017": 30},                    # years
+    {"MA": 80, "ME": 4, "NH": 20},                          # short codes
+    {"Mr": 60, "Ms": 5, "Mrs": 30, "Dr": 3},                # titles
+    {"Jan": 31, "Jun": 3, "Jul": 31, "Feb": 28},            # months
+    {"Type I": 80, "Type II": 5, "Type III": 20},           # numerals as words
+    {"Class A": 70, "Class B": 6},                          # letters as words
+    {"North East": 60, "North West": 7, "South": 50},       # short words that differ
+    {"Gentoo": 124, "Adelie": 152, "Chinstrap": 68},        # distinct words
+])
+def test_legitimately_distinct_values_are_never_variants(values):
+    assert not group_variants(values), values
+
+
+def test_a_code_in_another_case_than_every_other_code():
+    codes = {f"AL{year}{n:02d}": 40 for year in range(2000, 2012) for n in range(1, 15)}
+    codes |= {f"EP{year}{n:02d}": 30 for year in range(2000, 2012) for n in range(1, 10)}
+    found = code_case_variants(codes | {"Al201111": 5})
+    assert found.groups == {"AL201111": {"AL201111": 40, "Al201111": 5}}
+    # without its twin the odd code is still another case of the column's codes
+    found = code_case_variants({k: v for k, v in codes.items() if k != "AL201111"} | {"Al201111": 5})
+    assert found.groups == {"AL201111": {"Al201111": 5}} and found.rows == 5
+
+
+def test_codes_of_mixed_case_by_nature_have_no_case_variant():
+    # case-sensitive identifiers (base 62): no case is the column's
+    ids = {"aB3x": 1, "Qz81": 1, "mm0P": 1, "K9dd": 1, "x7Yt": 1, "PP2a": 1, "r5Ts": 1, "ZZ9z": 1}
+    assert not code_case_variants(ids)
+    # words are no codes
+    assert not code_case_variants({"iPhone": 3, "Gentoo": 50, "Adelie": 40})

@@ -5,6 +5,7 @@ from typing import TYPE_CHECKING
 from cataloger_dagster.core.investigate.checks.helpers import (
     as_date,
     as_number,
+    count,
     outcome,
     value_counts,
 )
@@ -28,6 +29,9 @@ def check_inconsistent_categories(column, groups, part, case_variants=None):
                        f"{', '.join(f'{w!r} as ' + ' and '.join(map(repr, f)) for w, f in split.items())} in "
                        "the labels of one column" if split else "one writing of each word",
                        rows, forms=forms, rows_with_variant=rows, percent=pct(rows, ROWS))
+    alone = {canon: g for canon, g in groups.items() if canon not in g}
+    if alone and len(alone) == len(groups):
+        return odd_case_codes(column, alone)
     variants = sorted({v for g in groups.values() for v in g})
     value = t[column].re_extract(r"^(\S+)", 1) if part == "first word" else t[column]
     counts = dict(value_counts(value, where=value.isin(variants)))
@@ -54,7 +58,7 @@ def check_inconsistent_categories(column, groups, part, case_variants=None):
         for variant in s:
             if variant == main:
                 continue
-            if variant.lower().replace("-", " ") == main.lower().replace("-", " "):
+            if " ".join(variant.lower().replace("-", " ").split()) == " ".join(main.lower().replace("-", " ").split()):
                 support[variant] = "the same label in other letter case or punctuation"
                 continue
             for name, expr in ([("rest of the label", rest)] if rest is not None else []) + [(c, t[c]) for c in others]:
@@ -69,9 +73,58 @@ def check_inconsistent_categories(column, groups, part, case_variants=None):
                     support[variant] = f"its rows share {name} {shared[0]!r} with rows of {main!r}"
                     break
     evidence["shared"] = support
+    # a variant whose rows belong elsewhere: where nearly all rows of the main spelling share one
+    # value of a grouping column, the variant's rows never hold it (another place, another kind)
+    apart = {}
+    groupings = None
+    for canon, s in words.items():
+        main = max(s, key=s.get)
+        for variant in s:
+            if variant == main or variant in support or s[main] < 5:
+                continue
+            if groupings is None:
+                groupings = [c for c in others if 2 <= int(t[c].nunique().execute()) <= 30][:5]
+            for c in groupings:
+                theirs = value_counts(t[c], where=value == main)
+                if not theirs or theirs[0][1] < 0.9 * s[main]:
+                    continue
+                mine = dict(value_counts(t[c], where=value == variant))
+                if mine and theirs[0][0] not in mine:
+                    apart[variant] = (f"{c} is {theirs[0][0]!r} on {theirs[0][1]} of the {s[main]} rows of {main!r}, "
+                                      f"never on the rows of {variant!r} ({', '.join(map(repr, list(mine)[:2]))})")
+                    break
+    evidence["apart"] = apart
+    unsupported = [v for canon, s in words.items() for v in s if v != max(s, key=s.get) and v not in support]
+    if apart and not support and all(v in apart for v in unsupported):
+        first = next(iter(apart.items()))
+        return outcome(hypothesis, "refuted", f"the rarer values are other things, not other spellings ({first[0]!r}: "
+                       f"{first[1]})", 0, **evidence)
     if support:
         first = next(iter(support.items()))
         return outcome(hypothesis, "confirmed", f"{len(support)} variants share what their rows say with the "
                        f"main spelling ({first[0]!r}: {first[1]})", rows, **evidence)
     return outcome(hypothesis, "inconclusive", "the values are close in spelling, but nothing else in their rows "
                    "ties them to the main spelling", rows, **evidence)
+
+
+def odd_case_codes(column, groups):
+    """Codes written in another case than the column's other codes, with or without a twin."""
+    hypothesis = f"{column} writes its codes in one letter case, and the odd ones are the same codes"
+    upper = all(canon == canon.upper() for canon in groups)
+    c = t[column]
+    usual = (c == c.upper()) if upper else (c == c.lower())
+    stats = t.filter(c.notnull()).aggregate(n=lambda g: g.count(), usual=usual.ifelse(1, 0).sum())
+    stats = stats.to_pyarrow().to_pylist()[0]
+    n, same = int(stats["n"] or 0), int(stats["usual"] or 0)
+    odd = sorted({v for g in groups.values() for v in g})
+    found = dict(value_counts(c, where=c.isin(odd)))
+    rows = sum(found.values())
+    evidence = dict(spellings=found, rows_with_variant=rows, percent=pct(rows, ROWS),
+                    usual_case="upper" if upper else "lower", usual_share=pct(same, n))
+    if not rows:
+        return outcome(hypothesis, "refuted", "no code of the column is written in another case", 0, **evidence)
+    if same < 0.95 * n:
+        return outcome(hypothesis, "refuted", f"only {pct(same, n):g}% of the codes are in {evidence['usual_case']} "
+                       "case: the column has no one case the others break", 0, **evidence)
+    return outcome(hypothesis, "confirmed", f"{count(rows, 'row')} ({', '.join(map(repr, list(found)[:3]))}) break the "
+                   f"{evidence['usual_case']} case of {pct(same, n):g}% of the column's values", rows, **evidence)

@@ -11,12 +11,18 @@ Severity and category (quick_fixes can be automated, smart_fixes need business j
   missing_values           >50% high, 20-50% medium, else low (missing_severity)  quick
   sentinel_values          the same thresholds: a placeholder is a hidden missing  quick
   duplicate_rows           high >10% of rows, medium >1%, else low               quick
+                           (rows alike in every column but a row number, a surrogate
+                           id or a load time count too; none where chance explains them)
   duplicate_keys           high for the table's own id, else medium              smart
                            (one column, or an entity and a time together)
   numeric_as_text,         medium: sums, sorts and comparisons go wrong          quick
   date_as_text             (the placeholders that forced the text type are part of it)
   outliers                 medium                                                smart
+  whitespace_values        medium when a padded value stands beside its trimmed   quick
+                           twin (group-bys split), else low
   inconsistent_categories  medium: group-bys split one value into several        quick
+                           (letter case, spelling one or two edits apart, a code's
+                           case against the column's; spaces are whitespace_values')
   invalid_format           medium >=5% of values, else low                       quick
   constant_column          low: carries no information                           quick
   out_of_range             high >5% of rows, else medium                         smart
@@ -34,7 +40,9 @@ from typing import Any, Callable, Mapping, Optional
 import ibis
 
 from cataloger_dagster.core import portable
-from cataloger_dagster.core.issues.detectors import keys, labels, missing, ranges, references, types
+from cataloger_dagster.core.issues.detectors import (
+    duplicates, keys, labels, missing, ranges, references, types, whitespace,
+)
 from cataloger_dagster.core.issues.detectors.empty import empty_table
 from cataloger_dagster.core.issues.detectors.context import Context, across_tables  # noqa: F401  (re-exported)
 from cataloger_dagster.core.models import Degradation, IssueModel, TableProfile
@@ -48,6 +56,7 @@ COLUMN_CHECKS: list[tuple[str, Callable[..., Optional[IssueModel]]]] = [
     ("duplicate_keys", keys.duplicate_keys),
     ("stored_as_text", types.stored_as_text),
     ("outliers", ranges.outliers),
+    ("whitespace_values", whitespace.whitespace_values),
     ("inconsistent_categories", labels.inconsistent_categories),
     ("invalid_format", labels.invalid_format),
     ("constant_column", ranges.constant_column),
@@ -55,7 +64,7 @@ COLUMN_CHECKS: list[tuple[str, Callable[..., Optional[IssueModel]]]] = [
     ("orphan_references", references.orphan_references),
 ]
 TABLE_CHECKS: list[tuple[str, Callable[[Context], Optional[IssueModel]]]] = [
-    ("duplicate_rows", keys.duplicate_rows),
+    ("duplicate_rows", duplicates.duplicate_rows),
     ("composite_key", keys.composite_key),
 ]
 

@@ -122,7 +122,7 @@ def counted_together(ctx: Context, cp: ColumnProfile, kind: str,
 
 def free_text_counts(ctx: Context, cp: ColumnProfile) -> dict[str, Any]:
     """A text column with too many values to read on the host: its values, those wrapped in double
-    quotes, and those that could be placeholders (with the lowest and highest of them), shared
+    quotes, those with a space at either end, and those that could be placeholders (with the lowest and highest of them), shared
     by its checks and counted with the table's other such columns."""
     return counted_together(ctx, cp, "free text", lambda c, dtype: dtype.is_string() and too_many_values(c),
                             _free_text_stats)
@@ -134,11 +134,13 @@ def _free_text_stats(table: ibis.Table, columns: list[str]) -> dict[str, dict[st
         s = table[name]   # a NULL is in none of them: count(), sum(), min() and max() pass over it
         maybe = might_be_placeholder(s)
         aggs[f"values{i}"], aggs[f"quoted{i}"] = s.count(), is_quoted(s).sum()
+        aggs[f"padded{i}"] = is_padded(s).sum()
         # the lowest and highest of those values: when they are one value, it is the only candidate,
         # and the placeholder check needs no query of its own
         aggs[f"maybe{i}"], aggs[f"first{i}"], aggs[f"last{i}"] = maybe.sum(), s.min(where=maybe), s.max(where=maybe)
     stats = one(table, **aggs)
     return {name: {"values": int(stats[f"values{i}"] or 0), "quoted": int(stats[f"quoted{i}"] or 0),
+                   "padded": int(stats[f"padded{i}"] or 0),
                    "maybe_placeholders": int(stats[f"maybe{i}"] or 0),
                    "first_maybe": stats[f"first{i}"], "last_maybe": stats[f"last{i}"]}
             for i, name in enumerate(columns)}
@@ -159,6 +161,12 @@ def is_quoted(s: ibis.StringValue) -> ibis.BooleanValue:
     """Text wrapped in literal double quotes ('"Avatar"'): a pattern of a prefix and a suffix,
     which the databases test without counting the characters of every value."""
     return s.like('"%"')
+
+
+def is_padded(s: ibis.StringValue) -> ibis.BooleanValue:
+    """Text with a space at either end (' Delivered', 'shipped '): a prefix and a suffix pattern,
+    as cheap as `is_quoted`; a value of spaces only is blank, which the missing-value check counts."""
+    return ibis.cases((s.like(" %") | s.like("% "), s.strip() != ""), else_=False)
 
 
 def not_nan(ctx: Context, value: ibis.Value) -> ibis.Value:

@@ -170,23 +170,6 @@ def _exact_duplicates(ctx: Context) -> Optional[int]:
     return ctx.cache[("exact", "")]
 
 
-def duplicate_rows(ctx: Context) -> Optional[IssueModel]:
-    dups = _exact_duplicates(ctx)
-    if not dups or dups <= 0:
-        return None
-    comparable = _comparable(ctx.table.schema())
-    frac = dups / ctx.rows
-    severity = "high" if frac > 0.1 else "medium" if frac > 0.01 else "low"
-    return issue(
-        ctx, "duplicate_rows", None, severity=severity, category="quick_fixes", affectedRows=dups,
-        description=f"{dups:,} {'row' if dups == 1 else 'rows'} ({pct(dups, ctx.rows)}) of {ctx.name} "
-                    f"{'repeats' if dups == 1 else 'repeat'} another row exactly.",
-        suggestedAction="Keep one copy of each row (SELECT DISTINCT) and find which load step inserts rows twice.",
-        details={"rows": ctx.rows, "distinct_rows": ctx.rows - dups, "duplicate_rows": dups,
-                 "fraction": frac, "compared_columns": comparable},
-    )
-
-
 def _candidate_key(cp: ColumnProfile, dtype: dt.DataType) -> bool:
     if not (dtype.is_integer() or dtype.is_string() or dtype.is_uuid()) or not cp.count:
         return False

@@ -27,7 +27,8 @@ def _labels(ctx: Context, cp: ColumnProfile) -> Optional[dict[str, int]]:
     if reading is None or reading.kind:
         return None   # free text, or numbers / dates: never category variants
     values = ctx.values(cp) or {}
-    return {v: n for v, n in values.items() if v.strip() and not is_placeholder(v, cp.name)}
+    # spaces at the ends are whitespace_values' finding: 'shipped ' counts as 'shipped' here
+    return categories.merge_spacing({v: n for v, n in values.items() if v.strip() and not is_placeholder(v, cp.name)})
 
 
 def inconsistent_categories(ctx: Context, cp: ColumnProfile, dtype: dt.DataType) -> Optional[IssueModel]:
@@ -40,6 +41,14 @@ def inconsistent_categories(ctx: Context, cp: ColumnProfile, dtype: dt.DataType)
     variants = categories.group_variants(labels) if is_category else categories.Variants()
     if not variants:
         variants = categories.first_word_variants(labels)
+    codes = categories.code_case_variants(labels)
+    if codes and not variants:
+        variants = codes
+    elif codes and variants.part == "value":
+        known = {v for g in variants.groups.values() for v in g}
+        for canon, group in codes.groups.items():
+            if not set(group) & known:
+                variants.groups[canon], variants.why[canon] = group, codes.why[canon]
     cased = categories.case_inside_labels(labels) if is_category and len(labels) <= 100 else {}
     if not variants and not cased:
         return None

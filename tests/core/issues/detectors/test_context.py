@@ -107,7 +107,7 @@ def test_the_free_text_columns_of_a_table_are_counted_in_one_scan(tables, monkey
     # as detect_issues calls the checks: each on a table narrowed to its column, the whole beside it
     narrowed = dataclasses.replace(ctx, table=ctx.table.select("code"), whole=ctx.table)
     assert free_text_counts(narrowed, columns["code"]) == alone["code"]["code"]
-    assert len(scans) == 1 and {k[:-1] for k in scans[0]} == {"values", "quoted", "maybe", "first", "last"}
+    assert len(scans) == 1 and {k[:-1] for k in scans[0]} == {"values", "quoted", "padded", "maybe", "first", "last"}
     for name in ("note", "quoted"):
         assert free_text_counts(narrowed, columns[name]) == alone[name][name]
     assert len(scans) == 1
@@ -117,7 +117,7 @@ def test_the_free_text_columns_of_a_table_are_counted_in_one_scan(tables, monkey
     assert alone["note"]["note"]["first_maybe"] == alone["note"]["note"]["last_maybe"] == "note 0"
     # NULLs are no candidates
     assert _free_text_stats(ctx.table, ["empty"])["empty"] == {
-        "values": 0, "quoted": 0, "maybe_placeholders": 0, "first_maybe": None, "last_maybe": None}
+        "values": 0, "quoted": 0, "padded": 0, "maybe_placeholders": 0, "first_maybe": None, "last_maybe": None}
 
 
 @pytest.mark.parametrize(("n", "noun", "expected"), [

@@ -127,7 +127,7 @@ def test_seed_severities_for_missing_values(demo_full):
 def test_affected_rows_agree_with_sql(demo_full):
     path, found = demo_full
     exact = {"missing_values", "sentinel_values", "orphan_references", "out_of_range", "outliers",
-             "inconsistent_categories", "invalid_format", "duplicate_rows"}
+             "inconsistent_categories", "invalid_format", "duplicate_rows", "whitespace_values"}
     by_key = {_key_of(i, t): i for t, issues in found.items() for i in issues}
     with duckdb.connect(str(path), read_only=True) as con:
         for d in load_answer_key()["defects"]:

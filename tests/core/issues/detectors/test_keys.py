@@ -10,9 +10,10 @@ import pytest
 from backends import kind_params
 
 from cataloger_dagster.core.issues.detectors import keys
+from cataloger_dagster.core.issues.detectors.duplicates import duplicate_rows
 from cataloger_dagster.core.issues.detectors.context import Context, one
 from cataloger_dagster.core.issues.detectors.keys import (
-    _key_parts, composite_key, distinct_rows, duplicate_keys, duplicate_rows,
+    _key_parts, composite_key, distinct_rows, duplicate_keys,
 )
 
 ORIGINS = ("EWR", "JFK", "LGA")

@@ -143,3 +143,22 @@ def test_titles_kept_in_their_json_quotes(tables, monkeypatch, read_on_host):
 def _col(tables, table: str, column: str):
     cp = next(c for c in tables.profile(table).columns if c.name == column)
     return cp, tables.con.table(table).schema()[column]
+
+
+def test_one_storm_code_in_another_case_among_hundreds(tables):
+    # 600 storm codes (more than a category holds), each on 10-40 rows; one written 'Al'
+    rows = [(f"{basin}{year}{n:02d}",) for basin in ("AL", "EP") for year in range(2000, 2020)
+            for n in range(1, 16) for _ in range(10 + (year + n) % 30)]
+    rows += [("Al201811",)] * 12
+    tables.rows("storms", "storm_id VARCHAR", rows)
+    found = inconsistent_categories(tables.context("storms"), *_col(tables, "storms", "storm_id"))
+    assert found is not None and found.affectedRows == 12
+    assert found.details["groups"] == {"AL201811": {"AL201811": 29, "Al201811": 12}}
+    assert "upper case" in found.details["rules"]["AL201811"]
+
+
+def test_upper_case_codes_without_an_odd_one_are_clean(tables):
+    rows = [(f"{basin}{year}{n:02d}",) for basin in ("AL", "EP") for year in range(2000, 2020)
+            for n in range(1, 16) for _ in range(3)]
+    tables.rows("storms", "storm_id VARCHAR", rows)
+    assert inconsistent_categories(tables.context("storms"), *_col(tables, "storms", "storm_id")) is None
