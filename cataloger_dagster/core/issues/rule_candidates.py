@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import bisect
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from itertools import combinations
 from typing import Any, Iterable, Optional
@@ -29,7 +29,8 @@ from cataloger_dagster.core.models import ColumnProfile, TableProfile
 from cataloger_dagster.core.values import finite_float
 
 MAX_CANDIDATES = 150     # rules counted in the one query: three aggregates each
-MIN_DISTINCT = 3         # a column of fewer values (a 0/1 flag) makes coincidental rules
+MIN_DISTINCT = 2         # an operand varies (a flat fee of 0 or 4.99 may be a part: its zeros tell nothing)
+MIN_ORDER_DISTINCT = 3   # two columns of fewer values (0/1 flags) are ordered by coincidence
 MIN_RESULT_DISTINCT = 5  # the result of a formula varies more than a flag
 MEAN_SLACK = 0.02        # the mean of a sum is the sum of the means, within this share
 SPREAD_SLACK = 0.05      # a spread may be off by this share (exceptions, NULLs)
@@ -51,7 +52,7 @@ DIFFERENCE_WORDS = {"diff", "difference", "delta", "change", "net", "margin", "g
                     "delay", "surplus", "deficit", "variance", "remaining", "left"}
 # a quotient (c = a / b) is shown as one when the derived column's name says so
 RATIO_WORDS = {"pct", "percent", "percentage", "ratio", "rate", "share", "per", "avg", "average", "mean",
-               "density", "speed", "proportion", "fraction", "yield", "efficiency", "unit"}
+               "density", "speed", "proportion", "fraction", "yield", "efficiency"}
 # factors of a fixed multiple: round numbers and the usual unit conversions
 MULTIPLES = sorted({m * 10.0 ** e for m in (1, 2, 2.5, 5) for e in range(0, 7)} - {1.0}
                    | {2.54, 3.28084, 2.20462, 1.609344, 1.852, 28.3495, 3.78541, 4.44822, 39.3701, 1.60934,
@@ -140,7 +141,9 @@ def candidates(profile: TableProfile, schema: dict[str, dt.DataType]) -> list[Ca
     found = [*_orders(profile, schema, numeric), *_sums(nums), *_products(nums),
              *_multiples(nums)]
     varied = {cp.name for cp in numeric if (cp.distinct or 0) >= MIN_RESULT_DISTINCT}
-    found = [c for c in found if c.kind == "order" or c.result in varied]
+    place = {cp.name: i for i, cp in enumerate(profile.columns)}
+    found = [c if c.kind == "order" else replace(c, operands=tuple(sorted(c.operands, key=place.__getitem__)))
+             for c in found if c.kind == "order" or c.result in varied]
     found.sort(key=lambda c: (not c.hinted, c.closeness))
     return found[:MAX_CANDIDATES]
 
@@ -164,12 +167,12 @@ def order_hint(a: str, b: str) -> bool:
 def _orders(profile: TableProfile, schema: dict[str, dt.DataType], numeric: list[ColumnProfile]) -> list[Candidate]:
     found = []
     dates = [cp for cp in profile.columns if cp.name in schema and (schema[cp.name].is_date() or schema[cp.name].is_timestamp())
-             and cp.count >= 20 and (cp.distinct or 0) >= MIN_DISTINCT][:MAX_DATE_COLUMNS]
+             and cp.count >= 20 and (cp.distinct or 0) >= MIN_ORDER_DISTINCT][:MAX_DATE_COLUMNS]
     for a, b in combinations(dates, 2):
         if schema[a.name] == schema[b.name]:
             found.append(Candidate("order", a.name, (b.name,), hinted=order_hint(a.name, b.name)))
     for a, b in combinations(numeric, 2):
-        if order_hint(a.name, b.name):
+        if order_hint(a.name, b.name) and min(a.distinct or 0, b.distinct or 0) >= MIN_ORDER_DISTINCT:
             found.append(Candidate("order", a.name, (b.name,), hinted=True))
     return found
 

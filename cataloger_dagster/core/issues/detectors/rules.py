@@ -78,7 +78,7 @@ def _order_applies(ctx: Context, t: ibis.Table, cand: rc.Candidate) -> Any:
     return ibis.and_(*conds)
 
 
-def _counts(ctx: Context, cands: list[rc.Candidate], steps: dict[str, float]) -> list[dict[str, int]]:
+def _counts(ctx: Context, cands: list[rc.Candidate], steps: list[dict[str, float]]) -> list[dict[str, int]]:
     """For every candidate, in one query: the rows it applies to, then (arithmetic) the rows where
     it holds and where it holds and says something, or (orders) the rows below and above.  Each
     row's distance beyond the tolerance is figured once, in a projection the counts read."""
@@ -87,7 +87,7 @@ def _counts(ctx: Context, cands: list[rc.Candidate], steps: dict[str, float]) ->
     beyond: dict[str, Any] = {}
     for i, cand in enumerate(cands):
         if cand.kind != "order":
-            diff, tol, telling = _terms(t, cand, steps)
+            diff, tol, telling = _terms(t, cand, steps[i])
             beyond[f"d{i}"], beyond[f"t{i}"] = diff.abs() - tol, telling
     m = t.select(*ordered, **beyond)
     aggs: dict[str, Any] = {}
@@ -223,18 +223,28 @@ def _example_text(rule: ColumnRule, row: dict[str, Any]) -> str:
     return f"{rule.result} is {row[rule.result]:g} where {formula} gives {got:.6g}" if got is not None else str(row)
 
 
+def _rule_steps(cand: rc.Candidate, steps: dict[str, float], schema: dict[str, Any]) -> dict[str, float]:
+    """The rounding steps of the rule's columns.  The integers of a product or a multiple are
+    counts, exact (a quantity of 3 is no 2.5 rounded up); in a sum they may be rounded parts."""
+    exact = cand.kind in ("product", "multiple")
+    return {c: 0.0 if exact and schema[c].is_integer() else steps.get(c, 0.0) for c in cand.columns
+            if cand.kind != "order"}
+
+
 def rule_violations(ctx: Context) -> list[IssueModel]:
     schema = dict((ctx.whole if ctx.whole is not None else ctx.table).schema().items())
     cands = rc.candidates(ctx.profile, schema)
     ctx.cache[RULES_KEY] = []
     if not cands or ctx.rows < MIN_SUPPORT:
         return []
-    steps = {cp.name: rc.rounding_step(cp, schema[cp.name], ctx.profile.sample_rows)
-             for cp in ctx.profile.columns if cp.name in {c for cand in cands for c in cand.columns}}
+    used = {c for cand in cands for c in cand.columns}
+    column_steps = {cp.name: rc.rounding_step(cp, schema[cp.name], ctx.profile.sample_rows)
+                    for cp in ctx.profile.columns if cp.name in used}
+    steps = [_rule_steps(cand, column_steps, schema) for cand in cands]
     found: list[ColumnRule] = []
     seen: set[frozenset] = set()
-    for cand, n in zip(cands, _counts(ctx, cands, steps)):
-        rule = _as_rule(ctx.profile, cand, n, steps)
+    for cand, n, own in zip(cands, _counts(ctx, cands, steps), steps):
+        rule = _as_rule(ctx.profile, cand, n, own)
         if rule is not None and frozenset(rule.columns) not in seen:
             seen.add(frozenset(rule.columns))
             found.append(rule)
