@@ -53,6 +53,7 @@ COMPATIBLE: dict[str, frozenset[str]] = {
     "orphan_references": frozenset({"orphan_references"}),
     "constant_column": frozenset({"constant_column"}),
     "temporal_gap": frozenset({"temporal_gap"}),
+    "rule_violations": frozenset({"rule_violations"}),
 }
 
 # Where an issue's details name the values it flags (a detector's examples, its placeholder

@@ -190,7 +190,8 @@ def _shown(value: Any) -> Any:
 def _examples(ctx: Context, rule: ColumnRule) -> list[dict[str, Any]]:
     t = ctx.whole if ctx.whole is not None else ctx.table
     cand = as_candidate(rule)
-    t = _numbers(t, [cand])
+    if rule.kind != "order":   # an order's values are shown as they are, dates as dates, integers as integers
+        t = _numbers(t, [cand])
     if rule.kind == "order":
         broken = _order_applies(ctx, t, cand) & (t[rule.result] > t[rule.operands[0]])
     else:
@@ -264,10 +265,15 @@ def _findings(ctx: Context, broken: list[ColumnRule]) -> list[IssueModel]:
             groups.append([rule])
         else:
             home.append(rule)
-    return [_finding(ctx, group) for group in groups[:MAX_FINDINGS]]
+    found: list[IssueModel] = []
+    for group in groups[:MAX_FINDINGS]:
+        found.append(_finding(ctx, group, named_by_all=any(i.affectedColumns[0] == group[0].result for i in found)))
+    return found
 
 
-def _finding(ctx: Context, group: list[ColumnRule]) -> IssueModel:
+def _finding(ctx: Context, group: list[ColumnRule], named_by_all: bool = False) -> IssueModel:
+    """The issue of a broken rule (and of the rules its rows break with it), named by its first
+    column as every issue is, or by all of them when another broken rule begins with that column."""
     rule, also = group[0], group[1:]
     bad = rule.applies - rule.holds
     examples = _examples(ctx, rule)
@@ -284,7 +290,7 @@ def _finding(ctx: Context, group: list[ColumnRule]) -> IssueModel:
                   f"and make the load derive it, or add a CHECK ({rule.formula}).")
     more = f" The same rows break {', '.join(r.formula for r in also)}." if also else ""
     return issue(
-        ctx, "rule_violations", " ".join(columns), columns=columns, severity="medium", category="smart_fixes",
+        ctx, "rule_violations", " ".join(columns) if named_by_all else columns[0], columns=columns, severity="medium", category="smart_fixes",
         affectedRows=bad,
         description=f"In {ctx.name}, {rule.formula} holds on {rule.holds:,} of {rule.applies:,} rows "
                     f"({pct(rule.holds, rule.applies)}), but {broken}{shown}.{more}",
