@@ -29,6 +29,7 @@ from cataloger_dagster.core.models import ColumnProfile, TableProfile
 from cataloger_dagster.core.values import finite_float
 
 MAX_CANDIDATES = 150     # rules counted in the one query: three aggregates each
+PER_RESULT = 20          # candidates of one kind kept for one result column, the likeliest
 MIN_DISTINCT = 2         # an operand varies (a flat fee of 0 or 4.99 may be a part: its zeros tell nothing)
 MIN_ORDER_DISTINCT = 3   # two columns of fewer values (0/1 flags) are ordered by coincidence
 MIN_RESULT_DISTINCT = 5  # the result of a formula varies more than a flag
@@ -46,6 +47,7 @@ ORDER_WORDS = (("min", "max"), ("minimum", "maximum"), ("low", "high"), ("lo", "
                ("start", "end"), ("begin", "end"), ("from", "to"), ("first", "last"), ("birth", "death"),
                ("born", "died"), ("earliest", "latest"), ("start", "finish"), ("min", "avg"), ("avg", "max"),
                ("min", "mean"), ("mean", "max"))
+_ORDER_VOCABULARY = {w for pair in ORDER_WORDS for w in pair}
 TOTAL_WORDS = {"total", "sum", "overall", "all", "gross", "grand"}
 # a difference (c = a - b) is shown as one when a column's name says so
 DIFFERENCE_WORDS = {"diff", "difference", "delta", "change", "net", "margin", "gap", "balance", "profit",
@@ -67,7 +69,10 @@ class Candidate:
     result: str
     operands: tuple[str, ...]
     factor: float = 1.0
-    closeness: float = 0.0      # how well the profile fits the rule: smaller is likelier
+    # how likely, smaller first: how closely the profile fits the rule (0 exactly, 1 at the
+    # edge of what it allows), plus how far apart the columns stand in the table, as a share of
+    # its width (a derived column is usually written beside what it is derived from)
+    closeness: float = 0.0
     hinted: bool = False        # the names suggest it
 
     @property
@@ -142,10 +147,25 @@ def candidates(profile: TableProfile, schema: dict[str, dt.DataType]) -> list[Ca
              *_multiples(nums)]
     varied = {cp.name for cp in numeric if (cp.distinct or 0) >= MIN_RESULT_DISTINCT}
     place = {cp.name: i for i, cp in enumerate(profile.columns)}
-    found = [c if c.kind == "order" else replace(c, operands=tuple(sorted(c.operands, key=place.__getitem__)))
-             for c in found if c.kind == "order" or c.result in varied]
-    found.sort(key=lambda c: (not c.hinted, c.closeness))
-    return found[:MAX_CANDIDATES]
+    chosen = _likeliest([c for c in found if c.kind == "order" or c.result in varied])
+    return [c if c.kind == "order" else replace(c, operands=tuple(sorted(c.operands, key=place.__getitem__)))
+            for c in chosen]
+
+
+def _likeliest(found: list[Candidate]) -> list[Candidate]:
+    """At most MAX_CANDIDATES, each kind's likeliest in turn (those the names suggest first), so
+    that the coincidences of one kind (many columns of alike means add up) crowd out no other."""
+    def kind(c: Candidate) -> str:
+        return f"{c.kind}{len(c.operands)}"
+
+    queues = [sorted((c for c in found if kind(c) == k), key=lambda c: (not c.hinted, c.closeness))
+              for k in ("order1", "multiple1", "product2", "sum2", "sum3")]
+    chosen: list[Candidate] = []
+    while len(chosen) < MAX_CANDIDATES and any(queues):
+        for queue in queues:
+            if queue and len(chosen) < MAX_CANDIDATES:
+                chosen.append(queue.pop(0))
+    return chosen
 
 
 def _renamed(words: list[str], small: str, large: str) -> Optional[list[str]]:
@@ -171,8 +191,10 @@ def _orders(profile: TableProfile, schema: dict[str, dt.DataType], numeric: list
     for a, b in combinations(dates, 2):
         if schema[a.name] == schema[b.name]:
             found.append(Candidate("order", a.name, (b.name,), hinted=order_hint(a.name, b.name)))
-    for a, b in combinations(numeric, 2):
-        if order_hint(a.name, b.name) and min(a.distinct or 0, b.distinct or 0) >= MIN_ORDER_DISTINCT:
+    ordered = [cp for cp in numeric if (cp.distinct or 0) >= MIN_ORDER_DISTINCT
+               and set(text.words(cp.name)) & _ORDER_VOCABULARY]
+    for a, b in combinations(ordered, 2):
+        if order_hint(a.name, b.name):
             found.append(Candidate("order", a.name, (b.name,), hinted=True))
     return found
 
@@ -194,12 +216,28 @@ def _sums(n: _Numbers) -> list[Candidate]:
         ok = ((off <= MEAN_SLACK * scale) & (std[c] <= (std[a] + std[b]) * (1 + SPREAD_SLACK))
               & (std[c] >= np.abs(std[a] - std[b]) * (1 - SPREAD_SLACK))
               & _within_quantiles(n, c, a, b, np.add, SPREAD_SLACK * (std[a] + std[b])))
-        for i in np.flatnonzero(ok):
-            found.append(Candidate("sum", n.names[c], (n.names[a[i]], n.names[b[i]]),
-                                   closeness=float(off[i] / scale[i]) if scale[i] else 0.0))
-        if set(text.words(n.names[c])) & TOTAL_WORDS:
+        total = _named_any(n.names[c], TOTAL_WORDS)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            fit = np.where(scale > 0, off / (MEAN_SLACK * scale), 0.0) + _span(c, a, b, k)
+        for i in _best(ok, fit):
+            found.append(Candidate("sum", n.names[c], (n.names[a[i]], n.names[b[i]]), closeness=float(fit[i]),
+                                   hinted=total))
+        if total:
             found.extend(_three_parts(n, c))
     return found
+
+
+def _span(c: Any, a: Any, b: Any, width: int) -> Any:
+    """How far apart the columns stand, as a share of the width of the table."""
+    return (np.maximum(np.maximum(c, a), b) - np.minimum(np.minimum(c, a), b)) / max(width, 1)
+
+
+def _best(ok: Any, score: Any) -> Any:
+    """The indices of the PER_RESULT lowest scores where ok: no more are built for one result."""
+    where = np.flatnonzero(ok)
+    if len(where) > PER_RESULT:
+        where = where[np.argpartition(score[where], PER_RESULT)[:PER_RESULT]]
+    return where
 
 
 def _three_parts(n: _Numbers, c: int) -> list[Candidate]:
@@ -220,7 +258,7 @@ def _three_parts(n: _Numbers, c: int) -> list[Candidate]:
                 continue
             spread = std[a] + std[b] + std[d]
             if std[c] <= spread * (1 + SPREAD_SLACK):
-                off = abs(mean[a] + mean[b] + mean[d] - mean[c]) / (abs(mean[c]) or 1.0)
+                off = abs(mean[a] + mean[b] + mean[d] - mean[c]) / slack
                 found.append(Candidate("sum", n.names[c], (n.names[a], n.names[b], n.names[d]), closeness=off,
                                        hinted=True))
     return found
@@ -251,9 +289,10 @@ def _products(n: _Numbers) -> list[Candidate]:
                 if k != 1:   # a share in percent (per mille) of a whole: a factor named so, within 0..1/k
                     ok &= (shares[a] & (n.high[a] <= (1 + SPREAD_SLACK) / k)) | (
                         shares[b] & (n.high[b] <= (1 + SPREAD_SLACK) / k))
-            for i in np.flatnonzero(ok):
+            fit = np.abs(ratio - 1) / width + _span(c, a, b, len(n.names))
+            for i in _best(ok, fit):
                 found.append(Candidate("product", n.names[c], (n.names[a[i]], n.names[b[i]]), factor=k,
-                                       closeness=float(abs(ratio[i] - 1))))
+                                       closeness=float(fit[i])))
     return found
 
 
@@ -276,19 +315,18 @@ def _multiples(n: _Numbers) -> list[Candidate]:
     """c = k * a, k a round number or a unit conversion: the mean, the spread and the median
     of c are all k times a's."""
     found = []
-    for c, a in ((c, a) for c in range(len(n.names)) for a in range(len(n.names)) if c != a):
-        if not n.mean[a] or not n.std[a]:
-            continue
-        k = n.mean[c] / n.mean[a]
-        if not k > 1:   # each pair once, as the larger column = k * the smaller
-            continue
-        nice = min(MULTIPLES, key=lambda m: abs(math.log(m / k)))
-        if abs(nice / k - 1) > FACTOR_SLACK or abs(n.std[c] / (n.std[a] * nice) - 1) > SPREAD_SLACK:
-            continue
-        p50c, p50a = n.p50[c], n.p50[a]
-        if np.isfinite(p50c) and np.isfinite(p50a) and p50a and abs(p50c / (p50a * nice) - 1) > SPREAD_SLACK:
-            continue
-        found.append(Candidate("multiple", n.names[c], (n.names[a],), factor=nice, closeness=abs(nice / k - 1)))
+    known = np.array(MULTIPLES)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        k = n.mean[:, None] / n.mean[None, :]           # k[c, a]: the larger column over the smaller
+        usable = np.isfinite(k) & (k > 1)
+        nearest = known[np.abs(np.log(np.where(usable, k, 1.0))[..., None] - np.log(known)).argmin(axis=-1)]
+        ok = usable & (np.abs(nearest / k - 1) <= FACTOR_SLACK)
+        ok &= np.abs(n.std[:, None] / (n.std[None, :] * nearest) - 1) <= SPREAD_SLACK
+        medians = n.p50[:, None] / (n.p50[None, :] * nearest)
+        ok &= ~(np.isfinite(medians) & (np.abs(medians - 1) > SPREAD_SLACK))
+    for c, a in zip(*np.nonzero(ok)):
+        fit = abs(nearest[c, a] / k[c, a] - 1) / FACTOR_SLACK + abs(c - a) / len(n.names)
+        found.append(Candidate("multiple", n.names[c], (n.names[a],), factor=float(nearest[c, a]), closeness=fit))
     return found
 
 
