@@ -15,7 +15,6 @@ counted in one query of a few hundred aggregates, whatever the table's width.
 from __future__ import annotations
 
 import bisect
-import math
 from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from itertools import combinations
@@ -35,6 +34,7 @@ MIN_ORDER_DISTINCT = 3   # two columns of fewer values (0/1 flags) are ordered b
 MIN_RESULT_DISTINCT = 5  # the result of a formula varies more than a flag
 MEAN_SLACK = 0.02        # the mean of a sum is the sum of the means, within this share
 SPREAD_SLACK = 0.05      # a spread may be off by this share (exceptions, NULLs)
+IQR_SLACK = 0.25         # a sum's interquartile range is at most about its parts' added
 QUANTILE_SLACK = 0.1     # a quantile bound by this share (approximate quantiles, exceptions)
 FACTOR_SLACK = 0.005     # an estimated factor is this near a known constant to be taken for it
 MAX_DECIMALS = 6         # values with more decimals are not rounded: no rounding step
@@ -206,16 +206,19 @@ def _sums(n: _Numbers) -> list[Candidate]:
     k = len(n.names)
     if k < 3:
         return found
-    mean, std = n.mean, n.std
+    mean = n.mean
     a_idx, b_idx = np.triu_indices(k, 1)
     for c in range(k):
         keep = (a_idx != c) & (b_idx != c)
         a, b = a_idx[keep], b_idx[keep]
         scale = np.abs(mean[a]) + np.abs(mean[b]) + abs(mean[c])
         off = np.abs(mean[a] + mean[b] - mean[c])
-        ok = ((off <= MEAN_SLACK * scale) & (std[c] <= (std[a] + std[b]) * (1 + SPREAD_SLACK))
-              & (std[c] >= np.abs(std[a] - std[b]) * (1 - SPREAD_SLACK))
-              & _within_quantiles(n, c, a, b, np.add, SPREAD_SLACK * (std[a] + std[b])))
+        # spreads as interquartile ranges: a few wrong rows (the finding) may inflate a standard
+        # deviation at will, not the middle half of the values
+        iqr = n.p75 - n.p25
+        with np.errstate(invalid="ignore"):
+            ok = ((off <= MEAN_SLACK * scale) & ~(iqr[c] > (iqr[a] + iqr[b]) * (1 + IQR_SLACK))
+                  & _within_quantiles(n, c, a, b, np.add, SPREAD_SLACK * (iqr[a] + iqr[b])))
         total = _named_any(n.names[c], TOTAL_WORDS)
         with np.errstate(divide="ignore", invalid="ignore"):
             fit = np.where(scale > 0, off / (MEAN_SLACK * scale), 0.0) + _span(c, a, b, k)
@@ -241,8 +244,9 @@ def _best(ok: Any, score: Any) -> Any:
 
 
 def _three_parts(n: _Numbers, c: int) -> list[Candidate]:
-    mean, std = n.mean, n.std
-    parts = [i for i in range(len(n.names)) if i != c and std[i] <= std[c] * (1 + SPREAD_SLACK) * 3]
+    mean = n.mean
+    iqr = n.p75 - n.p25
+    parts = [i for i in range(len(n.names)) if i != c and not iqr[i] > iqr[c] * (1 + IQR_SLACK)]
     if n.low[c] >= 0:   # a total of amounts: every part is an amount no larger than the total
         parts = [i for i in parts if n.low[i] >= 0 and mean[i] <= mean[c] * (1 + MEAN_SLACK)]
     parts = sorted(parts, key=lambda i: mean[i])[:MAX_TOTAL_PARTS]
@@ -256,8 +260,7 @@ def _three_parts(n: _Numbers, c: int) -> list[Candidate]:
             d = parts[z]
             if z <= y or d in (a, b):   # each set of parts once
                 continue
-            spread = std[a] + std[b] + std[d]
-            if std[c] <= spread * (1 + SPREAD_SLACK):
+            if not iqr[c] > (iqr[a] + iqr[b] + iqr[d]) * (1 + IQR_SLACK):
                 off = abs(mean[a] + mean[b] + mean[d] - mean[c]) / slack
                 found.append(Candidate("sum", n.names[c], (n.names[a], n.names[b], n.names[d]), closeness=off,
                                        hinted=True))
@@ -321,7 +324,9 @@ def _multiples(n: _Numbers) -> list[Candidate]:
         usable = np.isfinite(k) & (k > 1)
         nearest = known[np.abs(np.log(np.where(usable, k, 1.0))[..., None] - np.log(known)).argmin(axis=-1)]
         ok = usable & (np.abs(nearest / k - 1) <= FACTOR_SLACK)
-        ok &= np.abs(n.std[:, None] / (n.std[None, :] * nearest) - 1) <= SPREAD_SLACK
+        iqr = n.p75 - n.p25   # robust to the few wrong rows, as a standard deviation is not
+        spread = iqr[:, None] / (iqr[None, :] * nearest)
+        ok &= ~(np.isfinite(spread) & (np.abs(spread - 1) > QUANTILE_SLACK))
         medians = n.p50[:, None] / (n.p50[None, :] * nearest)
         ok &= ~(np.isfinite(medians) & (np.abs(medians - 1) > SPREAD_SLACK))
     for c, a in zip(*np.nonzero(ok)):

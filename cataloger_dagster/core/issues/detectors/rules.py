@@ -220,8 +220,10 @@ def _example_text(rule: ColumnRule, row: dict[str, Any]) -> str:
     if rule.kind == "order":
         return f"{rule.result} {row[rule.result]} and {rule.operands[0]} {row[rule.operands[0]]}"
     got = _computed(rule, row)
-    formula = rule.formula.split(" = ", 1)[1]
-    return f"{rule.result} is {row[rule.result]:g} where {formula} gives {got:.6g}" if got is not None else str(row)
+    ops, k = rule.operands, f"{rule.factor:g} * " if rule.factor != 1 else ""
+    rhs = (" + ".join(ops) if rule.kind == "sum" else f"{k}{ops[0]}" if rule.kind == "multiple"
+           else f"{k}{ops[0]} / {ops[1]}" if rule.divides else f"{k}{ops[0]} * {ops[1]}")
+    return f"{rule.result} is {row[rule.result]:g} where {rhs} gives {got:.6g}" if got is not None else str(row)
 
 
 def _rule_steps(cand: rc.Candidate, steps: dict[str, float], schema: dict[str, Any]) -> dict[str, float]:

@@ -224,3 +224,10 @@ def test_identifiers_and_calendar_parts_are_not_quantities(tables):
     tables.rows("ids", "parent_id INTEGER, child_id INTEGER, year INTEGER, year_offset INTEGER", rows)
     found, known = _found(tables, "ids")
     assert found == {} and all("id" not in r.columns[0] for r in known.values())
+
+
+def test_the_example_of_a_broken_difference_names_what_the_parts_give(tables):
+    rows = [(100.0 + i, 10.0 + i % 7, 90.0 + i - i % 7 if i != 3 else 1.0) for i in range(60)]
+    tables.rows("pay", "gross DOUBLE, tax DOUBLE, net DOUBLE", rows)
+    found, _ = _found(tables, "pay")
+    assert "for example gross is 103 where tax + net gives 14" in found["net = gross - tax"].description
