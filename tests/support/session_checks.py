@@ -70,6 +70,12 @@ def run_checks(db: Path, table: str, issues: list[IssueModel], folder: Path) -> 
     kinds = sorted({check_type(i) for i in issues})
     code = "\n".join([SCRIPT_HEADER, setup_block(table), *(check_block(k) for k in kinds),
                       *(investigate_block(i, issues) for i in issues)])
+    return parse_records(run_code(code, db, folder))
+
+
+def run_code(code: str, db: Path, folder: Path) -> str:
+    """What `code` prints, run as the session script by a fresh interpreter in `folder` against
+    the DuckDB file `db` (it must exit 0)."""
     script = folder / "catalog_script.py"
     script.write_text(code)
     env = {k: v for k, v in os.environ.items() if not k.startswith("CATALOGER_")}
@@ -77,4 +83,4 @@ def run_checks(db: Path, table: str, issues: list[IssueModel], folder: Path) -> 
     out = subprocess.run([sys.executable, str(script)], env=env, cwd=folder, capture_output=True,
                          text=True, timeout=180)
     assert out.returncode == 0, out.stderr
-    return parse_records(out.stdout)
+    return out.stdout

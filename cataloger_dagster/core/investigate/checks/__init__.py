@@ -6,7 +6,8 @@ Each check is a real Python file of this package, named after the issue type it 
 runs in the sandbox (over the snapshot) and, unchanged, in the stored script against the real
 database is the part of the file below its ``BLOCK_START`` line; the imports above it exist for
 linters, type checkers and readers, and name what the session script defines before the block
-(``helpers.py``, then the setup block, declared in ``session.py``).  A check returns
+(``setup.py``, then ``helpers.py``; the literals the blocks' heads write are declared in
+``session.py``).  The setup and explore blocks' code lives here the same way.  A check returns
 
     {"hypothesis": what is being tested, "verdict": "confirmed" | "refuted" | "inconclusive",
      "reason": the evidence that decided, "affected": the rows the check counts, "evidence": {...}}
@@ -25,9 +26,10 @@ from importlib import resources
 
 BLOCK_START = "# --- the block sent to the sandbox starts here ---\n"
 
-# files of this package that are not a check: what every check shares, and the names the
-# session script's setup block defines
-_NOT_CHECKS = ("__init__.py", "helpers.py", "session.py")
+# files of this package that are not a check: the setup and explore blocks' code, what every
+# check shares, and the declarations of the names the blocks' heads and the setup define
+SCRIPT_FILES = ("explore.py", "setup.py")   # top-level code that reads the table: run, never imported
+_NOT_CHECKS = ("__init__.py", "helpers.py", "session.py", *SCRIPT_FILES)
 
 
 def block_of(file: str) -> str:

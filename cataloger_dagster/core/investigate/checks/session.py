@@ -17,3 +17,7 @@ ROWS: int                # its row count
 HOLDS_NAN: bool          # whether the backend stores NaN apart from NULL
 pct: Callable[[float, float], float]         # a share in percent, rounded to 3 places
 rows_of: Callable[..., list[dict]]           # up to `limit` rows of an expression, as dicts
+# literals the blocks' heads write (core/investigate/code.py)
+TABLE: str               # the table's name
+NO_NAN_BACKENDS: tuple[str, ...]             # backends that store no NaN apart from NULL
+_columns: list[str]      # the explore block's columns
