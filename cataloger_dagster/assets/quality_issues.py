@@ -14,7 +14,9 @@ from cataloger_dagster.core.history.anomalies import history_findings
 from cataloger_dagster.core.issues.detectors import detect_issues
 from cataloger_dagster.core.issues.detectors.references import key_profile
 from cataloger_dagster.core.layout import ISSUES, KEYS, PROFILE
-from cataloger_dagster.core.models import AnalysisResultModel, DatasetUnderstandingModel, TableProfile, severity_counts
+from cataloger_dagster.core.models import (
+    AnalysisResultModel, ColumnRule, DatasetUnderstandingModel, TableProfile, severity_counts,
+)
 from cataloger_dagster.core.shown import markdown_text, visible
 from cataloger_dagster.resources import script_store
 from cataloger_dagster.resources.agent import AgentResource
@@ -117,9 +119,10 @@ def _issues(context: dg.AssetExecutionContext, folder: TableRun, table_profile: 
     store.append_table_facts(database.database_name, table_facts(table_profile, folder.timestamp, keys))
     degradations = list(table_profile.degradations)
     catalog = database.catalog()
+    found_rules: list[ColumnRule] = []
     detected = detect_issues(database.table(folder.table), table_profile, catalog=catalog,
                              profiles=stored_profiles(store, database, catalog, folder.table),
-                             degradations=degradations)
+                             degradations=degradations, found_rules=found_rules)
     # after the detectors, before the reviews: people dismiss or expect these like any finding
     reviews = store.read_reviews(folder.prefix)
     detected = [*detected, *history_findings(store, folder.prefix, folder.timestamp, table_profile, reviews,
@@ -133,7 +136,7 @@ def _issues(context: dg.AssetExecutionContext, folder: TableRun, table_profile: 
     )
     result, followups_usage = agent.smart_fix_followups(table_profile, result, database.fix_target(folder.table))
     usage = usage.plus(followups_usage)
-    result = result.model_copy(update={"degradations": degradations})
+    result = result.model_copy(update={"degradations": degradations, "rules": found_rules})
     # beside the catalog script, for a person to read and run: never run against the source here
     fixes = fix_scripts(result)
     for name, script in fixes.items():

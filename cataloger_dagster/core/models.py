@@ -171,6 +171,7 @@ ISSUE_TYPES = (
     "constant_column",       # one value only
     "out_of_range",          # implausible values: negative quantities, future dates
     "orphan_references",     # values with no matching row in the referenced table
+    "rule_violations",       # rows that break a rule between columns the other rows follow
 )
 
 # The issue a table without rows gets, and no other (core.issues.detectors.empty): apart from
@@ -272,6 +273,33 @@ class IssueModel(BaseModel):
     precision: Optional[PrecisionMark] = None
 
 
+RuleKind = Literal["sum", "product", "multiple", "order"]
+
+
+class ColumnRule(BaseModel):
+    """A rule between columns that the table's rows follow, found from the data: a total that is
+    the sum of its parts, a product or ratio (``factor`` times the operands' product, or a
+    quotient when ``divides``), a fixed multiple, or an order (``result`` <= ``operands[0]``).
+    Rules that hold on every row are knowledge about the table; the rows that break one that
+    holds on nearly every row are a finding (rule_violations)."""
+    kind: RuleKind
+    formula: str                        # as a person reads it: "total = subtotal + shipping"
+    result: str                         # the column on the left of the formula
+    operands: list[str]                 # the columns on its right
+    factor: float = 1.0                 # k in "c = k * a" and "c = k * a / b"
+    divides: bool = False               # "c = k * a / b" rather than "c = k * a * b"
+    holds: int                          # rows where the rule holds...
+    applies: int                        # ...of the rows where every column has a value
+    # rounding accepted: half the step each column's values are rounded to (0.01 for cents),
+    # carried through the formula, plus a relative part for floating-point noise
+    steps: dict[str, float] = Field(default_factory=dict)
+    relative: float = 1e-9
+
+    @property
+    def columns(self) -> list[str]:
+        return [self.result, *self.operands]
+
+
 class AnalysisResultModel(BaseModel):
     issues: list[IssueModel]
     summary: str
@@ -283,6 +311,8 @@ class AnalysisResultModel(BaseModel):
     reviewed: list[IssueModel] = Field(default_factory=list)
     # low-severity findings no longer raised: their detector was dismissed on similar columns
     quieted: list[IssueModel] = Field(default_factory=list)
+    # rules between columns that every row follows (core.issues.detectors.rules)
+    rules: list[ColumnRule] = Field(default_factory=list)
 
     @property
     def status(self) -> str:

@@ -174,15 +174,22 @@ def _products(rng, n):
     category[rows] = np.array(CATEGORY_VARIANTS, dtype=object)[np.arange(len(rows)) % len(CATEGORY_VARIANTS)]
     # weight is missing independently of the category variants
     weight[rng.permutation(n)[:_count(spec.rate("products", "missing_values", "weight_kg"), n)]] = None
+    # order quantities from the product's id, not the generator: the other tables' draws stay as they were
+    min_qty = np.array([1, 2, 5, 10])[ids % 4]
+    max_qty = np.array([20, 50, 100, 200])[(ids * 7 // 3) % 4]
+    swapped = (np.arange(spec.rows("products", "rule_violations", "min_order_qty")) + 1) * n // 3
+    min_qty[swapped], max_qty[swapped] = max_qty[swapped], min_qty[swapped].copy()
 
     df = pd.DataFrame({
         "product_id": ids, "sku": [f"SKU-{i:05d}" for i in ids], "product_name": names,
         "category": category, "price_text": [f"{p:.2f}" for p in price],
         "weight_kg": weight, "supplier": "Northwind Traders", "is_active": active,
+        "min_order_qty": min_qty, "max_order_qty": max_qty,
     })
     return df, {"product_id": "INTEGER", "sku": "VARCHAR", "product_name": "VARCHAR",
                 "category": "VARCHAR", "price_text": "VARCHAR", "weight_kg": "DOUBLE",
-                "supplier": "VARCHAR", "is_active": "BOOLEAN"}
+                "supplier": "VARCHAR", "is_active": "BOOLEAN", "min_order_qty": "INTEGER",
+                "max_order_qty": "INTEGER"}
 
 
 def _customers(rng, n):

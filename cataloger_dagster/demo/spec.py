@@ -81,6 +81,10 @@ DEFECTS: list[dict[str, Any]] = [
     {"table": "products", "type": "constant_column", "columns": ["supplier"], "rate": 1.0,
      "note": "supplier is 'Northwind Traders' on every row",
      "measure": "SELECT count(*) FROM products WHERE (SELECT count(DISTINCT supplier) FROM products) = 1"},
+    {"table": "products", "type": "rule_violations", "columns": ["min_order_qty", "max_order_qty"], "rows": 2,
+     "note": "min_order_qty above max_order_qty (the two swapped on entry) where every other product "
+             "has min_order_qty <= max_order_qty",
+     "measure": "SELECT count(*) FROM products WHERE min_order_qty > max_order_qty"},
     {"table": "orders", "type": "duplicate_keys", "columns": ["order_id"], "rate": 0.003,
      "note": "orders re-imported under the same order_id with another status and amount",
      "measure": "SELECT count(*) - count(DISTINCT order_id) FROM orders"},

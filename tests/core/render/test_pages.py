@@ -17,6 +17,7 @@ from cataloger_dagster.core.models import (
     AnalysisResultModel,
     CodeInvestigation,
     ColumnProfile,
+    ColumnRule,
     ColumnSummaryModel,
     DatasetSummaryModel,
     DatasetUnderstandingModel,
@@ -750,3 +751,16 @@ def test_a_history_finding_shows_its_chart_on_the_card_and_its_numbers_without_i
     keys = [dt.text() for dl in card.find_all("dl", cls="kv") for dt in dl.find_all("dt")]
     assert "history" in card.text() and "history_changes" in keys and "band" in keys and "chart" not in keys
     assert HOSTILE not in html
+
+
+def test_the_rules_between_columns_are_shown_in_the_overview():
+    profile, understanding, issues, _ = make_results(hostile=False)
+    rule = ColumnRule(kind="sum", formula="total = subtotal + shipping <b>", result="total",
+                      operands=["subtotal", "shipping <b>"], holds=5998, applies=6000)
+    html = render_catalog_page(profile=profile, understanding=understanding,
+                               issues=issues.model_copy(update={"rules": [rule]}))
+    (listed,) = parse(html).root.find_all("ul", id="rules")
+    assert "total = subtotal + shipping &lt;b&gt;" in html and "5,998 of 6,000 rows" in html
+    assert listed.find_all("li")[0].attrs["data-rule-kind"] == "sum"
+    without = render_catalog_page(profile=profile, understanding=understanding, issues=issues)
+    assert not parse(without).root.find_all("ul", id="rules")

@@ -28,6 +28,8 @@ Severity and category (quick_fixes can be automated, smart_fixes need business j
   out_of_range             high >5% of rows, else medium                         smart
   orphan_references        high >5% of rows, else medium                         smart
   empty_table              medium: the table has no rows; the only finding then  smart
+  rule_violations          medium: rows breaking a rule between columns that     smart
+                           the other rows follow (a total and its parts, min <= max)
 """
 
 from __future__ import annotations
@@ -41,11 +43,11 @@ import ibis
 
 from cataloger_dagster.core import portable
 from cataloger_dagster.core.issues.detectors import (
-    duplicates, keys, labels, missing, ranges, references, types, whitespace,
+    duplicates, keys, labels, missing, ranges, references, rules, types, whitespace,
 )
 from cataloger_dagster.core.issues.detectors.empty import empty_table
 from cataloger_dagster.core.issues.detectors.context import Context, across_tables  # noqa: F401  (re-exported)
-from cataloger_dagster.core.models import Degradation, IssueModel, TableProfile
+from cataloger_dagster.core.models import ColumnRule, Degradation, IssueModel, TableProfile
 from cataloger_dagster.core.shown import visible
 
 log = logging.getLogger(__name__)
@@ -63,9 +65,11 @@ COLUMN_CHECKS: list[tuple[str, Callable[..., Optional[IssueModel]]]] = [
     ("out_of_range", ranges.out_of_range),
     ("orphan_references", references.orphan_references),
 ]
-TABLE_CHECKS: list[tuple[str, Callable[[Context], Optional[IssueModel]]]] = [
+# a table check finds one issue, or several (one per broken rule)
+TABLE_CHECKS: list[tuple[str, Callable[[Context], Optional[IssueModel] | list[IssueModel]]]] = [
     ("duplicate_rows", duplicates.duplicate_rows),
     ("composite_key", keys.composite_key),
+    ("rule_violations", rules.rule_violations),
 ]
 
 
@@ -77,10 +81,12 @@ def detect_issues(
     profiles: Mapping[str, TableProfile] | None = None,
     now: datetime | None = None,
     degradations: list[Degradation] | None = None,
+    found_rules: list[ColumnRule] | None = None,
 ) -> list[IssueModel]:
     """Run every detector on `table`.  `catalog` holds the database's other tables by name,
     `profiles` their latest stored profiles (optional: they spare the reference search a query
-    per table).  A detector that fails is appended to `degradations` (when given) and logged.
+    per table).  A detector that fails is appended to `degradations` (when given) and logged;
+    the rules between columns the rows follow are appended to `found_rules` (when given).
     Inside `across_tables()`, the facts about the other tables (their keys) are read once for
     all the tables checked there, not once per table."""
     now = now or datetime.now(timezone.utc)
@@ -107,6 +113,8 @@ def detect_issues(
         return [empty_table(ctx)]
     for type_, check in TABLE_CHECKS:
         _run(issues, failed, ctx, type_, None, lambda check=check: check(ctx))
+    if found_rules is not None:
+        found_rules.extend(rules.discovered(ctx))
     schema = ctx.table.schema()
     for col in profile.columns:
         if col.name not in schema:
@@ -200,5 +208,7 @@ def _run(issues: list[IssueModel], failed: list[Degradation], ctx: Context, type
         failed.append(Degradation(stage="detectors", column=column,
                                   reason=f"the {type_.replace('_', ' ')} check could not run ({why})"))
         return
-    if found is not None:
+    if isinstance(found, list):
+        issues.extend(found)
+    elif found is not None:
         issues.append(found)
