@@ -22,6 +22,13 @@ Severity and category (quick_fixes can be automated, smart_fixes need business j
   out_of_range             high >5% of rows, else medium                         smart
   orphan_references        high >5% of rows, else medium                         smart
   empty_table              medium: the table has no rows; the only finding then  smart
+  rule_violations          medium: rows against a rule the rest of the table keeps  smart
+                           (rule_kind "not_null_when": X holds a value wherever Y does)
+
+NULLs another column explains (NULL exactly when wind < 64, before a year, monotone across a
+column family) are structure, found with the profile (core/profile/nulls.py): no issue.
+Issues of one type and cause on the members of a column family (core/families.py) are one
+issue (families.merge_family_issues).
 """
 
 from __future__ import annotations
@@ -34,7 +41,9 @@ from typing import Any, Callable, Mapping, Optional
 import ibis
 
 from cataloger_dagster.core import portable
-from cataloger_dagster.core.issues.detectors import keys, labels, missing, ranges, references, types
+from cataloger_dagster.core.families import families_of
+from cataloger_dagster.core.issues.detectors import keys, labels, missing, null_rules, ranges, references, types
+from cataloger_dagster.core.issues.detectors.families import merge_family_issues
 from cataloger_dagster.core.issues.detectors.empty import empty_table
 from cataloger_dagster.core.issues.detectors.context import Context, across_tables  # noqa: F401  (re-exported)
 from cataloger_dagster.core.models import Degradation, IssueModel, TableProfile
@@ -53,6 +62,7 @@ COLUMN_CHECKS: list[tuple[str, Callable[..., Optional[IssueModel]]]] = [
     ("constant_column", ranges.constant_column),
     ("out_of_range", ranges.out_of_range),
     ("orphan_references", references.orphan_references),
+    ("rule_violations", null_rules.not_null_rule),
 ]
 TABLE_CHECKS: list[tuple[str, Callable[[Context], Optional[IssueModel]]]] = [
     ("duplicate_rows", keys.duplicate_rows),
@@ -107,7 +117,7 @@ def detect_issues(
         one = dataclasses.replace(ctx, table=view([col.name]))   # a column's checks read that column
         for type_, check in COLUMN_CHECKS:
             _run(issues, failed, one, type_, col.name, lambda check=check, one=one: check(one, col, dtype))
-    return merge_placeholder_text(ctx.name, issues)
+    return merge_family_issues(ctx.name, merge_placeholder_text(ctx.name, issues), families_of(profile))
 
 
 def merge_placeholder_text(table: str, issues: list[IssueModel]) -> list[IssueModel]:
