@@ -190,7 +190,7 @@ ISSUE_TYPES = (
     "constant_column",       # one value only
     "out_of_range",          # implausible values: negative quantities, future dates
     "orphan_references",     # values with no matching row in the referenced table
-    "rule_violations",       # rows against a rule the rest of the table keeps (details["rule_kind"])
+    "rule_violations",       # rows that break a rule between columns the other rows follow
 )
 
 # The issue a table without rows gets, and no other (core.issues.detectors.empty): apart from

@@ -41,8 +41,10 @@ MAX_CATEGORY_BY = 4          # categories that may explain them
 CATEGORY_VALUES = 8          # the most values a category may have
 MAX_SET = 3                  # the most values an explanation names
 MAX_RULE_COLUMNS = 16        # columns with NULLs compared two by two for rules
-MIN_RULE_ROWS = 20           # rows where both are NULL: a rule needs that many to stand
-RULE_EXCEPTION_SHARE = 0.05  # the most of X's NULLs that may fall outside the rule
+MIN_RULE_ROWS = 10           # rows where both are NULL: a rule needs that many to stand
+RULE_EXCEPTION_SHARE = 0.05  # the rule holds on at least 95% of the rows where Y has a value
+RULE_FOLLOWS = 0.5           # and X is NULL on at least half of the rows where Y is NULL,
+RULE_LIFT = 10               # ten times as often as where Y has a value: not chance
 MAX_AGGREGATES = 800         # the query's width, whatever the table's
 
 _THRESHOLD_KINDS = ("date", "timestamp", "integer", "decimal", "float")
@@ -77,7 +79,7 @@ def null_patterns(table: ir.Table, columns: list[ColumnProfile], rows: int) -> l
             found.append(pattern)
             explained.add(x.name)
     found = _grouped(found)
-    return found + _rules(plan, got, explained)
+    return found + _rules(plan, got, explained, rows)
 
 
 def _usable(c: ColumnProfile) -> bool:
@@ -130,7 +132,7 @@ def _plan(table: ir.Table, columns: list[ColumnProfile], rows: int) -> _Plan:
                 plan.aggs[f"x{xi}_c{yi}_{vi}"] = _rows(hit & t[x.name].isnull())
     plan.rule_columns = [c for c in usable if 0 < c.nulls < rows and c.name not in member][:MAX_RULE_COLUMNS]
     pairs = [(a, b) for i, a in enumerate(plan.rule_columns) for b in plan.rule_columns[i + 1:]
-             if max(a.nulls, b.nulls) >= MIN_RULE_ROWS and min(a.nulls, b.nulls) >= 1]
+             if min(a.nulls, b.nulls) >= MIN_RULE_ROWS]
     for a, b in pairs:
         if not plan.room(1):
             break
@@ -224,7 +226,7 @@ def _grouped(found: list[NullPattern]) -> list[NullPattern]:
     return list(out.values())
 
 
-def _rules(plan: _Plan, got: dict, explained: set[str]) -> list[NullPattern]:
+def _rules(plan: _Plan, got: dict, explained: set[str], rows: int) -> list[NullPattern]:
     """X holds a value wherever Y does, but on a few rows: X's NULLs are Y's, bar those."""
     best: dict[str, tuple[int, int, ColumnProfile]] = {}
     cols = plan.rule_columns
@@ -237,8 +239,8 @@ def _rules(plan: _Plan, got: dict, explained: set[str]) -> list[NullPattern]:
             b = cols[j]
             # of the two ways round that hold, the one with fewer exceptions: one pair, one rule
             ways = sorted(((x.nulls - both, x, y) for x, y in ((a, b), (b, a))
-                           if x.name not in explained and y.nulls >= MIN_RULE_ROWS and both >= MIN_RULE_ROWS
-                           and 1 <= x.nulls - both <= RULE_EXCEPTION_SHARE * x.nulls), key=lambda w: w[0])
+                           if x.name not in explained and _rule_holds(x.nulls - both, both, y.nulls, rows)),
+                          key=lambda w: w[0])
             for exceptions, x, y in ways[:1]:
                 if x.name not in best or (exceptions, -both) < (best[x.name][0], -best[x.name][1]):
                     best[x.name] = (exceptions, both, y)
@@ -246,6 +248,16 @@ def _rules(plan: _Plan, got: dict, explained: set[str]) -> list[NullPattern]:
                         sentence=f"{x} holds a value wherever {y.name} does, but on {exceptions:,} "
                                  f"{'row' if exceptions == 1 else 'rows'}.")
             for x, (exceptions, both, y) in best.items()]
+
+
+def _rule_holds(exceptions: int, both: int, y_nulls: int, rows: int) -> bool:
+    """X holds a value wherever Y does, but on `exceptions` rows: a rule of the data when it holds
+    on 95% of the rows where Y has a value, and X's NULLs follow Y's far beyond chance."""
+    with_y = rows - y_nulls
+    if exceptions < 1 or both < MIN_RULE_ROWS or with_y <= 0:
+        return False
+    against, follows = exceptions / with_y, both / y_nulls
+    return against <= RULE_EXCEPTION_SHARE and follows >= RULE_FOLLOWS and follows >= RULE_LIFT * against
 
 
 def _plain(v: Any) -> Any:

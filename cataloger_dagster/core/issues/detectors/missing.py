@@ -36,8 +36,11 @@ def missing_values(ctx: Context, cp: ColumnProfile, dtype: dt.DataType) -> Optio
             blanks = int(ctx.table.filter(c.notnull() & (c.strip() == "")).count().execute())
     nans = cp.nan_count or 0
     # NULLs another column explains (NULL exactly when wind < 64) are the data's structure:
-    # the understanding says so, and only the blanks and NaN left are missing
-    explained = cp.name in structural_nulls(ctx.profile.null_patterns)
+    # the understanding says so, and only the blanks and NaN left are missing.  A column NULL
+    # wherever another is, but on a few rows, has no NULL of its own: the other column's
+    # missing values and the rule's exceptions (rule_violations) are the two root causes
+    explained = cp.name in structural_nulls(ctx.profile.null_patterns) or any(
+        p.kind == "not_null_when" and p.columns == [cp.name] for p in ctx.profile.null_patterns)
     nulls = 0 if explained else cp.nulls
     missing = nulls + blanks + nans
     if missing == 0:

@@ -22,22 +22,25 @@ def not_null_rule(ctx: Context, cp: ColumnProfile, dtype: dt.DataType) -> Option
     x, y = cp.name, rule.by
     kept = rule.rows + rule.exceptions
     return issue(
-        ctx, "rule_violations", f"{x}_not_null_when_{y}", columns=[x, y],
+        ctx, "rule_violations", x, columns=[x, y],
         severity="medium", category="smart_fixes", affectedRows=rule.exceptions,
         description=f"{x} holds a value wherever {y} does, but on {count(rule.exceptions, 'row')}: "
-                    f"of the {count(kept, 'row')} where {x} is NULL, {pct(rule.exceptions, kept)} "
-                    f"have a {y}.",
+                    f"{x} is NULL on {count(kept, 'row')}, {rule.rows:,} of them where {y} is NULL too "
+                    f"({y}'s own missing values) and {rule.exceptions:,} where {y} has a value "
+                    f"({pct(rule.exceptions, kept)}).",
         suggestedAction=f"Fill {x} on the {count(rule.exceptions, 'row')} where {y} is set, "
                         f"or find out why these rows break the rule.",
         details={**rule_details(x, y), "rows": rule.rows, "exceptions": rule.exceptions,
-                 "examples": _examples(ctx, x, y)},
+                 "when_examples": _examples(ctx, x, y)},
     )
 
 
 def rule_details(x: str, y: str) -> dict[str, Any]:
-    """What the rule_violations check reads of a NULL rule: the kind and the two columns."""
-    return {"rule_kind": "not_null_when", "rule": f"{x} IS NOT NULL WHEN {y} IS NOT NULL",
-            "column": x, "when_column": y}
+    """What the rule_violations check reads of a NULL rule: its kind, and the two columns in the
+    check's words too (the rule's `result` must hold a value wherever its one operand does)."""
+    return {"rule_kind": "not_null_when", "kind": "not_null_when",
+            "rule": f"{x} IS NOT NULL WHEN {y} IS NOT NULL",
+            "column": x, "when_column": y, "result": x, "operands": [y]}
 
 
 def _examples(ctx: Context, x: str, y: str) -> list[Any]:

@@ -13,9 +13,9 @@ def test_the_rows_against_a_null_rule_are_one_finding(tables):
     assert rule.details["rule_kind"] == "not_null_when" and rule.details["rule"] == "unit IS NOT NULL WHEN dose IS NOT NULL"
     assert (rule.details["column"], rule.details["when_column"], rule.details["exceptions"]) == ("unit", "dose", 3)
     # the doses of the rows that break it: prescriptions 5, 9 and 13
-    assert len(rule.details["examples"]) == 3 and all(isinstance(v, int) for v in rule.details["examples"])
+    assert len(rule.details["when_examples"]) == 3 and all(isinstance(v, int) for v in rule.details["when_examples"])
     assert rule.description.startswith("unit holds a value wherever dose does, but on 3 rows")
-    assert rule.id == "doses_rule_violations_unit_not_null_when_dose"
+    assert rule.id == "doses_rule_violations_unit"
 
 
 def test_nulls_that_fall_independently_break_no_rule(tables):
