@@ -42,6 +42,9 @@ def module_name(path: Path) -> str:
 
 
 MODULES = {module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
+# the session script's blocks with top-level code (core/investigate/checks.SCRIPT_FILES): scripts
+# the sandbox runs, which read the table as they load, so never imported here
+SCRIPTS = {f"{NAME}.core.investigate.checks.{f.removesuffix('.py')}" for f in ("explore.py", "setup.py")}
 
 
 def layer(module: str) -> int:
@@ -189,7 +192,7 @@ def test_core_does_not_import_resources_or_dagster():
 
 def test_core_imports_without_dagster_at_run_time():
     """The same, as Python sees it: import every core module in a fresh interpreter."""
-    core = [m for m in MODULES if m.startswith(f"{NAME}.core")]
+    core = [m for m in MODULES if m.startswith(f"{NAME}.core") and m not in SCRIPTS]
     code = (
         "import importlib, sys\n"
         f"for m in {core!r}: importlib.import_module(m)\n"

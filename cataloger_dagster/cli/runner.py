@@ -24,13 +24,14 @@ from cataloger_dagster.cli.batches import (
     RANGE_START, catalog_in_workers, catalog_tables, range_tags, sandbox_spares, table_batches,
 )
 from cataloger_dagster.cli.failures import RunLog, failure_line, step_failure
+from cataloger_dagster.cli.findings import IssueSummary, summarize_all
 from cataloger_dagster.cli.resume import ResumePlan, finish_database_run, plan_resume, start_database_run
 from cataloger_dagster.cli.stopping import check_stop, stop_on_signals
 from cataloger_dagster.core.history.timelapse import RunSummary
 from cataloger_dagster.core.investigate.outcome import dismissed
 from cataloger_dagster.core.issues.detectors import across_tables
-from cataloger_dagster.core.layout import CATALOG_PAGE, ISSUES, table_prefix
-from cataloger_dagster.core.models import severity_counts
+from cataloger_dagster.core.layout import CATALOG_PAGE, INVESTIGATIONS, ISSUES, table_prefix
+from cataloger_dagster.core.models import AnalysisResultModel, InvestigationsResult, severity_counts
 from cataloger_dagster.jobs import TABLE_ASSETS
 from cataloger_dagster.resources.database import DatabaseResource
 from cataloger_dagster.resources.sandbox.pool import sandbox_pool
@@ -43,16 +44,6 @@ STEPS = tuple(a.key.path[-1] for a in TABLE_ASSETS)
 # Dagster's console logger prints a failed step's stack traces (ERROR): the command says each
 # failure in one line instead, and writes the traceback to its log file (`cli/failures.py`)
 QUIET_LOGS = {"loggers": {"console": {"config": {"log_level": "CRITICAL"}}}}
-
-
-class IssueSummary(BaseModel):
-    id: str
-    type: str
-    severity: str                       # "high" | "medium" | "low"
-    category: str                       # "quick_fixes" | "smart_fixes"
-    affectedColumns: list[str]
-    affectedRows: Optional[int] = None
-    description: str = ""               # one sentence, as the catalog page says it
 
 
 class TableReport(BaseModel):
@@ -69,6 +60,9 @@ class TableReport(BaseModel):
     issues: list[IssueSummary] = []
     # issues their investigation refuted ("checked and dismissed"), listed apart from `issues`
     dismissed: list[IssueSummary] = []
+    # found but not raised: a person dismissed them (and they stay within what was dismissed) or
+    # marked them expected (`core/reviews/memory.py`); each says so in its `review`
+    reviewed: list[IssueSummary] = []
     pass_rate: Optional[float] = None
     sandbox_cells: int = 0
     tokens: int = 0
@@ -292,15 +286,21 @@ def _resume_plan(store, db_res: DatabaseResource, tables: list[str], resume: boo
         db.close()
 
 
+_NO_ISSUES = {"issues": [], "summary": "", "completedAt": ""}
+
+
 def _resumed(store, database: str, name: str, summary: RunSummary) -> TableReport:
     """The report of a table not run again: its earlier finished run for the same data."""
     prefix = table_prefix(database, name)
-    stored = store.read_json(prefix, summary.timestamp, ISSUES) or {}
-    found = [IssueSummary.model_validate(i) for i in stored.get("issues") or []]
+    stored = AnalysisResultModel.model_validate(store.read_json(prefix, summary.timestamp, ISSUES) or _NO_ISSUES)
+    checked = store.read_json(prefix, summary.timestamp, INVESTIGATIONS)
+    investigations = InvestigationsResult.model_validate(checked).investigations if checked else []
+    found = summarize_all(stored.issues, investigations)
     standing = set(summary.issue_ids)
     return TableReport(table=name, run=summary.timestamp, status=summary.status, resumed=True,
                        html=store.uri(prefix, summary.timestamp, CATALOG_PAGE), pass_rate=summary.pass_rate,
                        issues=[i for i in found if i.id in standing], dismissed=[i for i in found if i.id not in standing],
+                       reviewed=summarize_all(stored.reviewed, investigations),
                        sandbox_cells=summary.cells or 0, tokens=summary.tokens or 0)
 
 
@@ -367,8 +367,10 @@ def _table_report(name: str, result: dg.ExecuteInProcessResult) -> TableReport:
     issues = _table_output(result, "quality_issues", name)
     found = _table_output(result, "investigations", name)
     gone = dismissed(found.investigations)
-    report.issues = [IssueSummary.model_validate(i.model_dump()) for i in issues.issues if i.id not in gone]
-    report.dismissed = [IssueSummary.model_validate(i.model_dump()) for i in issues.issues if i.id in gone]
+    summaries = summarize_all(issues.issues, found.investigations)
+    report.issues = [i for i in summaries if i.id not in gone]
+    report.dismissed = [i for i in summaries if i.id in gone]
+    report.reviewed = summarize_all(issues.reviewed, found.investigations)
     report.status = issues.status
     report.degradations = [f"{d.stage}" + (f" on {d.column}" if d.column else "") + f": {d.reason}"
                            for d in issues.degradations]

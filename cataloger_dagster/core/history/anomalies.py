@@ -75,6 +75,23 @@ def _lower(severity: Severity) -> Severity:
 # ------------------------------------------------------------------ volume
 
 
+def _cadence(history: list[RunPoint]) -> Optional[float]:
+    """The usual seconds from one run to the next when the next found the table changed (the
+    median), if any did: the rhythm of the loads as the runs saw it, whatever runs came between."""
+    gaps = [(b.moment - a.moment).total_seconds() for a, b in zip(history, history[1:])
+            if a.fingerprint != b.fingerprint]
+    return median(gaps) if gaps else None
+
+
+def _rerun(before: RunPoint, after: RunPoint, cadence: Optional[float]) -> bool:
+    """``after`` caught the table as ``before`` left it (the same fingerprint), sooner than half
+    the usual gap between loads: a run again off their rhythm, not one more interval of loads.
+    Its change (none) is no measure of the usual change; whether the table stays still for too
+    long is `stale_table`'s to judge, by the time since it last moved."""
+    return (cadence is not None and before.fingerprint == after.fingerprint
+            and (after.moment - before.moment).total_seconds() < cadence / 2)
+
+
 def volume_anomaly(table: str, history: list[RunPoint], current: RunPoint, excluded: set[str]) -> Optional[IssueModel]:
     """The row-count change since the previous run outside the band of earlier changes.
 
@@ -83,7 +100,11 @@ def volume_anomaly(table: str, history: list[RunPoint], current: RunPoint, exclu
     if not history:
         return None
     kept = history
-    changes = [(b.moment, float(b.rows - a.rows)) for a, b in zip(history, history[1:]) if b.timestamp not in excluded]
+    cadence = _cadence(history)
+    if _rerun(history[-1], current, cadence):
+        return None
+    changes = [(b.moment, float(b.rows - a.rows)) for a, b in zip(history, history[1:])
+               if b.timestamp not in excluded and not _rerun(a, b, cadence)]
     change = float(current.rows - kept[-1].rows)
     floor = max(VOLUME_FLOOR, VOLUME_FLOOR_SHARE * abs(median(v for _, v in changes))) if changes else 0
     band = expected_band(changes, current.moment, floor=floor)

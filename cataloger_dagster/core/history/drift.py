@@ -2,7 +2,9 @@
 of its null rate and distinct ratio out of their (seasonal) band.
 
 The previous run's histogram is re-binned onto this run's edges (mass spread evenly within a
-bin), with one bin below and one above for what fell outside: the edges of two runs differ.
+bin), with one bin below and one above for what fell outside: the edges of two runs differ.  A column
+whose top values hold nearly all of its values (one value, or one and a few rare ones) is compared
+on them instead, since spreading a bin's mass evenly would move a value that fills its bin.
 """
 
 from __future__ import annotations
@@ -26,6 +28,9 @@ MIN_VALUES = 50             # non-null values each run needs before its distribu
 NULL_FLOOR = 0.05           # the null rate may move 5 points without a finding
 DISTINCT_FLOOR = 0.05       # the distinct ratio (distinct / non-null) may move 5 points
 KEY_RATIO = 0.95           # distinct / non-null from which a column is taken for an identifier
+# share of the non-null values the top values must hold, in both runs, for a number or date column
+# to be compared on them rather than on its histogram: they are then its distribution, exactly
+TOP_COVERAGE = 0.99
 EPSILON = 1e-4              # share given to an empty bin (PSI takes logarithms)
 
 
@@ -65,21 +70,31 @@ def _number(edge: Any) -> Optional[float]:
         return None
 
 
-def _cdf(edges: list[float], counts: list[int], x: float) -> float:
-    """Mass of the histogram below ``x``, spread evenly within each bin."""
+def _cdf(edges: list[float], counts: list[int], x: float, *, inclusive: bool = False) -> float:
+    """Mass of the histogram below ``x`` (at or below it when ``inclusive``), spread evenly
+    within each bin.  A bin of no width (a column of one value: its edges are [v, v]) is all
+    its mass at one point, which lies below ``x`` only when it is less than ``x`` (or equal,
+    when ``inclusive``): counting it below its own edge would move every row out of the bin
+    that holds it."""
     below = 0.0
     for lo, hi, n in zip(edges, edges[1:], counts):
-        if x >= hi:
+        if hi <= lo:
+            below += n if (lo <= x if inclusive else lo < x) else 0
+        elif x >= hi:
             below += n
         elif x > lo:
-            below += n * (x - lo) / (hi - lo) if hi > lo else n
+            below += n * (x - lo) / (hi - lo)
     return below
 
 
 def rebin(edges: list[float], counts: list[int], onto: list[float]) -> list[float]:
-    """The histogram (edges, counts) over the bins of ``onto``, plus one bin below and one above."""
+    """The histogram (edges, counts) over the bins of ``onto``, plus one bin below and one above.
+
+    The bins of ``onto`` are read as the profile counts values into them: each holds its
+    lower edge, and the last its upper edge too."""
     total = float(sum(counts))
-    cuts = [_cdf(edges, counts, x) for x in onto]
+    last = len(onto) - 1
+    cuts = [_cdf(edges, counts, x, inclusive=i == last) for i, x in enumerate(onto)]
     return [cuts[0], *(b - a for a, b in zip(cuts, cuts[1:])), total - cuts[-1]]
 
 
@@ -103,6 +118,23 @@ def top_psi(before: ColumnPoint, now: ColumnPoint) -> Optional[float]:
     return psi([a.get(v, 0) for v in values] + [rest[0]], [b.get(v, 0) for v in values] + [rest[1]])
 
 
+def _top_share(column: ColumnPoint) -> float:
+    return sum(n for _, n in column.top) / column.count if column.top and column.count else 0.0
+
+
+def distribution_psi(before: ColumnPoint, now: ColumnPoint) -> tuple[Optional[float], str]:
+    """The PSI of the column's two distributions, and what it was computed on.
+
+    Categories compare on their top values.  Numbers and dates compare on their histograms,
+    unless the top values hold nearly all of the values in both runs (a column of one value, or
+    of one value and a few rare ones): a histogram spreads each bin's mass evenly across the bin,
+    which moves a value that fills its bin wherever the bins of the two runs differ, and the
+    top values say where each value is."""
+    if kind_of(now) == "categorical" or min(_top_share(before), _top_share(now)) >= TOP_COVERAGE:
+        return top_psi(before, now), "top values"
+    return histogram_psi(before, now), "histogram"
+
+
 def _ratio(column: ColumnPoint) -> Optional[float]:
     return column.distinct / column.count if column.distinct is not None and column.count else None
 
@@ -117,13 +149,12 @@ def column_drift(name: str, history: list[tuple[datetime, ColumnPoint]],
     # an identifier's values spread over a range that grows with the table: its shape says nothing
     keys = all((_ratio(c) or 0.0) >= KEY_RATIO for c in (before, now))
     if before.count >= MIN_VALUES and now.count >= MIN_VALUES and not keys:
-        index = histogram_psi(before, now) if kind != "categorical" else top_psi(before, now)
+        index, on = distribution_psi(before, now)
         limit = PSI_THRESHOLDS[kind]
         if index is not None and index > limit:
             reasons.append(f"its distribution moved from the previous run's (PSI {index:.2f}, over {limit} "
                            f"for a {kind} column)")
-            evidence["psi"] = {"value": round(index, 4), "threshold": limit, "kind": kind,
-                               "on": "top values" if kind == "categorical" else "histogram"}
+            evidence["psi"] = {"value": round(index, 4), "threshold": limit, "kind": kind, "on": on}
             severity = "high" if index > 4 * limit else severity
     for label, value, series, floor in (
             ("null rate", now.null_fraction, [(t, c.null_fraction) for t, c in history], NULL_FLOOR),

@@ -15,7 +15,7 @@ every name or value reaches the code through `codegen.literal` alone.
 
 Every investigation ends in `record(issue_id, check, ...)`, which prints one
 JSON line `{"issue", "hypothesis", "verdict", "reason", "affected", "evidence"}` (or `"error"`):
-the checks themselves are in checks.py.  The same script
+the checks themselves are the files of the `checks` package.  The same script
 runs in the sandbox against the snapshot and by hand against the real
 database: only DB_CONNECTION_STRING differs.
 """
@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from cataloger_dagster.core import portable
-from cataloger_dagster.core.investigate.checks import CHECKS, HELPERS
+from cataloger_dagster.core.investigate.checks import CHECKS, HELPERS, block_of
 from cataloger_dagster.core.investigate.codegen import SCRIPT_HEADER, comment_id, is_comment_id, literal, python_lines
 from cataloger_dagster.core.models import IssueModel
 
@@ -45,50 +45,9 @@ import ibis
 
 """
 
-_SETUP_BODY = '''\
-con = ibis.connect(os.environ["DB_CONNECTION_STRING"])
-t = con.table(TABLE)
-ROWS = int(t.count().execute())
-RESULTS = {}
-HOLDS_NAN = con.name not in NO_NAN_BACKENDS  # SQLite stores a NaN as NULL, MySQL has none (nor isnan)
+_SETUP_BODY = block_of("setup.py")
 
-
-def record(issue_id, check, *args):
-    """Run one check and print its verdict and evidence (or its error) as a JSON line."""
-    try:
-        outcome = check(*args)
-    except Exception as exc:  # a failing check is a finding about the check, not the run
-        outcome = {"verdict": None, "error": f"{type(exc).__name__}: {exc}"}
-    RESULTS[issue_id] = outcome
-    print(json.dumps({"issue": issue_id, **outcome}, default=str))
-
-
-def pct(part, whole):
-    return round(100.0 * part / whole, 3) if whole else 0.0
-
-
-def rows_of(expr, limit=5):
-    expr = expr.limit(limit)
-    try:
-        return expr.to_pyarrow().to_pylist()
-    except Exception:  # a type Arrow cannot take (INTERVAL, BIT, ranges...): its text instead
-        return expr.select(*[expr[c].cast("string") for c in expr.columns]).to_pyarrow().to_pylist()
-'''
-
-_EXPLORE_BODY = """\
-print(t.schema())
-for _column in _columns:
-    _top = f"(its values cannot be shown: {t.schema()[_column]})"
-    # as itself, else as its text (PostgreSQL cannot group a point or json; SQLite's text of
-    # a blob may not be UTF-8): what is printed only helps the reader
-    for _values in (t[_column], t[_column].cast("string").name(_column)):
-        try:
-            _top = rows_of(_values.value_counts().order_by(ibis.desc(_column + "_count")), 10)
-            break
-        except Exception:
-            continue
-    print(_column, _top)
-"""
+_EXPLORE_BODY = block_of("explore.py")
 
 STRING_SENTINELS = ["n/a", "na", "#n/a", "-", "--", "?", "null", "nil", "nan", "missing", "undefined", "none"]
 

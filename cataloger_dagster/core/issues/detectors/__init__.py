@@ -117,7 +117,8 @@ def detect_issues(
         one = dataclasses.replace(ctx, table=view([col.name]))   # a column's checks read that column
         for type_, check in COLUMN_CHECKS:
             _run(issues, failed, one, type_, col.name, lambda check=check, one=one: check(one, col, dtype))
-    return merge_family_issues(ctx.name, merge_placeholder_text(ctx.name, issues), families_of(profile))
+    return merge_family_issues(ctx.name, merge_shared_placeholders(ctx.name, merge_placeholder_text(ctx.name, issues)),
+                               families_of(profile))
 
 
 def merge_placeholder_text(table: str, issues: list[IssueModel]) -> list[IssueModel]:
@@ -153,6 +154,39 @@ def merge_placeholder_text(table: str, issues: list[IssueModel]) -> list[IssueMo
                         "columns": {i.affectedColumns[0]: i.details for i in group}},
         })
         drop.update(i.id for i in group[1:] + alike)
+    return [merged.get(i.id, i) for i in issues if i.id not in drop]
+
+
+def merge_shared_placeholders(table: str, issues: list[IssueModel]) -> list[IssueModel]:
+    """One root cause, one issue: placeholders written the same way in several columns ('NA' for
+    every unanswered question of a survey) are one convention of the table, so one issue naming
+    the columns, not one per column.  Columns with placeholders of their own stay apart."""
+    groups: dict[frozenset, list[IssueModel]] = {}
+    for i in issues:
+        if i.type == "sentinel_values" and (i.details or {}).get("values"):
+            groups.setdefault(frozenset(i.details["values"]), []).append(i)
+    merged: dict[str, IssueModel] = {}
+    drop: set[str] = set()
+    for marks, group in groups.items():
+        if len(group) < 2:
+            continue
+        first = group[0]   # the id of the first column's issue: the same from one run to the next
+        columns = [c for i in group for c in i.affectedColumns]
+        per_column = {i.affectedColumns[0]: sum(i.details["values"].values()) for i in group}
+        shown = ", ".join(repr(m) for m in sorted(marks))
+        rank = {"low": 0, "medium": 1, "high": 2}
+        merged[first.id] = first.model_copy(update={
+            "affectedColumns": columns,
+            "severity": max((i.severity for i in group), key=lambda s: rank.get(s, 0)),
+            "affectedRows": max(i.affectedRows or 0 for i in group),
+            "description": f"{len(columns)} columns of {table} write unknown values as {shown}: "
+                           + ", ".join(f"{c} ({n:,})" for c, n in per_column.items()) + ".",
+            "suggestedAction": f"Store {shown} as NULL in these columns (or load the table again reading "
+                               f"{shown} as NULL), so that counts and averages treat them as unknown.",
+            "details": {**first.details, "values": {m: sum(i.details["values"].get(m, 0) for i in group) for m in sorted(marks)},
+                        "columns": per_column},
+        })
+        drop.update(i.id for i in group if i.id != first.id)
     return [merged.get(i.id, i) for i in issues if i.id not in drop]
 
 

@@ -295,7 +295,9 @@ def _candidates(ctx: Context, cp: ColumnProfile, dtype: dt.DataType) -> list[tup
                 if _ranges_overlap(cp, key) and _lengths_overlap(cp, key) and (_related(cp, key) or not _dense(key)):
                     found.append((key, False))
             elif dtype.is_string() and digit_codes and key.dtype.is_integer() and key.distinct <= CROSS_TYPE_MAX_KEYS \
-                    and _codes_in_range(ctx, cp, key):
+                    and (_related(cp, key) or not _dense(key)) and _codes_in_range(ctx, cp, key):
+                # a row number 1..N holds any measurement written as text ('NA' made it text)
+                # by chance, as it holds any small integer
                 found.append((key, True))
     # a key whose names match is tried first: its verdict (clean or orphans) stands
     return sorted(found, key=lambda kc: (not _related(cp, kc[0]), not _decisive(ctx, cp, kc[0])))

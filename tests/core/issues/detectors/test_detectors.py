@@ -198,6 +198,28 @@ def test_sentinels_strings_and_numbers(db):
     assert "s_outliers_reading" not in found
 
 
+def test_one_placeholder_written_the_same_in_several_columns_is_one_issue(db):
+    # a survey writes 'NA' for every unanswered question: one convention, one issue naming the
+    # columns; a column with a placeholder of its own ('?') stays an issue of its own
+    path, con = db
+    con.execute("""CREATE TABLE survey AS SELECT i AS id,
+        CASE WHEN i % 30 = 0 THEN 'NA' ELSE ['Left', 'Right'][1 + i % 2] END AS hand,
+        CASE WHEN i % 45 = 0 THEN 'NA' ELSE ['Never', 'Occas', 'Regul'][1 + i % 3] END AS smoke,
+        CASE WHEN i % 17 = 0 THEN 'NA' ELSE ['Metric', 'Imperial'][1 + i % 2] END AS unit,
+        CASE WHEN i % 25 = 0 THEN '?' ELSE ['Yes', 'No'][1 + i % 2] END AS exercise
+        FROM range(1, 301) r(i)""")
+    found = _issues(path, con, "survey")
+    shared = [i for i in found.values() if i.type == "sentinel_values" and len(i.affectedColumns) > 1]
+    assert len(shared) == 1
+    [na] = shared
+    assert na.affectedColumns == ["hand", "smoke", "unit"]
+    assert na.details["columns"] == {"hand": 10, "smoke": 6, "unit": 17}
+    assert na.details["values"] == {"NA": 33} and na.affectedRows == 17
+    assert "3 columns of survey" in na.description and "'NA'" in na.description
+    assert found["survey_sentinel_values_exercise"].affectedColumns == ["exercise"]
+    assert sum(1 for i in found.values() if i.type == "sentinel_values") == 2
+
+
 def test_duplicate_rows_and_keys(db):
     path, con = db
     con.execute("""CREATE TABLE users AS

@@ -76,6 +76,22 @@ def test_an_hour_is_never_a_reference_to_an_id(tables):
         assert orphan_references(ctx, *_col(tables, "readings", column)) is None, column
 
 
+def test_measurements_written_as_text_never_reference_a_row_number(tables):
+    # a column of small numbers stored as text (an 'NA' made it text) falls inside any table's
+    # row numbers 1..N by chance, as an integer hour does; codes whose name points to the table
+    # still match on their digits
+    tables.sql("CREATE TABLE visits AS SELECT i AS rownames, 'visit ' || i AS note FROM range(1, 401) r(i)")
+    tables.sql("CREATE TABLE patients AS SELECT i AS patient_no, "
+               "CASE WHEN i % 50 = 0 THEN 'NA' ELSE CAST(40 + i % 300 AS VARCHAR) END AS weight, "
+               "CASE WHEN i % 40 = 0 THEN '999' ELSE CAST(1 + i % 399 AS VARCHAR) END AS visits_rownames "
+               "FROM range(1, 1001) r(i)")
+    ctx = tables.context("patients", catalog=True)
+    assert orphan_references(ctx, *_col(tables, "patients", "weight")) is None
+    found = orphan_references(ctx, *_col(tables, "patients", "visits_rownames"))
+    assert found is not None and found.details["references"] == "visits.rownames"
+    assert found.details["match"] == "digits" and found.details["examples"] == ["999"]
+
+
 def test_a_tables_own_id_is_not_a_reference(tables):
     tables.sql("CREATE TABLE customers AS SELECT i AS id FROM range(1, 91) r(i)")
     tables.sql("CREATE TABLE orders AS SELECT i AS id, 1 + i % 90 AS customer_id FROM range(1, 101) r(i)")
