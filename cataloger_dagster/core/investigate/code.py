@@ -109,6 +109,10 @@ def check_args(issue: IssueModel, issues: list[IssueModel]) -> tuple:
     if kind == "orphan_references":
         other_table, other_column = _reference(d)
         return (column, other_table, other_column, d.get("match", "equal"))
+    if kind == "rule_violations":
+        return (d.get("rule", ""), d.get("kind", "sum"), d.get("result", column), list(d.get("operands", [])),
+                float(d.get("factor", 1.0)), bool(d.get("divides", False)),
+                {k: float(v) for k, v in (d.get("steps") or {}).items()}, float(d.get("relative", 1e-6)))
     if kind == "generic":
         return (issue.affectedColumns,)
     if kind == "empty_table":
