@@ -93,6 +93,24 @@ class Degradation(BaseModel):
     reason: str
 
 
+class NullPattern(BaseModel):
+    """Where a table's NULLs are, as another column explains them (core/profile/nulls.py).
+
+    kinds: "below" / "above" (NULL exactly when `by` < / > `value`), "among" (NULL exactly when
+    `by` is one of `value`), "not_among" (NULL exactly when `by` is none of `value`), "monotone"
+    (a column family whose each member is NULL wherever the one before it is), and
+    "not_null_when" (each of `columns` holds a value whenever `by` does, but on `exceptions` rows:
+    a rule whose exceptions are a finding, not structure)."""
+
+    kind: Literal["below", "above", "among", "not_among", "monotone", "not_null_when"]
+    columns: list[str]                  # the columns whose NULLs it describes
+    by: Optional[str] = None            # the column that explains them
+    value: Any = None                   # the threshold, or the values of `by`
+    rows: int = 0                       # the NULL rows it explains (the rule's rows: both NULL)
+    exceptions: int = 0                 # rows against it (not_null_when only)
+    sentence: str
+
+
 class TableProfile(BaseModel):
     database: str
     table: str
@@ -107,6 +125,8 @@ class TableProfile(BaseModel):
     profiled_at: str = ""
     # what the profile could not compute, column by column (see Degradation)
     degradations: list[Degradation] = Field(default_factory=list)
+    # what other columns say of the NULLs (mined in one query: core/profile/nulls.py)
+    null_patterns: list[NullPattern] = Field(default_factory=list)
 
     def column(self, name: str) -> ColumnProfile:
         for c in self.columns:

@@ -339,13 +339,24 @@ def _web_events(rng, n, customers: pd.DataFrame):
     pick = _Picker(rng, n)
     referrer[pick.take(_count(spec.rate("web_events", "missing_values", "referrer"), n))] = None
     duration[pick.take(_count(spec.rate("web_events", "sentinel_values", "duration_ms"), n))] = spec.NUMERIC_SENTINEL
+    # the referrer's kind follows from the referrer, so it is NULL wherever the referrer is; and on
+    # a few referred events it was never set (chosen without the generator, whose draws feed the
+    # other columns)
+    kinds = {url: "search" if any(s in url for s in ("google", "bing", "duckduckgo")) else
+             "social" if "social" in url else "news" for url in REFERRERS}
+    referrer_kind = np.array([None if r is None else kinds[r] for r in referrer], dtype=object)
+    referred = np.flatnonzero(pd.notna(referrer))
+    unset = _count(spec.rate("web_events", "rule_violations", "referrer_kind"), n)
+    referrer_kind[referred[np.linspace(0, len(referred) - 1, unset).astype(int)]] = None
 
     df = pd.DataFrame({
         "event_id": np.arange(1, n + 1, dtype=np.int64), "session_id": session_uuid[session],
         "customer_id": session_customer[session], "event_type": event_type,
-        "event_time": event_time, "page_url": url, "referrer": referrer, "device": device,
+        "event_time": event_time, "page_url": url, "referrer": referrer, "referrer_kind": referrer_kind,
+        "device": device,
         "duration_ms": duration,
     })
     return df, {"event_id": "BIGINT", "session_id": "VARCHAR", "customer_id": "INTEGER",
                 "event_type": "VARCHAR", "event_time": "TIMESTAMP", "page_url": "VARCHAR",
-                "referrer": "VARCHAR", "device": "VARCHAR", "duration_ms": "INTEGER"}
+                "referrer": "VARCHAR", "referrer_kind": "VARCHAR", "device": "VARCHAR",
+                "duration_ms": "INTEGER"}

@@ -119,6 +119,10 @@ DEFECTS: list[dict[str, Any]] = [
     {"table": "web_events", "type": "sentinel_values", "columns": ["duration_ms"], "rate": 0.015,
      "note": f"duration_ms is {NUMERIC_SENTINEL} where the duration was not recorded",
      "measure": f"SELECT count(*) FROM web_events WHERE duration_ms = {NUMERIC_SENTINEL}"},
+    {"table": "web_events", "type": "rule_violations", "columns": ["referrer_kind", "referrer"], "rate": 0.004,
+     "note": "referrer_kind is set wherever referrer is, but on a few referred events (where referrer is NULL, "
+             "so is its kind: that is the referrer's missing value, not a defect of its own)",
+     "measure": "SELECT count(*) FROM web_events WHERE referrer_kind IS NULL AND referrer IS NOT NULL"},
 ]
 
 

@@ -5,8 +5,9 @@ wide tables: one wide aggregate (counts, nulls, NaN, distinct, min/max/mean/std,
 lengths, quantiles), one for the text patterns (the text columns' values stacked,
 so that the pattern expressions are written once, not once per column), one
 UNION query (top values and histogram buckets, which need the first query's
-min/max, each branch on a view of its one column: portable.narrow), and one for
-the sample rows.  A column whose
+min/max, each branch on a view of its one column: portable.narrow), one for
+the sample rows, and, when a column has NULLs, one for the NULL patterns
+(core/profile/nulls.py).  A column whose
 expression a backend cannot compile or run is dropped from that query (the
 query is retried without it) and the error is noted on the column; extra
 queries are only spent on that error path.
@@ -54,9 +55,11 @@ from cataloger_dagster.core.models import (
     Fingerprint,
     Histogram,
     LengthStats,
+    NullPattern,
     TableProfile,
     ValueCount,
 )
+from cataloger_dagster.core.profile.nulls import null_patterns
 from cataloger_dagster.core.values import finite_float
 
 log = logging.getLogger(__name__)
@@ -1016,13 +1019,30 @@ def compute_profile(
         if sep and ci.isdigit():
             pats.setdefault(int(ci), {})[name] = int(v or 0)
     columns = [_finish(c, res, row_count, approximate, tops, hist, plans, pats.get(c.index)) for c in cols]
+    say(f"{table_name}: NULL patterns")
+    patterns, degradations = _null_patterns(table, columns, row_count, runner, backend_name)
     return TableProfile(
         database=database, table=table_name, row_count=row_count, column_count=len(cols),
         columns=columns, sample_rows=sample, fingerprint=fingerprint, approximate=approximate,
         queries=runner.queries, duration_s=round(time.perf_counter() - started, 3),
         profiled_at=dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
-        degradations=[d for c in cols for d in c.degradations],
+        degradations=[d for c in cols for d in c.degradations] + degradations,
+        null_patterns=patterns,
     )
+
+
+def _null_patterns(table: ir.Table, columns: list[ColumnProfile], row_count: int, runner: "_Runner",
+                   backend: str) -> tuple[list[NullPattern], list[Degradation]]:
+    """The table's structural NULLs (core/profile/nulls.py): one more query, when there are NULLs."""
+    if not any(c.nulls for c in columns):
+        return [], []
+    runner.queries += 1
+    try:
+        return null_patterns(table, columns, row_count), []
+    except Exception as exc:  # the statistics stand without them: every NULL is then judged alone
+        log.warning("NULL patterns skipped on %s: %s", backend, type(exc).__name__)
+        return [], [Degradation(stage="profile", reason=f"the NULL patterns could not be read "
+                                                          f"({type(exc).__name__} from the database)")]
 
 
 def _columns(table: ir.Table, backend_name: str) -> list[_Col]:

@@ -31,6 +31,7 @@ from cataloger_dagster.core.models import (
     TableProfile,
     pass_rate,
 )
+from cataloger_dagster.core.families import families_of
 from cataloger_dagster.core.fixes.sql import shown_script
 from cataloger_dagster.core.layout import normalize_timestamp
 from cataloger_dagster.core.investigate.outcome import dismissed, standing
@@ -247,6 +248,24 @@ def _issue_sort_key(issue: IssueModel):
     return (-(issue.affectedRows or 0), issue.type, issue.id)
 
 
+def column_groups(profile: TableProfile) -> list[dict[str, Any]]:
+    """The columns in the table's order, a column family (core/families.py) as one group where
+    its first member stands: {"family": the Family or None, "columns": its ColumnProfiles}."""
+    member = {name: fam for fam in families_of(profile) for name in fam.members}
+    groups: list[dict[str, Any]] = []
+    placed: dict[str, dict[str, Any]] = {}
+    for c in profile.columns:
+        fam = member.get(c.name)
+        if fam is None:
+            groups.append({"family": None, "columns": [c]})
+        elif fam.key in placed:
+            placed[fam.key]["columns"].append(c)
+        else:
+            placed[fam.key] = {"family": fam, "columns": [c]}
+            groups.append(placed[fam.key])
+    return groups
+
+
 def render_catalog_page(
     *,
     profile: TableProfile,
@@ -300,6 +319,9 @@ def render_catalog_page(
         "dismissed": [(i, gone[i.id]) for i in sorted(issues.issues, key=_issue_sort_key) if i.id in gone],
         "issue_by_id": {i.id: i for i in issues.issues},
         "column_anchor": column_anchor,
+        "column_groups": [{**g, "issues": list({i.id: i for c in g["columns"]
+                                                 for i in issues_by_column.get(c.name, [])}.values())}
+                          for g in column_groups(profile)],
         "column_text": {c.name: c for c in understanding.columns},
         "issues_by_column": issues_by_column,
         "sample_table": [[row.get(c.name) for c in profile.columns] for row in profile.sample_rows],

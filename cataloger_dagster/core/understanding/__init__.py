@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from cataloger_dagster.core import text
+from cataloger_dagster.core.families import families_of
 from cataloger_dagster.core.models import (
     ColumnProfile,
     ColumnSummaryModel,
@@ -13,6 +14,7 @@ from cataloger_dagster.core.models import (
     DatasetUnderstandingModel,
     TableProfile,
 )
+from cataloger_dagster.core.profile.nulls import structural_nulls
 
 _SUFFIX_MEANINGS = [
     (r"_id$", "Identifier of the {stem}"),
@@ -53,7 +55,7 @@ def _data_type(col: ColumnProfile) -> str:
     return "string"
 
 
-def _describe_column(col: ColumnProfile, entity: str, row_count: int) -> str:
+def _describe_column(col: ColumnProfile, entity: str, row_count: int, why_null: str | None = None) -> str:
     lowered = col.name.lower()
     meaning = None
     for pattern, template in _SUFFIX_MEANINGS:
@@ -73,18 +75,42 @@ def _describe_column(col: ColumnProfile, entity: str, row_count: int) -> str:
         facts.append(f"holds {col.semantic_type} values")
     if col.semantic_type in ("number", "date") and col.kind == "string":
         facts.append(f"{col.semantic_type}s stored as text")
-    if col.null_fraction > 0:
+    if col.null_fraction > 0 and why_null:
+        facts.append(f"{col.null_fraction:.0%} NULL by design ({why_null})")
+    elif col.null_fraction > 0:
         facts.append(f"{col.null_fraction:.0%} missing")
     return meaning + (" — " + "; ".join(facts) if facts else "") + "."
 
 
+def structure_observations(profile: TableProfile) -> list[str]:
+    """What the data's shape says, once each: the column families, and the NULLs another
+    column explains ("category is NULL exactly when wind < 65"), which are no defect."""
+    said = [p.sentence for p in profile.null_patterns if p.kind != "not_null_when"]
+    explained = structural_nulls(profile.null_patterns)
+    for fam in families_of(profile):
+        if not any(name in explained for name in fam.members):
+            said.append(f"{fam.described()} are one measure over several columns, judged together.")
+    return said
+
+
+def _why_null(profile: TableProfile) -> dict[str, str]:
+    why = {}
+    for name, p in structural_nulls(profile.null_patterns).items():
+        condition = p.sentence.split(" exactly when ", 1)
+        why[name] = (f"exactly when {condition[1].rstrip('.')}" if len(condition) == 2
+                     else f"NULL wherever the column before it is" if p.value == "up"
+                     else "NULL wherever the column after it is")
+    return why
+
+
 def heuristic_understanding(profile: TableProfile) -> DatasetUnderstandingModel:
     entity = text.singular(_phrase(profile.table.split(".")[-1]))
+    why = _why_null(profile)
     columns = [
         ColumnSummaryModel(
             name=col.name,
             dataType=_data_type(col),
-            description=_describe_column(col, entity, profile.row_count),
+            description=_describe_column(col, entity, profile.row_count, why.get(col.name)),
             sampleValues=[row.get(col.name) for row in profile.sample_rows[:3]],
         )
         for col in profile.columns
@@ -96,7 +122,9 @@ def heuristic_understanding(profile: TableProfile) -> DatasetUnderstandingModel:
         observations.append(f"Each row is identified by {keys[0]}.")
     for c in dates[:2]:
         observations.append(f"{c.name} runs from {c.min} to {c.max}.")
-    gappy = sorted((c for c in profile.columns if c.null_fraction > 0), key=lambda c: -c.null_fraction)
+    observations += structure_observations(profile)
+    gappy = sorted((c for c in profile.columns if c.null_fraction > 0 and c.name not in why),
+                   key=lambda c: -c.null_fraction)
     if gappy:
         observations.append(
             "Most often missing: " + ", ".join(f"{c.name} ({c.null_fraction:.0%})" for c in gappy[:3]) + "."

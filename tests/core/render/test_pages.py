@@ -764,3 +764,33 @@ def test_the_rules_between_columns_are_shown_in_the_overview():
     assert listed.find_all("li")[0].attrs["data-rule-kind"] == "sum"
     without = render_catalog_page(profile=profile, understanding=understanding, issues=issues)
     assert not parse(without).root.find_all("ul", id="rules")
+
+
+def test_a_column_family_is_one_group_on_the_page(tmp_path):
+    import ibis
+
+    from cataloger_dagster.core.issues.detectors import detect_issues
+    from cataloger_dagster.core.profile.fingerprint import compute_fingerprint
+    from cataloger_dagster.core.profile.profiling import compute_profile
+    from cataloger_dagster.resources.agent import heuristic_understanding
+    from tests.support import null_shapes
+
+    backend = ibis.duckdb.connect()
+    backend.raw_sql(null_shapes.chart_sql(weeks=20, entries=120))
+    table = backend.table("chart")
+    profile = compute_profile(table, database="d", table_name="chart", fingerprint=compute_fingerprint(table))
+    found = detect_issues(table, profile)
+    backend.disconnect()
+    html = render_catalog_page(profile=profile, understanding=heuristic_understanding(profile),
+                               issues=AnalysisResultModel(issues=found, summary="", completedAt=""))
+    doc = parse(html)
+    # the summary table: artist, track, and the twenty weeks as one row
+    rows = doc.root.find_all("table", cls="column-summary")[0].find_all("tr")[1:]
+    assert len(rows) == 3 and rows[2].attrs["data-family"] == "wk1…wk20" and "(20 columns)" in rows[2].text()
+    [group] = doc.root.find_all("details", cls="family")
+    assert group.attrs["id"] == "family-wkN" and "20 columns of" in group.text()
+    assert [c.attrs["data-column"] for c in group.find_all("article", cls="column")] == [f"wk{w}" for w in range(1, 21)]
+    # every column keeps its card, in the table's order
+    assert [c.attrs["data-column"] for c in doc.root.find_all("article", cls="column")] == [c.name for c in profile.columns]
+    # the understanding says once why the weeks are NULL
+    assert html.count("each is NULL wherever the one before it is") == 1

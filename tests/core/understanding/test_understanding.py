@@ -108,3 +108,22 @@ def test_the_same_profile_gives_the_same_understanding():
     p = profile("orders", COLUMNS)
     assert heuristic_understanding(p) == heuristic_understanding(p)
     assert [c.name for c in heuristic_understanding(p).columns] == [c.name for c in COLUMNS]
+
+
+def test_the_understanding_says_once_which_column_explains_the_nulls():
+    from cataloger_dagster.core.models import NullPattern
+    sentence = "category is NULL exactly when wind < 65."
+    cols = [col("wind", distinct=30), col("category", distinct=3, null_fraction=0.4),
+            col("pressure", distinct=60, null_fraction=0.05),
+            *(col(f"wk{w}", distinct=90, null_fraction=w / 10) for w in range(1, 4))]
+    prof = profile("storms", cols).model_copy(update={"null_patterns": [
+        NullPattern(kind="below", columns=["category"], by="wind", value=65, rows=80, sentence=sentence)]})
+    understood = heuristic_understanding(prof)
+    observations = understood.summary.observations
+    assert observations.count(sentence) == 1
+    assert "wk1…wk3 (3 columns) are one measure over several columns, judged together." in observations
+    # an explained NULL is no gap: category (40%) is not among the columns most often missing
+    assert [o for o in observations if o.startswith("Most often missing")] == [
+        "Most often missing: wk3 (30%), wk2 (20%), wk1 (10%)."]
+    category = by_name(understood)["category"].description
+    assert "NULL by design (exactly when wind < 65)" in category and "missing" not in category

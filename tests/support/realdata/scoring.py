@@ -51,9 +51,11 @@ NEW_KINDS = (
 # typed two ways: the placeholder ('NA') that turns a numeric column into text is one cause with
 # two facts ("one root cause, one issue"); text that holds dates is also a bad format;
 # an implausible value is also an outlier; a variant label is also a bad format; a repeated key
-# also repeats rows. A placeholder is not "missing values": NULL counts do not see it.
+# also repeats rows. A placeholder is not "missing values": NULL counts do not see it. A column
+# NULL wherever another is but on a few rows is reported as those rows (rule_violations, rule_kind
+# "not_null_when"), its other NULLs as the other column's: its missing values, typed as a rule.
 COMPATIBLE: dict[str, frozenset[str]] = {
-    "missing_values": frozenset({"missing_values"}),
+    "missing_values": frozenset({"missing_values", "rule_violations"}),
     "sentinel_values": frozenset({"sentinel_values"}),
     "numeric_as_text": frozenset({"numeric_as_text", "sentinel_values"}),
     "date_as_text": frozenset({"date_as_text", "invalid_format"}),

@@ -29,7 +29,13 @@ Severity and category (quick_fixes can be automated, smart_fixes need business j
   orphan_references        high >5% of rows, else medium                         smart
   empty_table              medium: the table has no rows; the only finding then  smart
   rule_violations          medium: rows breaking a rule between columns that     smart
-                           the other rows follow (a total and its parts, min <= max)
+                           the other rows follow (a total and its parts, min <= max;
+                           rule_kind "not_null_when": X holds a value wherever Y does)
+
+NULLs another column explains (NULL exactly when wind < 64, before a year, monotone across a
+column family) are structure, found with the profile (core/profile/nulls.py): no issue.
+Issues of one type and cause on the members of a column family (core/families.py) are one
+issue (families.merge_family_issues).
 """
 
 from __future__ import annotations
@@ -42,9 +48,11 @@ from typing import Any, Callable, Mapping, Optional
 import ibis
 
 from cataloger_dagster.core import portable
+from cataloger_dagster.core.families import families_of
 from cataloger_dagster.core.issues.detectors import (
-    duplicates, keys, labels, missing, ranges, references, rules, types, whitespace,
+    duplicates, keys, labels, missing, null_rules, ranges, references, rules, types, whitespace,
 )
+from cataloger_dagster.core.issues.detectors.families import merge_family_issues
 from cataloger_dagster.core.issues.detectors.empty import empty_table
 from cataloger_dagster.core.issues.detectors.context import Context, across_tables  # noqa: F401  (re-exported)
 from cataloger_dagster.core.models import ColumnRule, Degradation, IssueModel, TableProfile
@@ -64,6 +72,7 @@ COLUMN_CHECKS: list[tuple[str, Callable[..., Optional[IssueModel]]]] = [
     ("constant_column", ranges.constant_column),
     ("out_of_range", ranges.out_of_range),
     ("orphan_references", references.orphan_references),
+    ("rule_violations", null_rules.not_null_rule),
 ]
 # a table check finds one issue, or several (one per broken rule)
 TABLE_CHECKS: list[tuple[str, Callable[[Context], Optional[IssueModel] | list[IssueModel]]]] = [
@@ -124,7 +133,8 @@ def detect_issues(
         one = dataclasses.replace(ctx, table=view([col.name]))   # a column's checks read that column
         for type_, check in COLUMN_CHECKS:
             _run(issues, failed, one, type_, col.name, lambda check=check, one=one: check(one, col, dtype))
-    return merge_shared_placeholders(ctx.name, merge_placeholder_text(ctx.name, issues))
+    return merge_family_issues(ctx.name, merge_shared_placeholders(ctx.name, merge_placeholder_text(ctx.name, issues)),
+                               families_of(profile))
 
 
 def merge_placeholder_text(table: str, issues: list[IssueModel]) -> list[IssueModel]:

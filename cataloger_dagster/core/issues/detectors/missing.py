@@ -8,6 +8,7 @@ import ibis
 import ibis.expr.datatypes as dt
 
 from cataloger_dagster.core.issues import text_values
+from cataloger_dagster.core.profile.nulls import structural_nulls
 from cataloger_dagster.core.issues.detectors.context import (
     Context, count, counted_together, free_text_counts, is_measure, issue, might_be_placeholder, numeric_sentinels,
     one, pct,
@@ -34,11 +35,19 @@ def missing_values(ctx: Context, cp: ColumnProfile, dtype: dt.DataType) -> Optio
             c = ctx.table[cp.name]
             blanks = int(ctx.table.filter(c.notnull() & (c.strip() == "")).count().execute())
     nans = cp.nan_count or 0
-    missing = cp.nulls + blanks + nans
+    # NULLs another column explains (NULL exactly when wind < 64) are the data's structure:
+    # the understanding says so, and only the blanks and NaN left are missing.  A column NULL
+    # wherever another is, but on a few rows, has no NULL of its own: the other column's
+    # missing values and the rule's exceptions (rule_violations) are the two root causes
+    explained = cp.name in structural_nulls(ctx.profile.null_patterns) or any(
+        p.kind == "not_null_when" and p.columns == [cp.name] for p in ctx.profile.null_patterns)
+    nulls = 0 if explained else cp.nulls
+    missing = nulls + blanks + nans
     if missing == 0:
         return None
     frac = missing / ctx.rows
-    parts = [f"{cp.nulls:,} NULL"] + ([f"{blanks:,} blank"] if blanks else []) + ([f"{nans:,} NaN"] if nans else [])
+    parts = ([] if explained else [f"{nulls:,} NULL"]) + ([f"{blanks:,} blank"] if blanks else []) \
+        + ([f"{nans:,} NaN"] if nans else [])
     return issue(
         ctx, "missing_values", cp.name, severity=missing_severity(frac), category="quick_fixes",
         affectedRows=missing,
@@ -46,7 +55,7 @@ def missing_values(ctx: Context, cp: ColumnProfile, dtype: dt.DataType) -> Optio
                     f"{', '.join(parts)}).",
         suggestedAction=(f"Find out why {cp.name} is missing so often before relying on it." if frac > 0.5 else
                          f"Fill {cp.name} from its source where it is known, and store blanks as NULL."),
-        details={"nulls": cp.nulls, "blanks": blanks, "nan": nans, "missing": missing, "fraction": frac},
+        details={"nulls": nulls, "blanks": blanks, "nan": nans, "missing": missing, "fraction": frac},
     )
 
 

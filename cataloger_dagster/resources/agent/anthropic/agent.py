@@ -36,7 +36,7 @@ from cataloger_dagster.resources.agent.anthropic.prompts import (  # noqa: F401 
 from cataloger_dagster.resources.agent.anthropic.tool_loop import investigate_with_tools
 from cataloger_dagster.core.issues.analysis import heuristic_analysis
 from cataloger_dagster.core.reviews.memory import review_with_memory
-from cataloger_dagster.core.understanding import heuristic_understanding
+from cataloger_dagster.core.understanding import heuristic_understanding, structure_observations
 from cataloger_dagster.resources.agent.base import AgentResource, AgentUsage
 
 M = TypeVar("M", bound=BaseModel)
@@ -302,8 +302,12 @@ def _understanding(profile: TableProfile, got: UnderstandingAnswer) -> DatasetUn
         ColumnSummaryModel.model_validate(by_name[c.name].model_dump()) if c.name in by_name else fallback[c.name]
         for c in profile.columns
     ]
+    # the data's shape (families, NULLs another column explains) is a fact the profile found:
+    # said once, whatever the model wrote
+    shape = [s for s in structure_observations(profile) if s not in got.summary.observations]
     summary = got.summary.model_copy(update={"name": profile.table, "rowCount": profile.row_count,
-                                             "columnCount": profile.column_count})
+                                             "columnCount": profile.column_count,
+                                             "observations": [*got.summary.observations, *shape]})
     return DatasetUnderstandingModel(summary=summary, columns=columns, suggested_context=got.suggested_context)
 
 

@@ -178,3 +178,29 @@ def test_the_measures_that_could_hold_a_placeholder_zero_are_counted_in_one_scan
     assert sentinel_values(dataclasses.replace(narrowed, table=ctx.table.select("domestic_gross")),
                            *_col(tables, "both_", "domestic_gross")).details["values"] == {"0": 12}
     assert sum(1 for s in scans if "zeros0" in s) == 1
+
+
+def test_structural_nulls_open_no_missing_values_issue_but_a_real_gap_does(tables):
+    from tests.support import null_shapes
+    tables.sql(null_shapes.STORMS)
+    found = tables.detect("storms")
+    # category is NULL exactly when wind < 65: structure; pressure's scattered NULLs: a gap
+    assert "storms_missing_values_category" not in found
+    gap = found["storms_missing_values_pressure"]
+    assert gap.affectedRows == tables.profile("storms").column("pressure").nulls > 0
+
+
+def test_measures_missing_before_a_date_and_a_chart_s_weeks_open_no_missing_values_issue(tables):
+    from tests.support import null_shapes
+    tables.sql(null_shapes.BEFORE_A_YEAR).sql(null_shapes.chart_sql())
+    assert not [i for i in tables.detect("readings").values() if i.type == "missing_values"]
+    chart = tables.detect("chart")
+    assert not [i for i in chart.values() if i.type == "missing_values"]
+
+
+def test_blanks_in_a_column_whose_nulls_are_explained_are_still_missing(tables):
+    tables.sql("""CREATE TABLE s AS SELECT i AS id, i % 50 AS level,
+                  CASE WHEN i % 50 < 10 THEN NULL WHEN i = 77 THEN ' ' ELSE 'grade ' || (i % 7) END AS grade
+                  FROM range(1000) r(i)""")
+    found = tables.detect("s")["s_missing_values_grade"]
+    assert found.affectedRows == 1 and found.details["nulls"] == 0 and "1 blank" in found.description

@@ -183,7 +183,8 @@ def test_the_review_keeps_every_detected_issue_and_its_numbers(table):
         result, usage = a.review_issues(profile, heuristic_understanding(profile), issues)
     assert usage.fallback_reason is None
     by_id = {i.id: i for i in result.issues}
-    assert list(by_id) == [kept.id, reviewed.id, "web_events_format_page_url"]
+    # every detected issue in the detectors' order, then the model's own on a real column
+    assert list(by_id) == [*(i.id for i in issues), "web_events_format_page_url"]
     assert by_id[kept.id] == kept  # forgotten by the model, kept as detected
     # the model's words and judgement, the detector's columns and numbers
     assert by_id[reviewed.id].description == "Plain words." and by_id[reviewed.id].severity == "high"
