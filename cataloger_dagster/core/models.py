@@ -165,6 +165,9 @@ ISSUE_TYPES = (
     "numeric_as_text",       # numbers stored in a text column
     "date_as_text",          # dates stored in a text column
     "outliers",              # values far outside the column's distribution
+    "scale_errors",          # values off from their column or group by a unit factor (x1000, x2.54)
+    "implausible_values",    # values ten times or more from their group, usual for the column
+    "mixed_units",           # one text column holding values in several units or notations
     "inconsistent_categories",  # casing / whitespace / near-duplicate variants
     "invalid_format",        # values not matching the column's semantic type
     "constant_column",       # one value only

@@ -34,7 +34,7 @@ from typing import Any, Callable, Mapping, Optional
 import ibis
 
 from cataloger_dagster.core import portable
-from cataloger_dagster.core.issues.detectors import keys, labels, missing, ranges, references, types
+from cataloger_dagster.core.issues.detectors import keys, labels, magnitudes, missing, ranges, references, types
 from cataloger_dagster.core.issues.detectors.empty import empty_table
 from cataloger_dagster.core.issues.detectors.context import Context, across_tables  # noqa: F401  (re-exported)
 from cataloger_dagster.core.models import Degradation, IssueModel, TableProfile
@@ -48,6 +48,8 @@ COLUMN_CHECKS: list[tuple[str, Callable[..., Optional[IssueModel]]]] = [
     ("duplicate_keys", keys.duplicate_keys),
     ("stored_as_text", types.stored_as_text),
     ("outliers", ranges.outliers),
+    ("scale_errors", magnitudes.scale_errors),
+    ("implausible_values", magnitudes.implausible_values),
     ("inconsistent_categories", labels.inconsistent_categories),
     ("invalid_format", labels.invalid_format),
     ("constant_column", ranges.constant_column),
