@@ -15,7 +15,7 @@ every name or value reaches the code through `codegen.literal` alone.
 
 Every investigation ends in `record(issue_id, check, ...)`, which prints one
 JSON line `{"issue", "hypothesis", "verdict", "reason", "affected", "evidence"}` (or `"error"`):
-the checks themselves are in checks.py.  The same script
+the checks themselves are the files of the `checks` package.  The same script
 runs in the sandbox against the snapshot and by hand against the real
 database: only DB_CONNECTION_STRING differs.
 """

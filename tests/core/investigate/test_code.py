@@ -18,7 +18,6 @@ from cataloger_dagster.core.models import IssueModel
 from cataloger_dagster.core.history.recent_changes import summary_script
 from cataloger_dagster.resources.agent.anthropic.agent import render
 from cataloger_dagster.core.investigate.code import (
-    CHECKS,
     STRING_SENTINELS,
     check_args,
     check_block,
@@ -34,6 +33,7 @@ from cataloger_dagster.core.investigate.code import (
 )
 
 from hostile_names import HOSTILE, PAYLOAD
+from session_checks import ORDERS_SQL, database
 
 
 def issue(table: str, column: str, type_: str = "missing_values", **details) -> IssueModel:
@@ -274,39 +274,13 @@ def test_parse_records_reads_only_whole_record_lines():
 
 
 # --------------------------------------------------------------------------
-# every check, run as a script against a real DuckDB table
+# checks run as a script against a real DuckDB table (each check's own verdicts are tested in
+# tests/core/investigate/checks/, one file per check)
 # --------------------------------------------------------------------------
-
-ORDERS_SQL = """
-CREATE TABLE customers AS SELECT range AS id FROM range(10);
-CREATE TABLE orders AS
-  SELECT i AS id,
-         i % 12 AS customer_id,
-         CASE WHEN i % 10 = 0 THEN NULL WHEN i % 10 = 5 THEN '  ' ELSE 'note ' || i END AS note,
-         CASE WHEN i % 4 = 0 THEN 'Shipped' WHEN i % 4 = 3 THEN 'pending' ELSE 'shipped' END AS status,
-         CASE WHEN i = 50 THEN 100000.0 WHEN i = 60 THEN -999.0 ELSE i * 1.0 END AS amount,
-         CAST(i * 7 AS VARCHAR) AS code,   -- numbers as text (leading zeros would make it a code)
-         '2024-01-' || lpad(CAST(i % 28 + 1 AS VARCHAR), 2, '0') AS day,
-         CASE WHEN i % 20 = 0 THEN 'nope' WHEN i = 33 THEN 'N/A' ELSE 'user' || i || '@example.com' END AS email,
-         'NL' AS country,
-         CASE WHEN i % 25 = 0 THEN -1 ELSE i END AS qty,
-         CASE WHEN i = 99 THEN TIMESTAMP '2999-01-01' ELSE TIMESTAMP '2024-01-01' + INTERVAL (i) DAY END AS created
-  FROM range(1, 101) t(i);
-INSERT INTO orders SELECT * FROM orders WHERE id = 7;
-"""
-
 
 @pytest.fixture(scope="module")
 def orders_db(tmp_path_factory):
-    path = tmp_path_factory.mktemp("orders") / "orders.duckdb"
-    with duckdb.connect(str(path)) as con:
-        con.execute(ORDERS_SQL)
-    return path
-
-
-def one(db, sql: str):
-    with duckdb.connect(str(db), read_only=True) as con:
-        return con.execute(sql).fetchone()[0]
+    return database(tmp_path_factory.mktemp("orders") / "orders.duckdb", ORDERS_SQL)
 
 
 def run_script(code: str, db, tmp_path) -> str:
@@ -318,97 +292,6 @@ def run_script(code: str, db, tmp_path) -> str:
                          text=True, timeout=180)
     assert out.returncode == 0, out.stderr
     return out.stdout
-
-
-@pytest.mark.slow
-def test_every_check_reaches_the_verdict_the_data_shows(orders_db, tmp_path):
-    issues = [
-        made("missing_values", ["note"]),
-        made("missing_values", ["id"]),                                   # nothing missing: refuted
-        made("sentinel_values", ["amount"], values={"-999": 1}),
-        made("duplicate_rows", ["id", "customer_id", "note", "status", "amount", "code", "day", "email",
-                                "country", "qty", "created"]),
-        made("duplicate_keys", ["id"]),
-        made("numeric_as_text", ["code"]),
-        made("numeric_as_text", ["email"]),                               # text that is no number
-        made("date_as_text", ["day"]),
-        made("outliers", ["amount"], fence_low=0, fence_high=1000),
-        made("inconsistent_categories", ["status"], groups={"shipped": ["shipped", "Shipped"]}),
-        made("invalid_format", ["email"], pattern=r"^[^@\s]+@[^@\s]+\.[A-Za-z]{2,}$"),
-        made("constant_column", ["country"]),
-        made("constant_column", ["status"]),
-        made("out_of_range", ["qty"], counts={"negative": 4}, now="2025-06-01T12:00:00+00:00"),
-        made("out_of_range", ["created"], counts={"in the future": 1}, now="2025-06-01T12:00:00+00:00"),
-        made("orphan_references", ["customer_id"], references="customers.id"),
-        made("looks_like_pii", ["note"]),
-        made("empty_table", []).model_copy(update={"id": "orders_empty_table"}),   # 101 rows: refuted
-    ]
-    kinds = sorted({check_type(i) for i in issues})
-    assert kinds == sorted(CHECKS)      # every check there is, so a new one needs a case here
-    code = "\n".join([SCRIPT_HEADER, setup_block("orders"), *(check_block(k) for k in kinds),
-                      *(investigate_block(i, issues) for i in issues)])
-    found = parse_records(run_script(code, orders_db, tmp_path))
-    assert set(found) == {i.id for i in issues}, found
-    assert not [r for r in found.values() if r.get("error")], found
-    verdicts = {k: r["verdict"] for k, r in found.items()}
-    ev = {k: r["evidence"] for k, r in found.items()}
-    rows = one(orders_db, "SELECT count(*) FROM orders")
-    assert rows == 101
-
-    missing = one(orders_db, "SELECT count(*) FROM orders WHERE note IS NULL OR trim(note) = ''")
-    assert verdicts["orders_missing_values_note"] == "confirmed"
-    assert ev["orders_missing_values_note"] == {"missing": missing, "rows": rows,
-                                                "percent": round(100 * missing / rows, 3)}
-    assert verdicts["orders_missing_values_id"] == "refuted" and ev["orders_missing_values_id"]["missing"] == 0
-    # every record says what it tested and why it decided so
-    assert all(r["hypothesis"] and r["reason"] and isinstance(r["affected"], int) for r in found.values())
-
-    assert ev["orders_sentinel_values_amount"]["whole_cells"] == {"-999.0": 1}
-
-    dup_rows = ev[[k for k in ev if k.startswith("orders_duplicate_rows")][0]]
-    assert dup_rows["duplicate_rows"] == rows - one(orders_db, "SELECT count(*) FROM (SELECT DISTINCT * FROM orders)")
-    assert dup_rows["duplicate_rows"] == 1 and dup_rows["examples"][0]["id"] == 7
-    # id 7 is one row twice: true duplicates
-    keys = ev["orders_duplicate_keys_id"]
-    assert verdicts["orders_duplicate_keys_id"] == "confirmed"
-    assert (keys["repeated_values"], keys["rows"], keys["examples"], keys["distinct_rows_among_them"]) == (1, 2, [7], 1)
-
-    assert verdicts["orders_numeric_as_text_code"] == "confirmed"
-    assert ev["orders_numeric_as_text_code"]["numbers"] == rows
-    assert verdicts["orders_numeric_as_text_email"] == "refuted"
-    assert verdicts["orders_date_as_text_day"] == "confirmed" and ev["orders_date_as_text_day"]["dates"] == rows
-
-    # -999 is the sentinel issue's, not an outlier: only 100000 is beyond the fence, far from the rest
-    assert ev["orders_outliers_amount"]["rows"] == 1 and ev["orders_outliers_amount"]["examples"] == [100000.0]
-    assert verdicts["orders_outliers_amount"] == "confirmed" and ev["orders_outliers_amount"]["isolated_rows"] == 1
-
-    spellings = ev["orders_inconsistent_categories_status"]["spellings"]
-    minority = one(orders_db, "SELECT count(*) FROM orders WHERE status = 'Shipped'")
-    assert spellings == {"shipped": {"shipped": rows - minority - one(
-        orders_db, "SELECT count(*) FROM orders WHERE status = 'pending'"), "Shipped": minority}}
-    assert ev["orders_inconsistent_categories_status"]["rows_with_variant"] == minority
-    assert verdicts["orders_inconsistent_categories_status"] == "confirmed"   # one label in two cases
-
-    # 'N/A' is a sentinel, left to the sentinel check; 'nope' is the invalid value
-    assert ev["orders_invalid_format_email"]["invalid"] == one(orders_db, "SELECT count(*) FROM orders WHERE email = 'nope'")
-    assert ev["orders_invalid_format_email"]["usable"] == rows - 1
-    assert ev["orders_invalid_format_email"]["examples"] == ["nope"]
-
-    assert verdicts["orders_constant_column_country"] == "confirmed"
-    assert ev["orders_constant_column_country"]["value"] == "NL"
-    assert verdicts["orders_constant_column_status"] == "refuted"
-
-    assert ev["orders_out_of_range_qty"]["by_rule"] == {"negative": one(orders_db, "SELECT count(*) FROM orders WHERE qty < 0")}
-    assert ev["orders_out_of_range_created"]["by_rule"] == {"in the future": 1}
-
-    orphans = ev["orders_orphan_references_customer_id"]
-    assert orphans["rows"] == one(orders_db, "SELECT count(*) FROM orders WHERE customer_id NOT IN (SELECT id FROM customers)")
-    assert orphans["distinct_missing"] == 2 and sorted(orphans["examples"]) == ["10", "11"]
-
-    assert verdicts["orders_looks_like_pii_note"] == "inconclusive"
-    assert ev["orders_looks_like_pii_note"]["note_nulls"] == 10
-
-    assert verdicts["orders_empty_table"] == "refuted" and ev["orders_empty_table"] == {"rows": rows}
 
 
 def test_the_empty_table_check_confirms_a_table_without_rows(tmp_path):
