@@ -109,7 +109,7 @@ def detect_issues(
         one = dataclasses.replace(ctx, table=view([col.name]))   # a column's checks read that column
         for type_, check in COLUMN_CHECKS:
             _run(issues, failed, one, type_, col.name, lambda check=check, one=one: check(one, col, dtype))
-    return merge_placeholder_text(ctx.name, issues)
+    return magnitudes.merge_outliers(merge_placeholder_text(ctx.name, issues))
 
 
 def merge_placeholder_text(table: str, issues: list[IssueModel]) -> list[IssueModel]:

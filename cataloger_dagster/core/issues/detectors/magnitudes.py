@@ -45,6 +45,7 @@ UNIQUE_SHARE = 0.9
 MAX_MEASURES = 8
 MAX_GROUP_COLUMNS = 3
 MAX_GROUPS = 30
+MAX_VALUES_SHOWN = 100
 FETCHED = 500              # distinct (value, groups) rows read back for a column's apart values
 BIG = 1e300
 
@@ -53,7 +54,6 @@ FACTORS: dict[float, str] = {
     10.0: "a misplaced decimal point (x10)",
     100.0: "a factor of 100 (percent against fraction, cents against units)",
     1000.0: "thousands against units (x1,000)",
-    1e6: "millions against units (x1,000,000)",
     2.54: "inches against centimetres (x2.54)",
     12.0: "feet against inches (x12)",
     3.28084: "metres against feet (x3.28)",
@@ -61,7 +61,7 @@ FACTORS: dict[float, str] = {
     1.60934: "miles against kilometres (x1.609)",
     60.0: "minutes against seconds or hours (x60)",
 }
-POWERS_OF_TEN = (10.0, 100.0, 1000.0, 1e6)
+POWERS_OF_TEN = (10.0, 100.0, 1000.0)
 YEAR_WORDS = {"year", "yr", "years", "decade"}
 CLOCK_WORDS = {"time", "hhmm", "clock"}     # 1330 for 13:30: not a quantity
 FRACTION_WORDS = {"percent", "pct", "percentage", "rate", "ratio", "share", "fraction", "proportion"}
@@ -210,6 +210,7 @@ class Finding:
     rows: int
     examples: list[dict[str, Any]]
     factors: dict[str, int]
+    values: list[float]
 
 
 def analysis(ctx: Context) -> dict[str, dict[str, Finding]]:
@@ -308,7 +309,8 @@ def _judge(ctx: Context, t: ibis.Table, m: str, groups: list[str], keys: dict[st
             if f:
                 factors[f"{f:g}"] = factors.get(f"{f:g}", 0) + n
         hits.sort(key=lambda h: -abs(math.log10(h[0]["ratio"])))
-        result[kind] = Finding(total, [h[0] for h in hits[:5]], factors)
+        result[kind] = Finding(total, [h[0] for h in hits[:5]], factors,
+                               sorted({h[0]["value"] for h in hits})[:MAX_VALUES_SHOWN])
     return result
 
 
@@ -350,7 +352,8 @@ def scale_errors(ctx: Context, cp: ColumnProfile, dtype: dt.DataType) -> Optiona
                         f"slipped, store the corrected value (for example {first['value']:g} -> {first['corrected']:.4g}) "
                         "and record the column's unit in its name or documentation.",
         details={"rows": found.rows, "factors": found.factors, "factor": float(top), "meaning": meaning,
-                 "examples": [e["value"] for e in found.examples], "flagged": found.examples},
+                 "examples": [e["value"] for e in found.examples], "flagged": found.examples,
+                 "values": found.values},
     )
 
 
@@ -368,5 +371,25 @@ def implausible_values(ctx: Context, cp: ColumnProfile, dtype: dt.DataType) -> O
                     f"usual for the column as a whole: {shown}.",
         suggestedAction=f"Check the {count(found.rows, 'row')} of {cp.name} against their source: a value this far "
                         "from every other of its group is usually an entry error; keep it if the source confirms it.",
-        details={"rows": found.rows, "examples": [e["value"] for e in found.examples], "flagged": found.examples},
+        details={"rows": found.rows, "examples": [e["value"] for e in found.examples], "flagged": found.examples,
+                 "values": found.values},
     )
+
+
+def merge_outliers(issues: list[IssueModel]) -> list[IssueModel]:
+    """One root cause, one issue: an outliers finding whose values are all among a column's scale
+    errors or implausible values is that finding seen from the whole column; it is dropped."""
+    flagged: dict[str, set[float]] = {}
+    rows: dict[str, int] = {}
+    for i in issues:
+        if i.type in ("scale_errors", "implausible_values") and len(i.affectedColumns) == 1:
+            flagged.setdefault(i.affectedColumns[0], set()).update(i.details.get("values", []))
+            rows[i.affectedColumns[0]] = rows.get(i.affectedColumns[0], 0) + (i.affectedRows or 0)
+
+    def covered(i: IssueModel) -> bool:
+        column = i.affectedColumns[0] if len(i.affectedColumns) == 1 else None
+        ends = [(i.details or {}).get(k) for k in ("min_outlier", "max_outlier")]
+        return (column in flagged and (i.affectedRows or 0) <= rows[column]
+                and all(e is not None and float(e) in flagged[column] for e in ends))
+
+    return [i for i in issues if not (i.type == "outliers" and covered(i))]
