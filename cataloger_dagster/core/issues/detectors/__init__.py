@@ -16,6 +16,12 @@ Severity and category (quick_fixes can be automated, smart_fixes need business j
   numeric_as_text,         medium: sums, sorts and comparisons go wrong          quick
   date_as_text             (the placeholders that forced the text type are part of it)
   outliers                 medium                                                smart
+  scale_errors             medium: values off by a unit factor (x1000, x2.54)    smart
+                           (an outliers finding of the same values folds into it)
+  implausible_values       medium: ten times or more from their group, usual     smart
+                           for the column (the outliers check sees the column)
+  mixed_units              medium: one quantity in several units or notations    quick (smart when some
+                           (replaces numbers-as-text and the like on that column) values have no unit)
   inconsistent_categories  medium: group-bys split one value into several        quick
   invalid_format           medium >=5% of values, else low                       quick
   constant_column          low: carries no information                           quick
@@ -34,7 +40,7 @@ from typing import Any, Callable, Mapping, Optional
 import ibis
 
 from cataloger_dagster.core import portable
-from cataloger_dagster.core.issues.detectors import keys, labels, magnitudes, missing, ranges, references, types
+from cataloger_dagster.core.issues.detectors import keys, labels, magnitudes, missing, ranges, references, types, units
 from cataloger_dagster.core.issues.detectors.empty import empty_table
 from cataloger_dagster.core.issues.detectors.context import Context, across_tables  # noqa: F401  (re-exported)
 from cataloger_dagster.core.models import Degradation, IssueModel, TableProfile
@@ -47,6 +53,7 @@ COLUMN_CHECKS: list[tuple[str, Callable[..., Optional[IssueModel]]]] = [
     ("sentinel_values", missing.sentinel_values),
     ("duplicate_keys", keys.duplicate_keys),
     ("stored_as_text", types.stored_as_text),
+    ("mixed_units", units.mixed_units),
     ("outliers", ranges.outliers),
     ("scale_errors", magnitudes.scale_errors),
     ("implausible_values", magnitudes.implausible_values),
@@ -109,7 +116,7 @@ def detect_issues(
         one = dataclasses.replace(ctx, table=view([col.name]))   # a column's checks read that column
         for type_, check in COLUMN_CHECKS:
             _run(issues, failed, one, type_, col.name, lambda check=check, one=one: check(one, col, dtype))
-    return magnitudes.merge_outliers(merge_placeholder_text(ctx.name, issues))
+    return units.merge_mixed_units(magnitudes.merge_outliers(merge_placeholder_text(ctx.name, issues)))
 
 
 def merge_placeholder_text(table: str, issues: list[IssueModel]) -> list[IssueModel]:
