@@ -55,6 +55,12 @@ class Reading:
     number: float              # in the unit of the dimension, or the bare number
 
 
+def spellings(dimension: Optional[str] = None) -> dict[str, str]:
+    """Each spelling of a unit of `dimension` (of any, when None) -> its name in the evidence."""
+    return {spelling: CANONICAL.get(spelling, spelling) for d, (_, sizes) in UNITS.items()
+            if dimension in (None, d) for spelling in sizes}
+
+
 def _number(text: str) -> float:
     return float(text.replace(",", "."))
 
