@@ -37,15 +37,20 @@ NEW_KINDS = ("temporal_gap",)
 # A root cause's kind -> the issue types that report it. Only where one finding can honestly be
 # typed two ways: the placeholder ('NA') that turns a numeric column into text is one cause with
 # two facts ("one root cause, one issue"); text that holds dates is also a bad format;
-# an implausible value is also an outlier; a variant label is also a bad format; a repeated key
+# an implausible value is also an outlier, and a value off by a unit factor (a scale error) is an
+# outlier or an implausible value whose cause is named; a column of mixed units is also numbers
+# stored as text or a bad format; a variant label is also a bad format; a repeated key
 # also repeats rows. A placeholder is not "missing values": NULL counts do not see it.
 COMPATIBLE: dict[str, frozenset[str]] = {
     "missing_values": frozenset({"missing_values"}),
     "sentinel_values": frozenset({"sentinel_values"}),
     "numeric_as_text": frozenset({"numeric_as_text", "sentinel_values"}),
     "date_as_text": frozenset({"date_as_text", "invalid_format"}),
-    "out_of_range": frozenset({"out_of_range", "outliers"}),
-    "outliers": frozenset({"outliers", "out_of_range"}),
+    "out_of_range": frozenset({"out_of_range", "outliers", "scale_errors", "implausible_values"}),
+    "outliers": frozenset({"outliers", "out_of_range", "scale_errors", "implausible_values"}),
+    "scale_errors": frozenset({"scale_errors", "outliers", "out_of_range"}),
+    "implausible_values": frozenset({"implausible_values", "outliers", "out_of_range", "scale_errors"}),
+    "mixed_units": frozenset({"mixed_units", "numeric_as_text", "invalid_format"}),
     "inconsistent_categories": frozenset({"inconsistent_categories", "invalid_format"}),
     "invalid_format": frozenset({"invalid_format", "inconsistent_categories"}),
     "duplicate_keys": frozenset({"duplicate_keys", "duplicate_rows"}),

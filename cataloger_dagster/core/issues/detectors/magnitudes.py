@@ -39,6 +39,8 @@ MAX_APART_SHARE = 0.2      # more than this of a group apart is two populations,
 MAX_COLUMN_SHARE = 0.02    # scale errors and implausible values are a few rows of a column (or 3)
 ROBUST_Z = 4.0             # distance to the median, in robust standard deviations of the log
 IMPLAUSIBLE_DECADES = 1.0  # an implausible value is ten times or more from its group's median
+TELLING_SHARE = 0.75       # a group this much narrower than its column tells the values' level
+WIDE_DECADES = 0.8         # a group's 10th to 90th percentiles wider than this recognise no factor
 TIGHT_DECADES = 0.2        # a group this tight (log interquartile range) tells 2.54 from 2.2
 SMALL_WHOLE = 10           # whole numbers below this are never low outliers: a count of 3 is a count
 UNIQUE_SHARE = 0.9
@@ -46,7 +48,7 @@ MAX_MEASURES = 8
 MAX_GROUP_COLUMNS = 3
 MAX_GROUPS = 30
 MAX_VALUES_SHOWN = 100
-FETCHED = 500              # distinct (value, groups) rows read back for a column's apart values
+FETCHED = 2000             # (bin, groups) cells read back for a column's values apart
 BIG = 1e300
 
 # factor -> what it usually means.  Powers of ten are tried first: they are the common slips.
@@ -63,6 +65,9 @@ FACTORS: dict[float, str] = {
 }
 POWERS_OF_TEN = (10.0, 100.0, 1000.0)
 YEAR_WORDS = {"year", "yr", "years", "decade"}
+# numbers that name or order things rather than measure them (a flight number, a rank)
+LABEL_WORDS = {"flight", "route", "zip", "postal", "postcode", "phone", "room", "gate", "platform", "channel",
+               "version", "rank", "position", "index", "order", "seq", "sequence", "fips", "isbn"}
 CLOCK_WORDS = {"time", "hhmm", "clock"}     # 1330 for 13:30: not a quantity
 FRACTION_WORDS = {"percent", "pct", "percentage", "rate", "ratio", "share", "fraction", "proportion"}
 
@@ -124,6 +129,18 @@ def shape(hist: dict[int, int]) -> Optional[Shape]:
                  *(_quantile(inside, q) for q in (0.1, 0.25, 0.75, 0.9)))
 
 
+def too_wide(s: Shape) -> bool:
+    """A bulk this wide takes most values back among it by some power of ten: no factor is told."""
+    return s.p90 - s.p10 > WIDE_DECADES * RESOLUTION
+
+
+def telling(group: Shape, whole: Optional[Shape]) -> bool:
+    """Whether a group is narrower than the whole column: its category tells something of the
+    values' level (a unit column, a segment), where a category that cuts across levels (a city
+    of consumers and firms) makes every value "normal" and tells nothing."""
+    return whole is None or group.p90 - group.p10 <= TELLING_SHARE * (whole.p90 - whole.p10)
+
+
 def fitting_factor(value: float, s: Shape) -> Optional[float]:
     """The known factor that brings `value` among its peers, or None.  A power of ten must land
     it within the bulk's 10th to 90th percentiles (the nearest the median, if two do); another
@@ -134,8 +151,9 @@ def fitting_factor(value: float, s: Shape) -> Optional[float]:
     def corrected(f: float) -> float:
         return s.median + ratio - math.copysign(math.log10(f) * RESOLUTION, ratio)
 
-    # a bulk wider than a decade takes any value back by some power of ten: none is recognised
-    powers = [f for f in POWERS_OF_TEN if s.p10 - 2 <= corrected(f) <= s.p90 + 2] if s.p90 - s.p10 <= RESOLUTION else []
+    if too_wide(s):
+        return None
+    powers = [f for f in POWERS_OF_TEN if s.p10 - 2 <= corrected(f) <= s.p90 + 2]
     if powers:
         return min(powers, key=lambda f: abs(corrected(f) - s.median))
     if s.p75 - s.p25 > TIGHT_DECADES * RESOLUTION:
@@ -170,7 +188,7 @@ def measures(ctx: Context) -> list[str]:
     found = []
     for cp in ctx.profile.columns:
         dtype = schema[cp.name] if cp.name in schema else None
-        if (dtype is None or not is_measure(cp, dtype) or name_words(cp.name) & COORDINATES or _is_year(cp)
+        if (dtype is None or not is_measure(cp, dtype) or name_words(cp.name) & (COORDINATES | LABEL_WORDS) or _is_year(cp)
                 or _is_clock(cp, dtype)):
             continue
         low, median = finite_float(cp.min), finite_float((cp.quantiles or {}).get("p50"))
@@ -262,21 +280,32 @@ def _judge(ctx: Context, t: ibis.Table, m: str, groups: list[str], keys: dict[st
     usable = v.notnull() & (v > 0) & (v < BIG) & not_nan(ctx, v)
     rel = t.filter(usable).select(v=v, bin=_bin(v), **{f"g{i}": keys[g] for i, g in enumerate(groups)})
     rel = rel.filter(rel.bin.isin(sorted(apart)))
-    rows = (rel.group_by(list(rel.columns)).aggregate(n=rel.count())
-            .order_by(ibis.desc("n")).limit(FETCHED).to_pyarrow().to_pylist())
+    # one row per bin and groups, the rarest first: errors are rare, and a bin apart within some
+    # groups may be a whole population of others (enterprises among consumers)
+    cells = (rel.group_by(["bin", *(f"g{i}" for i in range(len(groups)))])
+             .aggregate(n=rel.count(), lo=rel.v.min(), hi=rel.v.max())
+             .order_by(["n", "bin"]).limit(FETCHED).to_pyarrow().to_pylist())
     whole = t.schema()[m].is_integer()
+    whole_shape = shapes.get((0, ""))
     out: dict[str, list[tuple[dict, int, Optional[float]]]] = {"scale_errors": [], "implausible_values": []}
-    for r in rows:
-        b, value = int(r["bin"]), float(r["v"])
-        if whole and value < SMALL_WHOLE:
+    for r in cells:
+        b = int(r["bin"])
+        lo, hi = float(r["lo"]), float(r["hi"])
+        if whole and hi < SMALL_WHOLE:
             continue
+        value = hi if whole_shape is None or b + 0.5 > whole_shape.median else lo
         views = [(0, "")] + [(i + 1, r[f"g{i}"]) for i in range(len(groups))]
         judged = [(vi, grp, shapes[(vi, grp)]) for vi, grp in views if (vi, grp) in shapes]
-        if any(vi and s.normal(b) for vi, _, s in judged):
-            continue   # normal within the group of some category: a real extreme of its kind
-        far = [(vi, grp, s) for vi, grp, s in judged if s.apart(b) and (low_side or b > s.median)]
+        if any(vi and s.normal(b) and telling(s, whole_shape) for vi, _, s in judged):
+            continue   # normal within the group of a telling category: a real extreme of its kind
+        far = [(vi, grp, s) for vi, grp, s in judged
+               if s.apart(b) and (low_side or b > s.median) and (not vi or telling(s, whole_shape))]
         if not far:
             continue
+        high = b > far[0][2].median
+        if not high and all(vi for vi, _, _ in far):
+            continue   # small values have a long natural tail (tiny budgets, fog, taxiing): the
+            # low side needs the whole column's view too
         far.sort(key=lambda x: x[0] == 0)   # a group's view says more than the whole column's
         # a unit slip is undone by one factor whichever peers the value is compared with
         fits = {fitting_factor(value, s) for _, _, s in far}
@@ -288,11 +317,12 @@ def _judge(ctx: Context, t: ibis.Table, m: str, groups: list[str], keys: dict[st
             vi, grp, s = far[0]
             f = None
             off = abs(b + 0.5 - s.median)
-            if vi == 0 or any(x == 0 for x, _, _ in far) or off < IMPLAUSIBLE_DECADES * RESOLUTION:
+            if vi == 0 or not high or any(x == 0 for x, _, _ in far) or off < IMPLAUSIBLE_DECADES * RESOLUTION:
                 continue
             kind = "implausible_values"
         ratio = value / s.median_value
-        example = {"value": value, "ratio": ratio, "median": s.median_value, "group_size": s.rows}
+        example = {"value": value, "ratio": ratio, "median": s.median_value, "group_size": s.rows,
+                   "rows": int(r["n"]), "values": sorted({lo, hi})}
         if vi:
             example["group"] = {groups[vi - 1]: grp}
         if f:
@@ -310,7 +340,7 @@ def _judge(ctx: Context, t: ibis.Table, m: str, groups: list[str], keys: dict[st
                 factors[f"{f:g}"] = factors.get(f"{f:g}", 0) + n
         hits.sort(key=lambda h: -abs(math.log10(h[0]["ratio"])))
         result[kind] = Finding(total, [h[0] for h in hits[:5]], factors,
-                               sorted({h[0]["value"] for h in hits})[:MAX_VALUES_SHOWN])
+                               sorted({v for h in hits for v in h[0]["values"]})[:MAX_VALUES_SHOWN])
     return result
 
 
