@@ -8,11 +8,16 @@ those cut off from the bulk around the median by an empty stretch of the log sca
 from it on a robust scale (median and MAD of the logarithm): a tail that thins out value after
 value (incomes, storms, big airports) stays connected and is never apart.
 
-A row apart is then judged by the rows it is fetched with (one small query per column that has
-any): normal within the group of any category column, it is nothing (a big airport is normal
-among big airports); at a known factor of its peers (x1000, x2.54, x60...) whose correction
-lands among them, it is a scale error; ten times or more away from its group's median with no
-factor, and not apart in the whole column (the outliers check's ground), an implausible value.
+A row apart is then judged with its groups (one small query per column that has any, a row per
+bin and groups): normal within the group of a category narrower than the column (a unit column,
+a segment: a big airport among big airports), it is nothing; a category that cuts across levels
+(a city of consumers and firms) tells nothing and is not asked.  Brought among its peers by one
+known factor (x10, x100, x1000 in a bulk under 0.8 of a decade wide; x2.54, x12, x60... in a
+tight one) in every view it is apart in, it is a scale error; ten times or more above its
+group's median with no factor, and not apart in the whole column (the outliers check's
+ground), an implausible value.  Small values have a long natural tail (tiny budgets, fog,
+a slow taxi): below the median, only a value apart from the whole column too is judged, and
+never as implausible.
 """
 
 from __future__ import annotations
