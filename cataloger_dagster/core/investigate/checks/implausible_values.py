@@ -3,15 +3,7 @@
 from typing import TYPE_CHECKING
 
 import ibis
-from cataloger_dagster.core.investigate.checks.helpers import (
-    count,
-    group_columns,
-    normal_within_groups,
-    outcome,
-    quartiles,
-    share,
-    value_counts,
-)
+from cataloger_dagster.core.investigate.checks.helpers import count, outcome, quartiles, value_counts
 
 if TYPE_CHECKING:  # defined by the session script's setup block
     from cataloger_dagster.core.investigate.checks.session import t
@@ -41,21 +33,12 @@ def check_implausible_values(column, values, group):
             if len(examples) < 5:
                 examples.append({"value": v, "ratio": round(v / median, 3), "peers_quartiles": [q1, q3],
                                  "peers_near_it": near, **({"group": k} if group else {})})
-    explained_by = {}
-    for name, g in group_columns({column, group} if group else {column}):
-        n_judged, hits = normal_within_groups(c, g, c.notnull(), lambda x: x.isin([float(v) for v in values]))
-        if judged and n_judged >= 0.5 * judged and hits >= 0.8 * n_judged:
-            explained_by[name] = hits
-    evidence = dict(rows=judged, far=far, with_company=crowded, normal_within=explained_by, examples=examples)
+    evidence = dict(rows=judged, far=far, with_company=crowded, examples=examples)
     if not judged:
         return outcome(hypothesis, "refuted", "no flagged value has peers to compare with (or none is left)", 0, **evidence)
-    if explained_by:
-        name = next(iter(explained_by))
-        return outcome(hypothesis, "refuted", f"{share(explained_by[name], judged)} of them are normal within their "
-                       f"{name} group", judged, **evidence)
     if far < 0.5 * judged:
-        return outcome(hypothesis, "refuted", f"{count(crowded, 'row')} of {judged:,} have other values of their group "
-                       "within a factor of two: the tail of the group, not a slip", judged, **evidence)
+        return outcome(hypothesis, "refuted", f"only {far:,} of {count(judged, 'row')} {'is' if far == 1 else 'are'} ten "
+                       f"times or more from their group's median and alone; {crowded:,} have other values of their "
+                       "group within a factor of two: the group's own tail", judged, **evidence)
     return outcome(hypothesis, "confirmed", f"{count(far, 'row')} {'is' if far == 1 else 'are'} ten times or more from "
-                   "the median of their group, with no other value of it within a factor of two, and no category "
-                   "of the table makes them normal", far, **evidence)
+                   "the median of their group, with no other value of it within a factor of two", far, **evidence)
