@@ -185,6 +185,9 @@ ISSUE_TYPES = (
     "numeric_as_text",       # numbers stored in a text column
     "date_as_text",          # dates stored in a text column
     "outliers",              # values far outside the column's distribution
+    "scale_errors",          # values off from their column or group by a unit factor (x1000, x2.54)
+    "implausible_values",    # values ten times or more from their group, usual for the column
+    "mixed_units",           # one text column holding values in several units or notations
     "inconsistent_categories",  # casing / near-duplicate spelling variants of one label
     "whitespace_values",     # text with spaces at either end or doubled inside
     "invalid_format",        # values not matching the column's semantic type

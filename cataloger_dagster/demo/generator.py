@@ -66,6 +66,7 @@ NOUNS = (
     "Novel Serum Planter Watch Camera Toaster Yoga-Mat Skillet Hoodie Router Desk Chair Trowel"
 ).split()
 SEGMENTS = ("consumer", "business", "enterprise")
+SPEND_LEVEL = {"consumer": 600.0, "business": 6_000.0, "enterprise": 250_000.0}
 PAYMENT_METHODS = ("card", "paypal", "bank_transfer", "gift_card")
 EVENT_TYPES = ("page_view", "search", "add_to_cart", "checkout", "purchase")
 DEVICES = ("mobile", "desktop", "tablet")
@@ -166,14 +167,28 @@ def _products(rng, n):
              + pd.Series(np.array(NOUNS)[rng.integers(0, len(NOUNS), n)]))
     category = np.array(spec.PRODUCT_CATEGORIES, dtype=object)[rng.integers(0, len(spec.PRODUCT_CATEGORIES), n)]
     price = np.clip(np.round(np.exp(rng.normal(3.4, 0.8, n)), 2), 1.99, 999.0)
-    weight = np.round(rng.gamma(2.0, 0.8, n) + 0.05, 3).astype(object)
+    weight = np.round(rng.gamma(6.0, 0.25, n) + 0.2, 3).astype(object)
     active = rng.random(n) < 0.9
+    # package lengths written "NN cm", some in inches or feet and inches (mixed units)
+    length_cm = rng.integers(12, 90, n)
+    package = np.array([f"{v} cm" for v in length_cm], dtype=object)
 
     pick = _Picker(rng, n)
     rows = pick.take(_count(spec.rate("products", "inconsistent_categories", "category"), n))
     category[rows] = np.array(CATEGORY_VARIANTS, dtype=object)[np.arange(len(rows)) % len(CATEGORY_VARIANTS)]
     # weight is missing independently of the category variants
-    weight[rng.permutation(n)[:_count(spec.rate("products", "missing_values", "weight_kg"), n)]] = None
+    order = rng.permutation(n)
+    missing = _count(spec.rate("products", "missing_values", "weight_kg"), n)
+    weight[order[:missing]] = None
+    # a few weights typed in grams (x1000), among the usual ones not missing
+    present = order[missing:]
+    middle = present[np.abs(weight[present].astype(float) - np.median(weight[present].astype(float))) < 0.3]
+    grams = middle[:spec.rows("products", "scale_errors", "weight_kg")]
+    weight[grams] = np.round(weight[grams].astype(float) * 1000, 1)
+    imperial = rng.permutation(n)[:_count(spec.rate("products", "mixed_units", "package_length"), n)]
+    package[imperial] = [f"{round(length_cm[r] / 2.54)} in" if j % 3 or length_cm[r] < 31
+                         else f"{int(length_cm[r] // 30.48)}'{round(length_cm[r] % 30.48 / 2.54)}\""
+                         for j, r in enumerate(imperial)]
     # order quantities from the product's id, not the generator: the other tables' draws stay as they were
     min_qty = np.array([1, 2, 5, 10])[ids % 4]
     max_qty = np.array([20, 50, 100, 200])[(ids * 7 // 3) % 4]
@@ -183,11 +198,11 @@ def _products(rng, n):
     df = pd.DataFrame({
         "product_id": ids, "sku": [f"SKU-{i:05d}" for i in ids], "product_name": names,
         "category": category, "price_text": [f"{p:.2f}" for p in price],
-        "weight_kg": weight, "supplier": "Northwind Traders", "is_active": active,
+        "weight_kg": weight, "package_length": package, "supplier": "Northwind Traders", "is_active": active,
         "min_order_qty": min_qty, "max_order_qty": max_qty,
     })
     return df, {"product_id": "INTEGER", "sku": "VARCHAR", "product_name": "VARCHAR",
-                "category": "VARCHAR", "price_text": "VARCHAR", "weight_kg": "DOUBLE",
+                "category": "VARCHAR", "price_text": "VARCHAR", "weight_kg": "DOUBLE", "package_length": "VARCHAR",
                 "supplier": "VARCHAR", "is_active": "BOOLEAN", "min_order_qty": "INTEGER",
                 "max_order_qty": "INTEGER"}
 
@@ -207,6 +222,15 @@ def _customers(rng, n):
     signup = pd.Timestamp("2021-01-01") + pd.to_timedelta(rng.integers(0, 1460, n), unit="D")
     segment = np.array(SEGMENTS, dtype=object)[rng.choice(3, n, p=[0.7, 0.25, 0.05])]
     opt_in = rng.random(n) < 0.4
+    # what a customer spends a year: its segment sets the level (consumers hundreds, businesses
+    # thousands, enterprises hundreds of thousands)
+    level = np.array([SPEND_LEVEL[s] for s in segment])
+    spend = np.round(level * np.exp(rng.normal(0.0, 0.45, n)), 2)
+    # implausible values: a consumer spending about 32 times the consumers' median, no unit
+    # factor away from it, and usual for the table as a whole (a business spends that)
+    consumers = np.flatnonzero(segment == "consumer")
+    odd = consumers[rng.permutation(len(consumers))[:spec.rows("customers", "implausible_values", "annual_spend")]]
+    spend[odd] = np.round(np.median(spend[consumers]) * 10 ** 1.5, 2)
 
     pick = _Picker(rng, n)
     dup = pick.take(_count(spec.rate("customers", "duplicate_keys", "email"), n))
@@ -232,11 +256,12 @@ def _customers(rng, n):
         "customer_id": ids, "first_name": first, "last_name": last, "email": email,
         "phone": phone, "city": city, "country_code": country,
         "signup_date": signup.strftime("%Y-%m-%d"), "segment": segment, "marketing_opt_in": opt_in,
+        "annual_spend": spend,
     })
     return df, {"customer_id": "INTEGER", "first_name": "VARCHAR", "last_name": "VARCHAR",
                 "email": "VARCHAR", "phone": "VARCHAR", "city": "VARCHAR",
                 "country_code": "VARCHAR", "signup_date": "VARCHAR", "segment": "VARCHAR",
-                "marketing_opt_in": "BOOLEAN"}
+                "marketing_opt_in": "BOOLEAN", "annual_spend": "DOUBLE"}
 
 
 def _ascii(text: str) -> str:

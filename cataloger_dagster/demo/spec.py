@@ -38,6 +38,8 @@ PRODUCT_CATEGORIES = (
 )
 STRING_SENTINELS = ("N/A", "NA", "-")
 NUMERIC_SENTINEL = -999
+GRAMS_FLOOR = 50.0              # every weight planted in grams is above this (the rest under 10 kg)
+SPEND_FLOOR = 6_000.0           # the implausible consumer spends more than this (the others far less)
 OUTLIER_FLOOR = 250_000.0       # every planted order-amount outlier is above this
 FUTURE_FROM = "2200-01-01"      # every planted future order date is after this
 PHONE_REGEX = r"\+[0-9]{1,3}( [0-9]{2,4}){2,4}"
@@ -113,6 +115,16 @@ DEFECTS: list[dict[str, Any]] = [
      "columns": ["order_id", "product_id", "quantity", "unit_price"], "rate": 0.01,
      "note": "order lines inserted twice",
      "measure": "SELECT count(*) - (SELECT count(*) FROM (SELECT DISTINCT * FROM order_items)) FROM order_items"},
+    {"table": "products", "type": "scale_errors", "columns": ["weight_kg"], "rows": 3,
+     "note": f"weights typed in grams (x1000) where the others are kilograms: all above {GRAMS_FLOOR:g}",
+     "measure": f"SELECT count(*) FROM products WHERE weight_kg > {GRAMS_FLOOR}"},
+    {"table": "products", "type": "mixed_units", "columns": ["package_length"], "rate": 0.1,
+     "note": "package lengths written 'NN cm', and some as 'NN in' or feet and inches (5'4\")",
+     "measure": "SELECT count(*) FROM products WHERE package_length NOT LIKE '% cm'"},
+    {"table": "customers", "type": "implausible_values", "columns": ["annual_spend"], "rows": 1,
+     "note": "a consumer spending about 32 times the consumers' median: usual for a business, "
+             "implausible for its segment, and at no unit factor",
+     "measure": f"SELECT count(*) FROM customers WHERE segment = 'consumer' AND annual_spend > {SPEND_FLOOR}"},
     {"table": "web_events", "type": "missing_values", "columns": ["referrer"], "rate": 0.65,
      "note": "referrer is NULL: high severity (>50%)",
      "measure": "SELECT count(*) FROM web_events WHERE referrer IS NULL"},

@@ -32,6 +32,7 @@ from typing import Any, Optional
 from cataloger_dagster.core import portable
 from cataloger_dagster.core.investigate.checks import CHECKS, HELPERS, block_of
 from cataloger_dagster.core.investigate.codegen import SCRIPT_HEADER, comment_id, is_comment_id, literal, python_lines
+from cataloger_dagster.core.issues.detectors import units
 from cataloger_dagster.core.models import IssueModel
 
 MARKER = "# block: "
@@ -113,6 +114,13 @@ def check_args(issue: IssueModel, issues: list[IssueModel]) -> tuple:
         return (d.get("rule", ""), d.get("kind", "sum"), d.get("result", column), list(d.get("operands", [])),
                 float(d.get("factor", 1.0)), bool(d.get("divides", False)),
                 {k: float(v) for k, v in (d.get("steps") or {}).items()}, float(d.get("relative", 1e-6)))
+    if kind in ("scale_errors", "implausible_values"):
+        groups = [g for e in d.get("flagged", []) for g in e.get("group", {})]
+        group = max(set(groups), key=groups.count) if groups else None
+        values = d.get("values") or d.get("examples", [])
+        return (column, values, float(d.get("factor", 1.0)), group) if kind == "scale_errors" else (column, values, group)
+    if kind == "mixed_units":
+        return (column, units.spellings(d.get("dimension")), sorted(v.strip().lower() for v in d.get("placeholders", {})))
     if kind == "generic":
         return (issue.affectedColumns,)
     if kind == "empty_table":

@@ -50,7 +50,9 @@ NEW_KINDS = (
 # A root cause's kind -> the issue types that report it. Only where one finding can honestly be
 # typed two ways: the placeholder ('NA') that turns a numeric column into text is one cause with
 # two facts ("one root cause, one issue"); text that holds dates is also a bad format;
-# an implausible value is also an outlier; a variant label is also a bad format; a repeated key
+# an implausible value is also an outlier, and a value off by a unit factor (a scale error) is an
+# outlier or an implausible value whose cause is named; a column of mixed units is also numbers
+# stored as text or a bad format; a variant label is also a bad format; a repeated key
 # also repeats rows. A placeholder is not "missing values": NULL counts do not see it. A column
 # NULL wherever another is but on a few rows is reported as those rows (rule_violations, rule_kind
 # "not_null_when"), its other NULLs as the other column's: its missing values, typed as a rule.
@@ -59,7 +61,7 @@ COMPATIBLE: dict[str, frozenset[str]] = {
     "sentinel_values": frozenset({"sentinel_values"}),
     "numeric_as_text": frozenset({"numeric_as_text", "sentinel_values"}),
     "date_as_text": frozenset({"date_as_text", "invalid_format"}),
-    "out_of_range": frozenset({"out_of_range", "outliers", "implausible_values", "rule_violations"}),
+    "out_of_range": frozenset({"out_of_range", "outliers", "implausible_values", "scale_errors", "rule_violations"}),
     "outliers": frozenset({"outliers", "out_of_range", "implausible_values", "scale_errors"}),
     "inconsistent_categories": frozenset({"inconsistent_categories", "invalid_format", "whitespace_values",
                                           "case_variants", "spelling_variants"}),

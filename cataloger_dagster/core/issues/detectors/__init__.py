@@ -20,6 +20,12 @@ Severity and category (quick_fixes can be automated, smart_fixes need business j
   outliers                 medium                                                smart
   whitespace_values        medium when a padded value stands beside its trimmed   quick
                            twin (group-bys split), else low
+  scale_errors             medium: values off by a unit factor (x1000, x2.54)    smart
+                           (an outliers finding of the same values folds into it)
+  implausible_values       medium: ten times or more from their group, usual     smart
+                           for the column (the outliers check sees the column)
+  mixed_units              medium: one quantity in several units or notations    quick (smart when some
+                           (replaces numbers-as-text and the like on that column) values have no unit)
   inconsistent_categories  medium: group-bys split one value into several        quick
                            (letter case, spelling one or two edits apart, a code's
                            case against the column's; spaces are whitespace_values')
@@ -50,7 +56,7 @@ import ibis
 from cataloger_dagster.core import portable
 from cataloger_dagster.core.families import families_of
 from cataloger_dagster.core.issues.detectors import (
-    duplicates, keys, labels, missing, null_rules, ranges, references, rules, types, whitespace,
+    duplicates, keys, labels, magnitudes, missing, null_rules, ranges, references, rules, types, units, whitespace,
 )
 from cataloger_dagster.core.issues.detectors.families import merge_family_issues
 from cataloger_dagster.core.issues.detectors.empty import empty_table
@@ -65,7 +71,10 @@ COLUMN_CHECKS: list[tuple[str, Callable[..., Optional[IssueModel]]]] = [
     ("sentinel_values", missing.sentinel_values),
     ("duplicate_keys", keys.duplicate_keys),
     ("stored_as_text", types.stored_as_text),
+    ("mixed_units", units.mixed_units),
     ("outliers", ranges.outliers),
+    ("scale_errors", magnitudes.scale_errors),
+    ("implausible_values", magnitudes.implausible_values),
     ("whitespace_values", whitespace.whitespace_values),
     ("inconsistent_categories", labels.inconsistent_categories),
     ("invalid_format", labels.invalid_format),
@@ -133,6 +142,9 @@ def detect_issues(
         one = dataclasses.replace(ctx, table=view([col.name]))   # a column's checks read that column
         for type_, check in COLUMN_CHECKS:
             _run(issues, failed, one, type_, col.name, lambda check=check, one=one: check(one, col, dtype))
+    # one root cause, one issue: a column's own causes first (a unit mix, a scale error), then the
+    # causes several columns share (a placeholder convention, a column family)
+    issues = units.merge_mixed_units(magnitudes.merge_outliers(issues))
     return merge_family_issues(ctx.name, merge_shared_placeholders(ctx.name, merge_placeholder_text(ctx.name, issues)),
                                families_of(profile))
 

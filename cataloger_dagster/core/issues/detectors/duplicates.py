@@ -153,8 +153,8 @@ def duplicate_rows(ctx: Context) -> Optional[IssueModel]:
     comparable = _comparable(ctx.table.schema())
     ignored = {c: why for c, why in ignored_columns(ctx).items() if c in comparable}
     compared = [c for c in comparable if c not in ignored]
-    if not compared:
-        return None
+    if not compared or (ignored and len(compared) < 2):
+        return None   # one value beside a row's number is no record that could have been copied
     dups = repeated_rows(ctx, compared, near=bool(ignored))
     if not dups or dups <= 0:
         return None

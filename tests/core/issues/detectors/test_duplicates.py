@@ -98,6 +98,17 @@ def test_rows_alike_by_nature_are_no_finding(tables):
     assert duplicate_rows(tables.context("passengers2")) is None
 
 
+def test_a_measurement_beside_a_row_number_is_no_record(tables):
+    # lengths to a tenth between 10 and 60: 81 rows share a few values by chance, and one value
+    # beside a row's number is no record that could have been entered twice
+    tables.sql(RANDOM + """
+        CREATE TABLE parts AS SELECT r AS part_id, 10 + (h(r) % 501) / 10.0 AS length_cm FROM range(81) t(r)
+    """)
+    ctx = tables.context("parts")
+    assert ctx.profile.columns[1].distinct < 81   # some lengths repeat
+    assert duplicate_rows(ctx) is None
+
+
 def test_unique_data_columns_are_compared_not_ignored(tables):
     # a yearly series: the year is unique and dense, but it is data: two years alike are two years
     tables.sql(RANDOM + """
