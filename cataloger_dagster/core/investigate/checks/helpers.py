@@ -128,3 +128,24 @@ def group_columns(exclude, most=5):
         if 2 <= int(stats[f"d{i}"] or 0) <= 60:
             found.append((name, exprs[name]))
     return found[:most]
+
+
+def flagged_among_peers(column, values, group, most=20):
+    """For each flagged value of `column`: (its group, the value, its rows, the group's quartiles,
+    their geometric mean, the rows of the group's other values within a factor of two, the
+    group's other positive values).  The peers are the other positive values of the same group
+    (the whole column without `group`); a group with no positive quartiles is skipped."""
+    import math
+    c = t[column].cast("float64")
+    flagged = c.notnull() & c.isin([float(v) for v in values])
+    key = t[group].cast("string") if group else ibis.literal("")
+    for k, _ in value_counts(key, where=flagged)[:most]:
+        peers = ~flagged & c.notnull() & (c > 0) & (key == k)
+        q1, q3 = quartiles(c, peers)
+        if not q1 or not q3 or q1 <= 0:
+            continue
+        median = math.sqrt(q1 * q3)
+        total = t.filter(peers).count().to_pyarrow().as_py()
+        for v, n in value_counts(c, where=flagged & (key == k)):
+            near = t.filter(peers & (c >= v / 2) & (c <= v * 2)).count().to_pyarrow().as_py()
+            yield k, v, n, (q1, q3), median, near, total

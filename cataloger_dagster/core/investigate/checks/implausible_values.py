@@ -1,38 +1,22 @@
 """The check of implausible_values issues."""
 
-from typing import TYPE_CHECKING
-
-import ibis
-from cataloger_dagster.core.investigate.checks.helpers import count, outcome, quartiles, value_counts
-
-if TYPE_CHECKING:  # defined by the session script's setup block
-    from cataloger_dagster.core.investigate.checks.session import t
+from cataloger_dagster.core.investigate.checks.helpers import count, flagged_among_peers, outcome
 
 # --- the block sent to the sandbox starts here ---
 def check_implausible_values(column, values, group):
     import math
     hypothesis = (f"the flagged values of {column} are errors: ten times or more from their"
                   + (f" {group}" if group else "") + " group, with no other value of it near them")
-    c = t[column].cast("float64")
-    flagged = c.notnull() & c.isin([float(v) for v in values])
-    key = t[group].cast("string") if group else ibis.literal("")
     far, crowded, judged, examples = 0, 0, 0, []
-    for k, _ in value_counts(key, where=flagged)[:20]:
-        peers = ~flagged & c.notnull() & (c > 0) & (key == k)
-        q1, q3 = quartiles(c, peers)
-        if not q1 or not q3 or q1 <= 0:
-            continue
-        median = math.sqrt(q1 * q3)
-        for v, n in value_counts(c, where=flagged & (key == k)):
-            judged += n
-            near = t.filter(peers & (c >= v / 2) & (c <= v * 2)).count().to_pyarrow().as_py()
-            if near:
-                crowded += n      # other values of its group keep it company: a tail, not an error
-            elif abs(math.log10(v / median)) >= 1:
-                far += n
-            if len(examples) < 5:
-                examples.append({"value": v, "ratio": round(v / median, 3), "peers_quartiles": [q1, q3],
-                                 "peers_near_it": near, **({"group": k} if group else {})})
+    for k, v, n, (q1, q3), median, near, _ in flagged_among_peers(column, values, group):
+        judged += n
+        if near:
+            crowded += n      # other values of its group keep it company: a tail, not an error
+        elif abs(math.log10(v / median)) >= 1:
+            far += n
+        if len(examples) < 5:
+            examples.append({"value": v, "ratio": round(v / median, 3), "peers_quartiles": [q1, q3],
+                             "peers_near_it": near, **({"group": k} if group else {})})
     evidence = dict(rows=judged, far=far, with_company=crowded, examples=examples)
     if not judged:
         return outcome(hypothesis, "refuted", "no flagged value has peers to compare with (or none is left)", 0, **evidence)

@@ -1,43 +1,25 @@
 """The check of scale_errors issues."""
 
-from typing import TYPE_CHECKING
-
-import ibis
-from cataloger_dagster.core.investigate.checks.helpers import count, outcome, quartiles, share, value_counts
-
-if TYPE_CHECKING:  # defined by the session script's setup block
-    from cataloger_dagster.core.investigate.checks.session import t
+from cataloger_dagster.core.investigate.checks.helpers import count, flagged_among_peers, outcome, share
 
 # --- the block sent to the sandbox starts here ---
 def check_scale_errors(column, values, factor, group):
-    import math
     hypothesis = (f"the flagged values of {column} are {factor:g} times off from their peers"
                   + (f" of the same {group}" if group else "") + ": a unit or decimal slip")
-    c = t[column].cast("float64")
-    flagged = c.notnull() & c.isin([float(v) for v in values])
-    key = t[group].cast("string") if group else ibis.literal("")
     # peers: the other positive values of the same group; the flagged values are judged by the
     # group's quartiles (on a log scale, the median is about their geometric mean)
     at_factor, level, judged, examples = 0, 0, 0, []
-    for k, _ in value_counts(key, where=flagged)[:20]:
-        peers = ~flagged & c.notnull() & (c > 0) & (key == k)
-        q1, q3 = quartiles(c, peers)
-        if not q1 or not q3 or q1 <= 0:
-            continue
-        median = math.sqrt(q1 * q3)
-        total = t.filter(peers).count().to_pyarrow().as_py()
-        for v, n in value_counts(c, where=flagged & (key == k)):
-            judged += n
-            ratio = v / median
-            corrected = v / factor if ratio > 1 else v * factor
-            near = t.filter(peers & (c >= v / 2) & (c <= v * 2)).count().to_pyarrow().as_py()
-            if total and near >= 0.2 * total:
-                level += n        # the group itself lives at that level: two populations, not a slip
-            elif q1 / 2 <= corrected <= q3 * 2:
-                at_factor += n
-            if len(examples) < 5:
-                examples.append({"value": v, "ratio": round(ratio, 3), "corrected": corrected,
-                                 "peers_quartiles": [q1, q3], "peers_near_it": near, **({"group": k} if group else {})})
+    for k, v, n, (q1, q3), median, near, total in flagged_among_peers(column, values, group):
+        judged += n
+        ratio = v / median
+        corrected = v / factor if ratio > 1 else v * factor
+        if total and near >= 0.2 * total:
+            level += n        # the group itself lives at that level: two populations, not a slip
+        elif q1 / 2 <= corrected <= q3 * 2:
+            at_factor += n
+        if len(examples) < 5:
+            examples.append({"value": v, "ratio": round(ratio, 3), "corrected": corrected,
+                             "peers_quartiles": [q1, q3], "peers_near_it": near, **({"group": k} if group else {})})
     evidence = dict(rows=judged, at_factor=at_factor, at_the_group_level=level, factor=factor, examples=examples)
     if not judged:
         return outcome(hypothesis, "refuted", "no flagged value has peers to compare with (or none is left)", 0, **evidence)
