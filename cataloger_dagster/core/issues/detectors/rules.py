@@ -84,11 +84,15 @@ def _counts(ctx: Context, cands: list[rc.Candidate], steps: list[dict[str, float
     row's distance beyond the tolerance is figured once, in a projection the counts read."""
     t = _numbers(ctx.whole if ctx.whole is not None else ctx.table, cands)
     ordered = list(dict.fromkeys(c for cand in cands if cand.kind == "order" for c in cand.columns))
+    # the projection's own names never meet a column of the table (a table may have a column d1)
+    p = "_rule_"
+    while any(c.startswith(p) for c in t.columns):
+        p = "_" + p
     beyond: dict[str, Any] = {}
     for i, cand in enumerate(cands):
         if cand.kind != "order":
             diff, tol, telling = _terms(t, cand, steps[i])
-            beyond[f"d{i}"], beyond[f"t{i}"] = diff.abs() - tol, telling
+            beyond[f"{p}d{i}"], beyond[f"{p}t{i}"] = diff.abs() - tol, telling
     m = t.select(*ordered, **beyond)
     aggs: dict[str, Any] = {}
     for i, cand in enumerate(cands):
@@ -97,9 +101,9 @@ def _counts(ctx: Context, cands: list[rc.Candidate], steps: list[dict[str, float
             x, y = m[cand.result], m[cand.operands[0]]
             aggs[f"a{i}"], aggs[f"h{i}"], aggs[f"n{i}"] = applies.sum(), (applies & (x < y)).sum(), (applies & (x > y)).sum()
         else:
-            d = m[f"d{i}"]
+            d = m[f"{p}d{i}"]
             # NULL (a column without a value) and NaN pass no comparison with a number
-            aggs[f"a{i}"], aggs[f"h{i}"], aggs[f"n{i}"] = (d <= BIG).sum(), (d <= 0).sum(), ((d <= 0) & m[f"t{i}"]).sum()
+            aggs[f"a{i}"], aggs[f"h{i}"], aggs[f"n{i}"] = (d <= BIG).sum(), (d <= 0).sum(), ((d <= 0) & m[f"{p}t{i}"]).sum()
     got = one(m, **aggs)
     return [{"applies": int(got[f"a{i}"] or 0), "first": int(got[f"h{i}"] or 0), "second": int(got[f"n{i}"] or 0)}
             for i in range(len(cands))]

@@ -43,6 +43,17 @@ def test_a_total_that_is_not_the_sum_of_its_parts_on_two_rows(tables):
     assert set(found) == {"total = subtotal + shipping"} and known["total = subtotal + shipping"].holds == 398
 
 
+def test_columns_named_like_the_searchs_own_figures_change_nothing(tables):
+    # the search names each candidate's figures in one projection beside the columns an order
+    # compares: dates named d0 and d1 (ordered on every row) must not clash with those names
+    _orders(tables)
+    tables.sql("CREATE TABLE named AS SELECT *, DATE '2024-01-01' + CAST(order_id AS INTEGER) AS d0, "
+               "DATE '2024-01-01' + CAST(order_id AS INTEGER) + 3 AS d1 FROM orders")
+    found, known = _found(tables, "named")
+    assert found["total = subtotal + shipping"].affectedRows == 2
+    assert any(r.kind == "order" for r in known.values())
+
+
 def test_detect_issues_reports_the_finding_and_hands_back_the_rules(tables):
     from cataloger_dagster.core.issues.detectors import detect_issues
 
