@@ -50,11 +50,14 @@ ALLOWED_READS = {
     # runs inside the sandbox, never on the host: a digest of its own process's environment, so
     # that a reused sandbox proves the environment its next worker inherits unchanged
     "resources/sandbox/supervisor.py": {None},
+    # the session script's setup block, run in the sandbox (or by hand against the real
+    # database): the one variable that says which database it reads
+    "core/investigate/checks/setup.py": {"DB_CONNECTION_STRING"},
 }
 # settings.py also reads, besides CATALOGER_*: DAGSTER_HOME (Dagster's own, read where
 # DagsterInstance.get() reads it) and ANTHROPIC_API_KEY (only whether it is set: its value
 # reaches Dagster as dg.EnvVar).  DOCKER_HOST is read by the docker SDK alone (image.py asks
-# the SDK for the address it uses).  Code the sandbox runs (templates in strings) is no read.
+# the SDK for the address it uses).  Code the sandbox runs is no read of the package's.
 
 
 @pytest.fixture
