@@ -261,7 +261,7 @@ def tracked_text_files() -> list[Path]:
         why = f"not a git checkout, so no tracked files to read: {listed.stderr.decode().strip()}"
         if os.environ.get("CATALOGER_REQUIRE_SERVICES"):   # CI checks out with git: never skipped there
             pytest.fail(why)
-        pytest.skip(why)
+        pytest.skip(f"tracked files unavailable: {why}")
     files = [ROOT / name for name in listed.stdout.decode().split("\0") if name]
     return [path for path in files if path.is_file() and b"\0" not in path.read_bytes()[:8192]]
 
