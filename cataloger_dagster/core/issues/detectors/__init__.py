@@ -149,73 +149,71 @@ def detect_issues(
                                families_of(profile))
 
 
-def merge_placeholder_text(table: str, issues: list[IssueModel]) -> list[IssueModel]:
-    """One root cause, one issue: columns that the same placeholders ('NA') made text, and the
-    text columns where those placeholders stand for missing, are one issue (a load that did not
-    read 'NA' as NULL), not one per column."""
-    typed = [i for i in issues if i.type in ("numeric_as_text", "date_as_text") and (i.details or {}).get("placeholders")]
+def _merge_alike(issues: list[IssueModel], mark: Callable[[IssueModel], Optional[frozenset]],
+                 merge: Callable[[frozenset, list[IssueModel]], dict[str, Any]]) -> list[IssueModel]:
+    """Issues with the same `mark` (None: not merged), two or more of them, become one: the first
+    one's issue (its id the same from one run to the next) updated with `merge(mark, group)`."""
     groups: dict[frozenset, list[IssueModel]] = {}
-    for i in typed:
-        groups.setdefault(frozenset(i.details["placeholders"]), []).append(i)
+    for i in issues:
+        if (found := mark(i)) is not None:
+            groups.setdefault(found, []).append(i)
     merged: dict[str, IssueModel] = {}
     drop: set[str] = set()
     for marks, group in groups.items():
-        if len(group) < 2:
-            continue
-        alike: list[IssueModel] = []   # text columns with the same placeholders are a cause of their own
-        first = group[0]
-        columns = [c for i in group + alike for c in i.affectedColumns]
+        if len(group) > 1:
+            merged[group[0].id] = group[0].model_copy(update=merge(marks, group))
+            drop.update(i.id for i in group[1:])
+    return [merged.get(i.id, i) for i in issues if i.id not in drop]
+
+
+def merge_placeholder_text(table: str, issues: list[IssueModel]) -> list[IssueModel]:
+    """One root cause, one issue: columns that the same placeholders ('NA') made text are one
+    issue (a load that did not read 'NA' as NULL), not one per column."""
+    def mark(i: IssueModel) -> Optional[frozenset]:
+        placeholders = (i.details or {}).get("placeholders")
+        return frozenset(placeholders) if i.type in ("numeric_as_text", "date_as_text") and placeholders else None
+
+    def merge(marks: frozenset, group: list[IssueModel]) -> dict[str, Any]:
         shown = ", ".join(repr(m) for m in sorted(marks))
-        placeholder_rows = {i.affectedColumns[0]: sum(i.details.get("placeholders", i.details.get("values", {})).values())
-                            for i in group + alike}
-        merged[first.id] = first.model_copy(update={
-            "affectedColumns": columns,
+        placeholder_rows = {i.affectedColumns[0]: sum(i.details["placeholders"].values()) for i in group}
+        return {
+            "affectedColumns": [c for i in group for c in i.affectedColumns],
             "affectedRows": max(i.affectedRows or 0 for i in group),
-            "description": f"{len(columns)} columns of {table} write missing values as {shown}: "
+            "description": f"{len(group)} columns of {table} write missing values as {shown}: "
                            f"{', '.join(i.affectedColumns[0] for i in group)} are stored as text because of it"
-                           + (f", and {', '.join(i.affectedColumns[0] for i in alike)} "
-                              f"{'holds' if len(alike) == 1 else 'hold'} the same placeholders" if alike else "")
-                           + f" ({sum(placeholder_rows.values()):,} placeholders in all).",
+                           f" ({sum(placeholder_rows.values()):,} placeholders in all).",
             "suggestedAction": f"Load the table again reading {shown} as NULL (for example nullstr / na_values), "
                                "so that these columns get their numeric or date types back.",
             "details": {"placeholders": sorted(marks), "placeholder_rows": placeholder_rows,
                         "columns": {i.affectedColumns[0]: i.details for i in group}},
-        })
-        drop.update(i.id for i in group[1:] + alike)
-    return [merged.get(i.id, i) for i in issues if i.id not in drop]
+        }
+    return _merge_alike(issues, mark, merge)
 
 
 def merge_shared_placeholders(table: str, issues: list[IssueModel]) -> list[IssueModel]:
     """One root cause, one issue: placeholders written the same way in several columns ('NA' for
     every unanswered question of a survey) are one convention of the table, so one issue naming
     the columns, not one per column.  Columns with placeholders of their own stay apart."""
-    groups: dict[frozenset, list[IssueModel]] = {}
-    for i in issues:
-        if i.type == "sentinel_values" and (i.details or {}).get("values"):
-            groups.setdefault(frozenset(i.details["values"]), []).append(i)
-    merged: dict[str, IssueModel] = {}
-    drop: set[str] = set()
-    for marks, group in groups.items():
-        if len(group) < 2:
-            continue
-        first = group[0]   # the id of the first column's issue: the same from one run to the next
-        columns = [c for i in group for c in i.affectedColumns]
+    def mark(i: IssueModel) -> Optional[frozenset]:
+        values = (i.details or {}).get("values")
+        return frozenset(values) if i.type == "sentinel_values" and values else None
+
+    def merge(marks: frozenset, group: list[IssueModel]) -> dict[str, Any]:
         per_column = {i.affectedColumns[0]: sum(i.details["values"].values()) for i in group}
         shown = ", ".join(repr(m) for m in sorted(marks))
         rank = {"low": 0, "medium": 1, "high": 2}
-        merged[first.id] = first.model_copy(update={
-            "affectedColumns": columns,
+        return {
+            "affectedColumns": [c for i in group for c in i.affectedColumns],
             "severity": max((i.severity for i in group), key=lambda s: rank.get(s, 0)),
             "affectedRows": max(i.affectedRows or 0 for i in group),
-            "description": f"{len(columns)} columns of {table} write unknown values as {shown}: "
+            "description": f"{len(group)} columns of {table} write unknown values as {shown}: "
                            + ", ".join(f"{c} ({n:,})" for c, n in per_column.items()) + ".",
             "suggestedAction": f"Store {shown} as NULL in these columns (or load the table again reading "
                                f"{shown} as NULL), so that counts and averages treat them as unknown.",
-            "details": {**first.details, "values": {m: sum(i.details["values"].get(m, 0) for i in group) for m in sorted(marks)},
-                        "columns": per_column},
-        })
-        drop.update(i.id for i in group if i.id != first.id)
-    return [merged.get(i.id, i) for i in issues if i.id not in drop]
+            "details": {**group[0].details, "columns": per_column,
+                        "values": {m: sum(i.details["values"].get(m, 0) for i in group) for m in sorted(marks)}},
+        }
+    return _merge_alike(issues, mark, merge)
 
 
 def _run(issues: list[IssueModel], failed: list[Degradation], ctx: Context, type_: str,
