@@ -27,7 +27,8 @@ def test_run_json_over_the_demo_database(local_sandbox, demo_db, tmp_path):
         assert {"pass_rate", "sandbox_cells", "tokens", "issues"} <= set(t)
         for issue in t["issues"]:
             assert set(issue) == {"id", "type", "severity", "category", "affectedColumns", "affectedRows",
-                                  "description"}
+                                  "description", "source", "evidence", "verdict", "verdict_reason", "review",
+                                  "review_mark"}
     assert any(t["issues"] for t in tables.values())
     for t in tables.values():  # investigations ran for every table with issues
         assert t["sandbox_cells"] >= 1
