@@ -2,10 +2,10 @@
 
 A measurement column's positive values are read as a histogram of their orders of magnitude
 (RESOLUTION bins a decade), for the whole column and within the groups of a few category
-columns of the table: ONE query per table, a union of bounded group-bys (at most MAX_MEASURES
-columns times 1 + MAX_GROUP_COLUMNS views).  Within each histogram, the values "apart" are
-those cut off from the bulk around the median by an empty stretch of the log scale and far
-from it on a robust scale (median and MAD of the logarithm): a tail that thins out value after
+columns of the table: one query per view (the whole column and at most MAX_GROUP_COLUMNS group
+columns), each a union of bounded group-bys over at most MAX_MEASURES columns.  Within each
+histogram, the values "apart" are those cut off from the bulk around the median by an empty
+stretch of the log scale and far from it on a robust scale (median and MAD of the logarithm): a tail that thins out value after
 value (incomes, storms, big airports) stays connected and is never apart.
 
 A row apart is then judged with its groups (one small query per column that has any, a row per
@@ -251,19 +251,20 @@ def _analyse(ctx: Context) -> dict[str, dict[str, Finding]]:
     if not columns:
         return {}
     keys = {g: t[g].cast("string") for g in groups}
-    branches = []
-    for mi, m in enumerate(columns):
-        v = t[m].cast("float64")
-        usable = v.notnull() & (v > 0) & (v < BIG) & not_nan(ctx, v)
-        for vi, g in enumerate([None, *groups]):
-            grp = ibis.literal("", type="string") if g is None else keys[g]
-            part = t.filter(usable).select(m=ibis.literal(mi, type="int64"), view=ibis.literal(vi, type="int64"),
-                                           grp=grp, bin=_bin(v))
-            branches.append(part.group_by(["m", "view", "grp", "bin"]).aggregate(n=part.count()))
-    counted = ibis.union(*branches) if len(branches) > 1 else branches[0]
     hists: dict[tuple[int, int, Any], dict[int, int]] = {}
-    for r in counted.to_pyarrow().to_pylist():
-        hists.setdefault((r["m"], r["view"], r["grp"]), {})[int(r["bin"])] = int(r["n"])
+    # one query per view (the whole column, then each group column): a union mixing the text of
+    # two columns fails where their collations differ (MySQL), and one view's branches share one
+    for vi, g in enumerate([None, *groups]):
+        grp = ibis.literal("", type="string") if g is None else keys[g]
+        branches = []
+        for mi, m in enumerate(columns):
+            v = t[m].cast("float64")
+            usable = v.notnull() & (v > 0) & (v < BIG) & not_nan(ctx, v)
+            part = t.filter(usable).select(m=ibis.literal(mi, type="int64"), grp=grp, bin=_bin(v))
+            branches.append(part.group_by(["m", "grp", "bin"]).aggregate(n=part.count()))
+        counted = ibis.union(*branches) if len(branches) > 1 else branches[0]
+        for r in counted.to_pyarrow().to_pylist():
+            hists.setdefault((r["m"], vi, r["grp"]), {})[int(r["bin"])] = int(r["n"])
     shapes = {k: s for k, h in hists.items() if (s := shape(h)) is not None}
     found: dict[str, dict[str, Finding]] = {}
     for mi, m in enumerate(columns):
