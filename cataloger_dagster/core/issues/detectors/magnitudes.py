@@ -5,8 +5,9 @@ A measurement column's positive values are read as a histogram of their orders o
 columns of the table: one query per view (the whole column and at most MAX_GROUP_COLUMNS group
 columns), each a union of bounded group-bys over at most MAX_MEASURES columns.  Within each
 histogram, the values "apart" are those cut off from the bulk around the median by an empty
-stretch of the log scale and far from it on a robust scale (median and MAD of the logarithm): a tail that thins out value after
-value (incomes, storms, big airports) stays connected and is never apart.
+stretch of the log scale and far from it on a robust scale (median and MAD of the logarithm): a
+tail that thins out value after value (incomes, storms, big airports) stays connected and is
+never apart.
 
 A row apart is then judged with its groups (one small query per column that has any, a row per
 bin and groups): normal within the group of a category narrower than the column (a unit column,
