@@ -77,10 +77,38 @@ def _clip(text: Optional[str], limit: int) -> Optional[str]:
     return text[:limit] + f"\n... [{len(text) - limit} characters cut]"
 
 
+CUT_EVIDENCE = {"cut": "the cell printed more than the model is shown"}
+
+
+def _clip_stdout(text: Optional[str], limit: int) -> Optional[str]:
+    """The cell's output within `limit`, every verdict kept: the records' evidence goes first, the
+    largest first, so that a long record (names in every example row) never pushes the verdicts
+    after it past the limit, where the model would not see them."""
+    if text is None or len(text) <= limit:
+        return text
+    lines = text.split("\n")
+    records = set(parse_records("\n".join(lines)))
+    big = []
+    for n, line in enumerate(lines):
+        try:
+            found = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(found, dict) and found.get("issue") in records and "evidence" in found:
+            big.append((len(line), n, found))
+    size = len(text)
+    for length, n, found in sorted(big, key=lambda b: (-b[0], b[1])):
+        if size <= limit:
+            break
+        lines[n] = json.dumps({**found, "evidence": CUT_EVIDENCE}, default=str)
+        size += len(lines[n]) - length
+    return _clip("\n".join(lines), limit)
+
+
 def tool_result(result, limit: int) -> str:
     error = f"{result.error.type}: {result.error.message}" if result.error else None
     return json.dumps({
-        "ok": result.ok, "stdout": _clip(result.stdout, limit), "stderr": _clip(result.stderr, limit // 4),
+        "ok": result.ok, "stdout": _clip_stdout(result.stdout, limit), "stderr": _clip(result.stderr, limit // 4),
         "result": _clip(result.result, limit // 4), "error": _clip(error, limit // 4),
         "timed_out": result.timed_out,
     })

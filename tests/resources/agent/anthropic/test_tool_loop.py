@@ -7,11 +7,12 @@ investigator finishes on the same session."""
 import json
 
 from anthropic_standin import StandIn
-from cataloger_dagster.core.investigate.code import check_block, check_type, investigate_block, setup_block
+from cataloger_dagster.core.investigate.code import check_block, check_type, investigate_block, parse_records, setup_block
 from cataloger_dagster.core.investigate.investigator import PreviousScript
 from cataloger_dagster.resources.agent import heuristic_understanding
 from cataloger_dagster.resources.agent.anthropic.agent import AnthropicAgent
 from cataloger_dagster.resources.agent.anthropic.tool_loop import (
+    CUT_EVIDENCE,
     REPLAY_ID,
     TOOL,
     _with_cache_mark,
@@ -132,6 +133,19 @@ def test_tool_results_are_clipped_for_the_model():
     fine = json.loads(tool_result(ExecutionResult(ok=True, stdout="hi\n"), limit))
     assert fine == {"ok": True, "stdout": "hi\n", "stderr": "", "result": None, "error": None,
                     "timed_out": False}
+
+
+def test_a_long_record_loses_its_evidence_before_any_verdict_is_cut():
+    # three verdicts, the first with examples long enough to push the others past the limit
+    def line(issue, evidence):
+        return json.dumps({"issue": issue, "verdict": "confirmed", "reason": "r", "affected": 1, "evidence": evidence})
+    stdout = "\n".join(["schema", line("a", {"examples": ["x" * 900]}), line("b", {"rows": 3}),
+                         line("c", {"rows": 4}), ""])
+    sent = json.loads(tool_result(ExecutionResult(ok=True, stdout=stdout), 400))["stdout"]
+    found = parse_records(sent)
+    assert {k: v["verdict"] for k, v in found.items()} == {"a": "confirmed", "b": "confirmed", "c": "confirmed"}
+    assert found["a"]["evidence"] == CUT_EVIDENCE and found["c"]["evidence"] == {"rows": 4}
+    assert len(sent) <= 400 and sent.startswith("schema\n")
 
 
 def test_the_cache_mark_goes_on_the_last_block_and_leaves_the_conversation_as_it_was():
