@@ -3,7 +3,8 @@ its investigation concluded and what people said of it.
 
 The evidence is a summary, not the stored blobs: the numbers (counts, shares, thresholds) at
 the top of the finding's details and of its investigation's evidence, one level of nesting
-flattened (``psi.value``), at most `EVIDENCE_NUMBERS` of each.  Text is left out, so no value of
+flattened (``psi.value``), at most `EVIDENCE_NUMBERS` of each.  Text is left out, and so is a
+mapping of numbers alone (counts by value, whose keys may be the table's values), so no value of
 the table (an example, a spelling, a sentinel) is in it; the description and the reason, the
 sentences the catalog page shows, say what the values are where it matters.
 """
@@ -64,6 +65,8 @@ def _numbers(data: Any) -> dict[str, float | int | bool]:
         return {}
     out: dict[str, float | int | bool] = {}
     for key, value in data.items():
+        if isinstance(value, dict) and all(finite_float(v) is not None for v in value.values()):
+            continue   # counts by value ({'shipped ': 3}): its keys may be the table's values
         pairs = value.items() if isinstance(value, dict) else [(None, value)]
         for sub, leaf in pairs:
             if len(out) >= EVIDENCE_NUMBERS:

@@ -40,6 +40,14 @@ def test_a_finding_says_its_numbers_verdict_and_reason_and_no_value_of_the_table
     assert SECRET not in summary.model_dump_json()
 
 
+def test_counts_by_value_are_left_out_since_their_keys_are_the_tables_values():
+    # a spelling's rows by spelling: every key a value of the table, every value a count
+    summary = summarize(finding(details={"rows": 4, "twins": {"shipped ": 3, SECRET: 1},
+                                         "band": {"low": 0.0, "method": "robust"}}), check())
+    assert summary.evidence.finding == {"rows": 4, "band.low": 0.0}
+    assert SECRET not in summary.model_dump_json() and "shipped" not in summary.model_dump_json()
+
+
 def test_the_evidence_stays_short():
     many = {f"n{i}": i for i in range(50)}
     summary = summarize(finding(details=many), check(evidence=many))
