@@ -14,7 +14,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from markupsafe import Markup, escape
+from markupsafe import Markup
 
 from cataloger_dagster.core.models import Histogram, ValueCount
 
@@ -234,8 +234,8 @@ def script_diff(previous: str | None, current: str | None) -> str:
         fromfile="previous/catalog_script.py", tofile="this run/catalog_script.py", lineterm=""))
     if not lines:
         return Markup('<p class="muted">Unchanged: this run reused the previous script as it was.</p>')
-    added = sum(1 for l in lines if l.startswith("+") and not l.startswith("+++"))
-    removed = sum(1 for l in lines if l.startswith("-") and not l.startswith("---"))
+    added = sum(1 for text in lines if text.startswith("+") and not text.startswith("+++"))
+    removed = sum(1 for text in lines if text.startswith("-") and not text.startswith("---"))
     spans = []
     for line in lines:
         if line.startswith(("+++", "---")):

@@ -26,7 +26,6 @@ from docker.utils import kwargs_from_env
 from cataloger_dagster.resources.defaults import SANDBOX_BASE_IMAGE as DEFAULT_BASE
 from cataloger_dagster.resources.defaults import SANDBOX_IMAGE as DEFAULT_TAG
 
-from .base import SANDBOX_UID
 
 LABEL = "org.cataloger.sandbox"
 HASH_LABEL = "org.cataloger.sandbox.recipe-hash"

@@ -141,7 +141,7 @@ def detect_issues(
         dtype = schema[col.name]
         one = dataclasses.replace(ctx, table=view([col.name]))   # a column's checks read that column
         for type_, check in COLUMN_CHECKS:
-            _run(issues, failed, one, type_, col.name, lambda check=check, one=one: check(one, col, dtype))
+            _run(issues, failed, one, type_, col.name, lambda check=check, one=one, col=col, dtype=dtype: check(one, col, dtype))
     # one root cause, one issue: a column's own causes first (a unit mix, a scale error), then the
     # causes several columns share (a placeholder convention, a column family)
     issues = units.merge_mixed_units(magnitudes.merge_outliers(issues))
