@@ -27,13 +27,13 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from cataloger_dagster.resources.agent import AgentResource, HeuristicAgent
 from cataloger_dagster.resources.agent.anthropic.agent import AnthropicAgent
 from cataloger_dagster.resources.database import DEFAULT_DATABASE_URL, SNAPSHOT_URL, DatabaseResource
-from cataloger_dagster.resources.defaults import DEFAULT_STORE
+from cataloger_dagster.resources.defaults import DEBIAN_MIRROR, DEFAULT_STORE
+from cataloger_dagster.resources.extras import MissingExtra, require
 from cataloger_dagster.resources.io_manager import TableIOManager
 from cataloger_dagster.resources.notifier import (
     JsonWebhookNotifier, NoNotifier, NotifierResource, SlackWebhookNotifier, SmtpNotifier,
 )
 from cataloger_dagster.resources.sandbox import DEFAULT_IMAGE, SandboxResource
-from cataloger_dagster.resources.sandbox.image import DEFAULT_MIRROR
 from cataloger_dagster.resources.script_store import ScriptStore, script_store_from_url
 
 PREFIX = "CATALOGER_"
@@ -142,7 +142,7 @@ class CatalogerSettings(BaseSettings):
         None, description="the folder holding the sandbox image's Dockerfile (default: the one shipped "
         "with the package)")
     debian_mirror: str = Field(
-        DEFAULT_MIRROR, description="the Debian mirror of `cataloger sandbox build-image --debootstrap-base`")
+        DEBIAN_MIRROR, description="the Debian mirror of `cataloger sandbox build-image --debootstrap-base`")
     run_batch: int = Field(
         20, ge=1, json_schema_extra=_hint("a number of tables, e.g. 20"),
         description="tables `cataloger run` catalogs per Dagster run (a range of partitions; a table that "
@@ -347,9 +347,17 @@ def anthropic_agent(settings: CatalogerSettings | None = None) -> AgentResource:
     if not os.environ.get(API_KEY_VARIABLE):
         raise SettingsError("CATALOGER_AGENT=anthropic needs the ANTHROPIC_API_KEY environment variable: set it "
                             "(and ANTHROPIC_BASE_URL to reach a proxy), or use CATALOGER_AGENT=heuristic")
+    _require("anthropic", "CATALOGER_AGENT=anthropic")
     options = {field: getattr(settings, f"anthropic_{field}") for field in ANTHROPIC_FIELDS}
     # dg.EnvVar: Dagster reads the key at run time and shows only the variable's name
     return AnthropicAgent(api_key=dg.EnvVar(API_KEY_VARIABLE), **options, **_review_options(settings))
+
+
+def _require(extra: str, what: str) -> None:
+    try:
+        require(extra, what)
+    except MissingExtra as exc:
+        raise SettingsError(str(exc)) from None
 
 
 # The investigations' first cell imports ibis and queries DuckDB; a fresh
@@ -360,6 +368,8 @@ IBIS_WARMUP = "import ibis\nibis.duckdb.connect().sql('SELECT 1 AS x').count().e
 
 def sandbox_resource(backend: str | None = None, settings: CatalogerSettings | None = None) -> SandboxResource:
     settings = _settings(settings, sandbox=backend)
+    if settings.sandbox == "docker":
+        _require("docker", "CATALOGER_SANDBOX=docker")
     # the investigations' sandbox starts with the run, warm by the time that step comes
     return SandboxResource(backend=settings.sandbox, isolation=settings.sandbox_isolation,
                            image=settings.sandbox_image, warmup=IBIS_WARMUP,

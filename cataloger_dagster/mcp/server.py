@@ -19,10 +19,15 @@ from dataclasses import dataclass
 from typing import Any, AsyncIterator, Callable, Optional
 from urllib.parse import quote, unquote
 
-import anyio
-from mcp.server.fastmcp import Context, FastMCP
-from mcp.server.fastmcp.exceptions import ToolError
-from mcp.types import Resource as MCPResource
+from cataloger_dagster.resources.extras import missing_extra
+
+try:   # the MCP SDK and its async library, both of the mcp extra
+    import anyio
+    from mcp.server.fastmcp import Context, FastMCP
+    from mcp.server.fastmcp.exceptions import ToolError
+    from mcp.types import Resource as MCPResource
+except ImportError as exc:
+    raise missing_extra("mcp", "`cataloger mcp`") from exc
 
 from cataloger_dagster.mcp.capsules import CapsuleLog, Redactor
 from cataloger_dagster.mcp.catalog import Catalog, CatalogError
