@@ -70,6 +70,7 @@ check: $(BIN)/cataloger lint
 # and CI run it first.
 lint: $(BIN)/cataloger
 	$(BIN)/python -m ruff check cataloger_dagster
+	$(BIN)/python -m mypy cataloger_dagster
 
 # Whether the package is formatted as `ruff format` writes it.
 format-check: $(BIN)/cataloger
