@@ -138,7 +138,7 @@ def _bar_items(values: Any) -> list[tuple[Any, float]]:
         return []
     if isinstance(values, Mapping):
         return list(values.items())
-    items = []
+    items: list[tuple[Any, float]] = []
     for item in values:
         if isinstance(item, ValueCount):
             items.append((item.value, item.count))
@@ -291,7 +291,8 @@ def svg_trend(
     for n, (name, points) in enumerate(series.items()):
         xy = [(left + i * step if len(labels) > 1 else left + plot_w / 2,
                top + plot_h - max(float(v or 0), 0.0) / peak * plot_h, v) for i, v in enumerate(points)]
-        runs, current = [], []
+        runs: list[list[tuple[float, float]]] = []
+        current: list[tuple[float, float]] = []
         for x, y, v in xy:
             if v is None:
                 runs.append(current)
@@ -307,8 +308,8 @@ def svg_trend(
                 parts.append(Markup('<circle class="point s{n}" cx="{x:.1f}" cy="{y:.1f}" r="2.5">'
                                     "<title>{label} · {name}: {value}</title></circle>").format(
                     n=n, x=x, y=y, label=labels[i], name=name, value=shown(v)))
-    last = [name for name, points in series.items() if points and points[-1] is not None]
-    legend = " · ".join(f"{name} {shown(series[name][-1])}" for name in last) if len(series) > 1 else (
+    last = [(name, v) for name, points in series.items() if points and (v := points[-1]) is not None]
+    legend = " · ".join(f"{name} {shown(v)}" for name, v in last) if len(series) > 1 else (
         f"last {shown(values[-1])}" if last else "")
     parts.append(Markup('<text class="label" x="{x}" y="11">max {t}</text>').format(x=left, t=shown(max(values))))
     parts.append(Markup('<text class="label" x="{x}" y="11" text-anchor="end">{t}</text>').format(
