@@ -374,7 +374,7 @@ def scale_errors(ctx: Context, cp: ColumnProfile, dtype: dt.DataType) -> Optiona
     found = analysis(ctx).get(cp.name, {}).get("scale_errors")
     if found is None:
         return None
-    top = max(found.factors, key=found.factors.get)
+    top = max(found.factors, key=found.factors.__getitem__)
     meaning = FACTORS[float(top)]
     first = found.examples[0]
     shown = ", ".join(f"{e['value']:g} (about {_times(e['ratio'])} {_where(e)}; /{e['factor']:g} -> {e['corrected']:.4g})"
