@@ -122,10 +122,11 @@ class CatalogMCP(FastMCP):
         tables = await anyio.to_thread.run_sync(self.service.catalog.tables)
         for table in tables:
             name = quote(table, safe="")
-            fixed.append(MCPResource(uri=f"catalog://tables/{name}/page", name=f"{table} catalog page",
-                                     mimeType="text/html"))
-            fixed.append(MCPResource(uri=f"catalog://tables/{name}/script", name=f"{table} best script",
-                                     mimeType="text/x-python"))
+            # the SDK's model validates the text into its URL type
+            fixed.append(MCPResource(uri=f"catalog://tables/{name}/page",  # type: ignore[arg-type]
+                                     name=f"{table} catalog page", mimeType="text/html"))
+            fixed.append(MCPResource(uri=f"catalog://tables/{name}/script",  # type: ignore[arg-type]
+                                     name=f"{table} best script", mimeType="text/x-python"))
         return fixed
 
 

@@ -386,9 +386,10 @@ def _import_rootfs(client: docker.DockerClient, rootfs: Path, tag: str) -> str:
         stdout=subprocess.PIPE,
     )
     assert tar.stdout is not None
+    stdout = tar.stdout
     try:
         # A generator makes requests send the tar chunked, never whole in memory.
-        body = iter(lambda: tar.stdout.read(1 << 20), b"")
+        body = iter(lambda: stdout.read(1 << 20), b"")
         client.api.import_image_from_stream(
             body, repository=repo, tag=version,
             changes=["ENV LANG=C.UTF-8", 'CMD ["python3"]'],
