@@ -233,7 +233,8 @@ def _problem(error: dict) -> str:
     name = variable(field) if field in CatalogerSettings.model_fields else field
     raw, kind, ctx = error.get("input"), error["type"], error.get("ctx") or {}
     info = CatalogerSettings.model_fields.get(field)
-    hint = ((info.json_schema_extra or {}).get("hint") if info else None) or "a valid value"
+    extra = info.json_schema_extra if info else None   # a dict here, never the callable pydantic allows
+    hint = (extra.get("hint") if isinstance(extra, dict) else None) or "a valid value"
     if kind in ("int_parsing", "int_from_float", "int_type"):
         return f"{name}={raw!r} is not a whole number: set it to {hint}"
     if kind in ("float_parsing", "float_type", "finite_number"):
@@ -379,7 +380,7 @@ def sandbox_resource(backend: str | None = None, settings: CatalogerSettings | N
 def notifier_resource(settings: CatalogerSettings | None = None) -> NotifierResource:
     """The notifier of CATALOGER_ALERT_NOTIFIER; its secrets reach Dagster only by their variable's name."""
     settings = _settings(settings)
-    retry = {"attempts": settings.alert_attempts, "backoff_s": settings.alert_backoff_s}
+    retry: dict[str, Any] = {"attempts": settings.alert_attempts, "backoff_s": settings.alert_backoff_s}
     kind = settings.alert_notifier
     if kind in ("slack", "webhook"):
         if not settings.alert_webhook_url:
