@@ -12,7 +12,7 @@ import select
 import struct
 import time
 import uuid
-from typing import Optional
+from typing import Any, Optional
 
 from cataloger_dagster.resources.extras import missing_extra
 
@@ -72,7 +72,7 @@ class DockerChannel(Channel):
     def __init__(self, client, container, bootstrap: bytes) -> None:
         self.client = client
         self.container = container
-        self._sock = None
+        self._sock: Any = None   # the attach socket (the Docker SDK's, untyped)
         self._mux = bytearray()
         self._diag = bytearray()
         self._eof = False
