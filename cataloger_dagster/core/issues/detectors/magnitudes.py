@@ -3,14 +3,16 @@
 A measurement column's positive values are read as a histogram of their orders of magnitude
 (RESOLUTION bins a decade), for the whole column and within the groups of a few category
 columns of the table: one query per view (the whole column and at most MAX_GROUP_COLUMNS group
-columns), each a union of bounded group-bys over at most MAX_MEASURES columns.  Within each
+columns), each a union of bounded group-bys over at most MAX_MEASURES columns; a table of more
+than SAMPLE_ROWS rows is read from a seeded sample, whose bulks are then completed by the rows
+outside them, read exactly in one scan (errors are rare: a sample would miss them).  Within each
 histogram, the values "apart" are those cut off from the bulk around the median by an empty
 stretch of the log scale and far from it on a robust scale (median and MAD of the logarithm): a
 tail that thins out value after value (incomes, storms, big airports) stays connected and is
 never apart.
 
-A row apart is then judged with its groups (one small query per column that has any, a row per
-bin and groups): normal within the group of a category narrower than the column (a unit column,
+A row apart is then judged with its groups (from the rows outside the bulks, read back once for
+every column: a cell per bin and groups): normal within the group of a category narrower than the column (a unit column,
 a segment: a big airport among big airports), it is nothing; a category that cuts across levels
 (a city of consumers and firms) tells nothing and is not asked.  Brought among its peers by one
 known factor (x10, x100, x1000 in a bulk under 0.8 of a decade wide; x2.54, x12, x60... in a
@@ -30,6 +32,7 @@ from typing import Any, Optional
 import ibis
 import ibis.expr.datatypes as dt
 
+from cataloger_dagster.core import portable
 from cataloger_dagster.core.issues.detectors.context import (
     Context, count, is_measure, issue, name_words, not_nan,
 )
@@ -54,7 +57,9 @@ MAX_MEASURES = 8
 MAX_GROUP_COLUMNS = 3
 MAX_GROUPS = 30
 MAX_VALUES_SHOWN = 100
-FETCHED = 2000             # (bin, groups) cells read back for a column's values apart
+FETCHED = 2000             # (bin, groups) cells judged for a column's values apart
+SAMPLE_ROWS = 200_000      # a bigger table's histograms are read from a seeded sample of about this many rows
+MAX_OUTSIDE = 100_000      # rows outside the bulks read back exactly; more, and the table is not judged
 BIG = 1e300
 
 # factor -> what it usually means.  Powers of ten are tried first: they are the common slips.
@@ -115,7 +120,7 @@ def _quantile(bins: list[tuple[int, int]], q: float) -> float:
 
 def shape(hist: dict[int, int]) -> Optional[Shape]:
     bins = sorted(hist.items())
-    rows = sum(n for _, n in bins)
+    rows = round(sum(n for _, n in bins))   # a sample's counts are weighted
     if rows < MIN_GROUP_ROWS:
         return None
     median = _quantile(bins, 0.5)
@@ -252,20 +257,28 @@ def _analyse(ctx: Context) -> dict[str, dict[str, Finding]]:
     if not columns:
         return {}
     keys = {g: t[g].cast("string") for g in groups}
-    hists: dict[tuple[int, int, Any], dict[int, int]] = {}
-    # one query per view (the whole column, then each group column): a union mixing the text of
-    # two columns fails where their collations differ (MySQL), and one view's branches share one
-    for vi, g in enumerate([None, *groups]):
-        grp = ibis.literal("", type="string") if g is None else keys[g]
-        branches = []
-        for mi, m in enumerate(columns):
-            v = t[m].cast("float64")
-            usable = v.notnull() & (v > 0) & (v < BIG) & not_nan(ctx, v)
-            part = t.filter(usable).select(m=ibis.literal(mi, type="int64"), grp=grp, bin=_bin(v))
-            branches.append(part.group_by(["m", "grp", "bin"]).aggregate(n=part.count()))
-        counted = ibis.union(*branches) if len(branches) > 1 else branches[0]
-        for r in counted.to_pyarrow().to_pylist():
-            hists.setdefault((r["m"], vi, r["grp"]), {})[int(r["bin"])] = int(r["n"])
+    source, fraction = _source(ctx, t)
+    hists = _histograms(ctx, source, columns, [None, *groups], keys, 1 / fraction)
+    if fraction < 1:
+        # the sample's bulks are (nearly) the table's; what lies outside them is read exactly
+        bulks = {k: s for k, h in hists.items() if (s := shape(h)) is not None}
+        for k in list(hists):
+            if k in bulks:
+                hists[k] = {b: n for b, n in hists[k].items() if bulks[k].normal(b)}
+            else:
+                del hists[k]
+    else:
+        bulks = {k: s for k, h in hists.items() if (s := shape(h)) is not None}
+        if not any(s.apart(b) for k, s in bulks.items() for b in hists[k]):
+            return {}
+    outside = _outside(ctx, t, columns, groups, keys, bulks)
+    if outside is None:
+        return {}
+    if fraction < 1:
+        for k, h in _outside_counts(outside, columns, groups).items():
+            if k in hists:
+                # within a bulk the sample's counts stand; outside it, every row was read
+                hists[k].update({b: n for b, n in h.items() if not bulks[k].normal(b)})
     shapes = {k: s for k, h in hists.items() if (s := shape(h)) is not None}
     found: dict[str, dict[str, Finding]] = {}
     for mi, m in enumerate(columns):
@@ -274,24 +287,125 @@ def _analyse(ctx: Context) -> dict[str, dict[str, Finding]]:
         if not apart:
             continue
         cp = next(c for c in ctx.profile.columns if c.name == m)
-        result = _judge(ctx, t, m, groups, keys, apart, {(vi, grp): s for (i, vi, grp), s in shapes.items() if i == mi},
-                        low_side_judged(cp))
+        result = _judge(ctx, t, m, groups, _cells(outside, mi, len(groups), apart),
+                        {(vi, grp): s for (i, vi, grp), s in shapes.items() if i == mi}, low_side_judged(cp))
         if result:
             found[m] = result
     return found
 
 
-def _judge(ctx: Context, t: ibis.Table, m: str, groups: list[str], keys: dict[str, Any], apart: set[int],
+def _usable(ctx: Context, v: ibis.NumericValue) -> ibis.BooleanValue:
+    return v.notnull() & (v > 0) & (v < BIG) & not_nan(ctx, v)
+
+
+def _source(ctx: Context, t: ibis.Table) -> tuple[ibis.Table, float]:
+    """The rows the histograms are read from, and their share of the table: a seeded sample of a
+    big table where the database draws one (DuckDB, PostgreSQL), the whole table otherwise."""
+    if ctx.rows <= SAMPLE_ROWS:
+        return t, 1.0
+    fraction = SAMPLE_ROWS / ctx.rows
+    sample = t.sample(fraction, method="row", seed=0)
+    return (sample, fraction) if portable.compiles(t.get_backend(), sample) else (t, 1.0)
+
+
+def _histograms(ctx: Context, source: ibis.Table, columns: list[str], views: list[Optional[str]],
+                keys: dict[str, Any], weight: float) -> dict[tuple[int, int, Any], dict[int, float]]:
+    """{(measure, view, group): {bin: rows}}, each row counted `weight` times (a sample's rows
+    stand for 1/fraction of the table's)."""
+    hists: dict[tuple[int, int, Any], dict[int, float]] = {}
+    # one query per view (the whole column, then each group column): a union mixing the text of
+    # two columns fails where their collations differ (MySQL), and one view's branches share one
+    for vi, g in enumerate(views):
+        grp = ibis.literal("", type="string") if g is None else source[g].cast("string")
+        branches = []
+        for mi, m in enumerate(columns):
+            v = source[m].cast("float64")
+            part = source.filter(_usable(ctx, v)).select(m=ibis.literal(mi, type="int64"), grp=grp, bin=_bin(v))
+            branches.append(part.group_by(["m", "grp", "bin"]).aggregate(n=part.count()))
+        counted = ibis.union(*branches) if len(branches) > 1 else branches[0]
+        for r in counted.to_pyarrow().to_pylist():
+            n = int(r["n"])
+            hists.setdefault((r["m"], vi, r["grp"]), {})[int(r["bin"])] = n * weight if weight != 1 else n
+    return hists
+
+
+def _outside(ctx: Context, t: ibis.Table, columns: list[str], groups: list[str], keys: dict[str, Any],
+             bulks: dict[tuple[int, int, Any], Shape]) -> Optional[list[dict[str, Any]]]:
+    """The rows whose value lies outside the bulk of one of its views (the whole column, its group
+    of each group column), read exactly in one scan: each measure's value and bin, and the groups.
+    None when more than MAX_OUTSIDE rows are (a bulk this loose judges nothing)."""
+    def bound(b: float, margin: float) -> ibis.Value:
+        return ibis.literal(10 ** (b / RESOLUTION) * margin, type="float64")
+
+    conditions = []
+    for (mi, vi, grp), s in bulks.items():
+        v = t[columns[mi]].cast("float64")
+        # a margin of a part in a thousand either way: the bins are the database's, read back below
+        far = _usable(ctx, v) & ((v < bound(s.low, 1.001)) | (v >= bound(s.high + 1, 0.999)))
+        if vi:
+            key = keys[groups[vi - 1]]
+            far = far & (key.isnull() if grp is None else key == grp)
+        conditions.append(far)
+    if not conditions:
+        return []
+    anywhere = conditions[0]
+    for c in conditions[1:]:
+        anywhere = anywhere | c
+    selected: dict[str, Any] = {}
+    for mi, m in enumerate(columns):
+        v = t[m].cast("float64")
+        # the value is nulled before its logarithm: a CASE is no guard against log10(0) in DuckDB
+        usable = ibis.ifelse(_usable(ctx, v), v, ibis.null("float64"))
+        selected[f"v{mi}"] = usable
+        selected[f"b{mi}"] = _bin(usable)
+    selected.update({f"g{i}": keys[g] for i, g in enumerate(groups)})
+    rows = t.filter(anywhere).select(**selected).limit(MAX_OUTSIDE + 1).to_pyarrow().to_pylist()
+    return None if len(rows) > MAX_OUTSIDE else rows
+
+
+def _views(row: dict[str, Any], groups: int) -> list[tuple[int, Any]]:
+    return [(0, "")] + [(i + 1, row[f"g{i}"]) for i in range(groups)]
+
+
+def _outside_counts(rows: list[dict[str, Any]], columns: list[str],
+                    groups: list[str]) -> dict[tuple[int, int, Any], dict[int, int]]:
+    """The rows read of each bin, per measure, view and group: exact for the bins outside a view's
+    bulk (every row there was read), partial within it."""
+    counts: dict[tuple[int, int, Any], dict[int, int]] = {}
+    for row in rows:
+        for mi in range(len(columns)):
+            b = row[f"b{mi}"]
+            if b is None:
+                continue
+            for vi, grp in _views(row, len(groups)):
+                h = counts.setdefault((mi, vi, grp), {})
+                h[int(b)] = h.get(int(b), 0) + 1
+    return counts
+
+
+def _cells(rows: list[dict[str, Any]], mi: int, groups: int, apart: set[int]) -> list[dict[str, Any]]:
+    """One row per bin and groups among the bins apart, the rarest first: errors are rare, and a
+    bin apart within some groups may be a whole population of others (enterprises among
+    consumers)."""
+    cells: dict[tuple, dict[str, Any]] = {}
+    for row in rows:
+        b = row[f"b{mi}"]
+        if b is None or int(b) not in apart:
+            continue
+        key = (int(b), *(row[f"g{i}"] for i in range(groups)))
+        v = float(row[f"v{mi}"])
+        c = cells.get(key)
+        if c is None:
+            cells[key] = {"bin": int(b), "n": 1, "lo": v, "hi": v,
+                          **{f"g{i}": row[f"g{i}"] for i in range(groups)}}
+        else:
+            c["n"] += 1
+            c["lo"], c["hi"] = min(c["lo"], v), max(c["hi"], v)
+    return sorted(cells.values(), key=lambda c: (c["n"], c["bin"]))[:FETCHED]
+
+
+def _judge(ctx: Context, t: ibis.Table, m: str, groups: list[str], cells: list[dict[str, Any]],
            shapes: dict[tuple[int, Any], Shape], low_side: bool) -> dict[str, Finding]:
-    v = t[m].cast("float64")
-    usable = v.notnull() & (v > 0) & (v < BIG) & not_nan(ctx, v)
-    rel = t.filter(usable).select(v=v, bin=_bin(v), **{f"g{i}": keys[g] for i, g in enumerate(groups)})
-    rel = rel.filter(rel.bin.isin(sorted(apart)))
-    # one row per bin and groups, the rarest first: errors are rare, and a bin apart within some
-    # groups may be a whole population of others (enterprises among consumers)
-    cells = (rel.group_by(["bin", *(f"g{i}" for i in range(len(groups)))])
-             .aggregate(n=rel.count(), lo=rel.v.min(), hi=rel.v.max())
-             .order_by(["n", "bin"]).limit(FETCHED).to_pyarrow().to_pylist())
     whole = t.schema()[m].is_integer()
     whole_shape = shapes.get((0, ""))
     out: dict[str, list[tuple[dict, int, Optional[float]]]] = {"scale_errors": [], "implausible_values": []}
