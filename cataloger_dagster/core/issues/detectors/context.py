@@ -95,6 +95,24 @@ def too_many_values(cp: ColumnProfile) -> bool:
         APPROXIMATE_MARGIN if cp.distinct_approximate else 1)
 
 
+SAMPLE_ROWS = 200_000   # a bigger table's first look is a seeded sample of about this many rows
+
+
+def seeded_sample(ctx: Context) -> Optional[tuple[ibis.Table, float]]:
+    """A seeded sample of about SAMPLE_ROWS rows of the whole table, and its share of the rows,
+    where the table is bigger and the database draws one (DuckDB, PostgreSQL); else None.  A
+    detector takes a first look at it and reads the table only for what the look singles out."""
+    whole = ctx.table if ctx.whole is None else ctx.whole
+    if ctx.rows <= SAMPLE_ROWS:
+        return None
+    key = ("sample", "")
+    if key not in ctx.cache:
+        fraction = SAMPLE_ROWS / ctx.rows
+        sample = whole.sample(fraction, method="row", seed=0)
+        ctx.cache[key] = (sample, fraction) if portable.compiles(whole.get_backend(), sample) else None
+    return ctx.cache[key]
+
+
 COLUMNS_PER_SCAN = 30   # a few figures a column: within SQLite's and PostgreSQL's limits
 
 

@@ -31,10 +31,11 @@ from typing import Any, Optional
 
 import ibis
 import ibis.expr.datatypes as dt
+import pyarrow as pa
+import pyarrow.compute as pc
 
-from cataloger_dagster.core import portable
 from cataloger_dagster.core.issues.detectors.context import (
-    Context, count, is_measure, issue, name_words, not_nan,
+    SAMPLE_ROWS, Context, count, is_measure, issue, name_words, not_nan, seeded_sample,
 )
 from cataloger_dagster.core.issues.detectors.ranges import COORDINATES
 from cataloger_dagster.core.models import ColumnProfile, IssueModel
@@ -58,7 +59,6 @@ MAX_GROUP_COLUMNS = 3
 MAX_GROUPS = 30
 MAX_VALUES_SHOWN = 100
 FETCHED = 2000             # (bin, groups) cells judged for a column's values apart
-SAMPLE_ROWS = 200_000      # a bigger table's histograms are read from a seeded sample of about this many rows
 MAX_OUTSIDE = 100_000      # rows outside the bulks read back exactly; more, and the table is not judged
 BIG = 1e300
 
@@ -250,35 +250,32 @@ def analysis(ctx: Context) -> dict[str, dict[str, Finding]]:
     return ctx.cache[key]
 
 
+Hists = dict[tuple[int, int, Any], dict[int, float]]   # (measure, view, group) -> {bin: rows}
+
+
 def _analyse(ctx: Context) -> dict[str, dict[str, Finding]]:
     t = _whole(ctx)
     columns = measures(ctx)
     groups = group_columns(ctx)
     if not columns:
         return {}
-    keys = {g: t[g].cast("string") for g in groups}
-    source, fraction = _source(ctx, t)
-    hists = _histograms(ctx, source, columns, [None, *groups], keys, 1 / fraction)
-    if fraction < 1:
-        # the sample's bulks are (nearly) the table's; what lies outside them is read exactly
-        bulks = {k: s for k, h in hists.items() if (s := shape(h)) is not None}
-        for k in list(hists):
-            if k in bulks:
-                hists[k] = {b: n for b, n in hists[k].items() if bulks[k].normal(b)}
-            else:
-                del hists[k]
+    binned = _binned(ctx, t, columns, groups)
+    if ctx.rows <= SAMPLE_ROWS:
+        # a small table is read whole, once: its histograms and its rows apart are exact
+        outside = binned.to_pyarrow()
+        hists = _histograms(outside, columns, groups)
     else:
+        hists = _sampled_histograms(ctx, t, binned, columns, groups)
         bulks = {k: s for k, h in hists.items() if (s := shape(h)) is not None}
-        if not any(s.apart(b) for k, s in bulks.items() for b in hists[k]):
+        read = _outside(t, binned, columns, groups, bulks)
+        if read is None:
             return {}
-    outside = _outside(ctx, t, columns, groups, keys, bulks)
-    if outside is None:
-        return {}
-    if fraction < 1:
-        for k, h in _outside_counts(outside, columns, groups).items():
-            if k in hists:
-                # within a bulk the sample's counts stand; outside it, every row was read
-                hists[k].update({b: n for b, n in h.items() if not bulks[k].normal(b)})
+        outside = read
+        exact = _histograms(outside, columns, groups)
+        # within a bulk the sample's (or the group-bys') counts stand; outside it, every row was read
+        hists = {k: {**{b: n for b, n in hists[k].items() if s.normal(b)},
+                     **{b: n for b, n in exact.get(k, {}).items() if not s.normal(b)}}
+                 for k, s in bulks.items()}
     shapes = {k: s for k, h in hists.items() if (s := shape(h)) is not None}
     found: dict[str, dict[str, Finding]] = {}
     for mi, m in enumerate(columns):
@@ -298,59 +295,9 @@ def _usable(ctx: Context, v: ibis.NumericValue) -> ibis.BooleanValue:
     return v.notnull() & (v > 0) & (v < BIG) & not_nan(ctx, v)
 
 
-def _source(ctx: Context, t: ibis.Table) -> tuple[ibis.Table, float]:
-    """The rows the histograms are read from, and their share of the table: a seeded sample of a
-    big table where the database draws one (DuckDB, PostgreSQL), the whole table otherwise."""
-    if ctx.rows <= SAMPLE_ROWS:
-        return t, 1.0
-    fraction = SAMPLE_ROWS / ctx.rows
-    sample = t.sample(fraction, method="row", seed=0)
-    return (sample, fraction) if portable.compiles(t.get_backend(), sample) else (t, 1.0)
-
-
-def _histograms(ctx: Context, source: ibis.Table, columns: list[str], views: list[Optional[str]],
-                keys: dict[str, Any], weight: float) -> dict[tuple[int, int, Any], dict[int, float]]:
-    """{(measure, view, group): {bin: rows}}, each row counted `weight` times (a sample's rows
-    stand for 1/fraction of the table's)."""
-    hists: dict[tuple[int, int, Any], dict[int, float]] = {}
-    # one query per view (the whole column, then each group column): a union mixing the text of
-    # two columns fails where their collations differ (MySQL), and one view's branches share one
-    for vi, g in enumerate(views):
-        grp = ibis.literal("", type="string") if g is None else source[g].cast("string")
-        branches = []
-        for mi, m in enumerate(columns):
-            v = source[m].cast("float64")
-            part = source.filter(_usable(ctx, v)).select(m=ibis.literal(mi, type="int64"), grp=grp, bin=_bin(v))
-            branches.append(part.group_by(["m", "grp", "bin"]).aggregate(n=part.count()))
-        counted = ibis.union(*branches) if len(branches) > 1 else branches[0]
-        for r in counted.to_pyarrow().to_pylist():
-            n = int(r["n"])
-            hists.setdefault((r["m"], vi, r["grp"]), {})[int(r["bin"])] = n * weight if weight != 1 else n
-    return hists
-
-
-def _outside(ctx: Context, t: ibis.Table, columns: list[str], groups: list[str], keys: dict[str, Any],
-             bulks: dict[tuple[int, int, Any], Shape]) -> Optional[list[dict[str, Any]]]:
-    """The rows whose value lies outside the bulk of one of its views (the whole column, its group
-    of each group column), read exactly in one scan: each measure's value and bin, and the groups.
-    None when more than MAX_OUTSIDE rows are (a bulk this loose judges nothing)."""
-    def bound(b: float, margin: float) -> ibis.Value:
-        return ibis.literal(10 ** (b / RESOLUTION) * margin, type="float64")
-
-    conditions = []
-    for (mi, vi, grp), s in bulks.items():
-        v = t[columns[mi]].cast("float64")
-        # a margin of a part in a thousand either way: the bins are the database's, read back below
-        far = _usable(ctx, v) & ((v < bound(s.low, 1.001)) | (v >= bound(s.high + 1, 0.999)))
-        if vi:
-            key = keys[groups[vi - 1]]
-            far = far & (key.isnull() if grp is None else key == grp)
-        conditions.append(far)
-    if not conditions:
-        return []
-    anywhere = conditions[0]
-    for c in conditions[1:]:
-        anywhere = anywhere | c
+def _binned(ctx: Context, t: ibis.Table, columns: list[str], groups: list[str]) -> ibis.Table:
+    """Each measure's usable value `v<i>` and its bin `b<i>` (NULL where unusable), and each group
+    column's value as text `g<j>`."""
     selected: dict[str, Any] = {}
     for mi, m in enumerate(columns):
         v = t[m].cast("float64")
@@ -358,50 +305,92 @@ def _outside(ctx: Context, t: ibis.Table, columns: list[str], groups: list[str],
         usable = ibis.ifelse(_usable(ctx, v), v, ibis.null("float64"))
         selected[f"v{mi}"] = usable
         selected[f"b{mi}"] = _bin(usable)
-    selected.update({f"g{i}": keys[g] for i, g in enumerate(groups)})
-    rows = t.filter(anywhere).select(**selected).limit(MAX_OUTSIDE + 1).to_pyarrow().to_pylist()
-    return None if len(rows) > MAX_OUTSIDE else rows
+    selected.update({f"g{i}": t[g].cast("string") for i, g in enumerate(groups)})
+    return t.select(**selected)
 
 
-def _views(row: dict[str, Any], groups: int) -> list[tuple[int, Any]]:
-    return [(0, "")] + [(i + 1, row[f"g{i}"]) for i in range(groups)]
+def _views(groups: int) -> list[tuple[int, Optional[str]]]:
+    """(view, its group column `g<j>`): the whole column first."""
+    return [(0, None)] + [(i + 1, f"g{i}") for i in range(groups)]
 
 
-def _outside_counts(rows: list[dict[str, Any]], columns: list[str],
-                    groups: list[str]) -> dict[tuple[int, int, Any], dict[int, int]]:
-    """The rows read of each bin, per measure, view and group: exact for the bins outside a view's
-    bulk (every row there was read), partial within it."""
-    counts: dict[tuple[int, int, Any], dict[int, int]] = {}
-    for row in rows:
+def _histograms(rows: pa.Table, columns: list[str], groups: list[str], weight: float = 1.0) -> Hists:
+    """The rows' histograms per measure, view and group, each row counted `weight` times (a
+    sample's rows stand for 1/fraction of the table's)."""
+    hists: Hists = {}
+    for mi in range(len(columns)):
+        b = f"b{mi}"
+        present = rows.filter(pc.is_valid(rows[b]))
+        for vi, g in _views(len(groups)):
+            counted = present.group_by([b] if g is None else [g, b]).aggregate([(b, "count")])
+            for r in counted.to_pylist():
+                n = r[f"{b}_count"]
+                hists.setdefault((mi, vi, "" if g is None else r[g]), {})[int(r[b])] = n * weight if weight != 1 else n
+    return hists
+
+
+def _sampled_histograms(ctx: Context, t: ibis.Table, binned: ibis.Table, columns: list[str],
+                        groups: list[str]) -> Hists:
+    """A big table's histograms: from its seeded sample where the database draws one (read in one
+    scan), else counted by the database (a group-by per measure and view)."""
+    drawn = seeded_sample(ctx)
+    if drawn is not None:
+        sample, fraction = drawn
+        rows = _binned(ctx, sample, columns, groups).to_pyarrow()
+        return _histograms(rows, columns, groups, weight=1 / fraction)
+    hists: Hists = {}
+    # one query per view (the whole column, then each group column): a union mixing the text of
+    # two columns fails where their collations differ (MySQL), and one view's branches share one
+    for vi, g in _views(len(groups)):
+        branches = []
         for mi in range(len(columns)):
-            b = row[f"b{mi}"]
-            if b is None:
-                continue
-            for vi, grp in _views(row, len(groups)):
-                h = counts.setdefault((mi, vi, grp), {})
-                h[int(b)] = h.get(int(b), 0) + 1
-    return counts
+            grp = ibis.literal("", type="string") if g is None else binned[g]
+            part = binned.filter(binned[f"b{mi}"].notnull()).select(
+                m=ibis.literal(mi, type="int64"), grp=grp, bin=binned[f"b{mi}"])
+            branches.append(part.group_by(["m", "grp", "bin"]).aggregate(n=part.count()))
+        counted = ibis.union(*branches) if len(branches) > 1 else branches[0]
+        for r in counted.to_pyarrow().to_pylist():
+            hists.setdefault((r["m"], vi, r["grp"]), {})[int(r["bin"])] = int(r["n"])
+    return hists
 
 
-def _cells(rows: list[dict[str, Any]], mi: int, groups: int, apart: set[int]) -> list[dict[str, Any]]:
+def _outside(t: ibis.Table, binned: ibis.Table, columns: list[str], groups: list[str],
+             bulks: dict[tuple[int, int, Any], Shape]) -> Optional[pa.Table]:
+    """The rows whose value lies outside the bulk of one of its views (the whole column, its group
+    of each group column), read exactly in one scan.  None when more than MAX_OUTSIDE rows are
+    (a bulk this loose judges nothing)."""
+    def bound(b: float, margin: float) -> ibis.Value:
+        return ibis.literal(10 ** (b / RESOLUTION) * margin, type="float64")
+
+    conditions = []
+    for (mi, vi, grp), s in bulks.items():
+        v = binned[f"v{mi}"]
+        # a margin of a part in a thousand either way: the bins are the database's, read back
+        far = (v < bound(s.low, 1.001)) | (v >= bound(s.high + 1, 0.999))
+        if vi:
+            key = binned[f"g{vi - 1}"]
+            far = far & (key.isnull() if grp is None else key == grp)
+        conditions.append(far)
+    if not conditions:
+        return binned.limit(0).to_pyarrow()
+    anywhere = conditions[0]
+    for c in conditions[1:]:
+        anywhere = anywhere | c
+    rows = binned.filter(anywhere).limit(MAX_OUTSIDE + 1).to_pyarrow()
+    return None if rows.num_rows > MAX_OUTSIDE else rows
+
+
+def _cells(rows: pa.Table, mi: int, groups: int, apart: set[int]) -> list[dict[str, Any]]:
     """One row per bin and groups among the bins apart, the rarest first: errors are rare, and a
     bin apart within some groups may be a whole population of others (enterprises among
     consumers)."""
-    cells: dict[tuple, dict[str, Any]] = {}
-    for row in rows:
-        b = row[f"b{mi}"]
-        if b is None or int(b) not in apart:
-            continue
-        key = (int(b), *(row[f"g{i}"] for i in range(groups)))
-        v = float(row[f"v{mi}"])
-        c = cells.get(key)
-        if c is None:
-            cells[key] = {"bin": int(b), "n": 1, "lo": v, "hi": v,
-                          **{f"g{i}": row[f"g{i}"] for i in range(groups)}}
-        else:
-            c["n"] += 1
-            c["lo"], c["hi"] = min(c["lo"], v), max(c["hi"], v)
-    return sorted(cells.values(), key=lambda c: (c["n"], c["bin"]))[:FETCHED]
+    b, v = f"b{mi}", f"v{mi}"
+    keys = [b, *(f"g{i}" for i in range(groups))]
+    chosen = rows.filter(pc.is_in(rows[b], value_set=pa.array(sorted(apart), type=rows.schema.field(b).type)))
+    counted = chosen.group_by(keys).aggregate([(v, "count"), (v, "min"), (v, "max")]).to_pylist()
+    cells = [{"bin": int(c[b]), "n": c[f"{v}_count"], "lo": c[f"{v}_min"], "hi": c[f"{v}_max"],
+              **{f"g{i}": c[f"g{i}"] for i in range(groups)}} for c in counted]
+    return sorted(cells, key=lambda c: (c["n"], c["bin"]))[:FETCHED]
 
 
 def _judge(ctx: Context, t: ibis.Table, m: str, groups: list[str], cells: list[dict[str, Any]],

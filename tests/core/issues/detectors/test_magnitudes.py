@@ -9,7 +9,7 @@ import random
 
 import pytest
 
-from cataloger_dagster.core.issues.detectors import magnitudes
+from cataloger_dagster.core.issues.detectors import context, magnitudes
 from cataloger_dagster.core.issues.detectors.magnitudes import FACTORS, fitting_factor, shape
 
 MAGNITUDE_TYPES = {"scale_errors", "implausible_values"}
@@ -163,8 +163,9 @@ def test_a_table_read_from_a_sample_gives_what_the_whole_table_gives(tables, mon
     assert exact == {"weight scale_errors": (4, [2230.0, 2720.0, 2810.0, 15_000.0])}
 
     read_outside = []
-    counts = magnitudes._outside_counts
+    outside = magnitudes._outside
+    monkeypatch.setattr(context, "SAMPLE_ROWS", 3_000)
     monkeypatch.setattr(magnitudes, "SAMPLE_ROWS", 3_000)
-    monkeypatch.setattr(magnitudes, "_outside_counts", lambda *a: read_outside.append(a) or counts(*a))
+    monkeypatch.setattr(magnitudes, "_outside", lambda *a: read_outside.append(a) or outside(*a))
     assert magnitude_findings() == exact
     assert read_outside, "the table was not read from a sample"
