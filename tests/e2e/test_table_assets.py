@@ -1,8 +1,8 @@
 """The user's tables in Dagster's asset catalog, through a real `dagster dev` and its GraphQL API.
 
 Two tables of the shop database are cataloged first; `dagster dev` then lists each as an asset
-of its own (`catalog/shop_duckdb/<table>`) with its column schema, row count, description, owner
-and the reference found between them as lineage (CATALOGER_TABLE_LINEAGE=1).  A third table
+of its own (`catalog/shop_duckdb/<table>`) with its column schema, row count, description, owner,
+its findings' check, and the reference found between them as lineage (CATALOGER_TABLE_LINEAGE=1).  A third table
 cataloged while it runs appears after a reload of the code location, with no change of code.
 """
 
@@ -28,6 +28,7 @@ ASSET_NODES = """{
     dependencyKeys { path }
     owners { __typename ... on TeamAssetOwner { team } ... on UserAssetOwner { email } }
     tags { key value }
+    assetChecksOrError { ... on AssetChecks { checks { name } } }
     metadataEntries {
       label
       __typename
@@ -99,6 +100,7 @@ def test_the_asset_catalog_lists_the_users_tables_with_their_column_schema(shop_
     assert nodes["events"]["owners"] == [{"__typename": "TeamAssetOwner", "team": "sales"}]
     assert nodes["events"]["dependencyKeys"] == [{"path": ["catalog", "shop_duckdb", "customers"]}]
     assert nodes["events"]["metadata"]["findings_high"]["intValue"] >= 1
+    assert all(n["assetChecksOrError"]["checks"] == [{"name": "open_findings"}] for n in nodes.values())
     # the pipeline's own assets keep their partitions
     pipeline = {n["assetKey"]["path"][0]: n for n in dev.graphql(ASSET_NODES)["assetNodes"]}
     assert pipeline["table_profile"]["isPartitioned"] and pipeline["catalog_page"]["isPartitioned"]
