@@ -18,6 +18,7 @@ from cataloger_dagster.core.models import DatasetUnderstandingModel
 from cataloger_dagster.core.shown import markdown_text
 from cataloger_dagster.definitions import build_definitions
 from cataloger_dagster.resources.script_store import LocalScriptStore
+from cataloger_dagster.resources.script_store.cataloged import read_cataloged_tables
 from cataloger_dagster.settings import load_settings
 
 pytestmark = pytest.mark.filterwarnings("error::DeprecationWarning")
@@ -133,10 +134,7 @@ def test_owners_come_from_the_settings_as_dagster_takes_them(shop):
 
 def test_two_tables_whose_keys_would_be_one_keep_the_first(shop, caplog):
     _, store_path = shop
-    entries_store = LocalScriptStore(root=str(store_path))
-    from cataloger_dagster.resources.script_store.cataloged import read_cataloged_tables
-
-    entries, _ = read_cataloged_tables(entries_store, DATABASE)
+    entries, _ = read_cataloged_tables(LocalScriptStore(root=str(store_path)), DATABASE)
     twin = next(e for e in entries if e.table == "customers")
     caplog.set_level(logging.WARNING)
     specs = table_specs([*entries, twin], owners={}, lineage=False)
