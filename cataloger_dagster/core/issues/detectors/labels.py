@@ -7,6 +7,7 @@ from typing import Optional
 import ibis.expr.datatypes as dt
 
 from cataloger_dagster.core import text
+from cataloger_dagster.core.grammar import verb_for
 from cataloger_dagster.core.issues import categories
 from cataloger_dagster.core.issues.detectors.context import Context, count, free_text_counts, is_quoted, issue, one, pct
 from cataloger_dagster.core.issues.text_values import is_placeholder
@@ -163,8 +164,8 @@ def invalid_format(ctx: Context, cp: ColumnProfile, dtype: dt.DataType) -> Optio
     return issue(
         ctx, "invalid_format", cp.name, severity="medium" if frac >= 0.05 else "low",
         category="quick_fixes", affectedRows=bad,
-        description=f"{bad:,} {'value' if bad == 1 else 'values'} of {cp.name} ({pct(bad, usable)}) "
-                    f"{'is' if bad == 1 else 'are'} not valid {fmt} values, e.g. "
+        description=f"{count(bad, 'value')} of {cp.name} ({pct(bad, usable)}) "
+                    f"{verb_for(bad, 'is')} not valid {fmt} values, e.g. "
                     f"{', '.join(repr(e) for e in examples[:3])}.",
         suggestedAction=f"Validate {cp.name} as {fmt} at entry; correct the malformed values "
                         "from the source or set them to NULL.",
