@@ -20,8 +20,7 @@ from cataloger_dagster.core.models import ColumnProfile, DatasetUnderstandingMod
 IDENTIFIER_WORDS = {"id", "ids", "key", "code", "uuid", "sku", "no", "nr", "num", "number", "ref", "zip",
                     "postcode", "year"}
 _ROLE_WORDS = re.compile(r"\b(identifier|identifies|key|code)\b", re.I)
-_UNITS = (("year", 365 * 86400), ("month", 30 * 86400), ("week", 7 * 86400), ("day", 86400),
-          ("hour", 3600), ("minute", 60))
+_UNITS = (("week", 7 * 86400), ("day", 86400), ("hour", 3600), ("minute", 60))
 
 
 def identifier_columns(profile: TableProfile, understanding: DatasetUnderstandingModel | None = None) -> set[str]:
@@ -50,17 +49,33 @@ def _moment(value: Any) -> datetime | None:
 
 
 def ago(value: Any, now: datetime) -> str:
-    """``2 hours ago``, ``in 3 days``, ``just now``: a moment relative to ``now``, in its largest unit."""
+    """``2 hours ago``, ``in 3 days``, ``just now``: a moment relative to ``now``, in its largest
+    whole unit, rounded."""
     moment = _moment(value)
     if moment is None:
         return str(value or "")
     now = now if now.tzinfo else now.replace(tzinfo=timezone.utc)
     seconds = (now - moment).total_seconds()
+    months = _whole_months(*sorted((moment, now)))   # on the calendar, so years and leap days count right
+    if months >= 12:
+        return _said(round(months / 12), "year", seconds)
+    if months >= 1:
+        return _said(months, "month", seconds)
     for unit, size in _UNITS:
         if abs(seconds) >= size:
-            said = count_noun(int(abs(seconds) // size), unit)
-            return f"{said} ago" if seconds > 0 else f"in {said}"
+            return _said(round(abs(seconds) / size), unit, seconds)   # 1 h 59 min is "2 hours"
     return "just now"
+
+
+def _said(n: int, unit: str, seconds: float) -> str:
+    return f"{count_noun(n, unit)} ago" if seconds > 0 else f"in {count_noun(n, unit)}"
+
+
+def _whole_months(earlier: datetime, later: datetime) -> int:
+    earlier = earlier.astimezone(timezone.utc)
+    later = later.astimezone(timezone.utc)
+    months = (later.year - earlier.year) * 12 + later.month - earlier.month
+    return months - 1 if (later.day, later.time()) < (earlier.day, earlier.time()) else months
 
 
 def exact(value: Any) -> str:
