@@ -59,8 +59,8 @@ def inconsistent_categories(ctx: Context, cp: ColumnProfile, dtype: dt.DataType)
         groups = "; ".join(" / ".join(repr(v) for v in g) for g in variants.groups.values())
         where = "" if variants.part == "value" else f" in its {variants.part}"
         n = len(variants.groups)
-        facts.append(f"{cp.name} writes {n} {'value' if n == 1 else 'values'} in several ways{where} ({groups}); "
-                     f"{rows:,} {'row uses' if rows == 1 else 'rows use'} a rarer spelling")
+        facts.append(f"{cp.name} writes {count(n, 'value')} in several ways{where} ({groups}); "
+                     f"{count(rows, 'row')} {verb_for(rows, 'uses')} a rarer spelling")
     if cased:
         shown = "; ".join(" / ".join(repr(f) for f in spellings) for spellings in cased.values())
         minority = {label for spellings in cased.values()
