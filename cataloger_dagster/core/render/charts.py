@@ -95,11 +95,21 @@ def _compact_number(value: Any, grouped: bool = True) -> str:
     if isinstance(value, float) and not math.isfinite(value):
         return fmt_value(value)
     magnitude = abs(value)
+    if magnitude >= 1e15:
+        return fmt_value(float(value))   # an exponent: "1e+300", never "1e+288T"
     # below 10,000 the plain number is short enough and exact
     for threshold, divisor, suffix in ((1e12, 1e12, "T"), (1e9, 1e9, "G"), (1e6, 1e6, "M"), (1e4, 1e3, "k")):
         if magnitude >= threshold:
             return f"{value / divisor:.3g}{suffix}"
     return fmt_value(float(value)) if isinstance(value, float) else f"{value:,}"
+
+
+def fmt_moment_or_value(value: Any, grouped: bool = True) -> str:
+    """A quantile's text: a date or timestamp to the second (its date alone at midnight) so that it
+    fits its cell whole, anything else as `fmt_value` writes it."""
+    if isinstance(value, str) and is_temporal_text(value):
+        return _compact_number(value)
+    return fmt_value(value, 40, grouped)
 
 
 def svg_histogram(

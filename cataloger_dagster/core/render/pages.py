@@ -36,7 +36,9 @@ from cataloger_dagster.core.fixes.sql import shown_script
 from cataloger_dagster.core.layout import normalize_timestamp
 from cataloger_dagster.core.investigate.outcome import dismissed, standing
 from cataloger_dagster.core.grammar import count_noun, noun_for, verb_for
-from cataloger_dagster.core.render.charts import fmt_value, script_diff, svg_bar, svg_histogram, svg_trend
+from cataloger_dagster.core.render.charts import (
+    fmt_moment_or_value, fmt_value, script_diff, svg_bar, svg_histogram, svg_trend,
+)
 from cataloger_dagster.core.render.formats import identifier_columns, time_ago
 from cataloger_dagster.core.reviews.commands import review_control
 from cataloger_dagster.core.reviews.record import NOTE_LIMIT, reviewable
@@ -156,7 +158,7 @@ def template_environment() -> jinja2.Environment:
         lstrip_blocks=True,
     )
     env.filters.update(fmt=fmt_value, pct=_pct, tojson_pretty=_to_json, safe_href=_safe_href,
-                       shown_script=shown_script, open_for=_open_for, ago=time_ago,
+                       shown_script=shown_script, open_for=_open_for, ago=time_ago, quantile=fmt_moment_or_value,
                        count_noun=count_noun, noun=lambda noun, n: noun_for(n, noun),
                        verb=lambda verb, n: verb_for(n, verb))
     env.tests["scalar"] = _is_scalar

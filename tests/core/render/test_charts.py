@@ -117,6 +117,15 @@ def test_identifier_edges_and_labels_keep_their_digits():
     assert [t.text for t in find(bars, "text", "label")] == ["2118", "1001"]
 
 
+def test_quantiles_show_moments_to_the_second_and_far_numbers_as_exponents():
+    from cataloger_dagster.core.render.charts import fmt_moment_or_value
+    assert fmt_moment_or_value("9999-12-31 23:59:59.999999") == "9999-12-31 23:59:59"
+    assert fmt_moment_or_value("2023-01-15T00:00:00") == "2023-01-15"
+    assert fmt_moment_or_value(2118, grouped=False) == "2118" and fmt_moment_or_value(2118) == "2,118"
+    labels = [t.text for t in find(svg(svg_histogram(Histogram(edges=[0, 1e300], counts=[3]))), "text", "label")]
+    assert labels[:2] == ["0", "1e+300"]
+
+
 def test_dates_and_timestamps_are_never_cut():
     for value in ("2023-01-15", "2023-01-15 13:45:12.123456", "9999-12-31T23:59:59+02:00", "0001-01-01"):
         assert fmt_value(value, limit=8) == value
