@@ -13,6 +13,7 @@ from typing import Any
 from markupsafe import Markup
 
 from cataloger_dagster.core import text
+from cataloger_dagster.core.layout import normalize_timestamp
 from cataloger_dagster.core.grammar import count_noun
 from cataloger_dagster.core.models import ColumnProfile, DatasetUnderstandingModel, TableProfile
 
@@ -35,6 +36,21 @@ def _is_identifier(column: ColumnProfile, description: str) -> bool:
         return False
     words = text.words(column.name)
     return bool(words and words[-1] in IDENTIFIER_WORDS) or bool(_ROLE_WORDS.search(description))
+
+
+def generation_time(now: datetime | None = None) -> datetime:
+    """A page's generation time, in UTC: ``now`` as given, else the current time."""
+    now = now or datetime.now(timezone.utc)
+    return now if now.tzinfo else now.replace(tzinfo=timezone.utc)
+
+
+def run_moment(timestamp: str) -> datetime | None:
+    """A run's timestamp as the moment its pages are generated at (None if it is no timestamp):
+    the same run's pages then say the same "2 hours ago" whenever they are rendered."""
+    try:
+        return generation_time(datetime.fromisoformat(normalize_timestamp(timestamp)))
+    except ValueError:
+        return None
 
 
 def _moment(value: Any) -> datetime | None:

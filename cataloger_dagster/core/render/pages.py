@@ -39,7 +39,7 @@ from cataloger_dagster.core.grammar import count_noun, noun_for, verb_for
 from cataloger_dagster.core.render.charts import (
     fmt_moment_or_value, fmt_value, script_diff, svg_bar, svg_histogram, svg_trend,
 )
-from cataloger_dagster.core.render.formats import identifier_columns, time_ago
+from cataloger_dagster.core.render.formats import generation_time, identifier_columns, time_ago
 from cataloger_dagster.core.reviews.commands import review_control
 from cataloger_dagster.core.reviews.record import NOTE_LIMIT, reviewable
 
@@ -132,12 +132,6 @@ def _open_for(since: Any, now: datetime | None = None) -> str:
     if days < 1:
         return "less than a day"
     return count_noun(days, "day")
-
-
-def generation_time(now: datetime | None = None) -> datetime:
-    """A page's generation time, in UTC: ``now`` as given, else the current time."""
-    now = now or datetime.now(timezone.utc)
-    return now if now.tzinfo else now.replace(tzinfo=timezone.utc)
 
 
 def _is_scalar(value: Any) -> bool:

@@ -10,7 +10,8 @@ from urllib.parse import quote
 from cataloger_dagster.core.history.timelapse import TimelapseRow
 from cataloger_dagster.core.layout import CATALOG_PAGE, INDEX_FILE, RECENT_SUMMARY, SCRIPT
 from cataloger_dagster.core.render.charts import svg_trend
-from cataloger_dagster.core.render.pages import generation_time, template_environment
+from cataloger_dagster.core.render.formats import generation_time
+from cataloger_dagster.core.render.pages import template_environment
 from cataloger_dagster.core.reviews.model import Review
 from cataloger_dagster.core.reviews.model import latest_reviews
 

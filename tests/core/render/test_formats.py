@@ -15,7 +15,7 @@ from cataloger_dagster.core.models import (
     Fingerprint,
     TableProfile,
 )
-from cataloger_dagster.core.render.formats import ago, exact, identifier_columns, time_ago
+from cataloger_dagster.core.render.formats import ago, exact, generation_time, identifier_columns, run_moment, time_ago
 
 NOW = datetime(2026, 5, 1, 12, 0, tzinfo=timezone.utc)
 
@@ -67,3 +67,9 @@ def test_time_ago_carries_the_exact_moment_for_hover_and_machines():
     assert exact("2026-05-01T12:30:00+02:00") == "2026-05-01 10:30:00 UTC"
     # what is no moment stays text, escaped
     assert str(time_ago("<b>", NOW)) == "&lt;b&gt;" and str(time_ago(None, NOW)) == "—"
+
+
+def test_a_run_timestamp_is_the_moment_its_pages_are_generated_at():
+    assert run_moment("2026-05-01T10:00:00.123456Z") == datetime(2026, 5, 1, 10, 0, 0, 123456, tzinfo=timezone.utc)
+    assert run_moment("not a time") is None
+    assert generation_time(datetime(2026, 5, 1)) == datetime(2026, 5, 1, tzinfo=timezone.utc)
