@@ -14,6 +14,7 @@ import ibis
 import ibis.expr.datatypes as dt
 
 from cataloger_dagster.core import portable, text
+from cataloger_dagster.core.grammar import count_noun
 from cataloger_dagster.core.issues import text_values
 from cataloger_dagster.core.models import ColumnProfile, IssueModel, TableProfile
 from cataloger_dagster.core.values import finite_float
@@ -219,8 +220,8 @@ def pct(part: float, whole: float) -> str:
 
 
 def count(n: int, noun: str) -> str:
-    """``1 row``, ``2 rows``: a number with its noun in the right number."""
-    return f"{n:,} {noun if n == 1 else text.plural(noun)}"
+    """``1 row``, ``2 rows``: a number with its noun in the right number; a zero stays a digit."""
+    return count_noun(n, noun, zero=None)
 
 
 def one(table: ibis.Table, **aggs: Any) -> dict[str, Any]:

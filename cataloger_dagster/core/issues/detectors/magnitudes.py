@@ -34,6 +34,7 @@ import ibis.expr.datatypes as dt
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from cataloger_dagster.core.grammar import verb_for
 from cataloger_dagster.core.issues.detectors.context import (
     SAMPLE_ROWS, Context, count, is_measure, issue, name_words, not_nan, seeded_sample,
 )
@@ -486,7 +487,7 @@ def scale_errors(ctx: Context, cp: ColumnProfile, dtype: dt.DataType) -> Optiona
                       for e in found.examples[:3])
     return issue(
         ctx, "scale_errors", cp.name, severity="medium", category="smart_fixes", affectedRows=found.rows,
-        description=f"{count(found.rows, 'value')} of {cp.name} {'is' if found.rows == 1 else 'are'} off from "
+        description=f"{count(found.rows, 'value')} of {cp.name} {verb_for(found.rows, 'is')} off from "
                     f"{'its peers' if found.rows == 1 else 'their peers'} by a unit factor, most by {meaning}: {shown}.",
         suggestedAction=f"Check the {count(found.rows, 'row')} of {cp.name} against their source; where the unit "
                         f"slipped, store the corrected value (for example {first['value']:g} -> {first['corrected']:.4g}) "
@@ -506,7 +507,7 @@ def implausible_values(ctx: Context, cp: ColumnProfile, dtype: dt.DataType) -> O
     shown = ", ".join(f"{e['value']:g} (about {_times(e['ratio'])} {_where(e)})" for e in found.examples[:3])
     return issue(
         ctx, "implausible_values", cp.name, severity="medium", category="smart_fixes", affectedRows=found.rows,
-        description=f"{count(found.rows, 'value')} of {cp.name} {'is' if found.rows == 1 else 'are'} ten times or "
+        description=f"{count(found.rows, 'value')} of {cp.name} {verb_for(found.rows, 'is')} ten times or "
                     f"more away from {'its' if found.rows == 1 else 'their'} group, with nothing in between, though "
                     f"usual for the column as a whole: {shown}.",
         suggestedAction=f"Check the {count(found.rows, 'row')} of {cp.name} against their source: a value this far "

@@ -24,6 +24,7 @@ from typing import Any, Optional
 
 import ibis
 
+from cataloger_dagster.core.grammar import verb_for
 from cataloger_dagster.core.issues import rule_candidates as rc
 from cataloger_dagster.core.issues.detectors.context import Context, count, issue, not_nan, one, pct, seeded_sample
 from cataloger_dagster.core.models import ColumnRule, IssueModel, TableProfile
@@ -315,11 +316,11 @@ def _finding(ctx: Context, group: list[ColumnRule], named_by_all: bool = False) 
     shown = f" (for example {_example_text(rule, examples[0])})" if examples else ""
     if rule.kind == "order":
         small, large = rule.result, rule.operands[0]
-        broken = f"{count(bad, 'row')} {'has' if bad == 1 else 'have'} {small} above {large}"
+        broken = f"{count(bad, 'row')} {verb_for(bad, 'has')} {small} above {large}"
         action = (f"Check the {count(bad, 'row')} against their source (values swapped between {small} and {large}, "
                   f"typos), correct them, then add a CHECK ({small} <= {large}).")
     else:
-        broken = f"{count(bad, 'row')} {'breaks' if bad == 1 else 'break'} it"
+        broken = f"{count(bad, 'row')} {verb_for(bad, 'breaks')} it"
         action = (f"Recompute {rule.result} on the {count(bad, 'row')} (or correct the value that was mistyped) "
                   f"and make the load derive it, or add a CHECK ({rule.formula}).")
     more = f" The same rows break {', '.join(r.formula for r in also)}." if also else ""
