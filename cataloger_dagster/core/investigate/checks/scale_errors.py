@@ -1,6 +1,6 @@
 """The check of scale_errors issues."""
 
-from cataloger_dagster.core.investigate.checks.helpers import count, flagged_among_peers, outcome, share
+from cataloger_dagster.core.investigate.checks.helpers import count, flagged_among_peers, outcome, share, verb
 
 # --- the block sent to the sandbox starts here ---
 def check_scale_errors(column, values, factor, group):
@@ -27,8 +27,8 @@ def check_scale_errors(column, values, factor, group):
         return outcome(hypothesis, "refuted", f"{share(level, judged)} of them have many peers at the same level: "
                        "their group is consistently there, not slipped by a factor", judged, **evidence)
     if at_factor < 0.5 * judged:
-        return outcome(hypothesis, "refuted", f"only {count(at_factor, 'row')} of {judged:,} {'is' if at_factor == 1 else 'are'} "
+        return outcome(hypothesis, "refuted", f"only {count(at_factor, 'row')} of {judged:,} {verb(at_factor, 'is', 'are')} "
                        f"about {factor:g} times off: divided by it, the others do not land among their peers", judged, **evidence)
-    return outcome(hypothesis, "confirmed", f"{count(at_factor, 'row')} {'is' if at_factor == 1 else 'are'} about "
+    return outcome(hypothesis, "confirmed", f"{count(at_factor, 'row')} {verb(at_factor, 'is', 'are')} about "
                    f"{factor:g} times off their peers and {'lands' if at_factor == 1 else 'land'} between their quartiles "
                    "once corrected", at_factor, **evidence)
