@@ -18,12 +18,13 @@ import sys
 from importlib import metadata
 from pathlib import Path
 
-import docker.errors
-
 from cataloger_dagster.resources.defaults import RUN_IMAGE as DEFAULT_RUN_TAG
 
+# image before docker: without the docker extra, image's import says which extra to install
 from . import image
 from .image import Progress, SandboxImageError
+
+import docker.errors
 
 RUN_LABEL = "org.cataloger.run-worker"
 RUN_HASH_LABEL = "org.cataloger.run-worker.source-hash"
