@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from typing import Any, Iterable, Mapping
-from urllib.parse import unquote, unquote_plus, urlsplit, urlunsplit
+from urllib.parse import unquote, unquote_plus, urlparse, urlsplit, urlunparse, urlunsplit
 
 MASK = "***"
 
@@ -63,6 +63,16 @@ def redact_url(url: str) -> str:
     if (password is None or f"//{parts.netloc}" in url) and (not secret or f"?{parts.query}" in url):
         return url.replace(f"//{parts.netloc}", f"//{netloc}", 1).replace(f"?{parts.query}", f"?{query}", 1)
     return urlunsplit(parts._replace(netloc=netloc, query=query))
+
+
+def url_without_userinfo(url: str) -> str:
+    """The URL without any user:password part: for an S3 endpoint, whose user is an access key."""
+    parsed = urlparse(url)
+    if parsed.username or parsed.password:
+        host = parsed.hostname or ""
+        netloc = f"{host}:{parsed.port}" if parsed.port else host
+        parsed = parsed._replace(netloc=netloc)
+    return urlunparse(parsed)
 
 
 def url_secrets(url: str) -> set[str]:

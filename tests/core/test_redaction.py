@@ -15,6 +15,7 @@ from cataloger_dagster.core.redaction import (
     redact_url,
     scrub_secrets,
     url_secrets,
+    url_without_userinfo,
 )
 
 URL = "postgresql://cat:p%40ss%2Bw0rd@db.example:5432/shop?sslmode=require&api_key=k3y-v4lue"
@@ -36,6 +37,11 @@ def test_a_url_without_credentials_or_that_cannot_be_parsed():
     broken = "postgres://u:pw@[::1/db"
     assert redact_url(broken) == "postgres://(URL hidden: it cannot be parsed)"
     assert "pw" not in Redactor(broken).text(f"bad url {broken}")
+
+
+def test_an_s3_endpoint_is_named_without_its_user_or_password():
+    assert url_without_userinfo("http://AKIAKEY:SeCrEt@localhost:9000/x") == "http://localhost:9000/x"
+    assert url_without_userinfo("https://s3.example") == "https://s3.example"
 
 
 def test_the_environments_secrets_are_masked_in_a_run_log():

@@ -18,7 +18,7 @@ from dagster_aws.s3 import S3Resource
 from dagster_aws.s3.resources import ResourceWithS3Configuration
 from pydantic import Field, PrivateAttr
 
-from cataloger_dagster.core.redaction import MASK, redact_url
+from cataloger_dagster.core.redaction import MASK, url_without_userinfo
 from cataloger_dagster.resources.script_store.base import (
     RUN_FILE,
     ArtifactExistsError,
@@ -60,7 +60,7 @@ class S3ScriptStore(ScriptStore, ResourceWithS3Configuration):
             if name in _SECRET_FIELDS and value:
                 value = MASK
             elif name == "endpoint_url" and value:
-                value = redact_url(value)
+                value = url_without_userinfo(value)
             yield name, value
 
     def s3_resource(self) -> S3Resource:
@@ -69,7 +69,7 @@ class S3ScriptStore(ScriptStore, ResourceWithS3Configuration):
     def describe(self) -> str:
         where = f"s3://{self.bucket}/{self.prefix.strip('/')}".rstrip("/")
         if self.endpoint_url:
-            where += f" at {redact_url(self.endpoint_url)}"
+            where += f" at {url_without_userinfo(self.endpoint_url)}"
         return f"S3 {where}"
 
     # ---- client and errors
@@ -94,7 +94,7 @@ class S3ScriptStore(ScriptStore, ResourceWithS3Configuration):
             raise self._translate(e, "") from None
 
     def _missing_bucket(self) -> ScriptStoreError:
-        endpoint = f" at {redact_url(self.endpoint_url)}" if self.endpoint_url else ""
+        endpoint = f" at {url_without_userinfo(self.endpoint_url)}" if self.endpoint_url else ""
         return ScriptStoreError(
             f"S3 bucket {self.bucket!r}{endpoint} does not exist; create it (for example "
             f"`aws s3 mb s3://{self.bucket}`) or set CATALOGER_STORE to an existing bucket"
@@ -136,7 +136,7 @@ class S3ScriptStore(ScriptStore, ResourceWithS3Configuration):
                 "AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY"
             ) from None
         except EndpointConnectionError:
-            endpoint = redact_url(self.endpoint_url) if self.endpoint_url else "AWS S3"
+            endpoint = url_without_userinfo(self.endpoint_url) if self.endpoint_url else "AWS S3"
             raise ScriptStoreError(
                 f"cannot reach {endpoint} for s3://{self.bucket}; check the network and "
                 "the endpoint (AWS_ENDPOINT_URL)"
