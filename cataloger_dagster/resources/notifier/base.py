@@ -23,6 +23,7 @@ from pydantic import Field
 from cataloger_dagster.core.alerts import AlertMessage
 from cataloger_dagster.core.redaction import Redactor
 
+
 @dataclass(frozen=True)
 class Delivery:
     ok: bool
