@@ -24,7 +24,8 @@ from mcp.server.fastmcp import Context, FastMCP
 from mcp.server.fastmcp.exceptions import ToolError
 from mcp.types import Resource as MCPResource
 
-from cataloger_dagster.mcp.capsules import CapsuleLog, Redactor
+from cataloger_dagster.core.redaction import Redactor
+from cataloger_dagster.mcp.capsules import CapsuleLog
 from cataloger_dagster.mcp.catalog import Catalog, CatalogError
 from cataloger_dagster.mcp.search import SearchIndex
 from cataloger_dagster.mcp.sessions import PythonSessions
