@@ -16,7 +16,6 @@ variable (`dg.EnvVar("CATALOGER_DATABASE")`); the settings hold it for listing t
 from __future__ import annotations
 
 import os
-import re
 from pathlib import Path
 from typing import Any, Literal, Optional
 
@@ -24,6 +23,7 @@ import dagster as dg
 from pydantic import Field, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from cataloger_dagster.core.redaction import environment_secrets
 from cataloger_dagster.resources.agent import AgentResource, HeuristicAgent
 from cataloger_dagster.resources.agent.anthropic.agent import AnthropicAgent
 from cataloger_dagster.resources.database import DEFAULT_DATABASE_URL, SNAPSHOT_URL, DatabaseResource
@@ -465,15 +465,8 @@ def env_example() -> str:
     return "\n".join(lines)
 
 
-# names of environment variables whose values are secrets (ANTHROPIC_API_KEY, AWS_SECRET_ACCESS_KEY,
-# PGPASSWORD, GITHUB_TOKEN...)
-SECRET_VARIABLE = re.compile(r"KEY|TOKEN|SECRET|PASSW|PWD|CREDENTIAL|AUTH", re.IGNORECASE)
-MIN_SECRET = 6          # shorter values ("1", "true") would blank out ordinary words
-NOT_SECRET = {"PWD", "OLDPWD"}   # the shell's working directories: their "PWD" is no password
-
-
 def secret_values() -> tuple[str, ...]:
     """The values of the environment variables whose names say they are secrets: what a
-    record kept for people (an MCP run capsule) must never show.  Read for redaction only."""
-    return tuple(v for k, v in os.environ.items()
-                 if SECRET_VARIABLE.search(k) and k.upper() not in NOT_SECRET and len(v) >= MIN_SECRET)
+    record kept for people (an MCP run capsule, a run's log) must never show.  Read for
+    redaction only (core/redaction.py's `Redactor`)."""
+    return environment_secrets(os.environ)

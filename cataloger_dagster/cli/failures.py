@@ -21,7 +21,7 @@ from typing import Any, Optional
 import dagster as dg
 
 from cataloger_dagster.core.layout import new_timestamp, store_name
-from cataloger_dagster.resources.database import scrub_secrets
+from cataloger_dagster.core.redaction import Redactor
 from cataloger_dagster.settings import dagster_home, secret_values
 
 # what each step does to a table, for "failed while ..."
@@ -74,9 +74,7 @@ class RunLog:
 
     def write(self, table: str, traceback: str) -> str:
         """Appends the table's traceback; the file's path."""
-        text = scrub_secrets(traceback, self._url)
-        for secret in secret_values():
-            text = text.replace(secret, "***")
+        text = Redactor(self._url, secret_values()).text(traceback)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         with open(self.path, "a", encoding="utf-8") as log:
             os.chmod(self.path, 0o600)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Literal, Optional
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_validator
 
 # --------------------------------------------------------------------------
 # table_profile
@@ -19,8 +19,10 @@ ColumnKind = Literal[
     "integer", "decimal", "float", "string", "boolean", "date", "timestamp",
     "time", "uuid", "binary", "interval", "nested", "json", "other",
 ]
-# the kinds whose values are numbers: the profile keeps their mean and standard deviation
+# The kinds that hold numbers and the kinds that hold points in time: a mean and quantiles are
+# taken of the first, a range of both (a histogram of each, a drift test for each).
 NUMERIC_KINDS: tuple[ColumnKind, ...] = ("integer", "decimal", "float")
+TEMPORAL_KINDS: tuple[ColumnKind, ...] = ("date", "timestamp")
 
 # Text patterns counted for every string column.  `semantic_type` is the
 # pattern most non-null values match (see table_profile).
@@ -75,6 +77,37 @@ class ColumnProfile(BaseModel):
     # SQLite only: non-null values per storage class ("integer", "real", "text", "blob"),
     # set when they are not all of the class the declared type implies
     storage_classes: Optional[dict[str, int]] = None
+    # why the column was profiled as its text (a type the backend's functions or Arrow do not
+    # take, a mixed SQLite column), or None: every stage then reads it as text
+    profiled_as_text: Optional[str] = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _as_text_of_earlier_profiles(cls, data: Any) -> Any:
+        """A profile stored before `profiled_as_text` said it only in a note."""
+        if isinstance(data, dict) and "profiled_as_text" not in data:
+            why = _as_text_note(data.get("notes") or [])
+            if why is not None:
+                data = {**data, "profiled_as_text": why}
+        return data
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        # pickled by an earlier version (the IO manager's files): the fields added since take
+        # their defaults, and `profiled_as_text` what the notes said
+        values = state.get("__dict__", {})
+        if "profiled_as_text" not in values:
+            values["profiled_as_text"] = _as_text_note(values.get("notes") or [])
+        for name, info in type(self).model_fields.items():
+            if name not in values and not info.is_required():
+                values[name] = info.get_default(call_default_factory=True)
+        super().__setstate__(state)
+
+
+AS_TEXT_NOTE = "profiled as text: "
+
+
+def _as_text_note(notes: list[str]) -> Optional[str]:
+    return next((note[len(AS_TEXT_NOTE):] for note in notes if note.startswith(AS_TEXT_NOTE)), None)
 
 
 class Fingerprint(BaseModel):

@@ -2,9 +2,9 @@
 
 A capsule holds the tool, its input, a summary of its result, its duration and the policy's
 decision, under ``<database>/mcp_capsules/<session>/`` as the store's append-only logs are
-kept (one object per entry, created exclusively).  Every text passes through a `Redactor`
-first: no capsule (and no tool result) carries a password of the database URL or the value
-of a secret-looking variable of the server's environment.
+kept (one object per entry, created exclusively).  Every text passes through the `Redactor`
+(core/redaction.py) first: no capsule (and no tool result) carries a password of the database
+URL or the value of a secret-looking variable of the server's environment.
 """
 
 from __future__ import annotations
@@ -12,45 +12,18 @@ from __future__ import annotations
 import json
 import re
 import time
-from typing import TYPE_CHECKING, Any, Iterable, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 from pydantic import BaseModel, Field
 
 from cataloger_dagster.core.layout import CAPSULES, new_timestamp, store_name
-from cataloger_dagster.resources.database import redact_url, url_secrets
+from cataloger_dagster.core.redaction import Redactor
 
 if TYPE_CHECKING:
     from cataloger_dagster.resources.script_store import ScriptStore
 
 MAX_INPUT = 4000        # characters of a tool's input a capsule keeps
 SESSION_RE = re.compile(r"[0-9a-f]{32}\Z")
-
-
-class Redactor:
-    """Replaces every known secret in text (and in nested JSON-like values) with ***."""
-
-    def __init__(self, database_url: str, secrets: Iterable[str] = ()):
-        """``secrets``: values known to be secret besides the URL's (settings.secret_values())."""
-        self.url = database_url
-        found = set(url_secrets(database_url)) | set(secrets)
-        self.secrets = sorted((s for s in found if s), key=len, reverse=True)
-
-    def text(self, value: str) -> str:
-        if self.url and self.url in value:
-            value = value.replace(self.url, redact_url(self.url))
-        for secret in self.secrets:
-            if secret in value:
-                value = value.replace(secret, "***")
-        return value
-
-    def value(self, value: Any) -> Any:
-        if isinstance(value, str):
-            return self.text(value)
-        if isinstance(value, dict):
-            return {self.text(str(k)): self.value(v) for k, v in value.items()}
-        if isinstance(value, (list, tuple)):
-            return [self.value(v) for v in value]
-        return value
 
 
 class Capsule(BaseModel):

@@ -29,7 +29,8 @@ try:   # the MCP SDK and its async library, both of the mcp extra
 except ImportError as exc:
     raise missing_extra("mcp", "`cataloger mcp`") from exc
 
-from cataloger_dagster.mcp.capsules import CapsuleLog, Redactor
+from cataloger_dagster.core.redaction import Redactor
+from cataloger_dagster.mcp.capsules import CapsuleLog
 from cataloger_dagster.mcp.catalog import Catalog, CatalogError
 from cataloger_dagster.mcp.search import SearchIndex
 from cataloger_dagster.mcp.sessions import PythonSessions

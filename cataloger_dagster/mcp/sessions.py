@@ -30,7 +30,7 @@ from cataloger_dagster.core.models import AnalysisResultModel
 from cataloger_dagster.resources.database import SNAPSHOT_URL
 
 if TYPE_CHECKING:
-    from cataloger_dagster.mcp.capsules import Redactor
+    from cataloger_dagster.core.redaction import Redactor
     from cataloger_dagster.mcp.catalog import Catalog
     from cataloger_dagster.resources.database import DatabaseResource
     from cataloger_dagster.resources.sandbox import SandboxResource, SandboxRuntime

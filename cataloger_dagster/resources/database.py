@@ -11,7 +11,7 @@ import warnings
 from pathlib import Path
 from collections.abc import Iterator, Mapping
 from typing import Any
-from urllib.parse import parse_qs, unquote, unquote_plus, urlsplit, urlunsplit
+from urllib.parse import parse_qs, unquote, urlsplit
 
 import dagster as dg
 import duckdb
@@ -24,6 +24,8 @@ from cataloger_dagster.core import portable
 from cataloger_dagster.core.fixes.sql import DIALECTS, FixTarget
 from cataloger_dagster.core.profile.fingerprint import DEFAULT_UPDATE_COLUMNS, compute_fingerprint
 from cataloger_dagster.core.models import Fingerprint
+# redact_url, scrub_secrets and url_secrets are the redaction's (core/redaction.py), named here too
+from cataloger_dagster.core.redaction import redact_url, scrub_secrets, url_secrets  # noqa: F401
 from cataloger_dagster.core.shown import visible
 from cataloger_dagster.resources import target
 from cataloger_dagster.resources.defaults import DEMO_DATABASE
@@ -42,63 +44,6 @@ class DatabaseError(RuntimeError):
 
 class NoTablesError(DatabaseError):
     """The database (or the schema the URL names) holds no table to catalog."""
-
-
-# Query parameters that carry a credential: password, pass, pwd, sslpassword, token,
-# motherduck_token, api_key, secret...  Hiding a harmless one (sslkey, a file path) costs nothing.
-SECRET_PARAMETER = re.compile(r"pass|pwd|secret|token|key|credential", re.IGNORECASE)
-
-
-def _secret_parameters(query: str) -> list[tuple[int, str]]:
-    """(index, value as written) of each credential among the `&`-separated query parameters."""
-    found = []
-    for i, pair in enumerate(query.split("&")):
-        key, sep, value = pair.partition("=")
-        if sep and value and SECRET_PARAMETER.search(unquote_plus(key)):
-            found.append((i, value))
-    return found
-
-
-def redact_url(url: str) -> str:
-    """The URL with every password (in user:password@ or the query) replaced by ***,
-    safe for logs, HTML and JSON."""
-    try:
-        parts = urlsplit(url)
-        password = parts.password
-    except ValueError:  # not even a URL (a stray bracket): show none of it
-        return f"{url.split('://', 1)[0]}://(URL hidden: it cannot be parsed)" if "://" in url else "(URL hidden)"
-    secret = _secret_parameters(parts.query)
-    if password is None and not secret:
-        return url
-    netloc = f"{parts.username or ''}:***@{parts.netloc.rsplit('@', 1)[1]}" if password is not None else parts.netloc
-    pairs = parts.query.split("&")
-    for i, _ in secret:
-        pairs[i] = pairs[i].partition("=")[0] + "=***"
-    query = "&".join(pairs)
-    # in place, so the rest reads as written (urlunsplit would turn duckdb:///x into duckdb:/x),
-    # unless urlsplit changed the text (it drops tabs and newlines)
-    if (password is None or f"//{parts.netloc}" in url) and (not secret or f"?{parts.query}" in url):
-        return url.replace(f"//{parts.netloc}", f"//{netloc}", 1).replace(f"?{parts.query}", f"?{query}", 1)
-    return urlunsplit(parts._replace(netloc=netloc, query=query))
-
-
-def url_secrets(url: str) -> set[str]:
-    """Every credential in the URL, as written and decoded (an error may echo either)."""
-    try:
-        parts = urlsplit(url)
-        values = [parts.password] if parts.password else []
-    except ValueError:
-        return {url}
-    values += [value for _, value in _secret_parameters(parts.query)]
-    return {form for v in values for form in (v, unquote(v), unquote_plus(v)) if form}
-
-
-def scrub_secrets(text: str, url: str) -> str:
-    """`text` (an error message, a log line) with the URL's credentials replaced by ***."""
-    text = text.replace(url, redact_url(url))
-    for secret in sorted(url_secrets(url), key=len, reverse=True):
-        text = text.replace(secret, "***")
-    return text
 
 
 def _server_arguments(url: str, default_port: int) -> dict[str, Any]:

@@ -157,3 +157,83 @@ def test_results_stored_before_reviews_existed_still_read():
     result = AnalysisResultModel.model_validate(stored)
     assert result.reviewed == [] and result.quieted == []
     assert result.issues[0].review is None and result.issues[0].precision is None
+
+
+# --------------------------------------------------------------------------
+# the kinds of values, defined once
+# --------------------------------------------------------------------------
+
+
+def test_the_kinds_of_numbers_and_times_are_column_kinds():
+    import typing
+
+    from cataloger_dagster.core.models import NUMERIC_KINDS, TEMPORAL_KINDS, ColumnKind
+
+    assert set(NUMERIC_KINDS) | set(TEMPORAL_KINDS) <= set(typing.get_args(ColumnKind))
+    assert not set(NUMERIC_KINDS) & set(TEMPORAL_KINDS)
+
+
+# files that may spell the kinds, and why
+KINDS_EXEMPT = {
+    "core/models.py": "the one definition",
+}
+
+
+def kinds_lists(items: list[str]) -> bool:
+    """Whether a literal of column kinds holds every numeric or every temporal kind: a copy of one."""
+    import typing
+
+    from cataloger_dagster.core.models import NUMERIC_KINDS, TEMPORAL_KINDS, ColumnKind
+
+    return set(items) <= set(typing.get_args(ColumnKind)) and (
+        set(NUMERIC_KINDS) <= set(items) or set(TEMPORAL_KINDS) <= set(items))
+
+
+def test_the_kinds_scan_finds_a_copy_and_leaves_subsets_and_words():
+    assert kinds_lists(["integer", "decimal", "float"]) and kinds_lists(["timestamp", "date", "string"])
+    assert not kinds_lists(["float", "decimal"])                      # the non-integer numbers: a choice
+    assert not kinds_lists(["updated", "timestamp", "date"])          # words of a column's name
+
+
+def test_no_second_tuple_of_numeric_or_temporal_kinds():
+    from tests.core.test_vocabulary import package_literals
+
+    found = [f"{file}:{line}: {items}" for file, line, items in package_literals(set(KINDS_EXEMPT))
+             if kinds_lists(items)]
+    assert not found, "kinds listed outside core/models.py (import NUMERIC_KINDS, TEMPORAL_KINDS):\n" + "\n".join(found)
+
+
+# --------------------------------------------------------------------------
+# profiled as text: a typed field, read from profiles stored before it too
+# --------------------------------------------------------------------------
+
+_AS_TEXT = dict(name="spot", dtype="point", kind="other", count=3, nulls=0, null_fraction=0.0,
+                notes=["top values: counted", "profiled as text: Arrow has no point"])
+
+
+def test_a_stored_profile_without_the_field_reads_it_from_its_note():
+    stored = dict(_AS_TEXT)
+    assert ColumnProfile.model_validate(stored).profiled_as_text == "Arrow has no point"
+    assert ColumnProfile.model_validate_json(ColumnProfile(**stored).model_dump_json(exclude={"profiled_as_text"})
+                                             ).profiled_as_text == "Arrow has no point"
+    plain = ColumnProfile(**{**stored, "notes": ["std: not defined for string"]})
+    assert plain.profiled_as_text is None
+    # written by this version: the field alone says it
+    assert ColumnProfile(**stored, profiled_as_text=None).profiled_as_text is None
+
+
+def test_a_profile_pickled_before_the_field_existed_loads_with_it():
+    import pickle
+
+    class Earlier:  # what pickle carries of a profile written before the field: its state lacks it
+        def __reduce__(self):
+            column = ColumnProfile(**_AS_TEXT)
+            state = column.__getstate__()
+            for name in ("profiled_as_text", "storage_classes"):
+                del state["__dict__"][name]
+            return (ColumnProfile.__new__, (ColumnProfile,), state)
+
+    loaded = pickle.loads(pickle.dumps(Earlier()))
+    assert isinstance(loaded, ColumnProfile)
+    assert loaded.profiled_as_text == "Arrow has no point" and loaded.storage_classes is None
+    assert loaded.model_dump()["notes"] == _AS_TEXT["notes"]

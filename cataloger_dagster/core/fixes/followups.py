@@ -43,10 +43,9 @@ from cataloger_dagster.core.issues.detectors.context import numeric_sentinels
 from cataloger_dagster.core.layout import fix_filename
 from cataloger_dagster.core.models import (
     AnalysisResultModel, ColumnProfile, IssueModel, SmartFixAction, SmartFixFollowupModel,
-    SmartFixOptionModel, TableProfile,
+    NUMERIC_KINDS, TEMPORAL_KINDS, SmartFixOptionModel, TableProfile,
 )
 
-NUMERIC_KINDS = {"integer", "decimal", "float"}
 INCOMPARABLE_KINDS = {"nested", "json", "binary", "other"}
 # words of a time column's name, the likeliest "latest version of the row" first
 TIME_WORDS = ("updated", "modified", "changed", "loaded", "ingested", "inserted", "created", "timestamp",
@@ -192,7 +191,7 @@ def _range_rules(cp: ColumnProfile, c: exp.Column, labels: list[str], now: datet
 def _out_of_range(issue: IssueModel, profile: TableProfile, target: FixTarget) -> Offer:
     cp, d = _column(issue, profile), issue.details
     counts = d.get("counts") or {}
-    if cp.kind not in NUMERIC_KINDS | {"date", "timestamp"} or not counts:
+    if cp.kind not in NUMERIC_KINDS + TEMPORAL_KINDS or not counts:
         return _by_hand_offer(issue, f"{cp.name} holds its values as text: give it its proper type first.")
     c = target.column(cp.name)
     now = datetime.fromisoformat(d["now"]) if d.get("now") else datetime.now(timezone.utc)
@@ -228,7 +227,7 @@ def _out_of_range(issue: IssueModel, profile: TableProfile, target: FixTarget) -
 
 
 def _latest_column(profile: TableProfile, key: list[str]) -> Optional[str]:
-    times = [c for c in profile.columns if c.kind in ("date", "timestamp") and c.name not in key and c.count]
+    times = [c for c in profile.columns if c.kind in TEMPORAL_KINDS and c.name not in key and c.count]
 
     def rank(c: ColumnProfile) -> tuple:
         words = text.words(c.name)

@@ -10,14 +10,15 @@ that finding (the review names the run), so that one incident does not widen the
 from __future__ import annotations
 
 from statistics import median
-from typing import Any, Iterable, Mapping, Optional, Protocol, Sequence
+from typing import Any, Iterable, Mapping, Optional, Sequence
 
-from cataloger_dagster.core.history.digest import RunPoint, _Store, load_history, point_of
+from cataloger_dagster.core.history.digest import RunPoint, load_history, point_of
 from cataloger_dagster.core.history.drift import column_drift
 from cataloger_dagster.core.history.seasonality import MIN_POINTS, Band, expected_band
 from cataloger_dagster.core.models import HISTORY_ISSUE_TYPES, ColumnProfile, IssueModel, Severity, TableProfile
 from cataloger_dagster.core.reviews.model import Review
 from cataloger_dagster.core.reviews.renames import column_renames
+from cataloger_dagster.core.store import Store
 
 SOURCE = "history"
 BASELINE_VERDICTS = ("expected", "accept")   # a value people explained is no baseline
@@ -27,10 +28,6 @@ EARLY_DROP_SHARE = 0.5      # before the band can be drawn, losing more than thi
 MIN_CHANGES = 3             # intervals between changes before staleness is judged
 STALE_FACTOR = 2.0          # not moved for twice its usual interval
 CHART_RUNS = 30             # runs drawn in a finding's chart
-
-
-class _ReviewedStore(_Store, Protocol):
-    def read_reviews(self, prefix: str) -> list[Review]: ...
 
 
 def excluded_runs(reviews: Iterable[Review]) -> dict[str, set[str]]:
@@ -297,7 +294,7 @@ def findings(table: str, history: list[RunPoint], current: RunPoint, reviews: It
     return [i for i in found if i is not None] + distribution_drift(table, history, current, excluded)
 
 
-def history_findings(store: _ReviewedStore, prefix: str, timestamp: str, profile: TableProfile,
+def history_findings(store: Store, prefix: str, timestamp: str, profile: TableProfile,
                      reviews: Optional[list[Review]] = None, runs: Optional[list[str]] = None) -> list[IssueModel]:
     """The findings of this run (``timestamp``, its ``profile``) against the table's stored history;
     keeps the table's history digest up to date.  ``reviews``: the table's review log, and ``runs``:

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 from functools import lru_cache
 from datetime import datetime, timezone
-from typing import Any, Optional, Protocol
+from typing import Any, Optional
 
 from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 from pydantic_core import from_json, to_json
 
 from cataloger_dagster.core.layout import PROFILE, normalize_timestamp
+from cataloger_dagster.core.store import Store
 
 HISTORY_RUNS = 90          # earlier runs a table's findings look back over
 DIGEST_VERSION = 1         # a cache of another version is rebuilt, not read
@@ -24,13 +25,6 @@ TOP_VALUES = 20            # top values kept per column, for the drift of catego
 DETAILED_RUNS = 5          # the latest runs whose histograms, top values and ranges the digest keeps:
                            # the drift and the renames compare with the latest run kept; of older runs
 OLDER_RUNS_KEEP = {"dtype", "kind", "count", "null_fraction", "distinct"}   # only the bands read these
-
-
-class _Store(Protocol):
-    def list_runs(self, prefix: str) -> list[str]: ...
-    def read_json(self, prefix: str, timestamp: str, filename: str) -> Any: ...
-    def read_history(self, prefix: str) -> bytes | None: ...
-    def write_history(self, prefix: str, data: bytes) -> str: ...
 
 
 class ColumnPoint(BaseModel):
@@ -90,7 +84,7 @@ def point_of(timestamp: str, profile: dict) -> RunPoint:
                     update_column=fingerprint.get("update_column"), columns=columns)
 
 
-def _cached(store: _Store, prefix: str) -> dict[str, tuple[RunPoint, dict]]:
+def _cached(store: Store, prefix: str) -> dict[str, tuple[RunPoint, dict]]:
     """timestamp -> (point, its stored JSON): what was stored is written back as it was, since
     dumping 90 models again would cost more than all the findings."""
     data = store.read_history(prefix)
@@ -118,7 +112,7 @@ def _stored(point: RunPoint, detailed: bool) -> dict:
     return data if detailed else _slim(data)
 
 
-def load_history(store: _Store, prefix: str, before: str, *, limit: int = HISTORY_RUNS,
+def load_history(store: Store, prefix: str, before: str, *, limit: int = HISTORY_RUNS,
                  current: Optional[RunPoint] = None, runs: Optional[list[str]] = None) -> list[RunPoint]:
     """The digests of the table's last ``limit`` runs before ``before``, oldest first; ``runs``: the
     table's run folders, if the caller listed them already (a request saved on S3).

@@ -16,14 +16,12 @@ from typing import Any, Optional, Sequence
 
 from cataloger_dagster.core.history.digest import ColumnPoint
 from cataloger_dagster.core.history.seasonality import expected_band
-from cataloger_dagster.core.models import Severity
+from cataloger_dagster.core.models import NUMERIC_KINDS, TEMPORAL_KINDS, Severity
 from cataloger_dagster.core.values import finite_float
 
 # PSI above which a column counts as drifted, per kind of column: dates and timestamps move by
 # themselves as time passes (each load adds the newest days), so they need more
 PSI_THRESHOLDS = {"numeric": 0.25, "temporal": 0.5, "categorical": 0.25}
-NUMERIC_KINDS = ("integer", "decimal", "float")
-TEMPORAL_KINDS = ("date", "timestamp")
 MIN_VALUES = 50             # non-null values each run needs before its distribution is compared
 NULL_FLOOR = 0.05           # the null rate may move 5 points without a finding
 DISTINCT_FLOOR = 0.05       # the distinct ratio (distinct / non-null) may move 5 points

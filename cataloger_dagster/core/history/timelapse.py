@@ -8,7 +8,7 @@ before that file existed are summarized from their results instead (slower, same
 
 from __future__ import annotations
 
-from typing import Any, Optional, Protocol
+from typing import Optional
 
 from pydantic import BaseModel, Field
 
@@ -21,11 +21,7 @@ from cataloger_dagster.core.models import (
 )
 from cataloger_dagster.core.render.pages import health_score
 from cataloger_dagster.core.reviews.model import Review
-
-
-class _Store(Protocol):
-    def list_runs(self, prefix: str) -> list[str]: ...
-    def read_json(self, prefix: str, timestamp: str, filename: str) -> Any: ...
+from cataloger_dagster.core.store import Store
 
 
 class RunSummary(BaseModel):
@@ -68,7 +64,7 @@ def summarize_run(timestamp: str, profile: TableProfile, issues: AnalysisResultM
         explored=investigations.explored if investigations else None, fingerprint=profile.fingerprint.value)
 
 
-def _rebuilt(store: _Store, prefix: str, timestamp: str) -> RunSummary:
+def _rebuilt(store: Store, prefix: str, timestamp: str) -> RunSummary:
     """A run from before run_summary.json, summarized from its results."""
     profile, issues = store.read_json(prefix, timestamp, PROFILE), store.read_json(prefix, timestamp, ISSUES)
     if profile is None or issues is None:
@@ -84,7 +80,7 @@ def _rebuilt(store: _Store, prefix: str, timestamp: str) -> RunSummary:
     return summary
 
 
-def run_summaries(store: _Store, prefix: str) -> list[RunSummary]:
+def run_summaries(store: Store, prefix: str) -> list[RunSummary]:
     """Every run of the table, oldest first."""
     summaries = []
     for timestamp in store.list_runs(prefix):
@@ -94,7 +90,7 @@ def run_summaries(store: _Store, prefix: str) -> list[RunSummary]:
     return summaries
 
 
-def recent_summaries(store: _Store, prefix: str, *, before: str, limit: int) -> list[RunSummary]:
+def recent_summaries(store: Store, prefix: str, *, before: str, limit: int) -> list[RunSummary]:
     """The latest ``limit`` runs before ``before`` that got as far as their issues, oldest first
     (newest first they are read, so a long history costs only the runs shown)."""
     found: list[RunSummary] = []

@@ -29,7 +29,7 @@ import tokenize
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-from cataloger_dagster.core import portable
+from cataloger_dagster.core import portable, vocabulary
 from cataloger_dagster.core.investigate.checks import CHECKS, HELPERS, block_of
 from cataloger_dagster.core.investigate.codegen import SCRIPT_HEADER, comment_id, is_comment_id, literal, python_lines
 from cataloger_dagster.core.issues.detectors import units
@@ -50,7 +50,8 @@ _SETUP_BODY = block_of("setup.py")
 
 _EXPLORE_BODY = block_of("explore.py")
 
-STRING_SENTINELS = ["n/a", "na", "#n/a", "-", "--", "?", "null", "nil", "nan", "missing", "undefined", "none"]
+# values the format check leaves aside: placeholders, of any column and of typed ones
+STRING_SENTINELS = [*vocabulary.UNKNOWN_WORDS, *vocabulary.TYPED_PLACEHOLDERS]
 
 
 def check_type(issue: IssueModel) -> str:
@@ -139,7 +140,11 @@ def investigate_block(issue: IssueModel, issues: list[IssueModel]) -> str:
 
 
 def helpers_block() -> str:
-    return _marker("helpers") + HELPERS
+    """What the checks share, after the placeholder vocabulary they read (as literals: the script
+    stands alone)."""
+    return (f"{_marker('helpers')}UNKNOWN_WORDS = {literal(vocabulary.UNKNOWN_WORDS)}\n"
+            f"TYPED_PLACEHOLDERS = {literal(vocabulary.TYPED_PLACEHOLDERS)}\n"
+            f"PLACEHOLDER_MARKS = {literal(vocabulary.PLACEHOLDER_MARKS)}\n{HELPERS}")
 
 
 def check_block(kind: str) -> str:

@@ -17,20 +17,16 @@ from typing import Optional
 
 import ibis
 
+from cataloger_dagster.core import vocabulary
+from cataloger_dagster.core.vocabulary import NEVER_IN_PLACEHOLDER_CHARS  # noqa: F401 - read by the detectors
+
 MAX_DISTINCT = 50_000
 FORMAT_SAMPLE = 200      # distinct values tried against every date format before choosing one
 
-# Values that stand for "unknown" wherever they appear.  'none' is not here: in a label
-# column it is content ('None' = no damage); it is a placeholder only among numbers or dates.
-_PLACEHOLDER = re.compile(
-    r"^(?:n/?a|#n/?a|null|nil|nan|missing|undefined|unknown|tbd|tba|\?+|-+|\.+|"
-    r"not (?:rated|known|available|applicable|specified|stated|reported|given|recorded)|"
-    r"no data|unspecified|undetermined|blank|empty|#value!|#ref!|#div/0!)$"
-)
-# Characters no placeholder holds, even after case folding ('#DIV/0!' has only a zero): a free-text
-# column whose every value holds one (an e-mail's '@', a hash's digits) has no placeholder.
-NEVER_IN_PLACEHOLDER_CHARS = "@123456789"
-_TYPED_PLACEHOLDER = re.compile(r"^(?:none|0000-00-00(?: 00:00:00)?|00/00/0000)$")
+# Values that stand for "unknown" wherever they appear, and those that do only among numbers or
+# dates ('None' in a label column is content): the vocabulary's roles.
+_PLACEHOLDER = vocabulary.full_match(vocabulary.UNKNOWN_WORDS, vocabulary.PLACEHOLDER_MARKS)
+_TYPED_PLACEHOLDER = vocabulary.full_match(vocabulary.TYPED_PLACEHOLDERS)
 _CODE_WORDS = {"country", "code", "state", "region", "iso", "lang", "language"}
 
 _NUMBER = re.compile(r"^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$")
@@ -64,7 +60,7 @@ def is_placeholder(value: str, column: str = "", *, typed: bool = False) -> bool
     """True when ``value`` stands for "unknown".  ``typed``: among numbers or dates, where
     'none' and zero dates are placeholders too.  'NA' in a country or state code is Namibia
     or North America, not a placeholder."""
-    key = " ".join(value.split()).casefold()
+    key = vocabulary.normal(value)
     if key == "na" and _CODE_WORDS & set(re.split(r"[\W_]+", column.casefold())):
         return False
     return bool(_PLACEHOLDER.match(key)) or (typed and bool(_TYPED_PLACEHOLDER.match(key)))

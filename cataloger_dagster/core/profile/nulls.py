@@ -32,7 +32,7 @@ import ibis
 import ibis.expr.types as ir
 
 from cataloger_dagster.core.families import Family, column_families, family_by_member
-from cataloger_dagster.core.models import ColumnProfile, NullPattern
+from cataloger_dagster.core.models import NUMERIC_KINDS, TEMPORAL_KINDS, ColumnProfile, NullPattern
 
 MIN_NULLS = 5                # fewer NULL rows than this, and a pattern could be chance
 MAX_EXPLAINED = 16           # columns with NULLs whose NULLs are explained
@@ -47,7 +47,7 @@ RULE_FOLLOWS = 0.5           # and X is NULL on at least half of the rows where 
 RULE_LIFT = 10               # ten times as often as where Y has a value: not chance
 MAX_AGGREGATES = 800         # the query's width, whatever the table's
 
-_THRESHOLD_KINDS = ("date", "timestamp", "integer", "decimal", "float")
+_THRESHOLD_KINDS = TEMPORAL_KINDS + NUMERIC_KINDS
 _CATEGORY_KINDS = ("string", "boolean", "integer")
 
 
@@ -84,7 +84,7 @@ def null_patterns(table: ir.Table, columns: list[ColumnProfile], rows: int) -> l
 
 def _usable(c: ColumnProfile) -> bool:
     # a column read as its text has no comparisons of its own type
-    return not any(note.startswith("profiled as text") for note in c.notes)
+    return c.profiled_as_text is None
 
 
 def _plan(table: ir.Table, columns: list[ColumnProfile], rows: int) -> _Plan:
@@ -108,7 +108,7 @@ def _plan(table: ir.Table, columns: list[ColumnProfile], rows: int) -> _Plan:
     plan.thresholds = sorted(
         (c for c in usable if c.kind in _THRESHOLD_KINDS and c.nulls == 0 and (c.distinct or 0) >= 3
          and c.name not in explained and not (c.kind == "integer" and c.distinct == rows)),   # a row number
-        key=lambda c: c.kind not in ("date", "timestamp"))[:MAX_THRESHOLD_BY]
+        key=lambda c: c.kind not in TEMPORAL_KINDS)[:MAX_THRESHOLD_BY]
     plan.categories = [(c, [v.value for v in c.top_values]) for c in usable
                        if c.kind in _CATEGORY_KINDS and c.top_values and not c.distinct_approximate
                        and 2 <= (c.distinct or 0) <= CATEGORY_VALUES and len(c.top_values) >= c.distinct

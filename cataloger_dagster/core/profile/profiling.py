@@ -48,13 +48,16 @@ import ibis
 import ibis.expr.datatypes as dt_
 import ibis.expr.types as ir
 
-from cataloger_dagster.core import portable
+from cataloger_dagster.core import portable, vocabulary
 from cataloger_dagster.core.models import (
+    AS_TEXT_NOTE,
     ColumnProfile,
     Degradation,
     Fingerprint,
     Histogram,
     LengthStats,
+    NUMERIC_KINDS,
+    TEMPORAL_KINDS,
     NullPattern,
     TableProfile,
     ValueCount,
@@ -66,7 +69,8 @@ log = logging.getLogger(__name__)
 
 QUANTILES = {"p05": 0.05, "p25": 0.25, "p50": 0.5, "p75": 0.75, "p95": 0.95}
 
-SENTINELS = ("na", "n/a", "null", "none", "-", "?", "nan", "", "missing", "unknown")
+# the values the "sentinel" pattern counts: the commonest placeholders, 'none' and the blank text too
+SENTINELS = vocabulary.PROFILED_WORDS
 
 # Full-match regexes, written in the subset shared by RE2 (DuckDB), POSIX ARE
 # (PostgreSQL) and Python `re` (ibis's SQLite functions): no lookarounds.
@@ -101,9 +105,7 @@ NEAR_UNIQUE = 0.8     # approx distinct / values above which top values are skip
 PATTERNS_GROUPED_DISTINCT = 20_000
 PATTERN_SAMPLE_ROWS = 200_000
 
-_NUMERIC = ("integer", "decimal", "float")
-_TEMPORAL = ("date", "timestamp")
-_TOP_KINDS = _NUMERIC + _TEMPORAL + ("string", "boolean", "time", "uuid", "json", "interval")
+_TOP_KINDS = NUMERIC_KINDS + TEMPORAL_KINDS + ("string", "boolean", "time", "uuid", "json", "interval")
 
 
 def column_kind(dtype: dt_.DataType) -> str:
@@ -444,11 +446,11 @@ def _column_metrics(c: _Col, caps, approximate: bool, sampled: bool = False) -> 
         return ms
     if k == "interval":        # no portable Python form: the database's own text
         ms += [_Metric(i, "min", x.min().cast("string")), _Metric(i, "max", x.max().cast("string"))]
-    elif k in _NUMERIC + _TEMPORAL + ("string", "time"):
+    elif k in NUMERIC_KINDS + TEMPORAL_KINDS + ("string", "time"):
         ms += [_Metric(i, "min", x.min()), _Metric(i, "max", x.max())]
     else:
         c.skip("min/max")
-    if k in _NUMERIC:
+    if k in NUMERIC_KINDS:
         v = x.cast("float64") if k == "decimal" else x
         ms.append(_Metric(i, "mean", v.mean()))
         if caps["std"]:
@@ -457,7 +459,7 @@ def _column_metrics(c: _Col, caps, approximate: bool, sampled: bool = False) -> 
             c.skip("std", "not available on this backend")
         if not sampled:
             ms += _quantile_metrics(c, v, caps, approximate)
-    elif k in _TEMPORAL:
+    elif k in TEMPORAL_KINDS:
         c.skip("mean/std")
         if not sampled:
             ms += _quantile_metrics(c, _epoch(c).cast("float64"), caps, approximate)
@@ -690,20 +692,20 @@ def _second_query(table: ir.Table, source: ir.Table, cols: list[_Col], res: dict
                                  *([] if x.type().is_string() else [lambda x=x, top=top: top(x.cast("string"))])))
             except Exception as exc:
                 c.fail("top values", backend, exc)
-        if c.kind in _NUMERIC + _TEMPORAL and bins > 0:
+        if c.kind in NUMERIC_KINDS + TEMPORAL_KINDS and bins > 0:
             plan = _histogram_plan(c, res, bins)
             if plan is None:
                 continue
             lo, hi, nbins = plans[c.index] = plan
             if hi == lo:
                 continue               # one bin holding everything, no query needed
-            e = _epoch_of(x, c) if c.kind in _TEMPORAL else x.cast("float64")
+            e = _epoch_of(x, c) if c.kind in TEMPORAL_KINDS else x.cast("float64")
             bucket = ((e.cast("float64") - lo) / ((hi - lo) / nbins)).floor().cast("int64")
             bucket = ibis.least(bucket, nbins - 1)
             g = _counts(src, bucket, keep)
             branches.append((c.index, "histogram", _tag(g, c.index, "h")))
-        if sampled and c.kind in _NUMERIC + _TEMPORAL:
-            e = _epoch_of(x, c) if c.kind in _TEMPORAL else x
+        if sampled and c.kind in NUMERIC_KINDS + TEMPORAL_KINDS:
+            e = _epoch_of(x, c) if c.kind in TEMPORAL_KINDS else x
             e = ibis.ifelse(keep, e.cast("float64"), ibis.null("float64"))
             q = _sample_quantiles(c, e, caps)
             if q is not None:
@@ -792,7 +794,7 @@ def _apportion(counts: dict[int, int], total: int) -> dict[int, int]:
 def _histogram_plan(c: _Col, res: dict, bins: int):
     """(lo, hi, bins) for an equal-width histogram, from query 1's min/max."""
     lo, hi = res.get(f"m{c.index}_min"), res.get(f"m{c.index}_max")
-    if c.kind in _TEMPORAL:
+    if c.kind in TEMPORAL_KINDS:
         lo, hi = _epoch_py(lo), _epoch_py(hi)
     lo, hi = finite_float(lo), finite_float(hi)
     if lo is None or hi is None:
@@ -858,7 +860,7 @@ def _from_text(kind: str, s: Any) -> Any:
             return json_safe(float(s))
         if kind == "boolean":
             return str(s).lower() in ("true", "1", "t")
-        if kind in _TEMPORAL:
+        if kind in TEMPORAL_KINDS:
             return _iso(s, kind)
     except (TypeError, ValueError):
         pass
@@ -1047,7 +1049,7 @@ def _columns(table: ir.Table, backend_name: str) -> list[_Col]:
             c.text = why
         if c.text:
             c.expr = portable.as_text(table, name)
-            c.notes.append(f"profiled as text: {c.text}")
+            c.notes.append(f"{AS_TEXT_NOTE}{c.text}")
         cols.append(c)
     return cols
 
@@ -1076,7 +1078,7 @@ def _reprofile_as_text(table, cols, res, runner, caps, approximate, sampled) -> 
         c.text = redo[c.index]
         c.kind = "string" if c.kind == "string" or c.storage_classes else "other"
         c.expr, c.degradations, c.local, c.patterns = portable.as_text(table, c.name), [], {}, []
-        c.notes = [f"profiled as text: {c.text}"]
+        c.notes = [f"{AS_TEXT_NOTE}{c.text}"]
         try:
             metrics += _column_metrics(c, caps, approximate, sampled=sampled)
         except Exception as exc:
@@ -1126,7 +1128,7 @@ def _finish(c: _Col, res, row_count, approximate, tops, hist, plans, pats) -> Co
         name=c.name, dtype=portable.type_text(c.dtype) if c.dtype.is_unknown() else str(c.dtype),
         kind=c.kind, nullable=c.dtype.nullable,
         count=count, nulls=nulls, null_fraction=(nulls / row_count) if row_count else 0.0,
-        notes=c.notes, storage_classes=c.storage_classes,
+        notes=c.notes, storage_classes=c.storage_classes, profiled_as_text=c.text,
     )
     if c.kind == "float" and get("nan") is not None:
         p.nan_count = int(get("nan"))
@@ -1138,14 +1140,14 @@ def _finish(c: _Col, res, row_count, approximate, tops, hist, plans, pats) -> Co
         trues = int(get("true"))
         p.min, p.max = (None, None) if count == 0 else (trues == count, trues > 0)
         p.mean = trues / count if count else None
-    if c.kind in _TEMPORAL:
+    if c.kind in TEMPORAL_KINDS:
         p.min, p.max = _iso(get("min"), c.kind), _iso(get("max"), c.kind)
     elif c.kind != "boolean":
         p.min, p.max = json_safe(get("min")), json_safe(get("max"))
-    if c.kind in _NUMERIC:
+    if c.kind in NUMERIC_KINDS:
         p.mean = finite_float(get("mean"))
         p.std = finite_float(get("std"))
-    if c.kind in _NUMERIC + _TEMPORAL:
+    if c.kind in NUMERIC_KINDS + TEMPORAL_KINDS:
         p.quantiles = _quantiles(c, get, approximate)
     if get("len_min") is not None:
         p.length = LengthStats(min=int(get("len_min")), max=int(get("len_max")),
@@ -1178,7 +1180,7 @@ def _quantiles(c: _Col, get, approximate) -> dict[str, Any] | None:
     if values is None:
         return None
     values = [finite_float(v) for v in list(values)]
-    if c.kind in _TEMPORAL:
+    if c.kind in TEMPORAL_KINDS:
         values = [_from_epoch(v, c) for v in values]
     return dict(zip(QUANTILES, values))
 
@@ -1191,7 +1193,7 @@ def _histogram(c: _Col, plan, buckets: dict[int, int], nonnull: int) -> Histogra
         width = (hi - lo) / bins
         edges = [lo + j * width for j in range(bins)] + [hi]
         counts = [buckets.get(j, 0) for j in range(bins)]
-    if c.kind in _TEMPORAL:
+    if c.kind in TEMPORAL_KINDS:
         edges = [_from_epoch(e, c) for e in edges]
     elif c.kind == "integer" and all(float(e).is_integer() for e in edges):
         edges = [int(e) for e in edges]

@@ -1,7 +1,7 @@
 """Recording a review: the one piece that `cataloger review`, the `review_issue` job and
 the command shown on each catalog page all go through, so the three land in one log alike.
 
-The store is any `ScriptStore` (typed loosely here: the core does not import resources).
+The store is any `ScriptStore`, typed as core/store.py's `Store` (the core does not import resources).
 """
 
 from __future__ import annotations
@@ -9,11 +9,12 @@ from __future__ import annotations
 import getpass
 import os
 import shlex
-from typing import Any, Optional, Protocol, cast
+from typing import Optional, cast
 
 from cataloger_dagster.core.layout import ISSUES, PROFILE, table_prefix
 from cataloger_dagster.core.models import AnalysisResultModel, IssueModel, TableProfile
 from cataloger_dagster.core.reviews.model import REVIEW_VERDICTS, Review, ReviewVerdict, snapshot_of
+from cataloger_dagster.core.store import Store
 
 NOTE_LIMIT = 2000          # characters: a reason, not a document; longer is refused, never cut
 REVIEWER_LIMIT = 200
@@ -21,14 +22,6 @@ REVIEWER_LIMIT = 200
 
 class ReviewError(ValueError):
     """A review cannot be recorded; the message names the table or issue and what to do."""
-
-
-class _Store(Protocol):
-    def list_runs(self, prefix: str) -> list[str]: ...
-    def read_json(self, prefix: str, timestamp: str, filename: str) -> Any: ...
-    def append_review(self, prefix: str, review: Review) -> str: ...
-    def read_reviews(self, prefix: str) -> list[Review]: ...
-    def describe(self) -> str: ...
 
 
 def default_reviewer(setting: Optional[str] = None) -> str:
@@ -48,7 +41,7 @@ def reviewable(issues: AnalysisResultModel) -> list[IssueModel]:
     return [*issues.issues, *issues.reviewed, *issues.quieted]
 
 
-def latest_issues(store: _Store, database: str, table: str) -> tuple[str, AnalysisResultModel, Optional[TableProfile]]:
+def latest_issues(store: Store, database: str, table: str) -> tuple[str, AnalysisResultModel, Optional[TableProfile]]:
     """(timestamp, issues, profile) of the table's latest run that holds issues.json."""
     prefix = table_prefix(database, table)
     runs = store.list_runs(prefix)
@@ -65,7 +58,7 @@ def latest_issues(store: _Store, database: str, table: str) -> tuple[str, Analys
         f"(`cataloger run --table {shlex.quote(table)}` or materialize its partition), or check the store and database")
 
 
-def record_review(store: _Store, database: str, table: str, issue_id: str, verdict: str, note: str = "",
+def record_review(store: Store, database: str, table: str, issue_id: str, verdict: str, note: str = "",
                   reviewer: Optional[str] = None, *, via: Optional[str] = None) -> tuple[Review, str]:
     """Append one review of ``issue_id`` (an issue of the table's latest run) to the table's
     log; returns the review and where it was written.  ``reviewer`` None or blank: the OS user."""

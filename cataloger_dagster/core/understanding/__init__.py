@@ -9,6 +9,8 @@ from cataloger_dagster.core import text
 from cataloger_dagster.core.grammar import count_noun, listing
 from cataloger_dagster.core.families import families_of
 from cataloger_dagster.core.models import (
+    NUMERIC_KINDS,
+    TEMPORAL_KINDS,
     ColumnProfile,
     ColumnSummaryModel,
     DatasetSummaryModel,
@@ -43,9 +45,9 @@ def _phrase(name: str) -> str:
 def _data_type(col: ColumnProfile) -> str:
     if col.kind == "boolean":
         return "boolean"
-    if col.kind in ("date", "timestamp"):
+    if col.kind in TEMPORAL_KINDS:
         return "date"
-    if col.kind in ("integer", "decimal", "float"):
+    if col.kind in NUMERIC_KINDS:
         if col.distinct is not None and col.distinct <= 12 and col.count > 50 and not col.name.endswith("id"):
             return "categorical"
         return "numeric"
@@ -117,7 +119,7 @@ def heuristic_understanding(profile: TableProfile) -> DatasetUnderstandingModel:
         for col in profile.columns
     ]
     keys = [c.name for c in profile.columns if c.count == profile.row_count > 0 and c.distinct == c.count]
-    dates = [c for c in profile.columns if c.kind in ("date", "timestamp") and c.min is not None]
+    dates = [c for c in profile.columns if c.kind in TEMPORAL_KINDS and c.min is not None]
     observations = []
     if keys:
         observations.append(f"Each row is identified by {keys[0]}.")

@@ -21,8 +21,7 @@ import dagster as dg
 from pydantic import Field
 
 from cataloger_dagster.core.alerts import AlertMessage
-
-MASK = "***"
+from cataloger_dagster.core.redaction import Redactor
 
 
 @dataclass(frozen=True)
@@ -74,9 +73,7 @@ class NotifierResource(dg.ConfigurableResource, abc.ABC):
         return sent
 
     def masked(self, text: str) -> str:
-        for secret in sorted((s for s in self._secrets() if s), key=len, reverse=True):
-            text = text.replace(secret, MASK)
-        return text
+        return Redactor(secrets=self._secrets()).text(text)
 
     def send(self, message: AlertMessage) -> Delivery:
         error = None

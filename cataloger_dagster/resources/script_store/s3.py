@@ -13,12 +13,12 @@ import mimetypes
 import threading
 from contextlib import contextmanager
 from typing import Any
-from urllib.parse import urlparse, urlunparse
 
 from dagster_aws.s3 import S3Resource
 from dagster_aws.s3.resources import ResourceWithS3Configuration
 from pydantic import Field, PrivateAttr
 
+from cataloger_dagster.core.redaction import MASK, url_without_userinfo
 from cataloger_dagster.resources.script_store.base import (
     RUN_FILE,
     ArtifactExistsError,
@@ -31,16 +31,6 @@ _S3_FIELDS = tuple(ResourceWithS3Configuration.model_fields)
 _SECRET_FIELDS = ("aws_access_key_id", "aws_secret_access_key", "aws_session_token")
 _EXISTS_CODES = {"PreconditionFailed", "ConditionalRequestConflict", "412"}
 _MISSING_KEY_CODES = {"NoSuchKey", "404", "NotFound"}
-
-
-def _safe_url(url: str) -> str:
-    """An endpoint URL without any user:password part."""
-    parsed = urlparse(url)
-    if parsed.username or parsed.password:
-        host = parsed.hostname or ""
-        netloc = f"{host}:{parsed.port}" if parsed.port else host
-        parsed = parsed._replace(netloc=netloc)
-    return urlunparse(parsed)
 
 
 class S3ScriptStore(ScriptStore, ResourceWithS3Configuration):
@@ -68,9 +58,9 @@ class S3ScriptStore(ScriptStore, ResourceWithS3Configuration):
     def __repr_args__(self):
         for name, value in super().__repr_args__():
             if name in _SECRET_FIELDS and value:
-                value = "***"
+                value = MASK
             elif name == "endpoint_url" and value:
-                value = _safe_url(value)
+                value = url_without_userinfo(value)
             yield name, value
 
     def s3_resource(self) -> S3Resource:
@@ -79,7 +69,7 @@ class S3ScriptStore(ScriptStore, ResourceWithS3Configuration):
     def describe(self) -> str:
         where = f"s3://{self.bucket}/{self.prefix.strip('/')}".rstrip("/")
         if self.endpoint_url:
-            where += f" at {_safe_url(self.endpoint_url)}"
+            where += f" at {url_without_userinfo(self.endpoint_url)}"
         return f"S3 {where}"
 
     # ---- client and errors
@@ -104,7 +94,7 @@ class S3ScriptStore(ScriptStore, ResourceWithS3Configuration):
             raise self._translate(e, "") from None
 
     def _missing_bucket(self) -> ScriptStoreError:
-        endpoint = f" at {_safe_url(self.endpoint_url)}" if self.endpoint_url else ""
+        endpoint = f" at {url_without_userinfo(self.endpoint_url)}" if self.endpoint_url else ""
         return ScriptStoreError(
             f"S3 bucket {self.bucket!r}{endpoint} does not exist; create it (for example "
             f"`aws s3 mb s3://{self.bucket}`) or set CATALOGER_STORE to an existing bucket"
@@ -146,7 +136,7 @@ class S3ScriptStore(ScriptStore, ResourceWithS3Configuration):
                 "AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY"
             ) from None
         except EndpointConnectionError:
-            endpoint = _safe_url(self.endpoint_url) if self.endpoint_url else "AWS S3"
+            endpoint = url_without_userinfo(self.endpoint_url) if self.endpoint_url else "AWS S3"
             raise ScriptStoreError(
                 f"cannot reach {endpoint} for s3://{self.bucket}; check the network and "
                 "the endpoint (AWS_ENDPOINT_URL)"

@@ -504,6 +504,7 @@ def test_what_a_backend_cannot_compute_is_profiled_as_text_or_a_degradation(post
     for name in ("cash", "mood", "span", "spot"):
         c = prof.column(name)
         assert c.count == 30 and c.top_values and any(n.startswith("profiled as text: ") for n in c.notes), c
+        assert c.profiled_as_text and f"profiled as text: {c.profiled_as_text}" in c.notes
         assert not any("Error" in n or "LINE" in n or "does not exist" in n for n in c.notes), c.notes
     assert prof.column("cash").top_values[0].value.startswith("$")
     assert prof.column("flag").mean == 0.5 and prof.column("label").pattern_counts["number"] == 0
@@ -529,9 +530,11 @@ def test_a_failing_statistic_is_a_degradation_in_words(tmp_path, monkeypatch):
     assert [d.model_dump() for d in prof.degradations] == [
         {"stage": "profile", "column": "s", "reason": "bogus sum could not be computed on duckdb for this string column"}]
     assert s.notes[0] == "profiled as text: duckdb could not compute the statistics of its type (string)"
+    assert s.profiled_as_text == "duckdb could not compute the statistics of its type (string)"
     assert s.count == 20 and s.distinct == 20 and s.length.max == 9          # the rest is there
     assert not any("secret" in n or "Error" in n for n in s.notes)
     assert prof.column("x").notes == [] and prof.column("x").mean == 9.5
+    assert prof.column("x").profiled_as_text is None
 
 
 @pytest.mark.slow

@@ -3,7 +3,15 @@
 from typing import TYPE_CHECKING
 
 import ibis
-from cataloger_dagster.core.investigate.checks.helpers import as_number, count, listing, outcome, share, verb
+from cataloger_dagster.core.investigate.checks.helpers import (
+    as_number,
+    count,
+    is_placeholder,
+    listing,
+    outcome,
+    share,
+    verb,
+)
 
 if TYPE_CHECKING:  # defined by the session script's setup block
     from cataloger_dagster.core.investigate.checks.session import pct, rows_of, t
@@ -45,9 +53,9 @@ def check_duplicate_keys(columns):
     if spaced and len(differ) >= max(1, len(others) // 2):
         return outcome(hypothesis, "refuted", f"the values are names, and the rows sharing one differ in "
                        f"{len(differ)} of {len(others)} other columns: different things with one name", rows, **evidence)
-    # text like a code or an e-mail (no spaces, no number, no 'NA'): an identifier
+    # text like a code or an e-mail (no spaces, no number, no placeholder, not blank): an identifier
     coded = textual and not spaced and not any(
-        as_number(v) is not None or str(v).strip().lower() in ("", "na", "n/a", "null", "none")
+        as_number(v) is not None or not str(v).strip() or is_placeholder(v, typed=True)
         for r in examples for v in ([r[columns[0]]] if len(columns) == 1 else [r[c] for c in textual]))
     if part <= 0.05 and coded:
         return outcome(hypothesis, "confirmed", f"an identifier written as text, unique but for {keys} "

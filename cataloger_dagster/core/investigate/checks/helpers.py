@@ -4,8 +4,14 @@ from typing import TYPE_CHECKING
 
 import ibis
 
-if TYPE_CHECKING:  # defined by the session script's setup block
-    from cataloger_dagster.core.investigate.checks.session import pct, t
+if TYPE_CHECKING:  # defined by the session script's setup block, and literals of this block's head
+    from cataloger_dagster.core.investigate.checks.session import (
+        PLACEHOLDER_MARKS,
+        TYPED_PLACEHOLDERS,
+        UNKNOWN_WORDS,
+        pct,
+        t,
+    )
 
 # --- the block sent to the sandbox starts here ---
 LIMIT = 200_000   # distinct values (or group pairs) a check reads; beyond it, it says so
@@ -58,6 +64,15 @@ def as_number(value):
     except (TypeError, ValueError):
         return None
     return number if math.isfinite(number) else None
+
+
+def is_placeholder(value, typed=False):
+    """Whether a value stands for "unknown": one of UNKNOWN_WORDS, or one mark repeated ('--',
+    '...').  `typed`: among numbers or dates, where TYPED_PLACEHOLDERS ('none', zero dates) are too."""
+    key = " ".join(str(value).split()).casefold()
+    if key in UNKNOWN_WORDS or (typed and key in TYPED_PLACEHOLDERS):
+        return True
+    return key != "" and key[0] in PLACEHOLDER_MARKS and key == key[0] * len(key)
 
 
 def as_date(value):

@@ -6,6 +6,7 @@ import ibis
 from cataloger_dagster.core.investigate.checks.helpers import (
     as_number,
     count,
+    is_placeholder,
     outcome,
     share,
     value_counts,
@@ -15,10 +16,6 @@ if TYPE_CHECKING:  # defined by the session script's setup block
     from cataloger_dagster.core.investigate.checks.session import ROWS, pct, t
 
 # --- the block sent to the sandbox starts here ---
-UNKNOWN_WORDS = {"na", "n/a", "#n/a", "null", "nil", "nan", "unknown", "missing", "undefined", "not available",
-                 "not rated", "tbd", "?", "--"}
-
-
 def check_sentinel_values(column, values):
     hypothesis = f"{sorted(map(str, values))} stand for an unknown value, not for themselves"
     c = t[column]
@@ -58,7 +55,7 @@ def check_sentinel_values(column, values):
     if text and numeric_share >= 0.9:
         return outcome(hypothesis, "confirmed", f"{count(n, 'cell')} hold a word in a column whose other values are "
                        f"numbers ({share(numeric_share * other_rows, other_rows)})", n, **evidence)
-    meaning = [w for w in counts if w.strip().lower() in UNKNOWN_WORDS]
+    meaning = [w for w in counts if is_placeholder(w)]
     if text and meaning:
         return outcome(hypothesis, "confirmed", f"{meaning} fill whole cells and say 'unknown' in so many "
                        "words", n, **evidence)

@@ -20,4 +20,8 @@ rows_of: Callable[..., list[dict]]           # up to `limit` rows of an expressi
 # literals the blocks' heads write (core/investigate/code.py)
 TABLE: str               # the table's name
 NO_NAN_BACKENDS: tuple[str, ...]             # backends that store no NaN apart from NULL
+# the placeholder vocabulary (core/vocabulary.py), written at the head of the helpers block
+UNKNOWN_WORDS: tuple[str, ...]               # say "unknown" in any column
+TYPED_PLACEHOLDERS: tuple[str, ...]          # placeholders only among numbers or dates
+PLACEHOLDER_MARKS: str                       # one of them repeated says "unknown" too
 _columns: list[str]      # the explore block's columns

@@ -113,8 +113,7 @@ def detect_issues(
         now = now.replace(tzinfo=timezone.utc)
     # the columns the profile could read only as text (an enum, a point, a mixed SQLite column)
     # are checked as text too: the same view of the table for every stage
-    as_text = {cp.name: "profiled as text" for cp in profile.columns
-               if any(note.startswith("profiled as text") for note in cp.notes)}
+    as_text = {cp.name: "profiled as text" for cp in profile.columns if cp.profiled_as_text is not None}
     original = table.schema()
 
     def view(names: list[str]) -> ibis.Table:

@@ -135,7 +135,7 @@ def key_profile(profile: TableProfile) -> TableProfile:
 
 def _profiled_type(cp: ColumnProfile) -> Optional[dt.DataType]:
     """The type a stored profile read the column as (text, when it had to be carried as text)."""
-    if any(note.startswith("profiled as text") for note in cp.notes):
+    if cp.profiled_as_text is not None:
         return dt.string
     return _parsed_type(cp.dtype)
 

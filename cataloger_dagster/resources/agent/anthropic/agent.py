@@ -18,6 +18,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from cataloger_dagster.core.fixes.followups import from_answer, offer, smart_issues, with_followups
 from cataloger_dagster.core.investigate.codegen import literal
+from cataloger_dagster.core.redaction import Redactor
 from cataloger_dagster.core.models import (
     AnalysisResultModel,
     ColumnSummaryModel,
@@ -168,7 +169,7 @@ class AnthropicAgent(AgentResource):
         ]
 
     def redact(self, text: str) -> str:
-        return text.replace(self.api_key, "***") if self.api_key else text
+        return Redactor(secrets=[self.api_key]).text(text)
 
     def call(self, client, *, model: str, system: list[dict], messages: list[dict], usage: AgentUsage,
              answer: type[BaseModel], **extra: Any):
