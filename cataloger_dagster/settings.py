@@ -27,13 +27,13 @@ from cataloger_dagster.core.redaction import environment_secrets
 from cataloger_dagster.resources.agent import AgentResource, HeuristicAgent
 from cataloger_dagster.resources.agent.anthropic.agent import AnthropicAgent
 from cataloger_dagster.resources.database import DEFAULT_DATABASE_URL, SNAPSHOT_URL, DatabaseResource
-from cataloger_dagster.resources.defaults import DEFAULT_STORE
+from cataloger_dagster.resources.defaults import DEBIAN_MIRROR, DEFAULT_STORE
+from cataloger_dagster.resources.extras import MissingExtra, require
 from cataloger_dagster.resources.io_manager import TableIOManager
 from cataloger_dagster.resources.notifier import (
     JsonWebhookNotifier, NoNotifier, NotifierResource, SlackWebhookNotifier, SmtpNotifier,
 )
 from cataloger_dagster.resources.sandbox import DEFAULT_IMAGE, SandboxResource
-from cataloger_dagster.resources.sandbox.image import DEFAULT_MIRROR
 from cataloger_dagster.resources.script_store import ScriptStore, script_store_from_url
 
 PREFIX = "CATALOGER_"
@@ -142,7 +142,7 @@ class CatalogerSettings(BaseSettings):
         None, description="the folder holding the sandbox image's Dockerfile (default: the one shipped "
         "with the package)")
     debian_mirror: str = Field(
-        DEFAULT_MIRROR, description="the Debian mirror of `cataloger sandbox build-image --debootstrap-base`")
+        DEBIAN_MIRROR, description="the Debian mirror of `cataloger sandbox build-image --debootstrap-base`")
     run_batch: int = Field(
         20, ge=1, json_schema_extra=_hint("a number of tables, e.g. 20"),
         description="tables `cataloger run` catalogs per Dagster run (a range of partitions; a table that "
@@ -237,7 +237,8 @@ def _problem(error: dict) -> str:
     name = variable(field) if field in CatalogerSettings.model_fields else field
     raw, kind, ctx = error.get("input"), error["type"], error.get("ctx") or {}
     info = CatalogerSettings.model_fields.get(field)
-    hint = ((info.json_schema_extra or {}).get("hint") if info else None) or "a valid value"
+    extra = info.json_schema_extra if info else None   # a dict here, never the callable pydantic allows
+    hint = (extra.get("hint") if isinstance(extra, dict) else None) or "a valid value"
     if kind in ("int_parsing", "int_from_float", "int_type"):
         return f"{name}={raw!r} is not a whole number: set it to {hint}"
     if kind in ("float_parsing", "float_type", "finite_number"):
@@ -351,9 +352,17 @@ def anthropic_agent(settings: CatalogerSettings | None = None) -> AgentResource:
     if not os.environ.get(API_KEY_VARIABLE):
         raise SettingsError("CATALOGER_AGENT=anthropic needs the ANTHROPIC_API_KEY environment variable: set it "
                             "(and ANTHROPIC_BASE_URL to reach a proxy), or use CATALOGER_AGENT=heuristic")
+    _require("anthropic", "CATALOGER_AGENT=anthropic")
     options = {field: getattr(settings, f"anthropic_{field}") for field in ANTHROPIC_FIELDS}
     # dg.EnvVar: Dagster reads the key at run time and shows only the variable's name
     return AnthropicAgent(api_key=dg.EnvVar(API_KEY_VARIABLE), **options, **_review_options(settings))
+
+
+def _require(extra: str, what: str) -> None:
+    try:
+        require(extra, what)
+    except MissingExtra as exc:
+        raise SettingsError(str(exc)) from None
 
 
 # The investigations' first cell imports ibis and queries DuckDB; a fresh
@@ -364,6 +373,8 @@ IBIS_WARMUP = "import ibis\nibis.duckdb.connect().sql('SELECT 1 AS x').count().e
 
 def sandbox_resource(backend: str | None = None, settings: CatalogerSettings | None = None) -> SandboxResource:
     settings = _settings(settings, sandbox=backend)
+    if settings.sandbox == "docker":
+        _require("docker", "CATALOGER_SANDBOX=docker")
     # the investigations' sandbox starts with the run, warm by the time that step comes
     return SandboxResource(backend=settings.sandbox, isolation=settings.sandbox_isolation,
                            image=settings.sandbox_image, warmup=IBIS_WARMUP,
@@ -373,7 +384,7 @@ def sandbox_resource(backend: str | None = None, settings: CatalogerSettings | N
 def notifier_resource(settings: CatalogerSettings | None = None) -> NotifierResource:
     """The notifier of CATALOGER_ALERT_NOTIFIER; its secrets reach Dagster only by their variable's name."""
     settings = _settings(settings)
-    retry = {"attempts": settings.alert_attempts, "backoff_s": settings.alert_backoff_s}
+    retry: dict[str, Any] = {"attempts": settings.alert_attempts, "backoff_s": settings.alert_backoff_s}
     kind = settings.alert_notifier
     if kind in ("slack", "webhook"):
         if not settings.alert_webhook_url:

@@ -17,7 +17,7 @@ second look at the data here.
 """
 
 import time
-from typing import Optional
+from typing import Any, Optional
 
 import dagster as dg
 
@@ -56,7 +56,7 @@ def freshness_result(last_updated: Optional[float], now: float, max_age_s: float
                      stale: list[IssueModel]) -> dg.AssetCheckResult:
     lower_bound = now - max_age_s
     overdue = last_updated is None or last_updated < lower_bound
-    metadata = {FRESHNESS_PARAMS: dg.MetadataValue.json({"lower_bound_delta_seconds": max_age_s, "timezone": "UTC"}),
+    metadata: dict[str, Any] = {FRESHNESS_PARAMS: dg.MetadataValue.json({"lower_bound_delta_seconds": max_age_s, "timezone": "UTC"}),
                 LOWER_BOUND: dg.MetadataValue.timestamp(lower_bound), "stale_table": _listed(stale)}
     if last_updated is not None:
         metadata[LAST_UPDATED] = dg.MetadataValue.timestamp(last_updated)

@@ -1,7 +1,8 @@
 import dagster as dg
 
-# One partition per table of the catalogued database.
-tables_partitions = dg.DynamicPartitionsDefinition(name="tables")
+# One partition per table of the catalogued database; the instance knows the keys by this name.
+TABLES_PARTITIONS = "tables"
+tables_partitions = dg.DynamicPartitionsDefinition(name=TABLES_PARTITIONS)
 
 # Dagster refuses these in static partition keys (its own list, not public API): the
 # UI reads "..." as a range and cannot show control characters.  Dynamic keys are not

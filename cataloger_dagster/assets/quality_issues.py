@@ -71,9 +71,10 @@ class _StoredProfiles(Mapping[str, TableProfile]):
             raise KeyError(name)
         if name not in self._read:
             self._read[name] = self._latest(name)
-        if self._read[name] is None:
+        found = self._read[name]
+        if found is None:
             raise KeyError(name)
-        return self._read[name]
+        return found
 
     def __iter__(self) -> Iterator[str]:
         return (name for name in self._catalog if name != self._table and name in self)

@@ -20,7 +20,6 @@ from cataloger_dagster.core.reviews.memory import ReviewMemory, opened_by
 from cataloger_dagster.core.reviews.model import Review
 from cataloger_dagster.core.reviews.precision import dismissal_counts
 from cataloger_dagster.core.reviews.renames import renames_through
-from cataloger_dagster.resources import script_store
 from cataloger_dagster.resources.agent import AgentResource
 from cataloger_dagster.resources.script_store import ScriptStore
 

@@ -101,6 +101,7 @@ def run(database, name, store, agent, sandbox, tables, explore, exploration_rate
     from cataloger_dagster.resources.database import DatabaseError
     from cataloger_dagster.resources.script_store import ScriptStoreError
     from cataloger_dagster.cli.stopping import Interrupted, stop_on_signals
+    from cataloger_dagster.settings import SettingsError
 
     settings = _settings(database=database, name=name, store=store, agent=agent, sandbox=sandbox)
     progress = RunProgress(expected=len(tables) or None, bar=sys.stderr.isatty())
@@ -111,7 +112,8 @@ def run(database, name, store, agent, sandbox, tables, explore, exploration_rate
                 exploration_rate=exploration_rate, on_table_done=progress.table_done, on_tables=progress.start,
                 on_progress=progress.step_done, resume=resume, batch=batch, jobs=jobs,
             )
-        except (DatabaseError, ScriptStoreError) as exc:    # no table can be cataloged: say why, once
+        # no table can be cataloged (a resource the settings cannot make, among them): say why, once
+        except (DatabaseError, ScriptStoreError, SettingsError) as exc:
             progress.close()
             raise click.ClickException(visible(str(exc))) from None
         except Interrupted as stop:
@@ -175,7 +177,12 @@ def profile(database, table, as_json) -> None:
               help="Let run_sql run over a PostgreSQL superuser (or file-reading) role; refused otherwise.")
 def mcp(database, name, store, sandbox, http, row_limit, sql_timeout, byte_limit, allow_superuser_sql) -> None:
     """Serve the catalog to an MCP client (Claude Desktop, Claude Code...): stdio, or --http."""
-    from cataloger_dagster.mcp.server import Service, serve
+    from cataloger_dagster.resources.extras import MissingExtra
+
+    try:
+        from cataloger_dagster.mcp.server import Service, serve
+    except MissingExtra as exc:
+        raise click.ClickException(str(exc)) from None
     from cataloger_dagster.resources.script_store import ScriptStoreError
     from cataloger_dagster.resources.script_store.identity import check_database_catalog
     from cataloger_dagster.settings import plain_database, sandbox_resource, secret_values, store_resource

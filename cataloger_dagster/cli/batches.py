@@ -29,7 +29,7 @@ import subprocess
 import sys
 import time
 from multiprocessing.connection import Connection, wait
-from typing import Callable, Iterable, Iterator
+from typing import Callable, Generator, Iterable, Sequence
 
 import dagster as dg
 
@@ -58,7 +58,7 @@ def range_tags(tables: list[str]) -> dict:
     return {"tags": {RANGE_START: tables[0], RANGE_END: tables[-1]}}
 
 
-def table_batches(partitions: list[str], tables: Iterable[str], size: int) -> list[list[str]]:
+def table_batches(partitions: Sequence[str], tables: Iterable[str], size: int) -> list[list[str]]:
     """`tables` (each a partition) as runs of at most `size` neighbours in `partitions`' order."""
     if size < 1:
         raise ValueError(f"a batch holds at least one table, not {size}")
@@ -126,7 +126,7 @@ STOP_GRACE_S = 15.0   # how long stopped workers get to close their run and sand
 
 def catalog_in_workers(batches: list[list[str]], jobs: int, setup: tuple,
                        on_progress: Callable[[str, str, float], None] | None = None,
-                       ) -> Iterator[tuple[str, str | None]]:
+                       ) -> Generator[tuple[str, str | None], None, None]:
     """(table, report as JSON) as `jobs` worker processes catalog `batches`; a table whose
     process ended first comes with None.  `on_progress(table, step, seconds)` hears each step
     of each table as a worker finishes it.
@@ -148,7 +148,7 @@ def catalog_in_workers(batches: list[list[str]], jobs: int, setup: tuple,
             for conn in wait([w.results for w in busy]):
                 worker = next(w for w in busy if w.results is conn)
                 try:
-                    kind, table, data = conn.recv()
+                    kind, table, data = worker.results.recv()
                 except (EOFError, OSError):   # it died: what it had not reported fails
                     check_stop()
                     for table in busy.pop(worker):

@@ -22,8 +22,8 @@ EVIDENCE_NUMBERS = 8        # numbers kept from each source of evidence
 ERROR_CHARS = 200           # of a failed check's error line
 
 # the person's verdict (core/reviews) as the state of the finding
-REVIEW_STATES = {"accept": "accepted", "dismiss": "dismissed", "expected": "expected"}
 ReviewState = Literal["none", "accepted", "dismissed", "expected"]
+REVIEW_STATES: dict[str, ReviewState] = {"accept": "accepted", "dismiss": "dismissed", "expected": "expected"}
 Verdict = Literal["confirmed", "refuted", "inconclusive", "error", "no_verdict"]
 
 

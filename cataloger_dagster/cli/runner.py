@@ -18,7 +18,7 @@ from pydantic import BaseModel, computed_field
 
 from cataloger_dagster.assets.catalog_index import catalog_index
 from cataloger_dagster.assets.common import STEP_DONE
-from cataloger_dagster.assets.partitions import partition_key_problem, tables_partitions
+from cataloger_dagster.assets.partitions import partition_key_problem, TABLES_PARTITIONS
 from cataloger_dagster.assets.pools import settings_pool, with_pool
 from cataloger_dagster.cli.batches import (
     RANGE_START, catalog_in_workers, catalog_tables, range_tags, sandbox_spares, table_batches,
@@ -88,7 +88,7 @@ class CatalogReport(BaseModel):
     def failed(self) -> list[TableReport]:
         return [t for t in self.tables if t.status == "failed"]
 
-    @computed_field
+    @computed_field  # type: ignore[prop-decorator]  # pydantic's documented spelling
     @property
     def totals(self) -> dict[str, dict[str, int]]:
         """Tables by outcome, and the issues of every table by severity (most severe first)."""
@@ -207,10 +207,10 @@ def catalog_database(
     notes = claim_database_catalog(st, db_res)
     # a name Dagster cannot take as a partition key fails alone, reported below
     known = [t for t in wanted if t in available and partition_key_problem(t) is None]
-    existing = set(instance.get_dynamic_partitions(tables_partitions.name))
+    existing = set(instance.get_dynamic_partitions(TABLES_PARTITIONS))
     new = [t for t in known if t not in existing]
     if new:
-        instance.add_dynamic_partitions(tables_partitions.name, new)
+        instance.add_dynamic_partitions(TABLES_PARTITIONS, new)
     if on_tables is not None:
         on_tables(list(wanted))
     plan = _resume_plan(st, db_res, known, resume)
@@ -237,7 +237,7 @@ def catalog_database(
             done(TableReport(table=name, status="failed", error=partition_key_problem(name)))
         else:
             to_run.append(name)
-    batches = table_batches(instance.get_dynamic_partitions(tables_partitions.name), to_run, batch)
+    batches = table_batches(instance.get_dynamic_partitions(TABLES_PARTITIONS), to_run, batch)
     if jobs > 1 and len(batches) > 1 and instance.is_persistent:
         setup = (settings, instance.get_ref(), investigations_config, sandbox_spares(batch, jobs))
         with closing(catalog_in_workers(batches, jobs, setup, on_progress)) as reported:
@@ -378,7 +378,7 @@ def _table_report(name: str, result: dg.ExecuteInProcessResult) -> TableReport:
     report.sandbox_cells = found.cells
     for node in ("table_understanding", "quality_issues", "investigations"):
         tokens = _materialization(result, node, name).metadata.get("tokens")
-        report.tokens += int(tokens.value) if tokens is not None else 0
+        report.tokens += int(tokens.value) if tokens is not None else 0  # type: ignore[arg-type]  # an int's
     return report
 
 

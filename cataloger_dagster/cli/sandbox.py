@@ -19,6 +19,17 @@ def _progress_to_stderr(text: str) -> None:
     click.echo(text, err=True, nl=False)
 
 
+def _image_builders():
+    """The modules that build the images, or a one-line error naming the extra they need."""
+    from cataloger_dagster.resources.extras import MissingExtra
+
+    try:
+        from cataloger_dagster.resources.sandbox import image, run_image
+    except MissingExtra as exc:
+        raise click.ClickException(str(exc)) from None
+    return image, run_image
+
+
 @click.group("sandbox", epilog=examples("cataloger sandbox build-image --if-missing"))
 def sandbox() -> None:
     """The sandbox image used by SandboxResource(backend="docker")."""
@@ -44,8 +55,9 @@ def build_image_cmd(base: str, tag: str, debootstrap_base: bool, if_missing: boo
 
     The recipe is CATALOGER_SANDBOX_RECIPE's (default: the one shipped), the debootstrap
     mirror CATALOGER_DEBIAN_MIRROR's."""
-    from cataloger_dagster.resources.sandbox import image as sandbox_image
     from cataloger_dagster.settings import SettingsError, load_settings
+
+    sandbox_image, _ = _image_builders()
 
     try:
         settings = load_settings()
@@ -97,9 +109,7 @@ def _build(base: str, tag: str, *, debootstrap_base: bool, if_missing: bool, rec
 def build_run_image_cmd(base: str, tag: str, if_missing: bool, as_json: bool) -> None:
     """Build the image Dagster's DockerRunLauncher runs each table in (deploy/docker/), from this
     checkout and the versions this environment runs.  Progress goes to stderr."""
-    from cataloger_dagster.resources.sandbox import image as sandbox_image
-    from cataloger_dagster.resources.sandbox import run_image
-
+    sandbox_image, run_image = _image_builders()
     try:
         built = not (if_missing and run_image.run_image_present(tag))
         image_id = (run_image.build_run_image(base, tag, progress=_progress_to_stderr) if built

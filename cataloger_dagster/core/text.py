@@ -66,19 +66,22 @@ def _import_inflect() -> types.ModuleType:
     stand_in.typechecked = _unchecked  # type: ignore[attr-defined]
     real = sys.modules.get("typeguard")
     sys.modules["typeguard"] = stand_in
+    module: types.ModuleType | None
     try:
-        import inflect
+        import inflect as module
     except ImportError:   # an inflect that wants more of typeguard: the plain, slower import
         sys.modules.pop("inflect", None)
-        inflect = None
+        module = None
     finally:
         if real is None:
             del sys.modules["typeguard"]
         else:
             sys.modules["typeguard"] = real
-    if inflect is None:
+    if module is None:
         import inflect
-    return inflect
+
+        module = inflect
+    return module
 
 
 def _unchecked(target=None, **_options):

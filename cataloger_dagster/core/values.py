@@ -10,7 +10,7 @@ from typing import Any, TypeVar
 D = TypeVar("D")
 
 
-def finite_float(value: Any, default: D = None) -> float | D:
+def finite_float(value: Any, default: D = None) -> float | D:  # type: ignore[assignment]  # None: D is None
     """``value`` as a finite float if it is a number (int, float, Decimal, NumPy scalars);
     otherwise ``default``.  Booleans, text, NaN and infinities are not numbers here: a
     JSON ``true`` or ``"20"`` must not compare equal to 1 or 20, and a NaN is no statistic."""

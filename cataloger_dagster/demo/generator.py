@@ -212,7 +212,7 @@ def _customers(rng, n):
     first = np.array(FIRST_NAMES, dtype=object)[rng.integers(0, len(FIRST_NAMES), n)]
     last = np.array(LAST_NAMES, dtype=object)[rng.integers(0, len(LAST_NAMES), n)]
     domain = np.array(EMAIL_DOMAINS, dtype=object)[rng.integers(0, len(EMAIL_DOMAINS), n)]
-    local = [_ascii(f"{f}.{l}").lower() + str(i) for f, l, i in zip(first, last, ids)]
+    local = [_ascii(f"{given}.{family}").lower() + str(i) for given, family, i in zip(first, last, ids)]
     email = np.array([f"{lp}@{d}" for lp, d in zip(local, domain)], dtype=object)
     phone = np.array([f"+{cc} {a} {b:04d} {c:04d}" for cc, a, b, c in zip(
         rng.choice([1, 44, 33, 49, 81], n), rng.integers(20, 999, n),

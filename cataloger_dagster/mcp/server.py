@@ -19,10 +19,15 @@ from dataclasses import dataclass
 from typing import Any, AsyncIterator, Callable, Optional
 from urllib.parse import quote, unquote
 
-import anyio
-from mcp.server.fastmcp import Context, FastMCP
-from mcp.server.fastmcp.exceptions import ToolError
-from mcp.types import Resource as MCPResource
+from cataloger_dagster.resources.extras import missing_extra
+
+try:   # the MCP SDK and its async library, both of the mcp extra
+    import anyio
+    from mcp.server.fastmcp import Context, FastMCP
+    from mcp.server.fastmcp.exceptions import ToolError
+    from mcp.types import Resource as MCPResource
+except ImportError as exc:
+    raise missing_extra("mcp", "`cataloger mcp`") from exc
 
 from cataloger_dagster.core.redaction import Redactor
 from cataloger_dagster.mcp.capsules import CapsuleLog
@@ -118,10 +123,11 @@ class CatalogMCP(FastMCP):
         tables = await anyio.to_thread.run_sync(self.service.catalog.tables)
         for table in tables:
             name = quote(table, safe="")
-            fixed.append(MCPResource(uri=f"catalog://tables/{name}/page", name=f"{table} catalog page",
-                                     mimeType="text/html"))
-            fixed.append(MCPResource(uri=f"catalog://tables/{name}/script", name=f"{table} best script",
-                                     mimeType="text/x-python"))
+            # the SDK's model validates the text into its URL type
+            fixed.append(MCPResource(uri=f"catalog://tables/{name}/page",  # type: ignore[arg-type]
+                                     name=f"{table} catalog page", mimeType="text/html"))
+            fixed.append(MCPResource(uri=f"catalog://tables/{name}/script",  # type: ignore[arg-type]
+                                     name=f"{table} best script", mimeType="text/x-python"))
         return fixed
 
 

@@ -164,7 +164,7 @@ class QueryRunner:
     def run(self, decision: Decision) -> dict:
         """The rows of an allowed query: {"columns", "rows", "truncated", "truncated_by", "row_limit",
         "byte_limit", "bytes", "seconds"}."""
-        if not decision.allowed or decision.sql is None:
+        if not decision.allowed or decision.sql is None or decision.row_limit is None:
             raise ValueError("only a query the policy allowed can run")  # callers check first
         started = time.monotonic()
         taken = _Rows(decision.row_limit, self.byte_limit)
@@ -247,7 +247,8 @@ class QueryRunner:
         timer = threading.Timer(self.timeout_s, con.interrupt)
         try:
             statements = con.extract_statements(sql)
-            if len(statements) != 1 or statements[0].type != duckdb.StatementType.SELECT:
+            # duckdb's stubs list none of the enum's members
+            if len(statements) != 1 or statements[0].type != duckdb.StatementType.SELECT:  # type: ignore[attr-defined]
                 kinds = ", ".join(s.type.name for s in statements) or "nothing"
                 raise QueryError(f"DuckDB reads the query as {kinds}, not one SELECT: it did not run")
             timer.start()

@@ -121,7 +121,7 @@ MYSQL_SPATIAL = frozenset({"geometry", "point", "linestring", "polygon", "multip
 
 
 @ibis.udf.scalar.builtin(name="ST_AsText")
-def _st_as_text(geometry: bytes) -> str:
+def _st_as_text(geometry: bytes) -> str:  # type: ignore[empty-body]  # the database's function: never run here
     """MySQL's ST_AsText: the geometry as well-known text."""
 
 
@@ -149,7 +149,8 @@ def _mysql_table(conn: ibis.BaseBackend, table: ibis.Table) -> ibis.Table:
         "WHERE table_schema = DATABASE() AND table_name = %s", args=(op.name,)
     ) as cur:
         types = {name: (data_type.lower(), column_type.lower()) for name, data_type, column_type in cur.fetchall()}
-    declared, shown = {}, {}
+    declared: dict[str, dt_.DataType] = {}
+    shown: dict[str, Any] = {}   # column -> what shows its values, or None
     for name, dtype in table.schema().items():
         data_type, column_type = types.get(name, ("", ""))
         declared[name], shown[name] = dtype, None
@@ -192,6 +193,7 @@ def _server_location(url: str) -> tuple[str, str, str]:
     parts = urlsplit(url)
     scheme = parts.scheme.lower()
     query = parse_qs(parts.query)
+    port: int | str | None
     try:
         port = parts.port or DEFAULT_PORTS.get(scheme)
     except ValueError:   # not a number: shown as written, never an error of the name
@@ -562,7 +564,7 @@ class DatabaseResource(dg.ConfigurableResource):
             log.info("snapshot of %s: column %r %s (%s)", visible(name), column,
                      "left out" if why == portable.LEFT_OUT else "carried as text", why)
         with duckdb.connect(str(path)) as out:
-            rows = out.execute(f'SELECT count(*) FROM "{_quote(name)}"').fetchone()[0]
+            rows = out.execute(f'SELECT count(*) FROM "{_quote(name)}"').fetchone()[0]  # type: ignore[index]  # a count's row
             for other, columns in (references or {}).items():
                 if other == name:
                     continue

@@ -8,3 +8,5 @@ DEMO_DATABASE = "data/demo.duckdb"
 SANDBOX_BASE_IMAGE = "cataloger-base:bookworm"
 SANDBOX_IMAGE = "cataloger-sandbox:latest"
 RUN_IMAGE = "cataloger-run:latest"
+# where `cataloger sandbox build-image --debootstrap-base` fetches Debian
+DEBIAN_MIRROR = "http://deb.debian.org/debian"

@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable, Mapping
 
 import dagster as dg
 
-from cataloger_dagster.assets.partitions import partition_key_problem, tables_partitions
+from cataloger_dagster.assets.partitions import TABLES_PARTITIONS, partition_key_problem, tables_partitions
 from cataloger_dagster.assets.pools import apply_settings_limit
 from cataloger_dagster.jobs import CATALOG_TABLE_JOB
 from cataloger_dagster.core.models import Fingerprint
@@ -110,7 +110,7 @@ def plan_changes(
             tags[PREVIOUS_FINGERPRINT_TAG] = old
         requests.append(dg.RunRequest(partition_key=table, run_key=run_key(table, fingerprint), tags=tags))
 
-    partition_requests = []
+    partition_requests: list[dg.AddDynamicPartitionsRequest | dg.DeleteDynamicPartitionsRequest] = []
     if to_add:
         partition_requests.append(tables_partitions.build_add_request(to_add))
     if to_delete:
@@ -161,7 +161,7 @@ def detect_changes(context: dg.SensorEvaluationContext, database: DatabaseResour
     previous = read_cursor(context.cursor)
     try:
         tables = list_tables_or_fail(database, "The cursor is kept and the next tick retries.")
-        partitions = context.instance.get_dynamic_partitions(tables_partitions.name)
+        partitions = context.instance.get_dynamic_partitions(TABLES_PARTITIONS)
         result = plan_changes(tables, database.fingerprint, previous, partitions,
                               lambda message: context.log.warning(visible(message)))
     finally:

@@ -29,7 +29,7 @@ from typing import Any
 
 import dagster as dg
 
-from cataloger_dagster.assets.partitions import tables_partitions
+from cataloger_dagster.assets.partitions import TABLES_PARTITIONS
 from cataloger_dagster.jobs import CATALOG_TABLE_JOB
 from cataloger_dagster.sensors.cursor import BadCursor, parse_cursor  # noqa: F401  (BadCursor: read_cursor raises it)
 from cataloger_dagster.core.shown import visible
@@ -260,7 +260,7 @@ def relearn(context: dg.SensorEvaluationContext, policy: Policy) -> dg.SensorRes
 
     tags = run_tags_of(context.instance, (r.run_id for r in records))
     observations = [o for r in records if (o := observe(r, tags.get(r.run_id, {}), warn))]
-    partitions = set(context.instance.get_dynamic_partitions(tables_partitions.name))
+    partitions = set(context.instance.get_dynamic_partitions(TABLES_PARTITIONS))
     requests, tables = plan_relearning(observations, tables, partitions, policy, time.time(), info)
     after = records[-1].storage_id if records else after
     skip = None

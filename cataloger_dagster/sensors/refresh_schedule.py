@@ -9,10 +9,11 @@ gets no run: it would only fail.
 from __future__ import annotations
 
 import datetime as _dt
+from collections.abc import Sequence
 
 import dagster as dg
 
-from cataloger_dagster.assets.partitions import tables_partitions
+from cataloger_dagster.assets.partitions import TABLES_PARTITIONS
 from cataloger_dagster.assets.pools import apply_settings_limit
 from cataloger_dagster.jobs import CATALOG_TABLE_JOB
 from cataloger_dagster.resources.database import DatabaseResource
@@ -24,7 +25,7 @@ DEFAULT_CRON = default("refresh_cron")
 SCHEDULED_REFRESH = "scheduled_refresh"
 
 
-def refresh_requests(partitions: list[str], tables: list[str], day: _dt.date) -> list[dg.RunRequest]:
+def refresh_requests(partitions: Sequence[str], tables: list[str], day: _dt.date) -> list[dg.RunRequest]:
     present = set(tables)
     return [
         dg.RunRequest(
@@ -56,7 +57,7 @@ def build_refresh_schedule(settings: CatalogerSettings) -> dg.ScheduleDefinition
 def refresh(context: dg.ScheduleEvaluationContext, database: DatabaseResource):
     """One tick of the schedule (its settings are only its cron)."""
     when = context.scheduled_execution_time or _dt.datetime.now(_dt.timezone.utc)
-    partitions = context.instance.get_dynamic_partitions(tables_partitions.name)
+    partitions = context.instance.get_dynamic_partitions(TABLES_PARTITIONS)
     if not partitions:
         return dg.SkipReason("no tables yet: the database_change_sensor adds them")
     try:

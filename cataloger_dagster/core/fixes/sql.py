@@ -137,7 +137,7 @@ def _null_count(columns: list[str]) -> exp.Expression:
     terms = [exp.Case(ifs=[exp.If(this=exp.Is(this=exp.column(ident(c)), expression=exp.Null()),
                                   true=exp.Literal.number(1))], default=exp.Literal.number(0))
              for c in columns]
-    total = terms[0]
+    total: exp.Expression = terms[0]
     for term in terms[1:]:
         total = exp.Add(this=total, expression=term)
     return total
@@ -181,7 +181,7 @@ def one_row_per_key(target: FixTarget, columns: list[str], key: list[str], *,
                         order=exp.Order(expressions=order) if order else None)
     ranked = exp.select(*[exp.column(ident(c)) for c in columns], exp.alias_(window, ident(RANK))) \
         .from_(target.table_expr())
-    first = exp.EQ(this=exp.column(ident(RANK)), expression=exp.Literal.number(1))
+    first: exp.Expression = exp.EQ(this=exp.column(ident(RANK)), expression=exp.Literal.number(1))
     if len(key) == 1:
         first = exp.or_(first, exp.Is(this=exp.column(ident(key[0])), expression=exp.Null()))
     return exp.select(*[exp.column(ident(c)) for c in columns]) \

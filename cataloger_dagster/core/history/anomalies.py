@@ -10,7 +10,7 @@ that finding (the review names the run), so that one incident does not widen the
 from __future__ import annotations
 
 from statistics import median
-from typing import Any, Iterable, Optional
+from typing import Any, Iterable, Mapping, Optional, Sequence
 
 from cataloger_dagster.core.history.digest import RunPoint, load_history, point_of
 from cataloger_dagster.core.history.drift import column_drift
@@ -45,7 +45,7 @@ def excluded_runs(reviews: Iterable[Review]) -> dict[str, set[str]]:
     return out
 
 
-def _chart(points: list[RunPoint], series: dict[str, list[Optional[float]]], title: str,
+def _chart(points: list[RunPoint], series: Mapping[str, Sequence[Optional[float]]], title: str,
            percent: bool = False) -> dict[str, Any]:
     labels = [p.timestamp[:16].replace("T", " ") for p in points]
     return {"title": title, "labels": labels[-CHART_RUNS:], "percent": percent,

@@ -122,6 +122,7 @@ def load_history(store: Store, prefix: str, before: str, *, limit: int = HISTORY
     runs = [ts for ts in (store.list_runs(prefix) if runs is None else runs) if ts < before][-limit:]
     cached = _cached(store, prefix)
     points, stored, read = [], {}, False
+    point: RunPoint | None
     for ts in runs:
         if ts in cached:
             point, stored[ts] = cached[ts]

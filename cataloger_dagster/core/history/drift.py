@@ -99,8 +99,10 @@ def rebin(edges: list[float], counts: list[int], onto: list[float]) -> list[floa
 def histogram_psi(before: ColumnPoint, now: ColumnPoint) -> Optional[float]:
     if not (before.edges and before.counts and now.edges and now.counts):
         return None
-    old, new = [_number(e) for e in before.edges], [_number(e) for e in now.edges]
-    if None in old or None in new or len(old) != len(before.counts) + 1 or len(new) != len(now.counts) + 1:
+    old = [e for e in map(_number, before.edges) if e is not None]
+    new = [e for e in map(_number, now.edges) if e is not None]
+    if (len(old) != len(before.edges) or len(new) != len(now.edges)   # an edge that is no number
+            or len(old) != len(before.counts) + 1 or len(new) != len(now.counts) + 1):
         return None
     return psi(rebin(old, before.counts, new), [0.0, *map(float, now.counts), 0.0])
 
@@ -142,7 +144,8 @@ def column_drift(name: str, history: list[tuple[datetime, ColumnPoint]],
     """The drift of column ``name`` at ``current`` given its earlier values (oldest first), or None."""
     at, now = current
     before = history[-1][1]
-    reasons, evidence, severity, short = [], {}, "medium", False
+    reasons, evidence, short = [], {}, False
+    severity: Severity = "medium"
     kind = kind_of(now)
     # an identifier's values spread over a range that grows with the table: its shape says nothing
     keys = all((_ratio(c) or 0.0) >= KEY_RATIO for c in (before, now))
@@ -159,7 +162,7 @@ def column_drift(name: str, history: list[tuple[datetime, ColumnPoint]],
             ("distinct ratio", _ratio(now), [(t, r) for t, c in history if (r := _ratio(c)) is not None],
              DISTINCT_FLOOR)):
         band = expected_band(series, at, floor=floor) if value is not None else None
-        if band is None or band.holds(value):
+        if value is None or band is None or band.holds(value):
             continue
         reasons.append(f"its {label} is {value:.1%}, outside {max(band.low, 0):.1%} to {min(band.high, 1):.1%} "
                        f"drawn from {band.describe()}")

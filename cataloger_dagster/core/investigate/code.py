@@ -58,7 +58,7 @@ def check_type(issue: IssueModel) -> str:
     return issue.type if issue.type in CHECKS else "generic"
 
 
-def _sentinels_of(column: str, issues: list[IssueModel]) -> list[Any]:
+def _sentinels_of(column: Optional[str], issues: list[IssueModel]) -> list[Any]:
     for other in issues:
         if other.type == "sentinel_values" and other.affectedColumns == [column]:
             values = list((other.details or {}).get("values", {}))
@@ -299,8 +299,9 @@ def retarget_setup(setup: str, table: str) -> Optional[str]:
     for value in reversed(values):  # from the end, so earlier positions stay valid
         # ast gives columns as UTF-8 byte offsets
         head = lines[value.lineno - 1].encode()[:value.col_offset].decode()
-        tail = lines[value.end_lineno - 1].encode()[value.end_col_offset:].decode()
-        lines[value.lineno - 1:value.end_lineno] = [head + literal(table) + tail]
+        end = value.end_lineno or value.lineno   # always set by ast.parse
+        tail = lines[end - 1].encode()[value.end_col_offset:].decode()
+        lines[value.lineno - 1:end] = [head + literal(table) + tail]
     return "\n".join(lines) if values else None
 
 

@@ -86,7 +86,7 @@ def rank_scripts(
     failures = _failures(records)
 
     def key(record: ScriptRecord) -> tuple:
-        m = record.metrics  # a dict: script_origin gave "catalog"
+        m = record.metrics or {}  # a dict: script_origin gave "catalog"
         rate = finite_float(m.get("pass_rate"), 0.0)
         total = max(1.0, finite_float(m.get("investigations"), 0.0))
         effective = max(0.0, rate - failures.get(record.timestamp, 0) / total)

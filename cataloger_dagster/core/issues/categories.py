@@ -70,7 +70,7 @@ def merge_spacing(values: dict[str, int]) -> dict[str, int]:
         forms.setdefault(" ".join(value.split()), {})[value] = n
     merged: dict[str, int] = {}
     for form, spellings in forms.items():
-        kept = form if form in spellings else max(sorted(spellings), key=spellings.get)
+        kept = form if form in spellings else max(sorted(spellings), key=spellings.__getitem__)
         merged[kept] = sum(spellings.values())
     return merged
 
@@ -145,7 +145,7 @@ def group_variants(values: dict[str, int], *, makes: bool = False) -> Variants:
     variants = Variants()
     for key, g in groups.items():
         if len(g) > 1:
-            canon = max(sorted(g), key=g.get)
+            canon = max(sorted(g), key=g.__getitem__)
             variants.groups[canon] = dict(sorted(g.items(), key=lambda kv: (-kv[1], kv[0])))
             variants.why[canon] = why[key]
     return variants

@@ -202,7 +202,7 @@ def _orders(profile: TableProfile, schema: dict[str, dt.DataType], numeric: list
 def _sums(n: _Numbers) -> list[Candidate]:
     """c = a + b for every c, and c = a + b + d for a c named as a total: the means add up
     and c's spread is within what its parts' spreads allow."""
-    found = []
+    found: list[Candidate] = []
     k = len(n.names)
     if k < 3:
         return found
@@ -271,7 +271,7 @@ def _products(n: _Numbers) -> list[Candidate]:
     """c = k * a * b over columns of no negative value: c's mean is k times the product of the
     means, within what their variation allows (E[ab] = E[a]E[b](1 + corr * cv_a * cv_b)), and
     c's middle half lies within the products of a's and b's outer quantiles."""
-    found = []
+    found: list[Candidate] = []
     positive = [i for i in range(len(n.names)) if n.low[i] >= 0 and n.mean[i] > 0]
     if len(positive) < 3:
         return found

@@ -115,7 +115,7 @@ class TextReading:
     placeholders: dict[str, int] = field(default_factory=dict)
     kind: Optional[str] = None                        # "number", "date" or None (labels)
     date_format: Optional[str] = None
-    parsed: dict[str, object] = field(default_factory=dict)   # value -> float / datetime
+    parsed: dict[str, float | datetime] = field(default_factory=dict)
     parsed_counts: dict[str, int] = field(default_factory=dict)  # value -> rows
     parsed_rows: int = 0
     unparsed: dict[str, int] = field(default_factory=dict)    # neither placeholder nor `kind`
@@ -129,7 +129,7 @@ class TextReading:
     def share(self) -> float:
         return self.parsed_rows / self.candidates if self.candidates else 0.0
 
-    def weighted(self) -> list[tuple[object, int]]:
+    def weighted(self) -> list[tuple[float | datetime, int]]:
         """(parsed value, rows), sorted by value."""
         return sorted(((self.parsed[v], n) for v, n in self.parsed_counts.items()), key=lambda p: p[0])
 
@@ -151,6 +151,7 @@ def read_text(values: dict[str, int], column: str) -> TextReading:
     fmt = best_date_format(others) if others else None
     dates = {v: d for v in others if fmt and (d := parse_date(v, fmt)) is not None}
     date_rows = sum(present[v] for v in dates)
+    parsed: dict[str, float] | dict[str, datetime]
     if number_rows >= date_rows and number_rows:
         reading.kind, parsed = "number", numbers
     elif date_rows:

@@ -51,8 +51,8 @@ def compute_fingerprint(
     values = table.aggregate(**aggs).to_pyarrow().to_pylist()[0] if aggs else {}
     n = int(values["n"]) if row_count is None else int(row_count)
     max_updated = values.get("max_updated")
-    max_text = max_updated.isoformat() if hasattr(max_updated, "isoformat") else (
-        None if max_updated is None else str(max_updated)
+    max_text = None if max_updated is None else (
+        max_updated.isoformat() if hasattr(max_updated, "isoformat") else str(max_updated)
     )
     parts = f"{shash}|{n}|{ucol or ''}|{max_text or ''}"
     return Fingerprint(

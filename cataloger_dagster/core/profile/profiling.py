@@ -308,7 +308,7 @@ class _Runner:
         rows: list = []
         for col, stat, branch, *as_text in branches:
             # the same on the values as text: built only here, on the error path
-            attempts = [lambda: branch, *as_text]
+            attempts = [lambda branch=branch: branch, *as_text]
             for n, attempt in enumerate(attempts):
                 try:
                     rows.extend(self._union([attempt()]))
@@ -580,7 +580,7 @@ def _local_figures(table: ir.Table, cols: list[_Col], res: dict, row_count: int,
         for start in range(0, len(texts), MAX_BRANCHES):
             chunk = dict(texts[start:start + MAX_BRANCHES])
             keys = {c.index: key for key, c in chunk.items()}
-            for c, row in in_process.stacked(list(chunk.values()), lambda part: _stacked_patterns(
+            for c, row in in_process.stacked(list(chunk.values()), lambda part, keys=keys: _stacked_patterns(
                     [(c.index, m, m[keys[c.index]]) for c in part], regex)):
                 scale = 1 if step == 1 else (res.get(f"m{c.index}_count") or 0) / max(1, int(row["n"] or 0))
                 res.update({f"m{c.index}_pat_{k}": round(int(row[k] or 0) * scale) for k in regex})

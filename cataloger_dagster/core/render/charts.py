@@ -16,7 +16,7 @@ from datetime import date, datetime, time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from markupsafe import Markup, escape
+from markupsafe import Markup
 
 from cataloger_dagster.core.models import Histogram, ValueCount
 
@@ -190,7 +190,7 @@ def _bar_items(values: Any) -> list[tuple[Any, float]]:
         return []
     if isinstance(values, Mapping):
         return list(values.items())
-    items = []
+    items: list[tuple[Any, float]] = []
     for item in values:
         if isinstance(item, ValueCount):
             items.append((item.value, item.count))
@@ -287,8 +287,8 @@ def script_diff(previous: str | None, current: str | None) -> str:
         fromfile="previous/catalog_script.py", tofile="this run/catalog_script.py", lineterm=""))
     if not lines:
         return Markup('<p class="muted">Unchanged: this run reused the previous script as it was.</p>')
-    added = sum(1 for l in lines if l.startswith("+") and not l.startswith("+++"))
-    removed = sum(1 for l in lines if l.startswith("-") and not l.startswith("---"))
+    added = sum(1 for text in lines if text.startswith("+") and not text.startswith("+++"))
+    removed = sum(1 for text in lines if text.startswith("-") and not text.startswith("---"))
     spans = []
     for line in lines:
         if line.startswith(("+++", "---")):
@@ -344,7 +344,8 @@ def svg_trend(
     for n, (name, points) in enumerate(series.items()):
         xy = [(left + i * step if len(labels) > 1 else left + plot_w / 2,
                top + plot_h - max(float(v or 0), 0.0) / peak * plot_h, v) for i, v in enumerate(points)]
-        runs, current = [], []
+        runs: list[list[tuple[float, float]]] = []
+        current: list[tuple[float, float]] = []
         for x, y, v in xy:
             if v is None:
                 runs.append(current)
@@ -360,8 +361,8 @@ def svg_trend(
                 parts.append(Markup('<circle class="point s{n}" cx="{x:.1f}" cy="{y:.1f}" r="2.5">'
                                     "<title>{label} · {name}: {value}</title></circle>").format(
                     n=n, x=x, y=y, label=labels[i], name=name, value=shown(v)))
-    last = [name for name, points in series.items() if points and points[-1] is not None]
-    legend = " · ".join(f"{name} {shown(series[name][-1])}" for name in last) if len(series) > 1 else (
+    last = [(name, v) for name, points in series.items() if points and (v := points[-1]) is not None]
+    legend = " · ".join(f"{name} {shown(v)}" for name, v in last) if len(series) > 1 else (
         f"last {shown(values[-1])}" if last else "")
     parts.append(Markup('<text class="label" x="{x}" y="11">max {t}</text>').format(x=left, t=shown(max(values))))
     parts.append(Markup('<text class="label" x="{x}" y="11" text-anchor="end">{t}</text>').format(

@@ -11,7 +11,6 @@ from __future__ import annotations
 import functools
 import importlib.resources
 import json
-from collections.abc import Mapping
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any

@@ -19,7 +19,7 @@ from cataloger_dagster.core.reviews.model import latest_reviews
 def _charts(rows: list[TimelapseRow]) -> list[tuple[str, object]]:
     labels = [r.run.timestamp[:19].replace("T", " ") for r in rows]
     runs = [r.run for r in rows]
-    trends = [
+    trends: list[tuple[str, dict[str, list[float | None]], bool]] = [
         ("Rows", {"rows": [r.rows for r in runs]}, False),
         ("Issues", {"open": [r.open for r in rows], "dismissed": [r.dismissed for r in rows],
                     "refuted": [r.run.refuted for r in rows]}, False),

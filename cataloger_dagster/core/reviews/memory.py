@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Callable, Optional
+from typing import Any, Callable, Optional
 
 from cataloger_dagster.core.layout import normalize_timestamp
 from cataloger_dagster.core.models import AnalysisResultModel, IssueModel, ReviewMark, TableProfile
@@ -44,7 +44,7 @@ class ReviewMemory:
         """The log as an agent reads it: data (verdicts, notes, the issue as it was), never code."""
         shown = []
         for r in self.reviews[-PROMPT_REVIEWS:]:
-            entry = {"issue_id": r.issue_id, "verdict": r.verdict, "note": r.note, "reviewer": r.reviewer,
+            entry: dict[str, Any] = {"issue_id": r.issue_id, "verdict": r.verdict, "note": r.note, "reviewer": r.reviewer,
                      "at": r.at}
             if r.issue is not None:
                 entry["issue"] = r.issue.model_dump(include={"type", "severity", "affectedColumns", "affectedRows"})

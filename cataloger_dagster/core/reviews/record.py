@@ -9,11 +9,11 @@ from __future__ import annotations
 import getpass
 import os
 import shlex
-from typing import Optional
+from typing import Optional, cast
 
 from cataloger_dagster.core.layout import ISSUES, PROFILE, table_prefix
 from cataloger_dagster.core.models import AnalysisResultModel, IssueModel, TableProfile
-from cataloger_dagster.core.reviews.model import REVIEW_VERDICTS, Review, snapshot_of
+from cataloger_dagster.core.reviews.model import REVIEW_VERDICTS, Review, ReviewVerdict, snapshot_of
 from cataloger_dagster.core.store import Store
 
 NOTE_LIMIT = 2000          # characters: a reason, not a document; longer is refused, never cut
@@ -78,7 +78,7 @@ def record_review(store: Store, database: str, table: str, issue_id: str, verdic
         known = ", ".join(repr(i.id) for i in findings) or "none (the run found no issue)"
         raise ReviewError(f"table {table!r} has no issue {issue_id!r} in its latest run ({timestamp}); "
                           f"known issue ids: {known}")
-    review = Review(table=table, issue_id=issue_id, verdict=verdict, note=note, reviewer=name,
+    review = Review(table=table, issue_id=issue_id, verdict=cast(ReviewVerdict, verdict), note=note, reviewer=name,
                     run=timestamp, issue=snapshot_of(issue, profile), via=via)
     return review, store.append_review(table_prefix(database, table), review)
 

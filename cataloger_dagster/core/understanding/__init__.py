@@ -101,7 +101,7 @@ def _why_null(profile: TableProfile) -> dict[str, str]:
     for name, p in structural_nulls(profile.null_patterns).items():
         condition = p.sentence.split(" exactly when ", 1)
         why[name] = (f"exactly when {condition[1].rstrip('.')}" if len(condition) == 2
-                     else f"NULL wherever the column before it is" if p.value == "up"
+                     else "NULL wherever the column before it is" if p.value == "up"
                      else "NULL wherever the column after it is")
     return why
 

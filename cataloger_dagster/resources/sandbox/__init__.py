@@ -103,6 +103,7 @@ class SandboxResource(dg.ConfigurableResource):
         """A session over `data_dir`, or, without one, over a private folder of its own
         (``runtime.data_dir``, empty, 0700 for the sandbox's user, removed afterwards) for
         the caller to fill."""
+        runtime: Optional[SandboxRuntime]
         if data_dir is not None:
             runtime = self.open_session(data_dir, env)
         else:

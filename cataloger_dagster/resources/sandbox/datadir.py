@@ -58,7 +58,7 @@ def make_private_dir() -> str:
 
 def remove_stale() -> list[str]:
     """Remove the private folders of this host's processes that are gone (killed runs)."""
-    removed = []
+    removed: list[str] = []
     if _started(os.getpid()) is None:  # no /proc: the living cannot be told from the dead
         return removed
     top = tempfile.gettempdir()

@@ -12,7 +12,9 @@ import select
 import struct
 import time
 import uuid
-from typing import Optional
+from typing import Any, Optional
+
+from cataloger_dagster.resources.extras import missing_extra
 
 from .base import Channel, SandboxError, host_identity, pid_alive, sandbox_env
 from .datadir import container_user
@@ -25,9 +27,17 @@ API_TIMEOUT_S = 15
 _MUX = struct.Struct(">BxxxI")
 
 
-def _client():
-    import docker
+def _docker():
+    """The Docker SDK, or a SandboxError naming the extra that brings it."""
+    try:
+        import docker
+    except ImportError:
+        raise SandboxError(str(missing_extra("docker", "the docker sandbox"))) from None
+    return docker
 
+
+def _client():
+    docker = _docker()
     try:
         return docker.from_env(timeout=API_TIMEOUT_S)
     except docker.errors.DockerException as exc:
@@ -62,7 +72,7 @@ class DockerChannel(Channel):
     def __init__(self, client, container, bootstrap: bytes) -> None:
         self.client = client
         self.container = container
-        self._sock = None
+        self._sock: Any = None   # the attach socket (the Docker SDK's, untyped)
         self._mux = bytearray()
         self._diag = bytearray()
         self._eof = False
@@ -148,7 +158,7 @@ class DockerChannel(Channel):
 def start_docker(*, data_dir: str, env: dict[str, str], image: str, memory_mb: int, pids: int,
                  cpus: float, timeout_s: float, tmp_size_mb: int, output_cap_bytes: int,
                 warmup: str = "", zygote: bool = False) -> DockerChannel:
-    import docker
+    docker = _docker()
 
     data = os.path.realpath(data_dir)
     if not os.path.isdir(data):

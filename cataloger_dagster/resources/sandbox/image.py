@@ -19,19 +19,23 @@ from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
-import docker
-import docker.errors
-from docker.utils import kwargs_from_env
+from cataloger_dagster.resources.extras import missing_extra
+
+try:
+    import docker
+    import docker.errors
+    from docker.utils import kwargs_from_env
+except ImportError as exc:
+    raise missing_extra("docker", "building the Docker images") from exc
 
 from cataloger_dagster.resources.defaults import SANDBOX_BASE_IMAGE as DEFAULT_BASE
+from cataloger_dagster.resources.defaults import DEBIAN_MIRROR as DEFAULT_MIRROR
 from cataloger_dagster.resources.defaults import SANDBOX_IMAGE as DEFAULT_TAG
 
-from .base import SANDBOX_UID
 
 LABEL = "org.cataloger.sandbox"
 HASH_LABEL = "org.cataloger.sandbox.recipe-hash"
 BASE_LABEL = "org.cataloger.sandbox.base"
-DEFAULT_MIRROR = "http://deb.debian.org/debian"
 
 # The interpreter and C library the wheels are chosen for. Bookworm ships
 # Python 3.11 and glibc 2.36, matching the host venv; a base with an older
@@ -382,9 +386,10 @@ def _import_rootfs(client: docker.DockerClient, rootfs: Path, tag: str) -> str:
         stdout=subprocess.PIPE,
     )
     assert tar.stdout is not None
+    stdout = tar.stdout
     try:
         # A generator makes requests send the tar chunked, never whole in memory.
-        body = iter(lambda: tar.stdout.read(1 << 20), b"")
+        body = iter(lambda: stdout.read(1 << 20), b"")
         client.api.import_image_from_stream(
             body, repository=repo, tag=version,
             changes=["ENV LANG=C.UTF-8", 'CMD ["python3"]'],

@@ -2,7 +2,7 @@
 
 It is built like the sandbox image (image.build_in_context: wheels fetched on the host,
 network "none" for the build, the same debootstrap base) and holds this package with its
-`docker` extra, each dependency pinned to the version the building environment runs, so
+`docker` and `anthropic` extras, each dependency pinned to the version the building environment runs, so
 a run in a container runs what the tests ran.  The investigations' sandbox is not inside
 it: the run starts the sandbox image beside its own container (deploy/docker/dagster.yaml).
 
@@ -18,17 +18,19 @@ import sys
 from importlib import metadata
 from pathlib import Path
 
-import docker.errors
-
 from cataloger_dagster.resources.defaults import RUN_IMAGE as DEFAULT_RUN_TAG
 
+# image before docker: without the docker extra, image's import says which extra to install
 from . import image
 from .image import Progress, SandboxImageError
+
+import docker.errors
 
 RUN_LABEL = "org.cataloger.run-worker"
 RUN_HASH_LABEL = "org.cataloger.run-worker.source-hash"
 PACKAGE = "cataloger-dagster"
-EXTRA = "docker"
+# the run launcher and the Docker sandbox, and the agent a run may ask for
+EXTRAS = "anthropic,docker"
 # What a run's code is made of: a change to any of them makes the image stale.
 _SOURCES = ("cataloger_dagster", "templates", "sandbox", "pyproject.toml")
 _SKIP = re.compile(r"(__pycache__|\.pyc$|\.egg-info)")
@@ -95,7 +97,7 @@ def _prepare(ctx: Path, root: Path, progress: Progress | None) -> None:
          "--progress-bar", "off", "-w", str(wheels), str(root)],
         progress, _WHEEL_TIMEOUT_S, what="building the package's wheel with pip")
     version = metadata.version(PACKAGE)
-    (ctx / "requirements.txt").write_text(f"{PACKAGE}[{EXTRA}]=={version}\n")
+    (ctx / "requirements.txt").write_text(f"{PACKAGE}[{EXTRAS}]=={version}\n")
     (ctx / "constraints.txt").write_text("\n".join(constraints()) + "\n")
     image._emit(progress, "fetching the run worker's wheels\n")
     image._pip_download(ctx / "requirements.txt", wheels, progress,

@@ -58,7 +58,7 @@ def filter_program(machine: str = "") -> bytes:
     arch, numbers = ARCHES[machine]
     numbers = {**COMMON, **numbers}
     # (code, true-label, false-label, k); labels are resolved to relative jumps below
-    prog: list[tuple[int, object, object, int]] = [
+    prog: list[tuple[int, str | None, str | None, int]] = [
         (LD_W_ABS, None, None, OFF_ARCH),
         (JEQ_K, None, "kill", arch),
         (LD_W_ABS, None, None, OFF_NR),

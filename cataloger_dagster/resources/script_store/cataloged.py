@@ -11,7 +11,7 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from cataloger_dagster.core.cataloged import CatalogedTable, cataloged_table
 from cataloger_dagster.core.layout import (
@@ -72,7 +72,7 @@ def cataloged(store: ScriptStore, database: str, table: str) -> CatalogedTable |
     return None
 
 
-def _model(store: ScriptStore, prefix: str, run: str, filename: str, model: type, files: set[str]):
+def _model(store: ScriptStore, prefix: str, run: str, filename: str, model: type[BaseModel], files: set[str]):
     if filename not in files:
         return None
     data = store.read_json(prefix, run, filename)

@@ -90,7 +90,8 @@ class LocalScriptStore(ScriptStore):
 
     def _list(self, key: str) -> tuple[list[str], list[str]]:
         path = self._path(key)
-        folders, files = [], []
+        folders: list[str] = []
+        files: list[str] = []
         try:
             with os.scandir(path) as entries:
                 for entry in entries:

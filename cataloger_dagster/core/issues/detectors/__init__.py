@@ -48,6 +48,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+from functools import partial
 from datetime import datetime, timezone
 from typing import Any, Callable, Mapping, Optional
 
@@ -129,7 +130,7 @@ def detect_issues(
     if profile.row_count == 0:   # nothing else can be judged of a table without rows
         return [empty_table(ctx)]
     for type_, check in TABLE_CHECKS:
-        _run(issues, failed, ctx, type_, None, lambda check=check: check(ctx))
+        _run(issues, failed, ctx, type_, None, partial(check, ctx))
     if found_rules is not None:
         found_rules.extend(rules.discovered(ctx))
     schema = ctx.table.schema()
@@ -140,7 +141,7 @@ def detect_issues(
         dtype = schema[col.name]
         one = dataclasses.replace(ctx, table=view([col.name]))   # a column's checks read that column
         for type_, check in COLUMN_CHECKS:
-            _run(issues, failed, one, type_, col.name, lambda check=check, one=one: check(one, col, dtype))
+            _run(issues, failed, one, type_, col.name, partial(check, one, col, dtype))
     # one root cause, one issue: a column's own causes first (a unit mix, a scale error), then the
     # causes several columns share (a placeholder convention, a column family)
     issues = units.merge_mixed_units(magnitudes.merge_outliers(issues))

@@ -133,8 +133,8 @@ def _proven_unique(ctx: Context, compared: list[str]) -> bool:
         if ctx.cache.get(("repeats", cp.name)) == (0, 0):
             return True
     return any(_dense_integers(ctx, c) and _distinct_by_bits(ctx, c) for c in compared
-               if (cp := next((p for p in ctx.profile.columns if p.name == c), None)) is not None
-               and cp.count == ctx.rows and (cp.distinct or 0) >= 0.9 * ctx.rows)
+               if (profiled := next((p for p in ctx.profile.columns if p.name == c), None)) is not None
+               and profiled.count == ctx.rows and (profiled.distinct or 0) >= 0.9 * ctx.rows)
 
 
 def repeated_rows(ctx: Context, compared: list[str], near: bool) -> Optional[int]:

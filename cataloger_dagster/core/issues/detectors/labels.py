@@ -69,13 +69,13 @@ def inconsistent_categories(ctx: Context, cp: ColumnProfile, dtype: dt.DataType)
         rows = max(rows, cased_rows)
         facts.append(f"{cp.name} capitalises the same word differently inside its labels ({shown}), "
                      f"on {count(cased_rows, 'row')}")
-    canon = list(variants.groups) if variants else []
+    canons = list(variants.groups) if variants else []
     return issue(
         ctx, "inconsistent_categories", cp.name, severity="medium", category="quick_fixes",
         affectedRows=rows,
         description="; ".join(facts) + ".",
         suggestedAction=(f"Map each spelling of {cp.name} to one canonical value"
-                         + (f" ({', '.join(repr(k) for k in canon[:5])})" if canon else "")
+                         + (f" ({', '.join(repr(k) for k in canons[:5])})" if canons else "")
                          + " and validate new values against a reference list."),
         details={"groups": variants.groups, "rules": variants.why, "part": variants.part,
                  "case_variants": cased, "rows": rows},

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Any, Mapping, Optional
 
 import ibis
 import ibis.expr.datatypes as dt
@@ -109,9 +109,9 @@ class Shape:
         return 10 ** (self.median / RESOLUTION)
 
 
-def _quantile(bins: list[tuple[int, int]], q: float) -> float:
+def _quantile(bins: list[tuple[int, float]], q: float) -> float:
     total = sum(n for _, n in bins)
-    seen = 0
+    seen = 0.0
     for b, n in bins:
         seen += n
         if seen > q * total:
@@ -119,7 +119,7 @@ def _quantile(bins: list[tuple[int, int]], q: float) -> float:
     return bins[-1][0] + 0.5
 
 
-def shape(hist: dict[int, int]) -> Optional[Shape]:
+def shape(hist: Mapping[int, float]) -> Optional[Shape]:
     bins = sorted(hist.items())
     rows = round(sum(n for _, n in bins))   # a sample's counts are weighted
     if rows < MIN_GROUP_ROWS:
@@ -478,7 +478,7 @@ def scale_errors(ctx: Context, cp: ColumnProfile, dtype: dt.DataType) -> Optiona
     found = analysis(ctx).get(cp.name, {}).get("scale_errors")
     if found is None:
         return None
-    top = max(found.factors, key=found.factors.get)
+    top = max(found.factors, key=found.factors.__getitem__)
     meaning = FACTORS[float(top)]
     first = found.examples[0]
     shown = ", ".join(f"{e['value']:g} (about {_times(e['ratio'])} {_where(e)}; /{e['factor']:g} -> {e['corrected']:.4g})"

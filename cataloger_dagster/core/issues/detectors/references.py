@@ -106,8 +106,8 @@ def _find_keys(ctx: Context, name: str) -> list[Key]:
                 if not cp.distinct_approximate and cp.distinct == cp.count:
                     lengths = cp.length if dtype.is_string() and cp.length else None
                     keys.append(Key(name, cp.name, dtype, cp.distinct, cp.min, cp.max,
-                                    lengths and lengths.min, lengths and lengths.max))
-                elif cp.distinct_approximate and cp.distinct >= APPROXIMATELY_UNIQUE * cp.count:
+                                    lengths.min if lengths else None, lengths.max if lengths else None))
+                elif cp.distinct_approximate and (cp.distinct or 0) >= APPROXIMATELY_UNIQUE * cp.count:
                     counted.append(cp.name)
         if counted:
             other = _other(ctx, name)
@@ -246,7 +246,8 @@ def _dense(key: Key) -> bool:
 
 def _lengths_overlap(cp: ColumnProfile, key: Key) -> bool:
     """Text values as long as some key: two-letter carriers are never five-character airport codes."""
-    if cp.length is None or cp.length.min is None or key.shortest is None or key.longest is None:
+    if (cp.length is None or cp.length.min is None or cp.length.max is None or key.shortest is None
+            or key.longest is None):
         return True
     return not (cp.length.max < key.shortest or cp.length.min > key.longest)
 

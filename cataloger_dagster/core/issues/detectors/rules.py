@@ -174,7 +174,7 @@ def _as_rule(profile: TableProfile, cand: rc.Candidate, n: dict[str, int],
 
 def _arithmetic_rule(cand: rc.Candidate, holds: int, applies: int, steps: dict[str, float]) -> ColumnRule:
     used = {c: steps.get(c, 0.0) for c in cand.columns}
-    common = dict(holds=holds, applies=applies, steps=used, relative=RELATIVE)
+    common: dict[str, Any] = dict(holds=holds, applies=applies, steps=used, relative=RELATIVE)
     c, ops = cand.result, list(cand.operands)
     if cand.kind == "sum":
         diffs = [o for o in ops if _named(o, rc.DIFFERENCE_WORDS)]

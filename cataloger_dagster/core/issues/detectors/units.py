@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Optional
+from typing import Any, Optional
 
 import ibis.expr.datatypes as dt
 
@@ -107,7 +107,7 @@ def mixed_units(ctx: Context, cp: ColumnProfile, dtype: dt.DataType) -> Optional
             dimensions[r.dimension] = dimensions.get(r.dimension, 0) + values[v]
     if not dimensions or not candidates:
         return None
-    dimension = max(dimensions, key=dimensions.get)
+    dimension = max(dimensions, key=dimensions.__getitem__)
     readings = {v: r for v, r in readings.items() if r.dimension in (dimension, None)}
     read = sum(values[v] for v in readings)
     notations: dict[str, dict[str, int]] = {}
@@ -125,7 +125,7 @@ def mixed_units(ctx: Context, cp: ColumnProfile, dtype: dt.DataType) -> Optional
     unknown = read - sum(values[v] for v in converted)
     likely = {} if named else _likely_units(values, readings, converted, dimension)
     order = sorted(notations, key=lambda k: -rows[k])
-    breakdown = {k: {"rows": rows[k], "examples": sorted(notations[k], key=lambda v: -notations[k][v])[:3]}
+    breakdown: dict[str, dict[str, Any]] = {k: {"rows": rows[k], "examples": sorted(notations[k], key=lambda v: -notations[k][v])[:3]}
                  for k in order}
     shown = "; ".join(f"{count(rows[k], 'value')} {'as ' + k if k != BARE else 'without a unit'} "
                       f"({', '.join(repr(v) for v in breakdown[k]['examples'][:2])})" for k in order)

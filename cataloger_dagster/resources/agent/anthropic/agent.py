@@ -39,6 +39,7 @@ from cataloger_dagster.core.issues.analysis import heuristic_analysis
 from cataloger_dagster.core.reviews.memory import review_with_memory
 from cataloger_dagster.core.understanding import heuristic_understanding, structure_observations
 from cataloger_dagster.resources.agent.base import AgentResource, AgentUsage
+from cataloger_dagster.resources.extras import require
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -148,6 +149,7 @@ class AnthropicAgent(AgentResource):
 
     # ------------------------------------------------------------------ plumbing
     def client(self):
+        require("anthropic", "the anthropic agent")
         import anthropic
 
         return anthropic.Anthropic(api_key=self.api_key, base_url=self.base_url or None,

@@ -26,9 +26,11 @@ def prompt_environment() -> jinja2.Environment:
 def prompt_version() -> str:
     """A hash of the prompt templates: a change of wording invalidates cached understandings."""
     env = prompt_environment()
+    loader = env.loader
+    assert loader is not None   # prompt_environment gives its environment a loader
     digest = hashlib.sha256()
     for name in PROMPTS:
-        source, _, _ = env.loader.get_source(env, f"prompts/{name}.j2")
+        source, _, _ = loader.get_source(env, f"prompts/{name}.j2")
         digest.update(name.encode() + b"\0" + source.encode() + b"\0")
     return digest.hexdigest()[:12]
 

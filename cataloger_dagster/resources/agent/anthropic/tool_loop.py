@@ -139,9 +139,10 @@ def investigate_with_tools(agent, runtime, profile, understanding, issues: list[
     if not issues:
         return InvestigationRun(investigations=[]), usage
     parsed = reusable_blocks(previous.code, previous.table, issues) if previous is not None else None
-    context = {"tables": [profile.table],
-               "previous_script": {"timestamp": previous.timestamp, "code": _shown(previous, parsed)}
-               if previous else None}
+    context: dict[str, Any] = {
+        "tables": [profile.table],
+        "previous_script": {"timestamp": previous.timestamp, "code": _shown(previous, parsed)}
+        if previous is not None and parsed is not None else None}
     if previous is not None and previous.table != profile.table:
         context["previous_script"]["table"] = previous.table
     if reviews:
