@@ -53,6 +53,8 @@ ALLOWED_READS = {
     # the session script's setup block, run in the sandbox (or by hand against the real
     # database): the one variable that says which database it reads
     "core/investigate/checks/setup.py": {"DB_CONNECTION_STRING"},
+    # the standalone summary script each run stores, run by hand against the real database
+    "core/history/summary_script.py": {"DB_CONNECTION_STRING"},
 }
 # settings.py also reads, besides CATALOGER_*: DAGSTER_HOME (Dagster's own, read where
 # DagsterInstance.get() reads it) and ANTHROPIC_API_KEY (only whether it is set: its value
