@@ -30,6 +30,7 @@ from typing import Any, Optional
 import ibis
 import ibis.expr.datatypes as dt
 
+from cataloger_dagster.core.issues.detectors import slips
 from cataloger_dagster.core.issues.detectors.context import (
     Context, count, is_measure, issue, name_words, not_nan,
 )
@@ -275,14 +276,16 @@ def _analyse(ctx: Context) -> dict[str, dict[str, Finding]]:
             continue
         cp = next(c for c in ctx.profile.columns if c.name == m)
         result = _judge(ctx, t, m, groups, keys, apart, {(vi, grp): s for (i, vi, grp), s in shapes.items() if i == mi},
-                        low_side_judged(cp))
+                        low_side_judged(cp), {(vi, grp): h for (i, vi, grp), h in hists.items() if i == mi},
+                        {c: shapes[(ci, 0, "")] for ci, c in enumerate(columns) if (ci, 0, "") in shapes})
         if result:
             found[m] = result
     return found
 
 
 def _judge(ctx: Context, t: ibis.Table, m: str, groups: list[str], keys: dict[str, Any], apart: set[int],
-           shapes: dict[tuple[int, Any], Shape], low_side: bool) -> dict[str, Finding]:
+           shapes: dict[tuple[int, Any], Shape], low_side: bool, hists: dict[tuple[int, Any], dict[int, int]],
+           columns: dict[str, Shape]) -> dict[str, Finding]:
     v = t[m].cast("float64")
     usable = v.notnull() & (v > 0) & (v < BIG) & not_nan(ctx, v)
     rel = t.filter(usable).select(v=v, bin=_bin(v), **{f"g{i}": keys[g] for i, g in enumerate(groups)})
@@ -320,6 +323,8 @@ def _judge(ctx: Context, t: ibis.Table, m: str, groups: list[str], keys: dict[st
             vi, grp, s = far[0]
             f = fits.pop()
             kind = "scale_errors"
+            if not slips.cut_off(hists[(vi, grp)], b, s):
+                continue   # the last value of a tail that thins out towards it: a true extreme
         else:
             vi, grp, s = far[0]
             f = None
@@ -336,6 +341,12 @@ def _judge(ctx: Context, t: ibis.Table, m: str, groups: list[str], keys: dict[st
             example["factor"] = f
             example["corrected"] = value / f if ratio > 1 else value * f
         out[kind].append((example, int(r["n"]), f))
+    if out["scale_errors"]:
+        # a real event moves the row's other measures with the value; a slip moves one cell
+        cells = [(h[0]["values"][0], h[0]["values"][-1], h[2]) for h in out["scale_errors"]]
+        rows = slips.candidate_rows(t, m, [(lo, hi) for lo, hi, _ in cells], list(columns))
+        dropped = slips.events(rows, m, cells, columns, RESOLUTION)
+        out["scale_errors"] = [h for i, h in enumerate(out["scale_errors"]) if i not in dropped]
     result = {}
     for kind, hits in out.items():
         total = sum(n for _, n, _ in hits)

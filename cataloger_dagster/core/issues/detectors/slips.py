@@ -1,0 +1,148 @@
+"""Whether a value at a unit factor from its peers is a slip rather than a true extreme.
+
+A factor alone proves little: the last value of a skewed measure's tail is often about ten
+times its median by chance.  A candidate the magnitudes detector found at a factor from its
+peers is kept as a scale error only when two more things hold.
+
+- It is cut off (`cut_off`): the stretch of the log scale between it and the bulk is wide
+  against the bulk's own tail on that side.  A tail thins out value after value (the extreme
+  values of n draws are spaced about as the tail's scale); a slip jumps.  The tail's scale is
+  read from the bulk's last TAIL_VALUES values (Hill's estimator: their mean distance, in bins
+  of the log scale, to the next value in): the gap must be TAIL_GAP times that.  On a tail
+  that falls off exponentially on the log scale (a power law), a gap that wide comes by chance
+  about once in e**TAIL_GAP (0.7%).
+- Its row does not move with it (`moves_together`): a real event moves a row's measures
+  together (a month when the production of every meat fell, the largest district with the most
+  pupils and the most passes), where a slip moves one cell, or all of the row's cells by the
+  same factor.  Another measure of the row as extreme on the same side (TOGETHER_Z robust
+  standard deviations of its column's logarithm) at another ratio makes the value an event.
+
+Inputs (what the magnitudes detector already holds): a view's histogram of orders of magnitude
+{bin: rows} (RESOLUTION bins a decade, bin = floor(log10(v) * RESOLUTION)), its `Shape` (the
+bulk's first and last bins `low`/`high`, the median and MAD in bins), and for the rows of a
+candidate the values of the table's other measures with their whole columns' `Shape`s.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Mapping, Optional, Protocol
+
+import ibis
+
+TAIL_VALUES = 10     # the bulk's last values read for its tail's scale
+MIN_TAIL_VALUES = 3
+TAIL_GAP = 5.0       # a gap this many times the tail's scale cuts a value off
+MIN_SCALE = 0.5      # bins: below the histogram's resolution, a tail's scale is not read
+TOGETHER_Z = 3.0     # another measure this far out on the same side moves with the value
+SAME_FACTOR = 0.1    # decades: another measure off by the same factor slipped with it
+MAX_ROWS = 50        # candidate rows read back
+
+
+class Bulk(Protocol):
+    """What the corroboration reads of a view's shape (magnitudes.Shape), in bins."""
+
+    rows: int
+    median: float
+    mad: float
+    low: int
+    high: int
+
+
+def tail_ratio(hist: Mapping[int, int], b: int, s: Bulk) -> float:
+    """The gap between the candidate bin `b` and the bulk, in units of the scale of the bulk's
+    tail on b's side (the larger, the more cut off)."""
+    high = b > s.high
+    edge = s.high if high else s.low
+    side = sorted((x for x in hist if (edge < x <= b if high else b <= x < edge)), reverse=not high)
+    nearest = side[0] if side else b     # the first value beyond the bulk on b's side
+    gap = abs(edge - nearest)
+    inward = sorted((x for x in hist if s.low <= x <= s.high), reverse=high)
+    k = max(MIN_TAIL_VALUES, min(TAIL_VALUES, s.rows // 4))
+    taken: list[tuple[int, int]] = []
+    seen = 0
+    for x in inward:
+        n = hist[x]
+        if seen >= k:
+            break
+        taken.append((x, min(n, k - seen)))
+        seen += min(n, k - seen)
+    # the value next in from the k last ones: its bin is where the k-th value's neighbour sits
+    below = [x for x in inward if hist[x] > 0]
+    reference = _bin_of_rank(hist, below, k + 1)
+    scale = sum(abs(x - reference) * n for x, n in taken) / max(seen, 1)
+    return gap / max(scale, MIN_SCALE)
+
+
+def _bin_of_rank(hist: Mapping[int, int], ordered: list[int], rank: int) -> int:
+    seen = 0
+    for x in ordered:
+        seen += hist[x]
+        if seen >= rank:
+            return x
+    return ordered[-1]
+
+
+def cut_off(hist: Mapping[int, int], b: int, s: Bulk) -> bool:
+    """Whether the candidate bin `b` is cut off from its bulk rather than the end of its tail."""
+    return tail_ratio(hist, b, s) >= TAIL_GAP
+
+
+def _z(value: float, s: Bulk, resolution: int) -> float:
+    return (math.log10(value) * resolution - s.median) / max(1.4826 * s.mad, 1.0)
+
+
+def moves_together(row: Mapping[str, Any], column: str, factor: float, shapes: Mapping[str, Bulk],
+                   resolution: int) -> bool:
+    """Whether another measure of the candidate's row is as extreme on the same side (at another
+    ratio than `factor`): the row is an event, not a slip.  `row` holds the candidate's value
+    under `column` and the other measures' values; `shapes` the whole columns' shapes."""
+    own = shapes.get(column)
+    value = row.get(column)
+    if own is None or value is None or not value > 0:
+        return False
+    up = math.log10(value) * resolution > own.median
+    for other, v in row.items():
+        s = shapes.get(other)
+        if other == column or s is None or v is None or not (isinstance(v, (int, float)) and v > 0):
+            continue
+        z = _z(float(v), s, resolution)
+        if (z >= TOGETHER_Z if up else z <= -TOGETHER_Z):
+            off = abs(math.log10(float(v)) * resolution - s.median) / resolution
+            if abs(off - math.log10(factor)) > SAME_FACTOR:
+                return True
+    return False
+
+
+def candidate_rows(t: ibis.Table, column: str, ranges: list[tuple[float, float]], measures: list[str]
+                   ) -> list[dict[str, Any]]:
+    """The rows (at most MAX_ROWS) whose `column` lies in one of `ranges`, with the measures."""
+    v = t[column].cast("float64")
+    where = None
+    for lo, hi in ranges:
+        one = (v >= lo) & (v <= hi)
+        where = one if where is None else where | one
+    if where is None:
+        return []
+    picked = t.filter(where).select(**{m: t[m].cast("float64") for m in dict.fromkeys([column, *measures])})
+    return picked.limit(MAX_ROWS).to_pyarrow().to_pylist()
+
+
+def events(rows: list[dict[str, Any]], column: str, ranges: list[tuple[float, float, float]],
+           shapes: Mapping[str, Bulk], resolution: int) -> set[int]:
+    """The indexes of `ranges` ((lo, hi, factor) of a candidate cell) whose rows, for the most
+    part, move together with the candidate: real events rather than slips."""
+    together: dict[int, list[bool]] = {}
+    for row in rows:
+        v = row.get(column)
+        if v is None:
+            continue
+        for i, (lo, hi, factor) in enumerate(ranges):
+            if lo <= v <= hi:
+                together.setdefault(i, []).append(moves_together(row, column, factor, shapes, resolution))
+    return {i for i, flags in together.items() if sum(flags) * 2 > len(flags)}
+
+
+def corroborated(hist: Optional[Mapping[int, int]], b: int, s: Bulk) -> bool:
+    """The first test, on one candidate bin of one view: cut off from its bulk."""
+    return hist is not None and cut_off(hist, b, s)
