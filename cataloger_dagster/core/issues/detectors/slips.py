@@ -26,7 +26,7 @@ candidate the values of the table's other measures with their whole columns' `Sh
 from __future__ import annotations
 
 import math
-from typing import Any, Mapping, Optional, Protocol
+from typing import Any, Mapping, Protocol
 
 import ibis
 
@@ -54,33 +54,19 @@ def tail_ratio(hist: Mapping[int, int], b: int, s: Bulk) -> float:
     tail on b's side (the larger, the more cut off)."""
     high = b > s.high
     edge = s.high if high else s.low
-    side = sorted((x for x in hist if (edge < x <= b if high else b <= x < edge)), reverse=not high)
-    nearest = side[0] if side else b     # the first value beyond the bulk on b's side
-    gap = abs(edge - nearest)
-    inward = sorted((x for x in hist if s.low <= x <= s.high), reverse=high)
+    beyond = [x for x in hist if (edge < x <= b if high else b <= x < edge)]
+    gap = abs(edge - (min(beyond) if high else max(beyond))) if beyond else abs(edge - b)
+    # the bins of the bulk's k values nearest the edge, and of the next one in (Hill's reference)
     k = max(MIN_TAIL_VALUES, min(TAIL_VALUES, s.rows // 4))
-    taken: list[tuple[int, int]] = []
-    seen = 0
-    for x in inward:
-        n = hist[x]
-        if seen >= k:
+    ranks: list[int] = []
+    for x in sorted((x for x in hist if s.low <= x <= s.high), reverse=high):
+        ranks += [x] * min(hist[x], k + 1 - len(ranks))
+        if len(ranks) > k:
             break
-        taken.append((x, min(n, k - seen)))
-        seen += min(n, k - seen)
-    # the value next in from the k last ones: its bin is where the k-th value's neighbour sits
-    below = [x for x in inward if hist[x] > 0]
-    reference = _bin_of_rank(hist, below, k + 1)
-    scale = sum(abs(x - reference) * n for x, n in taken) / max(seen, 1)
+    if len(ranks) < 2:
+        return math.inf
+    scale = sum(abs(x - ranks[-1]) for x in ranks[:-1]) / (len(ranks) - 1)
     return gap / max(scale, MIN_SCALE)
-
-
-def _bin_of_rank(hist: Mapping[int, int], ordered: list[int], rank: int) -> int:
-    seen = 0
-    for x in ordered:
-        seen += hist[x]
-        if seen >= rank:
-            return x
-    return ordered[-1]
 
 
 def cut_off(hist: Mapping[int, int], b: int, s: Bulk) -> bool:
@@ -141,8 +127,3 @@ def events(rows: list[dict[str, Any]], column: str, ranges: list[tuple[float, fl
             if lo <= v <= hi:
                 together.setdefault(i, []).append(moves_together(row, column, factor, shapes, resolution))
     return {i for i, flags in together.items() if sum(flags) * 2 > len(flags)}
-
-
-def corroborated(hist: Optional[Mapping[int, int]], b: int, s: Bulk) -> bool:
-    """The first test, on one candidate bin of one view: cut off from its bulk."""
-    return hist is not None and cut_off(hist, b, s)
