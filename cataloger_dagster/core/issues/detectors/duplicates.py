@@ -178,11 +178,13 @@ def duplicate_rows(ctx: Context) -> Optional[IssueModel]:
     compared = [c for c in comparable if c not in ignored]
     if not compared or (ignored and len(compared) < 2):
         return None   # one value beside a row's number is no record that could have been copied
+    if kinds_only(ctx, compared):
+        return None   # rows of kinds: alike by nature, whatever their number (and not counted)
     dups = repeated_rows(ctx, compared, near=bool(ignored))
     if not dups or dups <= 0:
         return None
     expected = chance_repeats(ctx, compared, dups)
-    if expected >= CHANCE_SHARE * dups or kinds_only(ctx, compared):
+    if expected >= CHANCE_SHARE * dups:
         return None   # the columns take so few values that rows are alike by nature
     frac = dups / ctx.rows
     severity = "high" if frac > 0.1 else "medium" if frac > 0.01 else "low"
