@@ -164,6 +164,10 @@ class CatalogerSettings(BaseSettings):
         {}, json_schema_extra=_hint('a JSON object, e.g. {"orders": "team-sales"}'),
         description="who owns which table, as a JSON object from table name to owner (`*`: every other "
         "table); `alert_sensor` groups its messages by owner")
+    table_lineage: bool = Field(
+        False, description="draw the references the catalog found between tables (a column whose values are "
+        "another table's keys) as lineage between the tables' assets in Dagster's catalog (`catalog/<database>/"
+        "<table>`; `1` to turn on)")
     alert_notifier: Literal["none", "slack", "webhook", "email"] = Field(
         "none", description="where `alert_sensor` sends alerts: `slack` (a Slack-compatible incoming webhook), "
         "`webhook` (JSON POSTed to a URL), `email` (SMTP) or `none`")

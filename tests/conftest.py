@@ -281,3 +281,15 @@ def small_catalog(tmp_path_factory):
     database = mcp_support.make_database(root / "club.duckdb")
     mcp_support.catalog(database, root / "store")
     return database, root / "store"
+
+
+@pytest.fixture(scope="session")
+def cataloged_shop(tmp_path_factory):
+    """(database file, store folder) of one real catalog run of the shop database's three tables
+    (tests/support/cataloged_shop.py), shared by the tests that only read its store."""
+    problem = sandbox_problem("local")  # the run investigates in the local sandbox
+    if problem:
+        service_unavailable(problem)
+    from cataloged_shop import make_cataloged_shop
+
+    return make_cataloged_shop(tmp_path_factory.mktemp("cataloged_shop"))

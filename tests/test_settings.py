@@ -105,7 +105,9 @@ def test_readme_and_env_example_are_the_settings(clean_env):
     assigned = set(re.findall(r"^# ([A-Z_]+)=", example, re.M))
     assert assigned == {variable(f) for f in fields} | set(OTHER_VARIABLES)
     for field, info in fields.items():
-        shown = "" if info.default is None else ("1" if info.default is True else str(info.default))
+        shown = "" if info.default is None else str(info.default)
+        if isinstance(info.default, bool):
+            shown = "1" if info.default else "0"
         assert f"| `{variable(field)}` | {f'`{shown}`' if shown else ''} |" in readme_table, field
         assert f"\n# {variable(field)}={shown}\n" in example, field
     # a CATALOGER_ variable that is no setting would be read by nothing

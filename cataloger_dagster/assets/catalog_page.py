@@ -12,6 +12,7 @@ from cataloger_dagster.core.layout import (
 from cataloger_dagster.core.models import (
     AnalysisResultModel, DatasetUnderstandingModel, InvestigationsResult, TableProfile, severity_counts,
 )
+from cataloger_dagster.core.render.formats import run_moment
 from cataloger_dagster.core.render.pages import render_catalog_page
 from cataloger_dagster.core.render.timelapse import render_timelapse
 from cataloger_dagster.resources import script_store
@@ -105,6 +106,7 @@ def _page(context: dg.AssetExecutionContext, folder: TableRun, table_profile: Ta
         links={"Recent changes": RECENT_SUMMARY, "Catalog script": SCRIPT, "Summary script": SUMMARY_SCRIPT},
         run=facts,
         review={"database": folder.database.database_name, "store": script_store.store_url(store)},
+        now=run_moment(folder.timestamp),
     )
     uri = folder.write_artifact(CATALOG_PAGE, html)
     folder.write_json(RUN_SUMMARY, summarize_run(folder.timestamp, table_profile, quality_issues, investigations,

@@ -19,6 +19,8 @@ ColumnKind = Literal[
     "integer", "decimal", "float", "string", "boolean", "date", "timestamp",
     "time", "uuid", "binary", "interval", "nested", "json", "other",
 ]
+# the kinds whose values are numbers: the profile keeps their mean and standard deviation
+NUMERIC_KINDS: tuple[ColumnKind, ...] = ("integer", "decimal", "float")
 
 # Text patterns counted for every string column.  `semantic_type` is the
 # pattern most non-null values match (see table_profile).

@@ -35,6 +35,16 @@ _SQLITE_EXPECTED = {
 SQLITE_CLASSES = ("integer", "real", "text", "blob")
 
 
+def compiles(backend, expr: ir.Expr) -> bool:
+    """Whether the backend can write `expr` as its SQL (a seeded sample, an approximate
+    aggregate): what one database offers, another refuses at compile time."""
+    try:
+        backend.compile(expr)
+        return True
+    except Exception:
+        return False
+
+
 @ibis.udf.scalar.builtin(name="typeof")
 def _sqlite_typeof(x) -> str:  # SQLite's own function: the storage class of one value
     ...

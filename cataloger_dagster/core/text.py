@@ -39,6 +39,11 @@ def plural(noun: str) -> str:
     return _inflect().plural_noun(noun) if noun else noun
 
 
+def english():
+    """inflect's engine, for the sentence helpers of core/grammar.py."""
+    return _inflect()
+
+
 @functools.cache
 def _inflect():
     # imported on first use: most processes that load the code location (sensors, the

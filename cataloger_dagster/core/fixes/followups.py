@@ -38,6 +38,7 @@ from sqlglot import exp
 from cataloger_dagster.core import text
 from cataloger_dagster.core.fixes import sql
 from cataloger_dagster.core.fixes.sql import FixTarget, Unscriptable
+from cataloger_dagster.core.grammar import count_noun, noun_for, verb_for
 from cataloger_dagster.core.issues.detectors.context import numeric_sentinels
 from cataloger_dagster.core.layout import fix_filename
 from cataloger_dagster.core.models import (
@@ -51,6 +52,11 @@ INCOMPARABLE_KINDS = {"nested", "json", "binary", "other"}
 TIME_WORDS = ("updated", "modified", "changed", "loaded", "ingested", "inserted", "created", "timestamp",
               "time", "date", "at", "ts")
 KEEP, BY_HAND = "keep", "by_hand"
+
+
+def rows_of(n: int) -> str:
+    """"1 row", "2,118 rows": a fix's count of rows (a zero as the digit)."""
+    return count_noun(n, "row", zero=None)
 
 
 @dataclass
@@ -146,7 +152,7 @@ def _outliers(issue: IssueModel, profile: TableProfile, target: FixTarget) -> Of
     fence = f"{_n(lo)} to {_n(hi)}"
     params = {"column": cp.name, "fence_low": lo, "fence_high": hi, "rows": n}
     return Offer(
-        prompt=f"{n:,} {'value' if n == 1 else 'values'} of {cp.name} lie far outside its usual range "
+        prompt=f"{count_noun(n, 'value', zero=None)} of {cp.name} {verb_for(n, 'lies')} far outside its usual range "
                f"(fence {fence}). Are they entry errors, or real extremes?",
         examples=_examples(d.get("examples") or []),
         choices=[
@@ -204,10 +210,10 @@ def _out_of_range(issue: IssueModel, profile: TableProfile, target: FixTarget) -
              if list(counts) == ["negative"] else
              Choice("delete_rows", "Wrong rows: delete them",
                     _scripted(issue, target, "delete_rows", "delete_rows",
-                              f"Delete the {n:,} rows whose {cp.name} is implausible ({what}).",
+                              f"Delete the {rows_of(n)} whose {cp.name} is implausible ({what}).",
                               [sql.delete(target, where)], parameters=params)))
     return Offer(
-        prompt=f"{cp.name} has {what} value{'s' if n != 1 else ''} that should not occur. What are they?",
+        prompt=f"{cp.name} has {what} {noun_for(n, 'value')} that should not occur. What are they?",
         examples=what,
         choices=[
             first,
@@ -268,7 +274,7 @@ def _duplicate_keys(issue: IssueModel, profile: TableProfile, target: FixTarget)
     choices.append(Choice(KEEP, f"Keep every row: {shown} is not a key", _keep(
         f"Nothing changes: {shown} is not a key of the table. Dismiss the issue in a review so it is not raised again.")))
     return Offer(
-        prompt=f"{n:,} rows of {profile.table} share their {shown} with another row. "
+        prompt=f"{rows_of(n)} of {profile.table} {verb_for(n, 'shares')} their {shown} with another row. "
                f"Which row of each {shown} should stay?",
         examples=_examples([str(e) for e in d.get("examples") or []]),
         choices=choices,
@@ -284,11 +290,11 @@ def _duplicate_rows(issue: IssueModel, profile: TableProfile, target: FixTarget)
     if ignored:   # copies that differ in a row number or load time: one row per record, the first kept
         compared = [c for c in issue.details.get("compared_columns") or issue.affectedColumns if c in columns]
         kept = sql.one_row_per_key(target, columns, compared, comparable=ignored)
-        what = f"repeat another row in every column but {', '.join(ignored)}"
+        what = f"{verb_for(n, 'repeats')} another row in every column but {', '.join(ignored)}"
     else:
-        kept, what = sql.distinct_rows(target, columns), "repeat another row exactly"
+        kept, what = sql.distinct_rows(target, columns), f"{verb_for(n, 'repeats')} another row exactly"
     return Offer(
-        prompt=f"{n:,} rows of {profile.table} {what}. Are they copies, or separate events?",
+        prompt=f"{rows_of(n)} of {profile.table} {what}. Are they copies, or separate events?",
         choices=[
             Choice("keep_one_copy", "Copies: keep one of each",
                    _scripted(issue, target, "keep_one_copy", "keep_one_copy",
@@ -313,17 +319,17 @@ def _orphans(issue: IssueModel, profile: TableProfile, target: FixTarget) -> Off
     ref = f"{table}.{column}"
     params = {"column": cp.name, "references": ref, "rows": n, "missing_values": missing}
     return Offer(
-        prompt=f"{n:,} rows have a {cp.name} that {ref} does not hold ({missing:,} distinct "
-               f"value{'s' if missing != 1 else ''}). What should happen to them?",
+        prompt=f"{rows_of(n)} {verb_for(n, 'has')} a {cp.name} that {ref} does not hold "
+               f"({count_noun(missing, 'distinct value', zero=None)}). What should happen to them?",
         examples=_examples([str(e) for e in d.get("examples") or []]),
         choices=[
             Choice("delete_orphans", "Delete the rows that point nowhere",
                    _scripted(issue, target, "delete_orphans", "delete_orphans",
-                             f"Delete the {n:,} rows whose {cp.name} has no match in {ref}.",
+                             f"Delete the {rows_of(n)} whose {cp.name} has no match in {ref}.",
                              [sql.delete(target, orphan)], parameters=params)),
             Choice("set_null", f"Keep the rows, set {cp.name} to NULL",
                    _scripted(issue, target, "set_null", "set_null",
-                             f"Set {cp.name} to NULL on the {n:,} rows with no match in {ref}.",
+                             f"Set {cp.name} to NULL on the {rows_of(n)} with no match in {ref}.",
                              [sql.update(target, cp.name, exp.Null(), orphan)], parameters=params,
                              notes=("It fails if the column is NOT NULL.",))),
             Choice("add_missing_keys", f"{table} is incomplete: add the missing keys to it",
@@ -370,11 +376,11 @@ def _categories(issue: IssueModel, profile: TableProfile, target: FixTarget) -> 
               else f"Consolidate each value of {cp.name}{where_part} to its most frequent spelling ({shown})?")
     return Offer(
         prompt=prompt,
-        examples="; ".join(f"{v!r} ({groups[k][v]:,} rows) -> {k!r}" for v, k in list(mapping.items())[:5]),
+        examples="; ".join(f"{v!r} ({rows_of(groups[k][v])}) -> {k!r}" for v, k in list(mapping.items())[:5]),
         choices=[
             Choice("consolidate", "Yes: write every spelling as its most frequent one",
                    _scripted(issue, target, "consolidate", "consolidate",
-                             f"Rewrite {rows:,} rows of {cp.name} to the most frequent spelling of each value.",
+                             f"Rewrite {rows_of(rows)} of {cp.name} to the most frequent spelling of each value.",
                              [sql.update(target, cp.name, exp.Case(ifs=ifs, default=c.copy()), where)],
                              parameters={"column": cp.name, "mapping": mapping, "part": d.get("part", "value")})),
             Choice(KEEP, "No: the spellings mean different things", _keep()),
@@ -391,7 +397,7 @@ def _sentinels(issue: IssueModel, profile: TableProfile, target: FixTarget) -> O
     shown = ", ".join(repr(v) for v in found)
     return Offer(
         prompt=f"Do {shown} in {cp.name} stand for unknown values?",
-        examples="; ".join(f"{v!r}: {n:,} rows" for v, n in found.items()),
+        examples="; ".join(f"{v!r}: {rows_of(n)}" for v, n in found.items()),
         choices=[
             Choice("set_null", "Yes: store them as NULL",
                    _scripted(issue, target, "set_null", "set_null", f"Store {shown} in {cp.name} as NULL.",

@@ -8,33 +8,32 @@ only ``profile`` is required, and a missing part is treated as unknown
 rather than empty (a run without issues.json does not "resolve" every issue).
 
 `summary_script` writes the run's second script, beside the session script: a standalone program that
-holds the previous run's numbers and recomputes the current side with ibis.
+holds the previous run's numbers and recomputes the current side with ibis.  Its code is the file
+summary_script.py of this package, and both sides judge a change with the code of `comparison`.
 """
 
 from __future__ import annotations
 
 import json
+from importlib import resources
 from typing import Any, Optional
 
 from pydantic import BaseModel, Field
 
+from cataloger_dagster.core.history import comparison
+from cataloger_dagster.core.history.comparison import (
+    NULL_FRACTION_POINTS, distinct_notable, mean_move, null_fraction_notable, rows_change, schema_change,
+)
 from cataloger_dagster.core.history.timelapse import RunSummary
 from cataloger_dagster.core.investigate.codegen import literal
+from cataloger_dagster.core.models import NUMERIC_KINDS
 from cataloger_dagster.core.values import finite_float
 
 __all__ = [
     "NULL_FRACTION_POINTS", "ColumnRef", "TypeChange", "ValueChange", "ColumnShift", "IssueRef",
     "SeverityChange", "VerdictChange", "RecentSummary", "compare_runs", "summary_script",
-    "render_recent_summary", "SCRIPT_KINDS",
+    "render_recent_summary",
 ]
-
-# A distribution shift worth a reader's attention (flagged `notable`).
-NULL_FRACTION_POINTS = 0.05     # null fraction moved by 5 percentage points or more
-MEAN_STDS = 1.0                 # mean moved by more than one (previous) standard deviation
-DISTINCT_RATIO = 0.2            # distinct values per row changed by more than 20%
-
-# Column kinds whose mean the summary script recomputes (the profile's numeric kinds).
-SCRIPT_KINDS = ("integer", "decimal", "float")
 
 
 class ColumnRef(BaseModel):
@@ -133,6 +132,10 @@ def _columns(profile: dict) -> dict[str, dict]:
     return {c["name"]: c for c in profile.get("columns") or [] if isinstance(c, dict) and "name" in c}
 
 
+def _dtypes(columns: dict[str, dict]) -> dict[str, str]:
+    return {name: str(c.get("dtype") or "") for name, c in columns.items()}
+
+
 def _issues(run: dict) -> dict[str, dict] | None:
     found = run.get("issues")
     if not isinstance(found, dict):
@@ -187,24 +190,20 @@ def _shift(name: str, before: dict, after: dict, rows: tuple[int, int]) -> Colum
             shift.changes.append(ValueChange(stat=stat, before=before.get(stat), after=after.get(stat)))
 
     nf_before, nf_after = finite_float(before.get("null_fraction")), finite_float(after.get("null_fraction"))
-    if nf_before is not None and nf_after is not None \
-            and abs(nf_after - nf_before) >= NULL_FRACTION_POINTS - 1e-12:
+    if nf_before is not None and nf_after is not None and null_fraction_notable(nf_before, nf_after):
         shift.notable.append(f"null fraction {nf_before:.1%} → {nf_after:.1%} "
                              f"({(nf_after - nf_before) * 100:+.1f} points)")
     mean_before, mean_after = finite_float(before.get("mean")), finite_float(after.get("mean"))
     std = finite_float(before.get("std"))
-    if mean_before is not None and mean_after is not None and mean_after != mean_before:
-        moved = abs(mean_after - mean_before)
-        if std is not None and std > 0 and moved > MEAN_STDS * std:
-            shift.notable.append(f"mean {mean_before:.4g} → {mean_after:.4g} ({moved / std:.1f} std)")
-        elif std == 0:       # a constant column that is no longer constant
-            shift.notable.append(f"mean {mean_before:.4g} → {mean_after:.4g} (the column was constant)")
+    why = mean_move(mean_before, mean_after, std) if mean_before is not None and mean_after is not None else None
+    if why == "std":
+        shift.notable.append(f"mean {mean_before:.4g} → {mean_after:.4g} "
+                             f"({abs(mean_after - mean_before) / std:.1f} std)")
+    elif why == "constant":
+        shift.notable.append(f"mean {mean_before:.4g} → {mean_after:.4g} (the column was constant)")
     d_before, d_after = finite_float(before.get("distinct")), finite_float(after.get("distinct"))
-    if d_before and d_after is not None:
-        # relative to the row count: a key column growing with its table is no news
-        share_before, share_after = (d_before / rows[0], d_after / rows[1]) if all(rows) else (d_before, d_after)
-        if abs(share_after - share_before) / share_before > DISTINCT_RATIO:
-            shift.notable.append(f"distinct values {d_before:,.0f} → {d_after:,.0f}")
+    if d_before and d_after is not None and distinct_notable(d_before, d_after, rows):
+        shift.notable.append(f"distinct values {d_before:,.0f} → {d_after:,.0f}")
 
     top_before, top_after = _top(before), _top(after)
     if top_before or top_after:
@@ -291,7 +290,7 @@ def compare_runs(previous: dict | None, current: dict, trend: list[RunSummary] |
     )
     if previous is None:
         # on a first run every column is "new": the page lists the schema it starts from
-        summary.columns_added = [ColumnRef(name=n, dtype=str(c.get("dtype") or "")) for n, c in now_cols.items()]
+        summary.columns_added = [ColumnRef(name=n, dtype=dtype) for n, dtype in _dtypes(now_cols).items()]
         summary.headline = _sentences(summary)
         return summary
     if not isinstance(previous.get("profile"), dict):
@@ -302,23 +301,18 @@ def compare_runs(previous: dict | None, current: dict, trend: list[RunSummary] |
     before_cols = _columns(before)
     summary.previous_timestamp = previous.get("timestamp")
     summary.rows_before = int(before.get("row_count") or 0)
-    summary.rows_delta = summary.rows_after - summary.rows_before
-    if summary.rows_before:
-        summary.rows_delta_pct = round(summary.rows_delta / summary.rows_before * 100, 2)
+    summary.rows_delta, summary.rows_delta_pct = rows_change(summary.rows_before, summary.rows_after)
     summary.fingerprint_before = (before.get("fingerprint") or {}).get("value")
     summary.fingerprint_changed = summary.fingerprint_before != summary.fingerprint_after
 
-    summary.columns_added = [ColumnRef(name=n, dtype=str(c.get("dtype") or ""))
-                             for n, c in now_cols.items() if n not in before_cols]
-    summary.columns_removed = [ColumnRef(name=n, dtype=str(c.get("dtype") or ""))
-                               for n, c in before_cols.items() if n not in now_cols]
+    added, removed, retyped = schema_change(_dtypes(before_cols), _dtypes(now_cols))
+    summary.columns_added = [ColumnRef(name=n, dtype=dtype) for n, dtype in added]
+    summary.columns_removed = [ColumnRef(name=n, dtype=dtype) for n, dtype in removed]
+    summary.type_changes = [TypeChange(column=n, before=b, after=a) for n, b, a in retyped]
     for name, col in now_cols.items():
         if name not in before_cols:
             continue
         old = before_cols[name]
-        if str(old.get("dtype")) != str(col.get("dtype")):
-            summary.type_changes.append(TypeChange(column=name, before=str(old.get("dtype")),
-                                                   after=str(col.get("dtype"))))
         try:
             shift = _shift(name, old, col, (summary.rows_before, summary.rows_after))
         except Exception as exc:  # noqa: BLE001 - one odd column must not hide the others
@@ -398,179 +392,12 @@ def _script_baseline(previous_profile: dict | None) -> dict | None:
     columns = {}
     for name, col in _columns(previous_profile).items():
         entry = {"dtype": str(col.get("dtype") or ""), "nulls": col.get("nulls")}
-        if col.get("kind") in SCRIPT_KINDS:
+        if col.get("kind") in NUMERIC_KINDS:
             entry.update(mean=finite_float(col.get("mean")), std=finite_float(col.get("std")))
         columns[name] = entry
     return {"row_count": previous_profile.get("row_count"), "columns": columns}
 
 
-_SCRIPT = '''\
-"""What changed in the table TABLE since the run PREVIOUS_TIMESTAMP (both below).
-
-Generated by cataloger-dagster (recent_summary).  The previous run's numbers
-are embedded below; the current side is recomputed from the database:
-
-    DB_CONNECTION_STRING=duckdb:///path/to/db.duckdb python summary_script.py
-
-It prints one JSON object: rows, schema and per-column changes, and the trend over
-the last runs (TREND below: their own rows, standing issues, health and pass rate)
-with the row count recomputed now; the issues, health and pass rate of now need a
-catalog run (the detectors and investigations), so the trend holds the runs' own.
-"""
-
-import json
-import math
-import os
-
-import ibis
-
-TABLE = {table_literal}
-PREVIOUS_TIMESTAMP = {previous_literal}
-# the previous run (None on a table's first run)
-PREVIOUS = json.loads({baseline_literal})
-# the runs before this one, oldest first (the last is the run this one followed)
-TREND = json.loads({trend_literal})
-NULL_FRACTION_POINTS = {points}
-MEAN_STDS = {stds}
-NUMERIC_KINDS = ("integer", "decimal", "float")
-
-
-def finite(value):
-    try:
-        value = float(value)
-    except (TypeError, ValueError):
-        return None
-    return value if math.isfinite(value) else None
-
-
-def kind(dtype):
-    if dtype.is_boolean():
-        return "boolean"
-    if dtype.is_integer():
-        return "integer"
-    if dtype.is_decimal():
-        return "decimal"
-    if dtype.is_floating():
-        return "float"
-    return "other"
-
-
-def column_metrics(table, index, name, dtype):
-    column = table[name]
-    metrics = {{f"n{{index}}": column.isnull().sum()}}
-    if kind(dtype) in NUMERIC_KINDS:
-        values = column.cast("float64") if dtype.is_decimal() else column
-        # the profile's mean ignores NaN, which is not NULL
-        valid = column.notnull() & ~column.isnan() if dtype.is_floating() else column.notnull()
-        metrics[f"m{{index}}"] = values.mean(where=valid)
-    return metrics
-
-
-def current_numbers(table):
-    schema = table.schema()
-    columns = {{name: {{"dtype": str(dtype)}} for name, dtype in schema.items()}}
-    metrics = {{}}
-    for index, (name, dtype) in enumerate(schema.items()):
-        try:
-            metrics.update(column_metrics(table, index, name, dtype))
-        except Exception as exc:  # one odd column must not abort the others
-            columns[name]["error"] = f"{{type(exc).__name__}}: {{exc}}"
-    try:
-        row = table.aggregate(__rows=table.count(), **metrics).to_pyarrow().to_pylist()[0]
-    except Exception:
-        # some column's statistics fail on this backend: compute each on its own
-        row = {{"__rows": table.count().to_pyarrow().as_py()}}
-        for index, (name, _) in enumerate(schema.items()):
-            own = {{k: v for k, v in metrics.items() if k[1:] == str(index)}}
-            if not own:
-                continue
-            try:
-                row.update(table.aggregate(**own).to_pyarrow().to_pylist()[0])
-            except Exception as exc:
-                columns[name]["error"] = f"{{type(exc).__name__}}: {{exc}}"
-    for index, (name, dtype) in enumerate(schema.items()):
-        if f"n{{index}}" in row:
-            columns[name]["nulls"] = int(row[f"n{{index}}"] or 0)
-        if f"m{{index}}" in row:
-            columns[name]["mean"] = finite(row[f"m{{index}}"])
-    return {{"row_count": int(row["__rows"]), "columns": columns}}
-
-
-def compare(previous, current):
-    rows_after = current["row_count"]
-    out = {{"table": TABLE, "previous_timestamp": PREVIOUS_TIMESTAMP, "first_run": previous is None}}
-    if previous is None:
-        out["rows"] = {{"before": None, "after": rows_after, "delta": 0, "delta_pct": None}}
-        out["schema"] = {{"added": [], "removed": [], "type_changed": []}}
-        out["columns"] = current["columns"]
-        return out
-    rows_before = previous["row_count"] or 0
-    delta = rows_after - rows_before
-    out["rows"] = {{"before": rows_before, "after": rows_after, "delta": delta,
-                   "delta_pct": round(delta / rows_before * 100, 2) if rows_before else None}}
-    old, new = previous["columns"], current["columns"]
-    out["schema"] = {{
-        "added": [{{"name": n, "dtype": c["dtype"]}} for n, c in new.items() if n not in old],
-        "removed": [{{"name": n, "dtype": c["dtype"]}} for n, c in old.items() if n not in new],
-        "type_changed": [{{"column": n, "before": old[n]["dtype"], "after": c["dtype"]}}
-                         for n, c in new.items() if n in old and old[n]["dtype"] != c["dtype"]],
-    }}
-    changes = {{}}
-    for name, col in new.items():
-        if name not in old:
-            continue
-        before, entry = old[name], {{}}
-        if col.get("error"):
-            entry["error"] = col["error"]
-        if before.get("nulls") is not None and col.get("nulls") is not None \\
-                and before["nulls"] != col["nulls"]:
-            fraction_before = before["nulls"] / rows_before if rows_before else 0.0
-            fraction_after = col["nulls"] / rows_after if rows_after else 0.0
-            entry["nulls"] = {{"before": before["nulls"], "after": col["nulls"],
-                              "null_fraction_points": round((fraction_after - fraction_before) * 100, 2),
-                              "notable": abs(fraction_after - fraction_before) >= NULL_FRACTION_POINTS - 1e-12}}
-        mean_before, mean_after = before.get("mean"), col.get("mean")
-        if mean_before is not None and mean_after is not None and mean_before != mean_after:
-            std = before.get("std")
-            moved = abs(mean_after - mean_before)
-            entry["mean"] = {{"before": mean_before, "after": mean_after,
-                             "notable": bool(std == 0 or (std and moved > MEAN_STDS * std))}}
-        if entry:
-            changes[name] = entry
-    out["columns"] = changes
-    return out
-
-
-def trend(runs, current):
-    rows = [r["rows"] for r in runs] + [current["row_count"]]
-    known = [n for n in rows if n is not None]
-    first = known[0]
-    return {{
-        "runs": len(rows),
-        "since": runs[0]["timestamp"] if runs else None,
-        "rows": rows,
-        "rows_min": min(known),
-        "rows_max": max(known),
-        "rows_change": known[-1] - first,
-        "rows_change_pct": round((known[-1] - first) / first * 100, 2) if first else None,
-        "standing_issues": [r["issues"] for r in runs],
-        "high_issues": [r["high"] for r in runs],
-        "health": [r["health"] for r in runs],
-        "pass_rate": [r["pass_rate"] for r in runs],
-    }}
-
-
-def main():
-    conn = ibis.connect(os.environ["DB_CONNECTION_STRING"])
-    current = current_numbers(conn.table(TABLE))
-    out = compare(PREVIOUS, current)
-    out["trend"] = trend(TREND, current)
-    print(json.dumps(out, indent=2, default=str))
-
-
-if __name__ == "__main__":
-    main()
-'''
 
 
 def _script_trend(trend: list[RunSummary] | None) -> list[dict]:
@@ -579,19 +406,49 @@ def _script_trend(trend: list[RunSummary] | None) -> list[dict]:
             for r in trend or []]
 
 
+# the summary script's own file marks the part that a generated script holds in its place: the values
+# (as literals) and the comparison's code
+_VALUES_START = "# --- summary_script() writes the values here, as literals, then the comparison's code ---\n"
+_CODE_START = "# --- the script's own code starts here ---\n"
+
+
+def _parts(text: str, marker: str, where: str) -> tuple[str, str]:
+    head, found, tail = text.partition("\n" + marker)
+    if not found:
+        raise ValueError(f"{where} has no {marker.strip()!r} line")
+    return head + "\n", tail
+
+
+def _script_code() -> tuple[str, str, str]:
+    """(the script's head, the comparison's code, the script's own code), from the package's files."""
+    package = resources.files(__package__)
+    script = package.joinpath("summary_script.py").read_text(encoding="utf-8")
+    head, rest = _parts(script, _VALUES_START, f"{__package__}/summary_script.py")
+    _, own = _parts(rest, _CODE_START, f"{__package__}/summary_script.py")
+    _, carried = _parts(package.joinpath("comparison.py").read_text(encoding="utf-8"), comparison.CARRIED_FROM,
+                        f"{__package__}/comparison.py")
+    return head, carried, own
+
+
 def summary_script(table: str, previous_profile: dict | None, *, previous_timestamp: str | None = None,
                    trend: list[RunSummary] | None = None) -> str:
-    """The summary_script.py for `table`: standalone, its baseline embedded as JSON;
-    ``trend`` the runs before this one, oldest first (their numbers, embedded too)."""
+    """The summary_script.py for `table`: standalone, the previous run's numbers and ``trend`` (the
+    runs before this one, oldest first) embedded as literals.  The same arguments give the same bytes."""
     if not isinstance(table, str) or not table:
         raise ValueError(f"summary_script needs a table name, not {table!r}")
-    baseline = _script_baseline(previous_profile)
+    # through JSON: what the script holds is plain data, with any other value as its text
+    baseline = json.loads(json.dumps(_script_baseline(previous_profile), default=str, allow_nan=False))
+    runs = json.loads(json.dumps(_script_trend(trend), default=str, allow_nan=False))
+    head, carried, own = _script_code()
     # every value the script holds is a literal: names and timestamps never touch the code around them
-    return _SCRIPT.format(
-        table_literal=literal(table),
-        previous_literal=literal(previous_timestamp),
-        baseline_literal=literal(json.dumps(baseline, sort_keys=False, default=str, allow_nan=False)),
-        trend_literal=literal(json.dumps(_script_trend(trend), default=str, allow_nan=False)),
-        points=literal(NULL_FRACTION_POINTS),
-        stds=literal(MEAN_STDS),
+    values = (
+        f"TABLE: str = {literal(table)}\n"
+        f"PREVIOUS_TIMESTAMP: str | None = {literal(previous_timestamp)}\n"
+        "# the previous run (None on a table's first run)\n"
+        f"PREVIOUS: dict | None = {literal(baseline)}\n"
+        "# the runs before this one, oldest first (the last is the run this one followed)\n"
+        f"TREND: list[dict] = {literal(runs)}\n"
+        "# the profile's kinds of number columns: the script recomputes their mean\n"
+        f"NUMERIC_KINDS: tuple[str, ...] = {literal(tuple(NUMERIC_KINDS))}\n"
     )
+    return f"{head}{values}\n{carried}{own}"

@@ -324,14 +324,6 @@ class _Runner:
         return list(zip(df["c"].tolist(), df["k"].tolist(), df["v"].tolist(), df["n"].tolist()))
 
 
-def _compiles(backend, expr: ir.Expr) -> bool:
-    try:
-        backend.compile(expr)
-        return True
-    except Exception:
-        return False
-
-
 def _capabilities(table: ir.Table, backend, cols: list[_Col]) -> dict[str, bool]:
     """Probe (compile only, nothing is sent) which optional operations exist."""
     # on one column's view: a probe of a wide table compiles against all of its columns
@@ -351,7 +343,7 @@ def _capabilities(table: ir.Table, backend, cols: list[_Col]) -> dict[str, bool]
     caps = {"nan_is_null": getattr(backend, "name", "") in portable.NO_NAN_BACKENDS}
     for name, make in probes.items():
         try:
-            caps[name] = _compiles(backend, make().name("x").as_table())
+            caps[name] = portable.compiles(backend, make().name("x").as_table())
         except Exception:
             caps[name] = False
     if caps["nan_is_null"]:
@@ -362,7 +354,7 @@ def _capabilities(table: ir.Table, backend, cols: list[_Col]) -> dict[str, bool]
     for name, make in {"sample": lambda: table.sample(0.5, method="row", seed=0).select(first),
                        "subsample": lambda: table.select(first).sample(0.5, method="row", seed=0)}.items():
         try:
-            caps[name] = _compiles(backend, make())
+            caps[name] = portable.compiles(backend, make())
         except Exception:
             caps[name] = False
     return caps

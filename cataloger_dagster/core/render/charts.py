@@ -11,6 +11,8 @@ from __future__ import annotations
 import difflib
 import json
 import math
+import re
+from datetime import date, datetime, time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -19,63 +21,95 @@ from markupsafe import Markup, escape
 from cataloger_dagster.core.models import Histogram, ValueCount
 
 ELLIPSIS = "…"
+LOG_SCALE_RATIO = 50     # a histogram's largest bin this many times its smallest: heights on a log scale
+SIGNIFICANT_DIGITS = 4   # a measured number's fourth digit is rarely worth reading, its fifth never
+# a date, a time of day or a timestamp written as text: shown whole or not at all, never cut
+_TEMPORAL_TEXT = re.compile(
+    r"^(\d{4,}-\d{2}-\d{2}([ T]\d{2}:\d{2}(:\d{2}(\.\d+)?)?)?|\d{2}:\d{2}(:\d{2}(\.\d+)?)?)"
+    r"(Z|[+-]\d{2}(:?\d{2})?)?$")
+
+
+def is_temporal_text(text: str) -> bool:
+    return bool(_TEMPORAL_TEXT.match(text))
 
 
 def truncate(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: max(limit - 1, 0)] + ELLIPSIS
 
 
-def _fmt_float(value: float) -> str:
+def _fmt_float(value: float, grouped: bool = True) -> str:
     if value == 0:
-        return "0"
+        return "0"   # -0.0 too: a sign on nothing says nothing
     magnitude = abs(value)
     if magnitude >= 1e12 or magnitude < 1e-4:
-        return f"{value:.3e}"
+        return f"{value:.{SIGNIFICANT_DIGITS}g}"
+    comma = "," if grouped else ""
     if value.is_integer():
-        return f"{value:,.0f}"
-    # six significant digits in fixed notation reads better than %g's exponents
-    digits = min(6, max(0, 5 - math.floor(math.log10(magnitude))))
-    text = f"{value:,.{digits}f}"
+        return f"{value:{comma}.0f}"
+    # the integer part whole, then decimals up to SIGNIFICANT_DIGITS in all: fixed notation
+    # reads better than %g's exponents
+    digits = min(6, max(0, SIGNIFICANT_DIGITS - 1 - math.floor(math.log10(magnitude))))
+    text = f"{value:{comma}.{digits}f}"
     return text.rstrip("0").rstrip(".") if "." in text else text
 
 
-def fmt_value(value: Any, limit: int = 80) -> str:
-    """A value as short, human text (not escaped: Jinja or `escape` does that)."""
+def fmt_value(value: Any, limit: int = 80, grouped: bool = True) -> str:
+    """A value as short, human text (not escaped: Jinja or `escape` does that).
+
+    ``grouped=False`` writes numbers without thousands separators, for identifiers and codes
+    ("2118", never "2,118").  Numbers, dates and timestamps are never cut: a cut value would
+    read as another value."""
     if value is None:
         return "—"
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int):
-        return f"{value:,}"
+        return f"{value:,}" if grouped else str(value)
     if isinstance(value, float):
         if math.isnan(value):
             return "NaN"
         if math.isinf(value):
             return "∞" if value > 0 else "−∞"
-        return _fmt_float(value)
+        return _fmt_float(value, grouped)
+    if isinstance(value, (datetime, date, time)):
+        return value.isoformat(sep=" ") if isinstance(value, datetime) else value.isoformat()
     if isinstance(value, (dict, list, tuple)):
         text = json.dumps(value, default=str, ensure_ascii=False)
     else:
         text = str(value)
-    return truncate(text, limit)
+    return text if is_temporal_text(text) else truncate(text, limit)
 
 
-def _compact_number(value: Any) -> str:
-    """Axis labels: 1.2k, 3.4M, or a date's text."""
+def _compact_number(value: Any, grouped: bool = True) -> str:
+    """Axis labels: 1.2k, 3.4M, or a date's text; an identifier (``grouped=False``) as its digits."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         text = str(value)
         # a timestamp edge at midnight says no more than its date
         if len(text) >= 19 and text[10] in "T " and text[11:19] == "00:00:00":
             return text[:10]
+        if is_temporal_text(text):
+            return text[:19]   # to the second, never cut within a field
         return truncate(text, 19)
+    if not grouped:
+        return fmt_value(value, grouped=False)
     if isinstance(value, float) and not math.isfinite(value):
         return fmt_value(value)
     magnitude = abs(value)
+    if magnitude >= 1e15:
+        return fmt_value(float(value))   # an exponent: "1e+300", never "1e+288T"
     # below 10,000 the plain number is short enough and exact
     for threshold, divisor, suffix in ((1e12, 1e12, "T"), (1e9, 1e9, "G"), (1e6, 1e6, "M"), (1e4, 1e3, "k")):
         if magnitude >= threshold:
             return f"{value / divisor:.3g}{suffix}"
     return fmt_value(float(value)) if isinstance(value, float) else f"{value:,}"
+
+
+def fmt_moment_or_value(value: Any, grouped: bool = True) -> str:
+    """A quantile's text: a date or timestamp to the second (its date alone at midnight) so that it
+    fits its cell whole, anything else as `fmt_value` writes it."""
+    if isinstance(value, str) and is_temporal_text(value):
+        return _compact_number(value)
+    return fmt_value(value, 40, grouped)
 
 
 def svg_histogram(
@@ -84,10 +118,15 @@ def svg_histogram(
     width: int = 360,
     height: int = 120,
     title: str = "",
+    grouped: bool = True,
 ) -> Markup:
     """An equal-width histogram: one `rect.bar` per bin, each with a tooltip.
 
-    Returns an empty Markup when there is nothing to draw.
+    When one bin dwarfs the others (a bulk of values and a few far outliers), bar heights are
+    drawn on a log scale, so the outliers' bins stay visible beside the bulk instead of being
+    flattened to a hairline, and the chart says "log scale".  ``grouped=False`` writes the
+    edges of an identifier without thousands separators.  Returns an empty Markup when there
+    is nothing to draw.
     """
     if histogram is None:
         return Markup("")
@@ -102,6 +141,14 @@ def svg_histogram(
     left, right, top, bottom = 2, 2, 16, 18
     plot_w, plot_h = width - left - right, height - top - bottom
     peak = max(counts) or 1
+    smallest = min((c for c in counts if c > 0), default=peak)
+    log_scale = peak / smallest >= LOG_SCALE_RATIO
+
+    def height_of(count: int) -> float:
+        if log_scale:
+            return math.log1p(count) / math.log1p(peak) * plot_h
+        return count / peak * plot_h
+
     step = plot_w / len(counts)
     gap = 1.0 if step > 4 else 0.0
     parts = [
@@ -113,10 +160,10 @@ def svg_histogram(
             x1=left, x2=width - right, y=top + plot_h + 0.5),
     ]
     for i, count in enumerate(counts):
-        bar_h = count / peak * plot_h
+        bar_h = height_of(count)
         if count and bar_h < 1:
             bar_h = 1.0  # a non-empty bin must stay visible
-        tip = f"{fmt_value(edges[i], 40)} – {fmt_value(edges[i + 1], 40)}: {count:,}"
+        tip = f"{fmt_value(edges[i], 40, grouped)} – {fmt_value(edges[i + 1], 40, grouped)}: {count:,}"
         parts.append(
             Markup('<rect class="bar" x="{x:.2f}" y="{y:.2f}" width="{w:.2f}" height="{h:.2f}">'
                    "<title>{tip}</title></rect>").format(
@@ -124,11 +171,16 @@ def svg_histogram(
                 w=max(step - gap, 0.5), h=bar_h, tip=tip))
     label_y = height - 4
     parts.append(Markup('<text class="label" x="{x}" y="{y}">{t}</text>').format(
-        x=left, y=label_y, t=_compact_number(edges[0])))
+        x=left, y=label_y, t=_compact_number(edges[0], grouped)))
     parts.append(Markup('<text class="label" x="{x}" y="{y}" text-anchor="end">{t}</text>').format(
-        x=width - right, y=label_y, t=_compact_number(edges[-1])))
+        x=width - right, y=label_y, t=_compact_number(edges[-1], grouped)))
     parts.append(Markup('<text class="label" x="{x}" y="11">max {t}</text>').format(
         x=left, t=f"{peak:,}"))
+    if log_scale:
+        parts.append(Markup('<text class="label scale" x="{x}" y="11" text-anchor="end">log scale'
+                            "<title>Bar heights on a log scale: the largest bin holds {r:,.0f} times the "
+                            "smallest, which would otherwise not show</title></text>").format(
+            x=width - right, r=peak / smallest))
     parts.append(Markup("</svg>"))
     return Markup("").join(parts)
 
@@ -163,14 +215,14 @@ def visible_whitespace(text: str) -> str:
     return mark(text[:start]) + core + mark(text[end:])
 
 
-def _bar_label(value: Any) -> str:
+def _bar_label(value: Any, grouped: bool = True) -> str:
     if value is None:
         return "NULL"
     if value == "":
         return "(empty)"
     if isinstance(value, str):
         return visible_whitespace(fmt_value(value, 200))
-    return fmt_value(value, 200)
+    return fmt_value(value, 200, grouped)
 
 
 def svg_bar(
@@ -179,6 +231,7 @@ def svg_bar(
     width: int = 360,
     title: str = "",
     label_chars: int = 22,
+    grouped: bool = True,
 ) -> Markup:
     """Horizontal bars, one per (label, value): for top values and counts.
 
@@ -201,7 +254,7 @@ def svg_bar(
     for i, (label, number) in enumerate(items):
         y = 1 + i * row_h
         number = float(number or 0)
-        full = _bar_label(label)
+        full = _bar_label(label, grouped)
         shown = truncate(full, label_chars)
         length = max(number / peak * bar_w, 1.0 if number else 0.0)
         count_text = _compact_number(int(number) if number.is_integer() else number)

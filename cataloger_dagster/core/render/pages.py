@@ -35,7 +35,11 @@ from cataloger_dagster.core.families import families_of
 from cataloger_dagster.core.fixes.sql import shown_script
 from cataloger_dagster.core.layout import normalize_timestamp
 from cataloger_dagster.core.investigate.outcome import dismissed, standing
-from cataloger_dagster.core.render.charts import fmt_value, script_diff, svg_bar, svg_histogram, svg_trend
+from cataloger_dagster.core.grammar import count_noun, noun_for, verb_for
+from cataloger_dagster.core.render.charts import (
+    fmt_moment_or_value, fmt_value, script_diff, svg_bar, svg_histogram, svg_trend,
+)
+from cataloger_dagster.core.render.formats import generation_time, identifier_columns, time_ago
 from cataloger_dagster.core.reviews.commands import review_control
 from cataloger_dagster.core.reviews.record import NOTE_LIMIT, reviewable
 
@@ -127,7 +131,7 @@ def _open_for(since: Any, now: datetime | None = None) -> str:
     days = ((now or datetime.now(timezone.utc)).replace(tzinfo=None) - start).days
     if days < 1:
         return "less than a day"
-    return f"{days} day{'s' if days != 1 else ''}"
+    return count_noun(days, "day")
 
 
 def _is_scalar(value: Any) -> bool:
@@ -148,7 +152,9 @@ def template_environment() -> jinja2.Environment:
         lstrip_blocks=True,
     )
     env.filters.update(fmt=fmt_value, pct=_pct, tojson_pretty=_to_json, safe_href=_safe_href,
-                       shown_script=shown_script, open_for=_open_for)
+                       shown_script=shown_script, open_for=_open_for, ago=time_ago, quantile=fmt_moment_or_value,
+                       count_noun=count_noun, noun=lambda noun, n: noun_for(n, noun),
+                       verb=lambda verb, n: verb_for(n, verb))
     env.tests["scalar"] = _is_scalar
     env.globals.update(svg_histogram=svg_histogram, svg_bar=svg_bar, svg_trend=svg_trend, version=__version__,
                        health_band=health_band)
@@ -278,11 +284,15 @@ def render_catalog_page(
     links: dict[str, str] | None = None,
     run: dict | None = None,
     review: dict | None = None,
+    now: datetime | None = None,
 ) -> str:
     """`catalog.html` for one table: a complete page with no external resources.
 
     ``review`` ({"database": name, "store": URL}) puts those into the command each issue's
-    review control shows; without it the command relies on the reader's settings."""
+    review control shows; without it the command relies on the reader's settings.  ``now``
+    is the page's generation time (the current time when not given), which its times are
+    said relative to ("2 hours ago")."""
+    now = generation_time(now)
     run = dict(run or {})
     investigations = list(investigations or [])
     column_anchor = {c.name: f"col-{i}" for i, c in enumerate(profile.columns, 1)}
@@ -336,7 +346,9 @@ def render_catalog_page(
         "links": _links(links),
         "run_time": run_time,
         "run_details": run_details,
-        "generated_at": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "generated_at": now.strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "now": now,
+        "identifiers": identifier_columns(profile, understanding),
         "review_controls": _review_controls(profile.table, issues, review or {}),
         "note_limit": NOTE_LIMIT,
     }
@@ -376,8 +388,10 @@ class IndexEntry(BaseModel):
     error: str | None = None
 
 
-def render_index(*, database: str, tables: list[IndexEntry]) -> str:
-    """`index.html`: every table with its size, issues, pass rate and health."""
+def render_index(*, database: str, tables: list[IndexEntry], now: datetime | None = None) -> str:
+    """`index.html`: every table with its size, issues, pass rate and health; ``now`` as for
+    the catalog page."""
+    now = generation_time(now)
     entries = [t if isinstance(t, IndexEntry) else IndexEntry.model_validate(t) for t in tables]
     ok = [t for t in entries if t.status != "failed"]
     totals = {sev: sum(t.issues_by_severity.get(sev, 0) for t in entries) for sev in SEVERITIES}
@@ -390,6 +404,7 @@ def render_index(*, database: str, tables: list[IndexEntry]) -> str:
         "failed": len(entries) - len(ok),
         "degraded": sum(1 for t in entries if t.status == "degraded"),
         "mean_health": round(sum(t.health for t in ok) / len(ok), 1) if ok else None,
-        "generated_at": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "generated_at": now.strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "now": now,
     }
     return template_environment().get_template("pages/index.html.j2").render(context)

@@ -4,12 +4,13 @@ its links are relative (``<timestamp>/catalog.html``) and work on a disk or an o
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import datetime
 from urllib.parse import quote
 
 from cataloger_dagster.core.history.timelapse import TimelapseRow
 from cataloger_dagster.core.layout import CATALOG_PAGE, INDEX_FILE, RECENT_SUMMARY, SCRIPT
 from cataloger_dagster.core.render.charts import svg_trend
+from cataloger_dagster.core.render.formats import generation_time
 from cataloger_dagster.core.render.pages import template_environment
 from cataloger_dagster.core.reviews.model import Review
 from cataloger_dagster.core.reviews.model import latest_reviews
@@ -31,8 +32,11 @@ def _charts(rows: list[TimelapseRow]) -> list[tuple[str, object]]:
             for title, series, percent in trends]
 
 
-def render_timelapse(*, database: str, table: str, rows: list[TimelapseRow], reviews: list[Review]) -> str:
-    """The page; ``rows`` oldest first (shown newest first), ``reviews`` the table's log."""
+def render_timelapse(*, database: str, table: str, rows: list[TimelapseRow], reviews: list[Review],
+                     now: datetime | None = None) -> str:
+    """The page; ``rows`` oldest first (shown newest first), ``reviews`` the table's log; ``now``
+    the page's generation time, which its times are said relative to."""
+    now = generation_time(now)
     links = []
     for row in reversed(rows):
         folder = quote(row.run.timestamp, safe="")
@@ -47,6 +51,7 @@ def render_timelapse(*, database: str, table: str, rows: list[TimelapseRow], rev
         "reviews": list(reversed(reviews)),
         "current": latest_reviews(reviews),
         "index_href": f"../{INDEX_FILE}",
-        "generated_at": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "generated_at": now.strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "now": now,
     }
     return template_environment().get_template("pages/timelapse.html.j2").render(context)

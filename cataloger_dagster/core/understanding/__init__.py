@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from cataloger_dagster.core import text
+from cataloger_dagster.core.grammar import count_noun, listing
 from cataloger_dagster.core.families import families_of
 from cataloger_dagster.core.models import (
     ColumnProfile,
@@ -70,7 +71,7 @@ def _describe_column(col: ColumnProfile, entity: str, row_count: int, why_null: 
         facts.append("unique for every row")
     elif col.top_values and col.distinct is not None and col.distinct <= 20:
         shown = ", ".join(repr(v.value) for v in col.top_values[:3])
-        facts.append(f"{col.distinct} distinct values, most often {shown}")
+        facts.append(f"{count_noun(col.distinct, 'distinct value')}, most often {shown}")
     if col.semantic_type in ("email", "url", "uuid", "phone"):
         facts.append(f"holds {col.semantic_type} values")
     if col.semantic_type in ("number", "date") and col.kind == "string":
@@ -131,10 +132,10 @@ def heuristic_understanding(profile: TableProfile) -> DatasetUnderstandingModel:
         )
     links = [c.name for c in profile.columns if c.name.lower().endswith("_id") and c.name not in keys[:1]]
     if links:
-        observations.append("Links to other tables through " + ", ".join(links) + ".")
+        observations.append(f"Links to other tables through {listing(links)}.")
     description = (
-        f"{profile.table} holds {profile.row_count:,} {entity} records with {profile.column_count} "
-        f"attributes" + (f", one row per {entity} ({keys[0]})." if keys else ".")
+        f"{profile.table} holds {count_noun(profile.row_count, entity + ' record')} with "
+        f"{count_noun(profile.column_count, 'attribute')}" + (f", one row per {entity} ({keys[0]})." if keys else ".")
     )
     return DatasetUnderstandingModel(
         summary=DatasetSummaryModel(
@@ -148,7 +149,7 @@ def heuristic_understanding(profile: TableProfile) -> DatasetUnderstandingModel:
         suggested_context=(
             f"The {profile.table} table records {entity} data"
             + (f" keyed by {keys[0]}" if keys else "")
-            + (f" and links to other tables via {', '.join(links)}" if links else "")
+            + (f" and links to other tables via {listing(links)}" if links else "")
             + ". Descriptions were inferred from column names and statistics, without a language model."
         ),
     )

@@ -1092,7 +1092,7 @@ class Supervisor:
 
 def main():
     args = sys.argv[1:]
-    source = _SOURCE
+    source = _SOURCE  # noqa: F821  (the bootstrap (protocol.BOOT) puts this file's text in its globals)
     if "worker" in args:
         i = args.index("worker")
         warmup = base64.b64decode(args[i + 3]).decode() if len(args) > i + 3 else ""

@@ -41,8 +41,9 @@ def find(root: ET.Element, tag: str, cls: str | None = None) -> list[ET.Element]
     (None, "—"), (True, "true"), (False, "false"),
     (1234567, "1,234,567"), (-5, "-5"),
     (0.0, "0"), (2.0, "2"), (-1500.0, "-1,500"),
-    (3.14159265, "3.14159"), (1234.5678, "1,234.57"), (0.000123, "0.000123"), (0.5, "0.5"),
-    (1e12, "1.000e+12"), (0.00001234, "1.234e-05"),
+    # four significant digits (the integer part always whole), exponents only far from 1
+    (3.14159265, "3.142"), (1234.5678, "1,235"), (0.000123, "0.000123"), (0.5, "0.5"),
+    (1e12, "1e+12"), (0.00001234, "1.234e-05"), (1e300, "1e+300"), (-0.0, "0"),
     (float("nan"), "NaN"), (float("inf"), "∞"), (float("-inf"), "−∞"),
     ({"k": "é"}, '{"k": "é"}'), ([1, "a"], '[1, "a"]'),
 ])
@@ -74,21 +75,61 @@ def test_visible_whitespace_marks_only_the_edges():
 
 
 def test_histogram_bars_are_proportional_and_small_bins_stay_visible():
-    root = svg(svg_histogram(Histogram(edges=[0, 5000, 20000, 40000, 1.5e6], counts=[1, 0, 500, 1000]),
+    root = svg(svg_histogram(Histogram(edges=[0, 5000, 20000, 40000, 1.5e6], counts=[40, 0, 500, 1000]),
                              width=400, height=120, title="amount"))
     bars = find(root, "rect", "bar")
     heights = [float(b.get("height")) for b in bars]
     plot_h = 120 - 16 - 18
-    assert heights == [1.0, 0.0, plot_h / 2, plot_h]
+    assert heights == [round(plot_h * 40 / 1000, 2), 0.0, plot_h / 2, plot_h]
     # bars stand on the same axis, side by side, left to right
     assert len({round(float(b.get("y")) + float(b.get("height")), 2) for b in bars}) == 1
     xs = [float(b.get("x")) for b in bars]
     assert xs == sorted(xs)
     tips = [b.find(SVG + "title").text for b in bars]
-    assert tips[0] == "0 – 5,000: 1" and tips[3] == "40,000 – 1,500,000: 1,000"
+    assert tips[0] == "0 – 5,000: 40" and tips[3] == "40,000 – 1,500,000: 1,000"
     labels = [t.text for t in find(root, "text", "label")]
     assert labels == ["0", "1.5M", "max 1,000"]
     assert root.get("aria-label") == "amount" and root.find(SVG + "title").text == "amount"
+
+
+def test_a_histogram_a_few_outliers_would_flatten_is_drawn_on_a_log_scale_and_says_so():
+    # 5,000 values in the first bin, one far outlier in the last: linear heights would draw the
+    # outlier as a 1-pixel hairline; on a log scale it stands a tenth of the bulk's height
+    counts = [5000] + [0] * 18 + [1]
+    root = svg(svg_histogram(Histogram(edges=[i * 100 for i in range(21)], counts=counts), width=400, height=120))
+    heights = [float(b.get("height")) for b in find(root, "rect", "bar")]
+    plot_h = 120 - 16 - 18
+    assert heights[0] == plot_h and heights[-1] > 0.05 * plot_h
+    scale = [t for t in find(root, "text", "scale")]
+    assert [t.text for t in scale] == ["log scale"]
+    assert "5,000 times" in scale[0].find(SVG + "title").text
+    # an even histogram stays linear and says nothing about scale
+    even = svg(svg_histogram(Histogram(edges=[0, 1, 2, 3], counts=[10, 20, 30])))
+    assert find(even, "text", "scale") == []
+
+
+def test_identifier_edges_and_labels_keep_their_digits():
+    root = svg(svg_histogram(Histogram(edges=[1000, 1500, 2118], counts=[3, 4]), grouped=False))
+    labels = [t.text for t in find(root, "text", "label")]
+    assert labels[:2] == ["1000", "2118"]
+    assert find(root, "rect", "bar")[1].find(SVG + "title").text == "1500 – 2118: 4"
+    bars = svg(svg_bar([(2118, 3), (1001, 2)], grouped=False))
+    assert [t.text for t in find(bars, "text", "label")] == ["2118", "1001"]
+
+
+def test_quantiles_show_moments_to_the_second_and_far_numbers_as_exponents():
+    from cataloger_dagster.core.render.charts import fmt_moment_or_value
+    assert fmt_moment_or_value("9999-12-31 23:59:59.999999") == "9999-12-31 23:59:59"
+    assert fmt_moment_or_value("2023-01-15T00:00:00") == "2023-01-15"
+    assert fmt_moment_or_value(2118, grouped=False) == "2118" and fmt_moment_or_value(2118) == "2,118"
+    labels = [t.text for t in find(svg(svg_histogram(Histogram(edges=[0, 1e300], counts=[3]))), "text", "label")]
+    assert labels[:2] == ["0", "1e+300"]
+
+
+def test_dates_and_timestamps_are_never_cut():
+    for value in ("2023-01-15", "2023-01-15 13:45:12.123456", "9999-12-31T23:59:59+02:00", "0001-01-01"):
+        assert fmt_value(value, limit=8) == value
+    assert fmt_value("2023-01-15 and more words", limit=8) == "2023-01…"
 
 
 def test_histogram_of_dates_mappings_and_mislabelled_input():

@@ -92,7 +92,7 @@ def test_summary_observations_and_context():
 def test_a_table_without_key_dates_or_gaps():
     u = heuristic_understanding(profile("categories", [col("label", "string", distinct=3)]))
     assert u.summary.observations == []
-    assert u.summary.description == "categories holds 200 category records with 1 attributes."
+    assert u.summary.description == "categories holds 200 category records with 1 attribute."  # one attribute, singular
     assert u.suggested_context.startswith("The categories table records category data.")
 
 

@@ -3,7 +3,7 @@
 from typing import TYPE_CHECKING
 
 import ibis
-from cataloger_dagster.core.investigate.checks.helpers import as_number, count, outcome, share
+from cataloger_dagster.core.investigate.checks.helpers import as_number, count, listing, outcome, share, verb
 
 if TYPE_CHECKING:  # defined by the session script's setup block
     from cataloger_dagster.core.investigate.checks.session import pct, rows_of, t
@@ -11,7 +11,7 @@ if TYPE_CHECKING:  # defined by the session script's setup block
 # --- the block sent to the sandbox starts here ---
 def check_duplicate_keys(columns):
     columns = [columns] if isinstance(columns, str) else list(columns)
-    hypothesis = f"{', '.join(columns)} identify a row, and the repeated values are errors"
+    hypothesis = f"{listing(columns)} {verb(len(columns), 'identifies', 'identify')} a row, and the repeated values are errors"
     f = t.filter(ibis.and_(*[t[c].notnull() for c in columns]))
     present = int(f.count().execute())
     groups = f.group_by(columns).aggregate(n=lambda g: g.count()).filter(lambda g: g.n > 1)

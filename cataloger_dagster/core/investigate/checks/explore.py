@@ -12,7 +12,7 @@ if TYPE_CHECKING:  # defined by the setup block, and literals the block's head w
 # --- the block sent to the sandbox starts here ---
 print(t.schema())
 for _column in _columns:
-    _top = f"(its values cannot be shown: {t.schema()[_column]})"
+    _top: object = f"(its values cannot be shown: {t.schema()[_column]})"
     # as itself, else as its text (PostgreSQL cannot group a point or json; SQLite's text of
     # a blob may not be UTF-8): what is printed only helps the reader
     for _values in (t[_column], t[_column].cast("string").name(_column)):

@@ -1,6 +1,6 @@
 """The check of implausible_values issues."""
 
-from cataloger_dagster.core.investigate.checks.helpers import count, flagged_among_peers, outcome
+from cataloger_dagster.core.investigate.checks.helpers import count, flagged_among_peers, outcome, verb
 
 # --- the block sent to the sandbox starts here ---
 def check_implausible_values(column, values, group):
@@ -21,8 +21,8 @@ def check_implausible_values(column, values, group):
     if not judged:
         return outcome(hypothesis, "refuted", "no flagged value has peers to compare with (or none is left)", 0, **evidence)
     if far < 0.5 * judged:
-        return outcome(hypothesis, "refuted", f"only {far:,} of {count(judged, 'row')} {'is' if far == 1 else 'are'} ten "
+        return outcome(hypothesis, "refuted", f"only {far:,} of {count(judged, 'row')} {verb(far, 'is', 'are')} ten "
                        f"times or more from their group's median and alone; {crowded:,} have other values of their "
                        "group within a factor of two: the group's own tail", judged, **evidence)
-    return outcome(hypothesis, "confirmed", f"{count(far, 'row')} {'is' if far == 1 else 'are'} ten times or more from "
+    return outcome(hypothesis, "confirmed", f"{count(far, 'row')} {verb(far, 'is', 'are')} ten times or more from "
                    "the median of their group, with no other value of it within a factor of two", far, **evidence)

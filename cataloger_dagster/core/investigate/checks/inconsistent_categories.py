@@ -53,7 +53,7 @@ def check_inconsistent_categories(column, groups, part, case_variants=None):
     support = {}
     rest = t[column].re_extract(r"^\S+\s+(.*)$", 1) if part == "first word" else None
     others = [c for c in t.columns if c != column and t.schema()[c].is_string()][:10]
-    for canon, s in words.items():
+    for s in words.values():
         main = max(s, key=s.get)
         for variant in s:
             if variant == main:
@@ -77,7 +77,7 @@ def check_inconsistent_categories(column, groups, part, case_variants=None):
     # value of a grouping column, the variant's rows never hold it (another place, another kind)
     apart = {}
     groupings = None
-    for canon, s in words.items():
+    for s in words.values():
         main = max(s, key=s.get)
         for variant in s:
             if variant == main or variant in support or s[main] < 5:

@@ -4,7 +4,7 @@ from typing import TYPE_CHECKING
 
 import ibis
 
-from cataloger_dagster.core.investigate.checks.helpers import count, flagged_among_peers, outcome, share
+from cataloger_dagster.core.investigate.checks.helpers import count, flagged_among_peers, outcome, share, verb
 
 if TYPE_CHECKING:  # defined by the session script's setup block
     from cataloger_dagster.core.investigate.checks.session import t
@@ -65,8 +65,8 @@ def check_scale_errors(column, values, factor, group):
         return outcome(hypothesis, "refuted", f"{share(on_tail, judged)} of them end a tail of peers that thins out "
                        "towards them value after value, with no gap a slip would leave: true extremes", judged, **evidence)
     if at_factor < 0.5 * judged:
-        return outcome(hypothesis, "refuted", f"only {count(at_factor, 'row')} of {judged:,} {'is' if at_factor == 1 else 'are'} "
+        return outcome(hypothesis, "refuted", f"only {count(at_factor, 'row')} of {judged:,} {verb(at_factor, 'is', 'are')} "
                        f"about {factor:g} times off: divided by it, the others do not land among their peers", judged, **evidence)
-    return outcome(hypothesis, "confirmed", f"{count(at_factor, 'row')} {'is' if at_factor == 1 else 'are'} about "
+    return outcome(hypothesis, "confirmed", f"{count(at_factor, 'row')} {verb(at_factor, 'is', 'are')} about "
                    f"{factor:g} times off their peers and {'lands' if at_factor == 1 else 'land'} between their quartiles "
                    "once corrected", at_factor, **evidence)

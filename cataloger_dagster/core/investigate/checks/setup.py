@@ -15,7 +15,7 @@ if TYPE_CHECKING:  # literals the block's head writes
 con = ibis.connect(os.environ["DB_CONNECTION_STRING"])
 t = con.table(TABLE)
 ROWS = int(t.count().execute())
-RESULTS = {}
+RESULTS: dict = {}
 HOLDS_NAN = con.name not in NO_NAN_BACKENDS  # SQLite stores a NaN as NULL, MySQL has none (nor isnan)
 
 

@@ -14,6 +14,7 @@ import ibis
 import ibis.expr.datatypes as dt
 
 from cataloger_dagster.core import portable, text
+from cataloger_dagster.core.grammar import count_noun
 from cataloger_dagster.core.issues import text_values
 from cataloger_dagster.core.models import ColumnProfile, IssueModel, TableProfile
 from cataloger_dagster.core.values import finite_float
@@ -93,6 +94,24 @@ def too_many_values(cp: ColumnProfile) -> bool:
     # column surely has too many values, and the query would group every row for nothing
     return cp.distinct is not None and cp.distinct > text_values.MAX_DISTINCT * (
         APPROXIMATE_MARGIN if cp.distinct_approximate else 1)
+
+
+SAMPLE_ROWS = 200_000   # a bigger table's first look is a seeded sample of about this many rows
+
+
+def seeded_sample(ctx: Context) -> Optional[tuple[ibis.Table, float]]:
+    """A seeded sample of about SAMPLE_ROWS rows of the whole table, and its share of the rows,
+    where the table is bigger and the database draws one (DuckDB, PostgreSQL); else None.  A
+    detector takes a first look at it and reads the table only for what the look singles out."""
+    whole = ctx.table if ctx.whole is None else ctx.whole
+    if ctx.rows <= SAMPLE_ROWS:
+        return None
+    key = ("sample", "")
+    if key not in ctx.cache:
+        fraction = SAMPLE_ROWS / ctx.rows
+        sample = whole.sample(fraction, method="row", seed=0)
+        ctx.cache[key] = (sample, fraction) if portable.compiles(whole.get_backend(), sample) else None
+    return ctx.cache[key]
 
 
 COLUMNS_PER_SCAN = 30   # a few figures a column: within SQLite's and PostgreSQL's limits
@@ -201,8 +220,8 @@ def pct(part: float, whole: float) -> str:
 
 
 def count(n: int, noun: str) -> str:
-    """``1 row``, ``2 rows``: a number with its noun in the right number."""
-    return f"{n:,} {noun if n == 1 else text.plural(noun)}"
+    """``1 row``, ``2 rows``: a number with its noun in the right number; a zero stays a digit."""
+    return count_noun(n, noun, zero=None)
 
 
 def one(table: ibis.Table, **aggs: Any) -> dict[str, Any]:

@@ -19,6 +19,7 @@ from typing import Any, Optional
 import ibis
 import ibis.expr.datatypes as dt
 
+from cataloger_dagster.core.grammar import verb_for
 from cataloger_dagster.core.issues.detectors.context import Context, count, is_identifier, issue, name_words, pct
 from cataloger_dagster.core import portable
 from cataloger_dagster.core.issues.detectors.keys import (
@@ -189,7 +190,7 @@ def duplicate_rows(ctx: Context) -> Optional[IssueModel]:
     frac = dups / ctx.rows
     severity = "high" if frac > 0.1 else "medium" if frac > 0.01 else "low"
     rows_text = f"{count(dups, 'row')} ({pct(dups, ctx.rows)}) of {ctx.name}"
-    verb = "repeats" if dups == 1 else "repeat"
+    verb = verb_for(dups, "repeats")
     if ignored:
         but = ", ".join(f"{c} ({why.split(':')[0]})" for c, why in ignored.items())
         description = (f"{rows_text} {verb} another row in every column but {but}: "

@@ -11,6 +11,7 @@ import ibis
 import ibis.expr.datatypes as dt
 
 from cataloger_dagster.core import portable, text
+from cataloger_dagster.core.grammar import verb_for
 from cataloger_dagster.core.issues.detectors.context import (
     Context, count, is_identifier, issue, name_words, one, pct,
 )
@@ -189,7 +190,7 @@ def duplicate_keys(ctx: Context, cp: ColumnProfile, dtype: dt.DataType) -> Optio
     return issue(
         ctx, "duplicate_keys", cp.name, severity="high" if own else "medium", category="smart_fixes",
         affectedRows=rows,
-        description=f"{cp.name} looks like a unique key but {keys:,} {'value repeats' if keys == 1 else 'values repeat'}, "
+        description=f"{cp.name} looks like a unique key but {count(keys, 'value')} {verb_for(keys, 'repeats')}, "
                     f"on {count(rows, 'row')} ({pct(rows, ctx.rows)}).",
         suggestedAction=f"Decide which record wins for each repeated {cp.name} (latest, most complete), "
                         f"merge or delete the others, then add a UNIQUE constraint on {cp.name}.",
@@ -273,7 +274,7 @@ def composite_key(ctx: Context) -> Optional[IssueModel]:
     return issue(
         ctx, "duplicate_keys", joined, columns=columns, severity="medium", category="smart_fixes",
         affectedRows=rows,
-        description=f"({joined}) identifies every row of {ctx.name} but {extra:,}: {rows:,} rows share "
+        description=f"({joined}) identifies every row of {ctx.name} but {extra:,}: {count(rows, 'row')} {verb_for(rows, 'shares')} "
                     f"their ({joined}) with another row that differs elsewhere.",
         suggestedAction=f"Find why ({joined}) repeats (a clock change, a reload), keep one row per "
                         f"({joined}) and add a UNIQUE constraint on it.",

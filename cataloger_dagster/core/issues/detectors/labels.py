@@ -7,6 +7,7 @@ from typing import Optional
 import ibis.expr.datatypes as dt
 
 from cataloger_dagster.core import text
+from cataloger_dagster.core.grammar import verb_for
 from cataloger_dagster.core.issues import categories
 from cataloger_dagster.core.issues.detectors.context import Context, count, free_text_counts, is_quoted, issue, one, pct
 from cataloger_dagster.core.issues.text_values import is_placeholder
@@ -58,8 +59,8 @@ def inconsistent_categories(ctx: Context, cp: ColumnProfile, dtype: dt.DataType)
         groups = "; ".join(" / ".join(repr(v) for v in g) for g in variants.groups.values())
         where = "" if variants.part == "value" else f" in its {variants.part}"
         n = len(variants.groups)
-        facts.append(f"{cp.name} writes {n} {'value' if n == 1 else 'values'} in several ways{where} ({groups}); "
-                     f"{rows:,} {'row uses' if rows == 1 else 'rows use'} a rarer spelling")
+        facts.append(f"{cp.name} writes {count(n, 'value')} in several ways{where} ({groups}); "
+                     f"{count(rows, 'row')} {verb_for(rows, 'uses')} a rarer spelling")
     if cased:
         shown = "; ".join(" / ".join(repr(f) for f in spellings) for spellings in cased.values())
         minority = {label for spellings in cased.values()
@@ -163,8 +164,8 @@ def invalid_format(ctx: Context, cp: ColumnProfile, dtype: dt.DataType) -> Optio
     return issue(
         ctx, "invalid_format", cp.name, severity="medium" if frac >= 0.05 else "low",
         category="quick_fixes", affectedRows=bad,
-        description=f"{bad:,} {'value' if bad == 1 else 'values'} of {cp.name} ({pct(bad, usable)}) "
-                    f"{'is' if bad == 1 else 'are'} not valid {fmt} values, e.g. "
+        description=f"{count(bad, 'value')} of {cp.name} ({pct(bad, usable)}) "
+                    f"{verb_for(bad, 'is')} not valid {fmt} values, e.g. "
                     f"{', '.join(repr(e) for e in examples[:3])}.",
         suggestedAction=f"Validate {cp.name} as {fmt} at entry; correct the malformed values "
                         "from the source or set them to NULL.",

@@ -3,14 +3,16 @@
 A measurement column's positive values are read as a histogram of their orders of magnitude
 (RESOLUTION bins a decade), for the whole column and within the groups of a few category
 columns of the table: one query per view (the whole column and at most MAX_GROUP_COLUMNS group
-columns), each a union of bounded group-bys over at most MAX_MEASURES columns.  Within each
+columns), each a union of bounded group-bys over at most MAX_MEASURES columns; a table of more
+than SAMPLE_ROWS rows is read from a seeded sample, whose bulks are then completed by the rows
+outside them, read exactly in one scan (errors are rare: a sample would miss them).  Within each
 histogram, the values "apart" are those cut off from the bulk around the median by an empty
 stretch of the log scale and far from it on a robust scale (median and MAD of the logarithm): a
 tail that thins out value after value (incomes, storms, big airports) stays connected and is
 never apart.
 
-A row apart is then judged with its groups (one small query per column that has any, a row per
-bin and groups): normal within the group of a category narrower than the column (a unit column,
+A row apart is then judged with its groups (from the rows outside the bulks, read back once for
+every column: a cell per bin and groups): normal within the group of a category narrower than the column (a unit column,
 a segment: a big airport among big airports), it is nothing; a category that cuts across levels
 (a city of consumers and firms) tells nothing and is not asked.  Brought among its peers by one
 known factor (x10, x100, x1000 in a bulk under 0.8 of a decade wide; x2.54, x12, x60... in a
@@ -29,10 +31,13 @@ from typing import Any, Optional
 
 import ibis
 import ibis.expr.datatypes as dt
+import pyarrow as pa
+import pyarrow.compute as pc
 
+from cataloger_dagster.core.grammar import verb_for
 from cataloger_dagster.core.issues.detectors import slips
 from cataloger_dagster.core.issues.detectors.context import (
-    Context, count, is_measure, issue, name_words, not_nan,
+    SAMPLE_ROWS, Context, count, is_measure, issue, name_words, not_nan, seeded_sample,
 )
 from cataloger_dagster.core.issues.detectors.ranges import COORDINATES
 from cataloger_dagster.core.models import ColumnProfile, IssueModel
@@ -55,7 +60,8 @@ MAX_MEASURES = 8
 MAX_GROUP_COLUMNS = 3
 MAX_GROUPS = 30
 MAX_VALUES_SHOWN = 100
-FETCHED = 2000             # (bin, groups) cells read back for a column's values apart
+FETCHED = 2000             # (bin, groups) cells judged for a column's values apart
+MAX_OUTSIDE = 100_000      # rows outside the bulks read back exactly; more, and the table is not judged
 BIG = 1e300
 
 # factor -> what it usually means.  Powers of ten are tried first: they are the common slips.
@@ -116,7 +122,7 @@ def _quantile(bins: list[tuple[int, int]], q: float) -> float:
 
 def shape(hist: dict[int, int]) -> Optional[Shape]:
     bins = sorted(hist.items())
-    rows = sum(n for _, n in bins)
+    rows = round(sum(n for _, n in bins))   # a sample's counts are weighted
     if rows < MIN_GROUP_ROWS:
         return None
     median = _quantile(bins, 0.5)
@@ -246,28 +252,42 @@ def analysis(ctx: Context) -> dict[str, dict[str, Finding]]:
     return ctx.cache[key]
 
 
+Hists = dict[tuple[int, int, Any], dict[int, float]]   # (measure, view, group) -> {bin: rows}
+
+
 def _analyse(ctx: Context) -> dict[str, dict[str, Finding]]:
     t = _whole(ctx)
     columns = measures(ctx)
     groups = group_columns(ctx)
     if not columns:
         return {}
-    keys = {g: t[g].cast("string") for g in groups}
-    hists: dict[tuple[int, int, Any], dict[int, int]] = {}
-    # one query per view (the whole column, then each group column): a union mixing the text of
-    # two columns fails where their collations differ (MySQL), and one view's branches share one
-    for vi, g in enumerate([None, *groups]):
-        grp = ibis.literal("", type="string") if g is None else keys[g]
-        branches = []
-        for mi, m in enumerate(columns):
-            v = t[m].cast("float64")
-            usable = v.notnull() & (v > 0) & (v < BIG) & not_nan(ctx, v)
-            part = t.filter(usable).select(m=ibis.literal(mi, type="int64"), grp=grp, bin=_bin(v))
-            branches.append(part.group_by(["m", "grp", "bin"]).aggregate(n=part.count()))
-        counted = ibis.union(*branches) if len(branches) > 1 else branches[0]
-        for r in counted.to_pyarrow().to_pylist():
-            hists.setdefault((r["m"], vi, r["grp"]), {})[int(r["bin"])] = int(r["n"])
+    binned = _binned(ctx, t, columns, groups)
+    if ctx.rows <= SAMPLE_ROWS:
+        # a small table is read whole, once: its histograms and its rows apart are exact
+        outside = binned.to_pyarrow()
+        hists = _histograms(outside, columns, groups)
+        unit = 1.0
+    else:
+        hists = _sampled_histograms(ctx, t, binned, columns, groups)
+        # a sampled row's weight (its histogram's smallest count): the tail's scale is read over
+        # the sample's last values, not over the rows one sampled value stands for
+        unit = min((n for h in hists.values() for n in h.values()), default=1.0)
+        bulks = {k: s for k, h in hists.items() if (s := shape(h)) is not None}
+        read = _outside(t, binned, columns, groups, bulks)
+        if read is None:
+            return {}
+        outside = read
+        exact = _histograms(outside, columns, groups)
+        # within a bulk the sample's (or the group-bys') counts stand; outside it, every row was read
+        hists = {k: {**{b: n for b, n in hists[k].items() if s.normal(b)},
+                     **{b: n for b, n in exact.get(k, {}).items() if not s.normal(b)}}
+                 for k, s in bulks.items()}
     shapes = {k: s for k, h in hists.items() if (s := shape(h)) is not None}
+    # the rows apart carry every measure: whether a row's other measures moved with a value
+    rows = [{m: r[f"v{mi}"] for mi, m in enumerate(columns)}
+            for r in outside.select([f"v{mi}" for mi in range(len(columns))]).to_pylist()]
+    whole_shapes = {m: shapes[(mi, 0, "")] for mi, m in enumerate(columns) if (mi, 0, "") in shapes}
+    corroboration = Corroboration(rows, whole_shapes, unit)
     found: dict[str, dict[str, Finding]] = {}
     for mi, m in enumerate(columns):
         apart = {b for (i, vi, grp), s in shapes.items() if i == mi
@@ -275,26 +295,129 @@ def _analyse(ctx: Context) -> dict[str, dict[str, Finding]]:
         if not apart:
             continue
         cp = next(c for c in ctx.profile.columns if c.name == m)
-        result = _judge(ctx, t, m, groups, keys, apart, {(vi, grp): s for (i, vi, grp), s in shapes.items() if i == mi},
-                        low_side_judged(cp), {(vi, grp): h for (i, vi, grp), h in hists.items() if i == mi},
-                        {c: shapes[(ci, 0, "")] for ci, c in enumerate(columns) if (ci, 0, "") in shapes})
+        result = _judge(ctx, t, m, groups, _cells(outside, mi, len(groups), apart),
+                        {(vi, grp): s for (i, vi, grp), s in shapes.items() if i == mi}, low_side_judged(cp),
+                        {(vi, grp): h for (i, vi, grp), h in hists.items() if i == mi}, corroboration)
         if result:
             found[m] = result
     return found
 
 
-def _judge(ctx: Context, t: ibis.Table, m: str, groups: list[str], keys: dict[str, Any], apart: set[int],
-           shapes: dict[tuple[int, Any], Shape], low_side: bool, hists: dict[tuple[int, Any], dict[int, int]],
-           columns: dict[str, Shape]) -> dict[str, Finding]:
-    v = t[m].cast("float64")
-    usable = v.notnull() & (v > 0) & (v < BIG) & not_nan(ctx, v)
-    rel = t.filter(usable).select(v=v, bin=_bin(v), **{f"g{i}": keys[g] for i, g in enumerate(groups)})
-    rel = rel.filter(rel.bin.isin(sorted(apart)))
-    # one row per bin and groups, the rarest first: errors are rare, and a bin apart within some
-    # groups may be a whole population of others (enterprises among consumers)
-    cells = (rel.group_by(["bin", *(f"g{i}" for i in range(len(groups)))])
-             .aggregate(n=rel.count(), lo=rel.v.min(), hi=rel.v.max())
-             .order_by(["n", "bin"]).limit(FETCHED).to_pyarrow().to_pylist())
+def _usable(ctx: Context, v: ibis.NumericValue) -> ibis.BooleanValue:
+    return v.notnull() & (v > 0) & (v < BIG) & not_nan(ctx, v)
+
+
+def _binned(ctx: Context, t: ibis.Table, columns: list[str], groups: list[str]) -> ibis.Table:
+    """Each measure's usable value `v<i>` and its bin `b<i>` (NULL where unusable), and each group
+    column's value as text `g<j>`."""
+    selected: dict[str, Any] = {}
+    for mi, m in enumerate(columns):
+        v = t[m].cast("float64")
+        # the value is nulled before its logarithm: a CASE is no guard against log10(0) in DuckDB
+        usable = ibis.ifelse(_usable(ctx, v), v, ibis.null("float64"))
+        selected[f"v{mi}"] = usable
+        selected[f"b{mi}"] = _bin(usable)
+    selected.update({f"g{i}": t[g].cast("string") for i, g in enumerate(groups)})
+    return t.select(**selected)
+
+
+def _views(groups: int) -> list[tuple[int, Optional[str]]]:
+    """(view, its group column `g<j>`): the whole column first."""
+    return [(0, None)] + [(i + 1, f"g{i}") for i in range(groups)]
+
+
+def _histograms(rows: pa.Table, columns: list[str], groups: list[str], weight: float = 1.0) -> Hists:
+    """The rows' histograms per measure, view and group, each row counted `weight` times (a
+    sample's rows stand for 1/fraction of the table's)."""
+    hists: Hists = {}
+    for mi in range(len(columns)):
+        b = f"b{mi}"
+        present = rows.filter(pc.is_valid(rows[b]))
+        for vi, g in _views(len(groups)):
+            counted = present.group_by([b] if g is None else [g, b]).aggregate([(b, "count")])
+            for r in counted.to_pylist():
+                n = r[f"{b}_count"]
+                hists.setdefault((mi, vi, "" if g is None else r[g]), {})[int(r[b])] = n * weight if weight != 1 else n
+    return hists
+
+
+def _sampled_histograms(ctx: Context, t: ibis.Table, binned: ibis.Table, columns: list[str],
+                        groups: list[str]) -> Hists:
+    """A big table's histograms: from its seeded sample where the database draws one (read in one
+    scan), else counted by the database (a group-by per measure and view)."""
+    drawn = seeded_sample(ctx)
+    if drawn is not None:
+        sample, fraction = drawn
+        rows = _binned(ctx, sample, columns, groups).to_pyarrow()
+        return _histograms(rows, columns, groups, weight=1 / fraction)
+    hists: Hists = {}
+    # one query per view (the whole column, then each group column): a union mixing the text of
+    # two columns fails where their collations differ (MySQL), and one view's branches share one
+    for vi, g in _views(len(groups)):
+        branches = []
+        for mi in range(len(columns)):
+            grp = ibis.literal("", type="string") if g is None else binned[g]
+            part = binned.filter(binned[f"b{mi}"].notnull()).select(
+                m=ibis.literal(mi, type="int64"), grp=grp, bin=binned[f"b{mi}"])
+            branches.append(part.group_by(["m", "grp", "bin"]).aggregate(n=part.count()))
+        counted = ibis.union(*branches) if len(branches) > 1 else branches[0]
+        for r in counted.to_pyarrow().to_pylist():
+            hists.setdefault((r["m"], vi, r["grp"]), {})[int(r["bin"])] = int(r["n"])
+    return hists
+
+
+def _outside(t: ibis.Table, binned: ibis.Table, columns: list[str], groups: list[str],
+             bulks: dict[tuple[int, int, Any], Shape]) -> Optional[pa.Table]:
+    """The rows whose value lies outside the bulk of one of its views (the whole column, its group
+    of each group column), read exactly in one scan.  None when more than MAX_OUTSIDE rows are
+    (a bulk this loose judges nothing)."""
+    def bound(b: float, margin: float) -> ibis.Value:
+        return ibis.literal(10 ** (b / RESOLUTION) * margin, type="float64")
+
+    conditions = []
+    for (mi, vi, grp), s in bulks.items():
+        v = binned[f"v{mi}"]
+        # a margin of a part in a thousand either way: the bins are the database's, read back
+        far = (v < bound(s.low, 1.001)) | (v >= bound(s.high + 1, 0.999))
+        if vi:
+            key = binned[f"g{vi - 1}"]
+            far = far & (key.isnull() if grp is None else key == grp)
+        conditions.append(far)
+    if not conditions:
+        return binned.limit(0).to_pyarrow()
+    anywhere = conditions[0]
+    for c in conditions[1:]:
+        anywhere = anywhere | c
+    rows = binned.filter(anywhere).limit(MAX_OUTSIDE + 1).to_pyarrow()
+    return None if rows.num_rows > MAX_OUTSIDE else rows
+
+
+def _cells(rows: pa.Table, mi: int, groups: int, apart: set[int]) -> list[dict[str, Any]]:
+    """One row per bin and groups among the bins apart, the rarest first: errors are rare, and a
+    bin apart within some groups may be a whole population of others (enterprises among
+    consumers)."""
+    b, v = f"b{mi}", f"v{mi}"
+    keys = [b, *(f"g{i}" for i in range(groups))]
+    chosen = rows.filter(pc.is_in(rows[b], value_set=pa.array(sorted(apart), type=rows.schema.field(b).type)))
+    counted = chosen.group_by(keys).aggregate([(v, "count"), (v, "min"), (v, "max")]).to_pylist()
+    cells = [{"bin": int(c[b]), "n": c[f"{v}_count"], "lo": c[f"{v}_min"], "hi": c[f"{v}_max"],
+              **{f"g{i}": c[f"g{i}"] for i in range(groups)}} for c in counted]
+    return sorted(cells, key=lambda c: (c["n"], c["bin"]))[:FETCHED]
+
+
+@dataclass
+class Corroboration:
+    """What slips.py reads to tell a slip from a true extreme: the rows apart with every measure's
+    value, each measure's whole-column shape, and the weight of a histogram's row."""
+
+    rows: list[dict[str, Optional[float]]]
+    shapes: dict[str, Shape]
+    unit: float
+
+
+def _judge(ctx: Context, t: ibis.Table, m: str, groups: list[str], cells: list[dict[str, Any]],
+           shapes: dict[tuple[int, Any], Shape], low_side: bool, hists: dict[tuple[int, Any], dict[int, float]],
+           corroboration: Corroboration) -> dict[str, Finding]:
     whole = t.schema()[m].is_integer()
     whole_shape = shapes.get((0, ""))
     out: dict[str, list[tuple[dict, int, Optional[float]]]] = {"scale_errors": [], "implausible_values": []}
@@ -323,7 +446,7 @@ def _judge(ctx: Context, t: ibis.Table, m: str, groups: list[str], keys: dict[st
             vi, grp, s = far[0]
             f = fits.pop()
             kind = "scale_errors"
-            if not slips.cut_off(hists[(vi, grp)], b, s):
+            if not slips.cut_off(hists[(vi, grp)], b, s, corroboration.unit):
                 continue   # the last value of a tail that thins out towards it: a true extreme
         else:
             vi, grp, s = far[0]
@@ -343,9 +466,8 @@ def _judge(ctx: Context, t: ibis.Table, m: str, groups: list[str], keys: dict[st
         out[kind].append((example, int(r["n"]), f))
     if out["scale_errors"]:
         # a real event moves the row's other measures with the value; a slip moves one cell
-        cells = [(h[0]["values"][0], h[0]["values"][-1], h[2]) for h in out["scale_errors"]]
-        rows = slips.candidate_rows(t, m, [(lo, hi) for lo, hi, _ in cells], list(columns))
-        dropped = slips.events(rows, m, cells, columns, RESOLUTION)
+        cells_found = [(h[0]["values"][0], h[0]["values"][-1], h[2]) for h in out["scale_errors"]]
+        dropped = slips.events(corroboration.rows, m, cells_found, corroboration.shapes, RESOLUTION)
         out["scale_errors"] = [h for i, h in enumerate(out["scale_errors"]) if i not in dropped]
     result = {}
     for kind, hits in out.items():
@@ -394,7 +516,7 @@ def scale_errors(ctx: Context, cp: ColumnProfile, dtype: dt.DataType) -> Optiona
                       for e in found.examples[:3])
     return issue(
         ctx, "scale_errors", cp.name, severity="medium", category="smart_fixes", affectedRows=found.rows,
-        description=f"{count(found.rows, 'value')} of {cp.name} {'is' if found.rows == 1 else 'are'} off from "
+        description=f"{count(found.rows, 'value')} of {cp.name} {verb_for(found.rows, 'is')} off from "
                     f"{'its peers' if found.rows == 1 else 'their peers'} by a unit factor, most by {meaning}: {shown}.",
         suggestedAction=f"Check the {count(found.rows, 'row')} of {cp.name} against their source; where the unit "
                         f"slipped, store the corrected value (for example {first['value']:g} -> {first['corrected']:.4g}) "
@@ -414,7 +536,7 @@ def implausible_values(ctx: Context, cp: ColumnProfile, dtype: dt.DataType) -> O
     shown = ", ".join(f"{e['value']:g} (about {_times(e['ratio'])} {_where(e)})" for e in found.examples[:3])
     return issue(
         ctx, "implausible_values", cp.name, severity="medium", category="smart_fixes", affectedRows=found.rows,
-        description=f"{count(found.rows, 'value')} of {cp.name} {'is' if found.rows == 1 else 'are'} ten times or "
+        description=f"{count(found.rows, 'value')} of {cp.name} {verb_for(found.rows, 'is')} ten times or "
                     f"more away from {'its' if found.rows == 1 else 'their'} group, with nothing in between, though "
                     f"usual for the column as a whole: {shown}.",
         suggestedAction=f"Check the {count(found.rows, 'row')} of {cp.name} against their source: a value this far "

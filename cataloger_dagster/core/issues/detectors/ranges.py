@@ -13,6 +13,7 @@ from typing import Any, Optional
 import ibis
 import ibis.expr.datatypes as dt
 
+from cataloger_dagster.core.grammar import count_noun, noun_for, verb_for
 from cataloger_dagster.core.issues.detectors.context import (
     Context, is_measure, issue, name_words, not_nan, numeric_sentinels, one, pct,
 )
@@ -87,14 +88,14 @@ def _outlier_issue(ctx: Context, cp: ColumnProfile, n: int, low: float, high: fl
                    p95: float, lo: float, hi: float, examples: list, parsed: bool) -> Optional[IssueModel]:
     if n == 0 or n > OUTLIER_MAX_RATE * ctx.rows:
         return None
-    values = "value" if n == 1 else "values"
-    lies = "lies" if n == 1 else "lie"
+    values = noun_for(n, "value")
+    lies = verb_for(n, "lies")
     return issue(
         ctx, "outliers", cp.name, severity="medium", category="smart_fixes", affectedRows=n,
         description=f"{n:,} {values} of {cp.name}{' (read as numbers)' if parsed else ''} {lies} far outside "
                     f"its usual range ({p05:g} to {p95:g} for the middle 90%), from {low:g} to {high:g}, "
                     "well apart from every usual value.",
-        suggestedAction=f"Check the {n:,} {'row' if n == 1 else 'rows'} of {cp.name} outside [{lo:.4g}, {hi:.4g}] "
+        suggestedAction=f"Check the {count_noun(n, 'row', zero=None)} of {cp.name} outside [{lo:.4g}, {hi:.4g}] "
                         "against their source; correct entry errors and keep true extremes.",
         details={"rows": n, "fence_low": lo, "fence_high": hi, "p05": p05, "p95": p95,
                  "min_outlier": low, "max_outlier": high, "examples": examples, "parsed_from_text": parsed},

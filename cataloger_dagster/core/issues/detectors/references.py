@@ -18,7 +18,8 @@ import ibis
 import ibis.expr.datatypes as dt
 
 from cataloger_dagster.core import portable, text
-from cataloger_dagster.core.issues.detectors.context import Context, is_identifier, issue, one, pct
+from cataloger_dagster.core.grammar import verb_for
+from cataloger_dagster.core.issues.detectors.context import Context, count, is_identifier, issue, one, pct
 from cataloger_dagster.core.models import ColumnProfile, IssueModel, TableProfile
 
 MIN_DISTINCT = 5          # fewer distinct values match some key by chance
@@ -475,10 +476,10 @@ def orphan_references(ctx: Context, cp: ColumnProfile, dtype: dt.DataType) -> Op
     return issue(
         ctx, "orphan_references", cp.name, severity="high" if frac > 0.05 else "medium",
         category="smart_fixes", affectedRows=rows,
-        description=f"{rows:,} {'row' if rows == 1 else 'rows'} ({pct(rows, ctx.rows)}) of {ctx.name} "
-                    f"{'has' if rows == 1 else 'have'} a {cp.name} with no match in {target}, which holds "
+        description=f"{count(rows, 'row')} ({pct(rows, ctx.rows)}) of {ctx.name} "
+                    f"{verb_for(rows, 'has')} a {cp.name} with no match in {target}, which holds "
                     f"{pct(n_values - n_missing, n_values)} of its values "
-                    f"({n_missing:,} distinct {'value' if n_missing == 1 else 'values'} missing"
+                    f"({count(n_missing, 'distinct value')} missing"
                     + (", matched on their digits: text codes against numbers" if cross else "") + ").",
         suggestedAction=f"Restore the missing {key.table} rows or correct {cp.name} on those rows; then "
                         f"enforce a foreign key from {cp.name} to {target}"

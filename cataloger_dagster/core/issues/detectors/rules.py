@@ -24,8 +24,9 @@ from typing import Any, Optional
 
 import ibis
 
+from cataloger_dagster.core.grammar import verb_for
 from cataloger_dagster.core.issues import rule_candidates as rc
-from cataloger_dagster.core.issues.detectors.context import Context, count, issue, not_nan, one, pct
+from cataloger_dagster.core.issues.detectors.context import Context, count, issue, not_nan, one, pct, seeded_sample
 from cataloger_dagster.core.models import ColumnRule, IssueModel, TableProfile
 from cataloger_dagster.core.text import words
 
@@ -35,6 +36,8 @@ RELATIVE = 1e-6          # floating-point noise accepted on top of the rounding 
 EXAMPLES = 5
 MAX_FINDINGS = 5         # broken rules reported per table (each reads its examples)
 RULES_KEY = ("rules", "")
+SAMPLE_JUDGES = 1000     # rows of a sample a candidate applies to, for the sample to rule it out
+SAMPLE_SLACK = 0.05      # a candidate holding on less than MIN_SHARE less this share of them is out
 
 
 BIG = 1e300   # |difference| - tolerance <= BIG: a number, neither NULL, NaN (above every number) nor infinite
@@ -78,11 +81,37 @@ def _order_applies(ctx: Context, t: ibis.Table, cand: rc.Candidate) -> Any:
     return ibis.and_(*conds)
 
 
-def _counts(ctx: Context, cands: list[rc.Candidate], steps: list[dict[str, float]]) -> list[dict[str, int]]:
-    """For every candidate, in one query: the rows it applies to, then (arithmetic) the rows where
-    it holds and where it holds and says something, or (orders) the rows below and above.  Each
-    row's distance beyond the tolerance is figured once, in a projection the counts read."""
-    t = _numbers(ctx.whole if ctx.whole is not None else ctx.table, cands)
+def _counted(ctx: Context, cands: list[rc.Candidate], steps: list[dict[str, float]]) -> list[dict[str, int]]:
+    """`_counts` of every candidate over the table.  A big table's candidates are first counted on
+    its seeded sample: only those that may hold there are counted over the table (a rule holding
+    on 95% of the rows holds on well over 90% of a sample of thousands)."""
+    whole = ctx.table if ctx.whole is None else ctx.whole
+    drawn = seeded_sample(ctx)
+    if drawn is None:
+        return _counts(ctx, whole, cands, steps)
+    first = _counts(ctx, drawn[0], cands, steps)
+    kept = [i for i, n in enumerate(first) if _may_hold(cands[i], n)]
+    exact = _counts(ctx, whole, [cands[i] for i in kept], [steps[i] for i in kept]) if kept else []
+    counted = [{"applies": 0, "first": 0, "second": 0} for _ in cands]
+    for i, n in zip(kept, exact):
+        counted[i] = n
+    return counted
+
+
+def _may_hold(cand: rc.Candidate, n: dict[str, int]) -> bool:
+    if n["applies"] < SAMPLE_JUDGES:
+        return True   # too few rows of the sample to tell
+    holds = n["applies"] - min(n["first"], n["second"]) if cand.kind == "order" else n["first"]
+    return holds >= (MIN_SHARE - SAMPLE_SLACK) * n["applies"]
+
+
+def _counts(ctx: Context, table: ibis.Table, cands: list[rc.Candidate],
+            steps: list[dict[str, float]]) -> list[dict[str, int]]:
+    """For every candidate, in one query over `table`: the rows it applies to, then (arithmetic)
+    the rows where it holds and where it holds and says something, or (orders) the rows below and
+    above.  Each row's distance beyond the tolerance is figured once, in a projection the counts
+    read."""
+    t = _numbers(table, cands)
     ordered = list(dict.fromkeys(c for cand in cands if cand.kind == "order" for c in cand.columns))
     # the projection's own names never meet a column of the table (a table may have a column d1)
     p = "_rule_"
@@ -250,7 +279,7 @@ def rule_violations(ctx: Context) -> list[IssueModel]:
     steps = [_rule_steps(cand, column_steps, schema) for cand in cands]
     found: list[ColumnRule] = []
     seen: set[frozenset] = set()
-    for cand, n, own in zip(cands, _counts(ctx, cands, steps), steps):
+    for cand, n, own in zip(cands, _counted(ctx, cands, steps), steps):
         rule = _as_rule(ctx.profile, cand, n, own)
         if rule is not None and frozenset(rule.columns) not in seen:
             seen.add(frozenset(rule.columns))
@@ -287,11 +316,11 @@ def _finding(ctx: Context, group: list[ColumnRule], named_by_all: bool = False) 
     shown = f" (for example {_example_text(rule, examples[0])})" if examples else ""
     if rule.kind == "order":
         small, large = rule.result, rule.operands[0]
-        broken = f"{count(bad, 'row')} {'has' if bad == 1 else 'have'} {small} above {large}"
+        broken = f"{count(bad, 'row')} {verb_for(bad, 'has')} {small} above {large}"
         action = (f"Check the {count(bad, 'row')} against their source (values swapped between {small} and {large}, "
                   f"typos), correct them, then add a CHECK ({small} <= {large}).")
     else:
-        broken = f"{count(bad, 'row')} {'breaks' if bad == 1 else 'break'} it"
+        broken = f"{count(bad, 'row')} {verb_for(bad, 'breaks')} it"
         action = (f"Recompute {rule.result} on the {count(bad, 'row')} (or correct the value that was mistyped) "
                   f"and make the load derive it, or add a CHECK ({rule.formula}).")
     more = f" The same rows break {', '.join(r.formula for r in also)}." if also else ""

@@ -18,9 +18,10 @@ peers is kept as a scale error only when two more things hold.
   standard deviations of its column's logarithm) at another ratio makes the value an event.
 
 Inputs (what the magnitudes detector already holds): a view's histogram of orders of magnitude
-{bin: rows} (RESOLUTION bins a decade, bin = floor(log10(v) * RESOLUTION)), its `Shape` (the
-bulk's first and last bins `low`/`high`, the median and MAD in bins), and for the rows of a
-candidate the values of the table's other measures with their whole columns' `Shape`s.
+{bin: rows} (RESOLUTION bins a decade, bin = floor(log10(v) * RESOLUTION)) with the weight of
+one of its rows (1, or 1/fraction for a sample's), its `Shape` (the bulk's first and last bins
+`low`/`high`, the median and MAD in bins), and the rows read apart with every measure's value and
+each measure's whole-column `Shape`.  No query of its own.
 """
 
 from __future__ import annotations
@@ -28,15 +29,12 @@ from __future__ import annotations
 import math
 from typing import Any, Mapping, Protocol
 
-import ibis
-
 TAIL_VALUES = 10     # the bulk's last values read for its tail's scale
 MIN_TAIL_VALUES = 3
 TAIL_GAP = 5.0       # a gap this many times the tail's scale cuts a value off
 MIN_SCALE = 0.5      # bins: below the histogram's resolution, a tail's scale is not read
 TOGETHER_Z = 3.0     # another measure this far out on the same side moves with the value
 SAME_FACTOR = 0.1    # decades: another measure off by the same factor slipped with it
-MAX_ROWS = 50        # candidate rows read back
 
 
 class Bulk(Protocol):
@@ -49,9 +47,10 @@ class Bulk(Protocol):
     high: int
 
 
-def tail_ratio(hist: Mapping[int, int], b: int, s: Bulk) -> float:
+def tail_ratio(hist: Mapping[int, float], b: int, s: Bulk, unit: float = 1.0) -> float:
     """The gap between the candidate bin `b` and the bulk, in units of the scale of the bulk's
-    tail on b's side (the larger, the more cut off)."""
+    tail on b's side (the larger, the more cut off).  `unit` is what one value counts for in the
+    histogram (a sampled row stands for 1/fraction of the table's)."""
     high = b > s.high
     edge = s.high if high else s.low
     beyond = [x for x in hist if (edge < x <= b if high else b <= x < edge)]
@@ -60,7 +59,7 @@ def tail_ratio(hist: Mapping[int, int], b: int, s: Bulk) -> float:
     k = max(MIN_TAIL_VALUES, min(TAIL_VALUES, s.rows // 4))
     ranks: list[int] = []
     for x in sorted((x for x in hist if s.low <= x <= s.high), reverse=high):
-        ranks += [x] * min(hist[x], k + 1 - len(ranks))
+        ranks += [x] * min(max(round(hist[x] / unit), 1), k + 1 - len(ranks))
         if len(ranks) > k:
             break
     if len(ranks) < 2:
@@ -69,9 +68,9 @@ def tail_ratio(hist: Mapping[int, int], b: int, s: Bulk) -> float:
     return gap / max(scale, MIN_SCALE)
 
 
-def cut_off(hist: Mapping[int, int], b: int, s: Bulk) -> bool:
+def cut_off(hist: Mapping[int, float], b: int, s: Bulk, unit: float = 1.0) -> bool:
     """Whether the candidate bin `b` is cut off from its bulk rather than the end of its tail."""
-    return tail_ratio(hist, b, s) >= TAIL_GAP
+    return tail_ratio(hist, b, s, unit) >= TAIL_GAP
 
 
 def _z(value: float, s: Bulk, resolution: int) -> float:
@@ -98,20 +97,6 @@ def moves_together(row: Mapping[str, Any], column: str, factor: float, shapes: M
             if abs(off - math.log10(factor)) > SAME_FACTOR:
                 return True
     return False
-
-
-def candidate_rows(t: ibis.Table, column: str, ranges: list[tuple[float, float]], measures: list[str]
-                   ) -> list[dict[str, Any]]:
-    """The rows (at most MAX_ROWS) whose `column` lies in one of `ranges`, with the measures."""
-    v = t[column].cast("float64")
-    where = None
-    for lo, hi in ranges:
-        one = (v >= lo) & (v <= hi)
-        where = one if where is None else where | one
-    if where is None:
-        return []
-    picked = t.filter(where).select(**{m: t[m].cast("float64") for m in dict.fromkeys([column, *measures])})
-    return picked.limit(MAX_ROWS).to_pyarrow().to_pylist()
 
 
 def events(rows: list[dict[str, Any]], column: str, ranges: list[tuple[float, float, float]],

@@ -17,6 +17,7 @@ from typing import Optional
 
 import ibis.expr.datatypes as dt
 
+from cataloger_dagster.core.grammar import verb_for
 from cataloger_dagster.core.issues.detectors.context import (
     Context, count, is_identifier, issue, name_words, one, pct,
 )
@@ -54,11 +55,11 @@ def stored_as_text(ctx: Context, cp: ColumnProfile, dtype: dt.DataType) -> Optio
     extra = []
     if placeholders:
         n = sum(placeholders.values())
-        extra.append(f"{count(n, 'row')} {'holds' if n == 1 else 'hold'} placeholders "
+        extra.append(f"{count(n, 'row')} {verb_for(n, 'holds')} placeholders "
                      f"({', '.join(repr(v) for v in _examples(placeholders, 3))}) that forced the text type")
     if unparsed:
         n = sum(unparsed.values())
-        extra.append(f"{count(n, 'row')} {'holds' if n == 1 else 'hold'} other text "
+        extra.append(f"{count(n, 'row')} {verb_for(n, 'holds')} other text "
                      f"({', '.join(repr(v) for v in _examples(unparsed, 3))})")
     if kind == "date":
         extra.append(f"read as dates they run from {shown(low)} to {shown(high)}, "

@@ -9,6 +9,7 @@ from typing import Optional
 
 import ibis.expr.datatypes as dt
 
+from cataloger_dagster.core.grammar import verb_for
 from cataloger_dagster.core.issues.detectors.context import (
     Context, count, free_text_counts, is_padded, issue, pct,
 )
@@ -82,7 +83,7 @@ def _issue(ctx: Context, cp: ColumnProfile, rows: int, shown: dict[str, int], tw
            distinct: Optional[int]) -> IssueModel:
     examples = list(shown)[:SHOWN]
     split = (f"; {count(len(twins), 'value')} ({', '.join(repr(v) for v in list(twins)[:3])}) "
-             f"{'stands' if len(twins) == 1 else 'stand'} beside the same text without the spaces, "
+             f"{verb_for(twins, 'stands')} beside the same text without the spaces, "
              "so that a group-by or a join splits them") if twins else ""
     return issue(
         ctx, "whitespace_values", cp.name, severity="medium" if twins else "low", category="quick_fixes",

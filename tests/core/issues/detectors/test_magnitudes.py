@@ -9,6 +9,7 @@ import random
 
 import pytest
 
+from cataloger_dagster.core.issues.detectors import context, magnitudes
 from cataloger_dagster.core.issues.detectors.magnitudes import FACTORS, fitting_factor, shape
 
 MAGNITUDE_TYPES = {"scale_errors", "implausible_values"}
@@ -169,3 +170,36 @@ def test_the_smallest_share_at_the_end_of_a_tail_running_to_zero_is_no_scale_err
     tables.rows("schools", "school INTEGER, low_income DOUBLE", list(enumerate(shares)))
     found = tables.detect("schools")
     assert not {i.type for i in found.values()} & MAGNITUDE_TYPES, [i.description for i in found.values()]
+
+
+def test_a_table_read_from_a_sample_gives_what_the_whole_table_gives(tables, monkeypatch):
+    """Above SAMPLE_ROWS rows the histograms come from a seeded sample and the rows outside its
+    bulks are read exactly: the rare values apart (which a sample would miss) are all found."""
+    rng = random.Random(5)
+    kinds = ["small", "large", "medium"]
+    levels = {"small": (2, 3), "large": (40, 200), "medium": (8, 15)}
+    rows = []
+    for i in range(30_000):
+        kind = kinds[i % 3]
+        weight = round(rng.uniform(*levels[kind]), 2)
+        income = round(rng.lognormvariate(10.5, 1.0), 2)   # a long tail: never apart
+        rows.append((kind, weight, income))
+    for i in (17, 2_003, 9_999):            # three small parcels weighed in grams
+        rows[i * 3] = ("small", rows[i * 3][1] * 1000, rows[i * 3][2])
+    rows[4_000 * 3 + 1] = ("large", 15_000.0, rows[4_000 * 3 + 1][2])   # a large parcel, x100
+    tables.rows("parcels", "kind VARCHAR, weight DOUBLE, income DOUBLE", rows)
+
+    def magnitude_findings() -> dict[str, tuple[int, list[float]]]:
+        found = magnitudes.analysis(tables.context("parcels"))
+        return {f"{column} {kind}": (f.rows, f.values) for column, kinds in found.items() for kind, f in kinds.items()}
+
+    exact = magnitude_findings()
+    assert exact == {"weight scale_errors": (4, [2230.0, 2720.0, 2810.0, 15_000.0])}
+
+    read_outside = []
+    outside = magnitudes._outside
+    monkeypatch.setattr(context, "SAMPLE_ROWS", 3_000)
+    monkeypatch.setattr(magnitudes, "SAMPLE_ROWS", 3_000)
+    monkeypatch.setattr(magnitudes, "_outside", lambda *a: read_outside.append(a) or outside(*a))
+    assert magnitude_findings() == exact
+    assert read_outside, "the table was not read from a sample"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import random
 
-from cataloger_dagster.core.issues.detectors import rules
+from cataloger_dagster.core.issues.detectors import context, rules
 from cataloger_dagster.core.issues.detectors.rules import MIN_SUPPORT
 
 
@@ -242,3 +242,29 @@ def test_the_example_of_a_broken_difference_names_what_the_parts_give(tables):
     tables.rows("pay", "gross DOUBLE, tax DOUBLE, net DOUBLE", rows)
     found, _ = _found(tables, "pay")
     assert "for example gross is 103 where tax + net gives 14" in found["net = gross - tax"].description
+
+
+def test_a_big_table_s_rules_are_first_looked_for_in_a_sample_and_counted_exactly(tables, monkeypatch):
+    """Above SAMPLE_ROWS rows, every candidate is counted on the seeded sample and only those that
+    may hold there are counted over the table: the same rules, the exceptions exact."""
+    _orders(tables, n=20_000, broken=(17, 230, 9_001, 19_999))
+    exact_found, exact_known = _found(tables, "orders")
+    assert exact_found["total = subtotal + shipping"].affectedRows == 4
+
+    counted = []
+    real = rules._counts
+    monkeypatch.setattr(context, "SAMPLE_ROWS", 2_000)
+    monkeypatch.setattr(rules, "_counts", lambda ctx, table, cands, steps: counted.append(len(cands))
+                        or real(ctx, table, cands, steps))
+    found, known = _found(tables, "orders")
+    assert {f: (i.affectedRows, i.details["holds"], i.details["applies"]) for f, i in found.items()} == \
+        {f: (i.affectedRows, i.details["holds"], i.details["applies"]) for f, i in exact_found.items()}
+    assert known.keys() == exact_known.keys()
+    assert counted == [1, 1]   # the sample, then the table
+
+    # a relation only half the sample follows is never counted over the table
+    tables.sql("DROP TABLE orders")
+    _orders(tables, n=20_000, broken=range(0, 20_000, 2))
+    counted.clear()
+    found, known = _found(tables, "orders")
+    assert counted == [1] and not found and not known
