@@ -283,11 +283,8 @@ def _analyse(ctx: Context) -> dict[str, dict[str, Finding]]:
                      **{b: n for b, n in exact.get(k, {}).items() if not s.normal(b)}}
                  for k, s in bulks.items()}
     shapes = {k: s for k, h in hists.items() if (s := shape(h)) is not None}
-    # the rows apart carry every measure: whether a row's other measures moved with a value
-    rows = [{m: r[f"v{mi}"] for mi, m in enumerate(columns)}
-            for r in outside.select([f"v{mi}" for mi in range(len(columns))]).to_pylist()]
     whole_shapes = {m: shapes[(mi, 0, "")] for mi, m in enumerate(columns) if (mi, 0, "") in shapes}
-    corroboration = Corroboration(rows, whole_shapes, unit)
+    corroboration = Corroboration(outside, columns, whole_shapes, unit)
     found: dict[str, dict[str, Finding]] = {}
     for mi, m in enumerate(columns):
         apart = {b for (i, vi, grp), s in shapes.items() if i == mi
@@ -407,12 +404,25 @@ def _cells(rows: pa.Table, mi: int, groups: int, apart: set[int]) -> list[dict[s
 
 @dataclass
 class Corroboration:
-    """What slips.py reads to tell a slip from a true extreme: the rows apart with every measure's
-    value, each measure's whole-column shape, and the weight of a histogram's row."""
+    """What slips.py reads to tell a slip from a true extreme: the rows apart (they carry every
+    measure's value `v<i>`), each measure's whole-column shape, and the weight of a histogram's row."""
 
-    rows: list[dict[str, Optional[float]]]
+    outside: pa.Table
+    columns: list[str]
     shapes: dict[str, Shape]
     unit: float
+
+    def rows(self, m: str, ranges: list[tuple[float, float]]) -> list[dict[str, Optional[float]]]:
+        """The rows whose measure `m` lies in one of `ranges`, as {measure: value}."""
+        v = self.outside[f"v{self.columns.index(m)}"]
+        keep = None
+        for lo, hi in ranges:
+            one = pc.and_(pc.greater_equal(v, lo), pc.less_equal(v, hi))
+            keep = one if keep is None else pc.or_(keep, one)
+        if keep is None:
+            return []
+        picked = self.outside.filter(keep).select([f"v{i}" for i in range(len(self.columns))])
+        return [{c: r[f"v{i}"] for i, c in enumerate(self.columns)} for r in picked.to_pylist()]
 
 
 def _judge(ctx: Context, t: ibis.Table, m: str, groups: list[str], cells: list[dict[str, Any]],
@@ -467,7 +477,8 @@ def _judge(ctx: Context, t: ibis.Table, m: str, groups: list[str], cells: list[d
     if out["scale_errors"]:
         # a real event moves the row's other measures with the value; a slip moves one cell
         cells_found = [(h[0]["values"][0], h[0]["values"][-1], h[2]) for h in out["scale_errors"]]
-        dropped = slips.events(corroboration.rows, m, cells_found, corroboration.shapes, RESOLUTION)
+        rows = corroboration.rows(m, [(lo, hi) for lo, hi, _ in cells_found])
+        dropped = slips.events(rows, m, cells_found, corroboration.shapes, RESOLUTION)
         out["scale_errors"] = [h for i, h in enumerate(out["scale_errors"]) if i not in dropped]
     result = {}
     for kind, hits in out.items():
