@@ -2,7 +2,7 @@
 
 from typing import TYPE_CHECKING
 
-from cataloger_dagster.core.investigate.checks.helpers import outcome, share, text_that_reads
+from cataloger_dagster.core.investigate.checks.helpers import outcome, share, text_that_reads, value_counts
 
 if TYPE_CHECKING:  # defined by the session script's setup block
     from cataloger_dagster.core.investigate.checks.session import ROWS, pct, t
@@ -24,6 +24,12 @@ def check_date_as_text(column, date_format, placeholders):
             return False
 
     found = text_that_reads(column, placeholders, parses)
+    if found is None and t.schema()[column].is_integer() and date_format in ("%Y%m%d", "%Y%m"):
+        # dates written as integers (20011229): their digits are read in the same format
+        hypothesis = f"{column} holds dates, stored as integers"
+        counts = value_counts(t[column].cast("string"))
+        found = (sum(k for _, k in counts), sum(k for v, k in counts if parses(v)),
+                 sorted(v for v, _ in counts if not parses(v))[:5])
     if found is None:
         return outcome(hypothesis, "refuted", f"the column is typed {t.schema()[column]}", 0,
                        type=str(t.schema()[column]))

@@ -16,7 +16,8 @@ Severity and category (quick_fixes can be automated, smart_fixes need business j
   duplicate_keys           high for the table's own id, else medium              smart
                            (one column, or an entity and a time together)
   numeric_as_text,         medium: sums, sorts and comparisons go wrong          quick
-  date_as_text             (the placeholders that forced the text type are part of it)
+  date_as_text             (the placeholders that forced the text type are part of it;
+                           dates written as integers, 20011229, are one too)
   outliers                 medium                                                smart
   whitespace_values        medium when a padded value stands beside its trimmed   quick
                            twin (group-bys split), else low
@@ -72,6 +73,7 @@ COLUMN_CHECKS: list[tuple[str, Callable[..., Optional[IssueModel]]]] = [
     ("sentinel_values", missing.sentinel_values),
     ("duplicate_keys", keys.duplicate_keys),
     ("stored_as_text", types.stored_as_text),
+    ("date_as_integer", types.dates_as_integers),
     ("mixed_units", units.mixed_units),
     ("outliers", ranges.outliers),
     ("scale_errors", magnitudes.scale_errors),

@@ -6,7 +6,9 @@ twice then differs from its copy in that column only, and a comparison of whole 
 finds it.  Those columns are set aside (and named in the finding); the rest are compared.
 
 Repeats are a finding only where chance cannot explain them: in a table whose columns take
-few values (a survey of three answers per person), many rows are alike by nature.
+few values (a survey of three answers per person), many rows are alike by nature; in a table whose
+columns are all coarse (a catalogue of car models: make, engine size, gearbox, mileage rounded to
+a mile), rows describe kinds, and two cars of one kind are two rows alike.
 """
 
 from __future__ import annotations
@@ -34,6 +36,10 @@ ROW_NUMBER_WORDS = {"rownames", "rowname", "row", "rownum", "rowid", "index", "i
 # which the observed repeats are no finding: a pessimistic estimate, since real values are not
 # spread evenly, so repeats count only when chance makes far fewer of them
 CHANCE_SHARE = 0.25
+# a column of at most this many times sqrt(rows) values tells kinds apart, not records: rows of
+# such columns only (a catalogue of configurations, a survey's answers) are alike by nature, their
+# columns too dependent on one another for the chance above to say how often
+KIND_SQRT = 4.0
 NEAR_MAX_ROWS = 2_500_000   # rows but a row number are compared up to this size, or where a proof comes cheap
 EXAMPLES = 3
 EXAMPLE_COLUMNS = 6
@@ -96,6 +102,23 @@ def chance_repeats(ctx: Context, columns: list[str], repeats: int) -> float:
     return math.exp(min(log_chance, 700.0))
 
 
+def kinds_only(ctx: Context, columns: list[str]) -> bool:
+    """Whether every one of `columns` is coarse: a category or a rounded measure of at most
+    KIND_SQRT * sqrt(rows) values, no time of day.  Such a table describes kinds of things (a car's
+    model, engine and gearbox; a survey's answers) and has no column that tells two records
+    apart: two rows alike are two records of one kind, not a record copied.  A fine measure (a
+    price of thousands of values), a time or a long text tells records apart: their repeats are
+    copies."""
+    schema = ctx.table.schema()
+    by_name = {cp.name: cp for cp in ctx.profile.columns}
+    most = KIND_SQRT * math.sqrt(ctx.rows)
+    for name in columns:
+        cp = by_name.get(name)
+        if cp is None or cp.distinct is None or schema[name].is_timestamp() or cp.distinct > most:
+            return False
+    return True
+
+
 def _examples(ctx: Context, compared: list[str], ignored: list[str]) -> list[dict[str, Any]]:
     t = ctx.table
     aggs: dict[str, Any] = {"copies": t.count()}
@@ -156,6 +179,8 @@ def duplicate_rows(ctx: Context) -> Optional[IssueModel]:
     compared = [c for c in comparable if c not in ignored]
     if not compared or (ignored and len(compared) < 2):
         return None   # one value beside a row's number is no record that could have been copied
+    if kinds_only(ctx, compared):
+        return None   # rows of kinds: alike by nature, whatever their number (and not counted)
     dups = repeated_rows(ctx, compared, near=bool(ignored))
     if not dups or dups <= 0:
         return None

@@ -35,6 +35,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from cataloger_dagster.core.grammar import verb_for
+from cataloger_dagster.core.issues.detectors import slips
 from cataloger_dagster.core.issues.detectors.context import (
     SAMPLE_ROWS, Context, count, is_measure, issue, name_words, not_nan, seeded_sample,
 )
@@ -265,8 +266,12 @@ def _analyse(ctx: Context) -> dict[str, dict[str, Finding]]:
         # a small table is read whole, once: its histograms and its rows apart are exact
         outside = binned.to_pyarrow()
         hists = _histograms(outside, columns, groups)
+        unit = 1.0
     else:
         hists = _sampled_histograms(ctx, t, binned, columns, groups)
+        # a sampled row's weight (its histogram's smallest count): the tail's scale is read over
+        # the sample's last values, not over the rows one sampled value stands for
+        unit = min((n for h in hists.values() for n in h.values()), default=1.0)
         bulks = {k: s for k, h in hists.items() if (s := shape(h)) is not None}
         read = _outside(t, binned, columns, groups, bulks)
         if read is None:
@@ -278,6 +283,8 @@ def _analyse(ctx: Context) -> dict[str, dict[str, Finding]]:
                      **{b: n for b, n in exact.get(k, {}).items() if not s.normal(b)}}
                  for k, s in bulks.items()}
     shapes = {k: s for k, h in hists.items() if (s := shape(h)) is not None}
+    whole_shapes = {m: shapes[(mi, 0, "")] for mi, m in enumerate(columns) if (mi, 0, "") in shapes}
+    corroboration = Corroboration(outside, columns, whole_shapes, unit)
     found: dict[str, dict[str, Finding]] = {}
     for mi, m in enumerate(columns):
         apart = {b for (i, vi, grp), s in shapes.items() if i == mi
@@ -286,7 +293,8 @@ def _analyse(ctx: Context) -> dict[str, dict[str, Finding]]:
             continue
         cp = next(c for c in ctx.profile.columns if c.name == m)
         result = _judge(ctx, t, m, groups, _cells(outside, mi, len(groups), apart),
-                        {(vi, grp): s for (i, vi, grp), s in shapes.items() if i == mi}, low_side_judged(cp))
+                        {(vi, grp): s for (i, vi, grp), s in shapes.items() if i == mi}, low_side_judged(cp),
+                        {(vi, grp): h for (i, vi, grp), h in hists.items() if i == mi}, corroboration)
         if result:
             found[m] = result
     return found
@@ -394,8 +402,32 @@ def _cells(rows: pa.Table, mi: int, groups: int, apart: set[int]) -> list[dict[s
     return sorted(cells, key=lambda c: (c["n"], c["bin"]))[:FETCHED]
 
 
+@dataclass
+class Corroboration:
+    """What slips.py reads to tell a slip from a true extreme: the rows apart (they carry every
+    measure's value `v<i>`), each measure's whole-column shape, and the weight of a histogram's row."""
+
+    outside: pa.Table
+    columns: list[str]
+    shapes: dict[str, Shape]
+    unit: float
+
+    def rows(self, m: str, ranges: list[tuple[float, float]]) -> list[dict[str, Optional[float]]]:
+        """The rows whose measure `m` lies in one of `ranges`, as {measure: value}."""
+        v = self.outside[f"v{self.columns.index(m)}"]
+        keep = None
+        for lo, hi in ranges:
+            one = pc.and_(pc.greater_equal(v, lo), pc.less_equal(v, hi))
+            keep = one if keep is None else pc.or_(keep, one)
+        if keep is None:
+            return []
+        picked = self.outside.filter(keep).select([f"v{i}" for i in range(len(self.columns))])
+        return [{c: r[f"v{i}"] for i, c in enumerate(self.columns)} for r in picked.to_pylist()]
+
+
 def _judge(ctx: Context, t: ibis.Table, m: str, groups: list[str], cells: list[dict[str, Any]],
-           shapes: dict[tuple[int, Any], Shape], low_side: bool) -> dict[str, Finding]:
+           shapes: dict[tuple[int, Any], Shape], low_side: bool, hists: dict[tuple[int, Any], dict[int, float]],
+           corroboration: Corroboration) -> dict[str, Finding]:
     whole = t.schema()[m].is_integer()
     whole_shape = shapes.get((0, ""))
     out: dict[str, list[tuple[dict, int, Optional[float]]]] = {"scale_errors": [], "implausible_values": []}
@@ -424,6 +456,8 @@ def _judge(ctx: Context, t: ibis.Table, m: str, groups: list[str], cells: list[d
             vi, grp, s = far[0]
             f = fits.pop()
             kind = "scale_errors"
+            if not slips.cut_off(hists[(vi, grp)], b, s, corroboration.unit):
+                continue   # the last value of a tail that thins out towards it: a true extreme
         else:
             vi, grp, s = far[0]
             f = None
@@ -440,6 +474,12 @@ def _judge(ctx: Context, t: ibis.Table, m: str, groups: list[str], cells: list[d
             example["factor"] = f
             example["corrected"] = value / f if ratio > 1 else value * f
         out[kind].append((example, int(r["n"]), f))
+    if out["scale_errors"]:
+        # a real event moves the row's other measures with the value; a slip moves one cell
+        cells_found = [(h[0]["values"][0], h[0]["values"][-1], h[2]) for h in out["scale_errors"]]
+        rows = corroboration.rows(m, [(lo, hi) for lo, hi, _ in cells_found])
+        dropped = slips.events(rows, m, cells_found, corroboration.shapes, RESOLUTION)
+        out["scale_errors"] = [h for i, h in enumerate(out["scale_errors"]) if i not in dropped]
     result = {}
     for kind, hits in out.items():
         total = sum(n for _, n, _ in hits)

@@ -54,6 +54,11 @@ def fence(p05: float, p95: float, p50: Optional[float] = None) -> tuple[float, f
 
 ISOLATION = 4.0          # an outlier's gap to the nearest usual value, in the widest step between usual values
 ISOLATION_NEIGHBOURS = 10
+# ... and in the scale of the usual values' tail (Hill's estimator: the nearest usual values' mean
+# distance to the next one in).  On a tail falling off exponentially on its scale (a power law on
+# a log scale) a gap that wide comes by chance about once in e**6 (0.25%) per side: an outlier has
+# no other evidence than its gap, so the bar is higher than a scale error's (slips.TAIL_GAP).
+TAIL_ISOLATION = 6.0
 
 
 def _scale(v: float, log: bool) -> float:
@@ -64,14 +69,19 @@ def isolated(beyond: float, inside: list[float], log: bool) -> bool:
     """Whether the outlier nearest the usual values (``beyond``) is far from them: its gap to the
     nearest usual value is ISOLATION times the widest step among the nearest usual values.  A tail
     that thins out step by step (storms, long delays, taxiing speeds) is not isolated; a wind speed
-    of 1048 among speeds under 45, or a budget of $218 among millions, is."""
+    of 1048 among speeds under 45, or a budget of $218 among millions, is.  The gap is also read
+    against the tail's scale (TAIL_ISOLATION): the lowest of 300 values a factor 1.4 below the next,
+    where the next ten thin out over a factor 1.15, is a tail's end, not an error."""
     inside = sorted({v for v in inside if not log or v > 0}, key=lambda v: abs(v - beyond))[:ISOLATION_NEIGHBOURS + 1]
     if len(inside) < 3 or (log and beyond <= 0):
         return False
     points = sorted(_scale(v, log) for v in inside)
     widest = max(b - a for a, b in zip(points, points[1:]))
     gap = min(abs(_scale(beyond, log) - p) for p in points)
-    return widest > 0 and gap >= ISOLATION * widest
+    # nearest first: the tail's last values and the one next in from them
+    tail = sorted(points, key=lambda p: abs(_scale(beyond, log) - p))
+    scale = sum(abs(p - tail[-1]) for p in tail[:-1]) / (len(tail) - 1)
+    return widest > 0 and gap >= ISOLATION * widest and gap >= TAIL_ISOLATION * scale
 
 
 def _outlier_issue(ctx: Context, cp: ColumnProfile, n: int, low: float, high: float, p05: float,

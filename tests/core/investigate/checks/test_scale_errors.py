@@ -46,3 +46,29 @@ def test_values_at_no_such_factor_are_refuted(tmp_path):
     issue = made("survey", "scale_errors", ["revenue"], values=values, factor=10.0, flagged=_flagged(values))
     found = run_checks(db, "survey", [issue], tmp_path)[issue.id]
     assert found["verdict"] == "refuted" and found["evidence"]["at_factor"] == 0, found
+
+
+# 300 incomes on a power law (the quantiles of a Pareto, no randomness): the largest about twelve
+# times the median, but the tail thins out towards it value after value
+TAIL_SQL = """
+CREATE TABLE incomes AS
+  SELECT i AS id, round(100 * power(1 - i / 301.0, -0.5), 2) AS income FROM range(0, 301) t(i);
+"""
+
+
+def test_the_last_value_of_a_thinning_tail_is_refuted(tmp_path):
+    db = database(tmp_path / "incomes.duckdb", TAIL_SQL)
+    top = 1734.94
+    issue = made("incomes", "scale_errors", ["income"], values=[top], factor=10.0, flagged=[{"value": top}])
+    found = run_checks(db, "incomes", [issue], tmp_path)[issue.id]
+    assert found["verdict"] == "refuted" and "tail" in found["reason"], found
+    assert found["evidence"]["on_a_tail"] == 1
+
+
+def test_the_same_value_cut_off_from_a_tight_bulk_is_confirmed(tmp_path):
+    db = database(tmp_path / "incomes.duckdb", """
+        CREATE TABLE incomes AS SELECT i AS id, 150.0 + (i * 7) % 40 AS income FROM range(0, 300) t(i)
+        UNION ALL SELECT 300, 1734.94;""")
+    issue = made("incomes", "scale_errors", ["income"], values=[1734.94], factor=10.0, flagged=[{"value": 1734.94}])
+    found = run_checks(db, "incomes", [issue], tmp_path)[issue.id]
+    assert found["verdict"] == "confirmed" and found["evidence"]["on_a_tail"] == 0, found

@@ -152,3 +152,33 @@ def test_a_unique_column_of_the_profile_proves_no_row_repeats_behind_a_row_numbe
     ctx = tables.context("ticks")
     assert repeated_rows(ctx, ["at_time", "kind"], near=True) == 0
     assert duplicate_rows(ctx) is None
+
+
+# a catalogue of car configurations: 38 models, each in a few engine/gearbox/year variants, with
+# their rounded mileages; some variants are listed for two cars (about 230 rows)
+CARS = RANDOM + """
+CREATE TABLE cars AS
+SELECT {rowname} 'make' || (m % 15) AS manufacturer, 'model' || m AS model,
+       round(1.6 + (m % 12) * 0.3 + (v % 2) * 0.2, 1) AS displ, [1999, 2008][1 + v % 2] AS year,
+       [4, 6, 8][1 + m % 3] AS cyl, ['auto(l4)', 'manual(m5)', 'auto(s6)'][1 + h(m * 7 + v) % 3] AS trans,
+       18 + (m % 9) - v % 3 AS cty, 26 + (m % 11) - v % 3 AS hwy
+FROM (SELECT m, v FROM range(38) a(m), range(6) b(v) WHERE h(m * 13 + v) % 10 < 9)
+{copies}
+"""
+
+
+def test_two_cars_of_one_configuration_in_a_catalogue_of_kinds_are_no_finding(tables):
+    tables.sql(CARS.format(rowname="", copies="") + """;
+        INSERT INTO cars SELECT * FROM cars WHERE hash(model || displ || year) % 25 = 0""")
+    ctx = tables.context("cars")
+    assert ctx.rows - len(tables.con.table("cars").distinct().execute()) > 3    # rows alike are there
+    assert duplicate_rows(ctx) is None
+
+
+def test_repeated_rows_of_coarse_columns_beside_a_fine_measure_are_copies(tables):
+    # the same catalogue with each car's exact price: a fine measure tells cars apart
+    tables.sql(CARS.format(rowname="", copies="") + """;
+        ALTER TABLE cars ADD COLUMN price DOUBLE; UPDATE cars SET price = 15000 + hash(model || displ || year || trans) % 20000;
+        INSERT INTO cars SELECT * FROM cars WHERE hash(model || displ || year) % 25 = 0""")
+    found = duplicate_rows(tables.context("cars"))
+    assert found is not None and found.affectedRows > 3

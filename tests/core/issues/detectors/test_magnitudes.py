@@ -138,6 +138,40 @@ def test_factors_other_than_powers_of_ten_need_a_tight_group():
     assert math.isclose(heights.median_value, 10 ** (45.5 / 20))
 
 
+def _production(tables, beef_that_month: float) -> None:
+    """Monthly production of three meats over 40 years; one month pork fell to a tenth."""
+    rng = random.Random(6)
+    rows = []
+    for i in range(480):
+        rows.append((i, round(1900 * math.exp(rng.gauss(0, 0.25)), 1), round(1250 * math.exp(rng.gauss(0, 0.2)), 1),
+                     round(34 * math.exp(rng.gauss(0, 0.3)), 1)))
+    rows[200] = (200, beef_that_month, 124.0, 30.0)
+    tables.rows("meat", "month INTEGER, beef DOUBLE, pork DOUBLE, veal DOUBLE", rows)
+
+
+def test_a_value_at_a_tenth_whose_row_fell_with_it_is_an_event_not_a_slip(tables):
+    _production(tables, beef_that_month=366.0)     # beef fell too that month: a real collapse
+    found = tables.detect("meat")
+    assert not {i.type for i in found.values()} & MAGNITUDE_TYPES, [i.description for i in found.values()]
+
+
+def test_the_same_value_alone_on_its_row_is_a_slip(tables):
+    _production(tables, beef_that_month=1850.0)
+    found = tables.detect("meat")
+    assert found["meat_scale_errors_pork"].details["examples"] == [124.0]
+
+
+def test_the_smallest_share_at_the_end_of_a_tail_running_to_zero_is_no_scale_error(tables):
+    # percentages of low-income pupils, 0 to 92: the smallest positive one about a hundredth of the
+    # median, but the tail thins out towards it value after value
+    rng = random.Random(9)
+    shares = [round(rng.uniform(8, 92), 3) for _ in range(290)] + [0.0, 0.0, 1.247, 1.42, 1.9, 1.94, 2.97, 4.7,
+                                                                     6.2, 7.2, 7.72, 0.26534]
+    tables.rows("schools", "school INTEGER, low_income DOUBLE", list(enumerate(shares)))
+    found = tables.detect("schools")
+    assert not {i.type for i in found.values()} & MAGNITUDE_TYPES, [i.description for i in found.values()]
+
+
 def test_a_table_read_from_a_sample_gives_what_the_whole_table_gives(tables, monkeypatch):
     """Above SAMPLE_ROWS rows the histograms come from a seeded sample and the rows outside its
     bulks are read exactly: the rare values apart (which a sample would miss) are all found."""

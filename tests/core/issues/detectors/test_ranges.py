@@ -179,3 +179,24 @@ def test_constant_column(tables):
 def _col(tables, table: str, column: str):
     cp = next(c for c in tables.profile(table).columns if c.name == column)
     return cp, tables.con.table(table).schema()[column]
+
+
+def test_the_end_of_a_tail_that_thins_out_is_not_isolated():
+    # the lowest of a few hundred ratios, a factor 1.4 below the next, whose ten neighbours spread
+    # over a factor 1.15: wider than four of their steps, but within the tail's own scale
+    tail = [69.9, 71.1, 71.2, 74.3, 75.0, 75.3, 75.5, 77.4, 78.0, 78.3, 80.2]
+    assert not isolated(49.1, tail, log=True)
+    # the same neighbours with a value ten times below them: cut off
+    assert isolated(6.9, tail, log=True)
+
+
+def test_a_ratio_at_the_end_of_its_low_tail_is_no_outlier(tables):
+    # a ratio of two measures: lognormal around 96, a thin low tail, its last value just past the fence
+    rng = random.Random(4)
+    values = [round(96 * math.exp(rng.gauss(0, 0.06)), 3) for _ in range(300)]
+    values += [80.2, 78.3, 78.0, 77.4, 75.5, 75.3, 75.0, 74.3, 71.2, 71.1, 69.9, 49.1]
+    tables.rows("districts", "spend_ratio DOUBLE", [(v,) for v in values])
+    cp, dtype = _col(tables, "districts", "spend_ratio")
+    lo, _, _ = fence(cp.quantiles["p05"], cp.quantiles["p95"], cp.quantiles["p50"])
+    assert 49.1 < lo     # the precondition: past the fence, so only the isolation test keeps it
+    assert outliers(tables.context("districts"), cp, dtype) is None

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from cataloger_dagster.core.issues.detectors.types import stored_as_text
+from cataloger_dagster.core.issues.detectors.types import dates_as_integers, stored_as_text
 
 
 def _ratings(tables) -> None:
@@ -89,3 +89,40 @@ def test_typed_columns_are_not_text(tables):
 def _col(tables, table: str, column: str):
     cp = next(c for c in tables.profile(table).columns if c.name == column)
     return cp, tables.con.table(table).schema()[column]
+
+
+def test_weekly_dates_written_as_integers(tables):
+    from datetime import date, timedelta
+    days = [date(1958, 3, 29) + timedelta(weeks=w) for w in range(2000)]
+    tables.rows("co2", "date INTEGER, co2 DOUBLE", [(int(d.strftime("%Y%m%d")), 315 + w / 50) for w, d in enumerate(days)])
+    found = tables.detect("co2")
+    issue = found["co2_date_as_text_date"]
+    assert issue.details["date_format"] == "%Y%m%d" and issue.details["stored_as"] == "integer"
+    assert (issue.details["min"], issue.details["max"]) == ("1958-03-29", days[-1].isoformat())
+    assert issue.affectedRows == 2000 and "YYYYMMDD" in issue.description
+    assert [i.affectedColumns for i in found.values()] == [["date"]], [i.description for i in found.values()]
+
+
+def test_months_written_as_integers(tables):
+    months = [(1990 + m // 12) * 100 + 1 + m % 12 for m in range(240)]
+    tables.rows("sales", "month INTEGER, units INTEGER", [(m, 100 + i % 37) for i, m in enumerate(months)])
+    issue = dates_as_integers(tables.context("sales"), *_col(tables, "sales", "month"))
+    assert issue is not None and issue.details["date_format"] == "%Y%m"
+    assert (issue.details["min"], issue.details["max"]) == ("1990-01-01", "2009-12-01")
+
+
+def test_integers_that_only_look_like_dates_are_not(tables):
+    import random
+    rng = random.Random(4)
+    rows = [(rng.randint(18_000_000, 22_000_000),   # eight-digit amounts or identifiers
+             rng.randint(1990, 2020),               # years
+             rng.randint(180_000, 220_000),         # six-digit counts
+             20240115 + i % 2)                      # two values only
+            for i in range(500)]
+    tables.rows("things", "amount BIGINT, built INTEGER, visitors INTEGER, batch INTEGER", rows)
+    ctx = tables.context("things")
+    for column in ("amount", "built", "visitors", "batch"):
+        assert dates_as_integers(ctx, *_col(tables, "things", column)) is None, column
+    # an identifier named so is left alone even when its digits read as dates
+    tables.rows("orders", "order_id BIGINT", [(20240101 + i,) for i in range(28)])
+    assert dates_as_integers(tables.context("orders"), *_col(tables, "orders", "order_id")) is None
