@@ -476,7 +476,8 @@ def _judge(ctx: Context, t: ibis.Table, m: str, groups: list[str], cells: list[d
         out[kind].append((example, int(r["n"]), f))
     if out["scale_errors"]:
         # a real event moves the row's other measures with the value; a slip moves one cell
-        cells_found = [(h[0]["values"][0], h[0]["values"][-1], h[2]) for h in out["scale_errors"]]
+        # a scale error always has its factor
+        cells_found = [(h[0]["values"][0], h[0]["values"][-1], float(h[2] or 0)) for h in out["scale_errors"]]
         rows = corroboration.rows(m, [(lo, hi) for lo, hi, _ in cells_found])
         dropped = slips.events(rows, m, cells_found, corroboration.shapes, RESOLUTION)
         out["scale_errors"] = [h for i, h in enumerate(out["scale_errors"]) if i not in dropped]
