@@ -218,7 +218,7 @@ ISSUE_TYPES = (
     "duplicate_rows",        # whole rows repeated (affectedColumns: all columns)
     "duplicate_keys",        # a candidate key column with repeated values
     "numeric_as_text",       # numbers stored in a text column
-    "date_as_text",          # dates stored in a text column
+    "date_as_text",          # dates stored as text, or as integers written YYYYMMDD or YYYYMM
     "outliers",              # values far outside the column's distribution
     "scale_errors",          # values off from their column or group by a unit factor (x1000, x2.54)
     "implausible_values",    # values ten times or more from their group, usual for the column
