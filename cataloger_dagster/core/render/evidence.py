@@ -26,6 +26,8 @@ HIDDEN = {"chart"}
 # keys whose whole number counts rows: shown with its share of the table
 ROW_COUNT_KEYS = {"rows", "exceptions", "count", "affected", "nulls", "violations", "duplicates", "matches"}
 WORDS = {"psi": "PSI", "id": "ID", "ids": "IDs", "sql": "SQL", "pct": "%", "n": "number"}
+# keys whose number is a share (0 to 1): shown as a percentage
+SHARE_KEYS = {"fraction", "support", "share", "rate", "null_fraction", "null_rate", "distinct_ratio"}
 LIMIT = 200   # characters of one value shown in a cell; the raw JSON keeps all of it
 
 
@@ -65,6 +67,14 @@ def _table(headers: list[str], rows: list[list[str]], caption: str | None = None
 def _counted(value: Any, total: int | None) -> str:
     share = _share(value, total)
     return f"{fmt_value(value)} ({share} of rows)" if share else _value(value)
+
+
+def _scalar(key: str, value: Any, total: int | None) -> str:
+    if key in ROW_COUNT_KEYS or key.endswith("_rows"):
+        return _counted(value, total)
+    if key in SHARE_KEYS and isinstance(value, float) and 0.0 <= value <= 1.0:
+        return _percent(value)
+    return _value(value)
 
 
 # ------------------------------------------------------------------ the shapes any details may hold
@@ -122,7 +132,7 @@ def details_blocks(details: Mapping[str, Any], total: int | None = None) -> list
         if key in HIDDEN or value in (None, [], {}, ""):
             continue
         if _is_scalar(value):
-            flat.append([humanise(key), _counted(value, total) if key in ROW_COUNT_KEYS else _value(value)])
+            flat.append([humanise(key), _scalar(key, value, total)])
         elif _is_value_counts(value):
             blocks.append(_counts_table(key, {v["value"]: v["count"] for v in value}, total))
         elif _is_counts(value):
