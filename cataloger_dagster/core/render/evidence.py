@@ -13,8 +13,8 @@ A block is ``{"kind": "text", "text": str}`` or ``{"kind": "table", "caption": s
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, TypeGuard
 
 from cataloger_dagster.core.grammar import count_noun, listing, verb_for
 from cataloger_dagster.core.render.charts import fmt_value
@@ -48,7 +48,7 @@ def _share(n: Any, total: int | None) -> str:
     return f"{n / total:.1%}"
 
 
-def _is_count(value: Any) -> bool:
+def _is_count(value: Any) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
@@ -116,7 +116,7 @@ def _is_grouped_counts(value: Any) -> bool:
     return isinstance(value, Mapping) and bool(value) and all(_is_counts(v) for v in value.values())
 
 
-def _is_records(value: Any) -> bool:
+def _is_records(value: Any) -> TypeGuard[Sequence[Mapping[str, Any]]]:
     return isinstance(value, (list, tuple)) and bool(value) and all(isinstance(v, Mapping) for v in value)
 
 
