@@ -24,7 +24,8 @@ __all__ = ["evidence_blocks", "details_blocks", "raw_json", "humanise"]
 # keys a page draws elsewhere (the chart) or that say nothing to a reader
 HIDDEN = {"chart"}
 # keys whose whole number counts rows: shown with its share of the table
-ROW_COUNT_KEYS = {"rows", "exceptions", "count", "affected", "nulls", "violations", "duplicates", "matches"}
+ROW_COUNT_KEYS = {"rows", "exceptions", "count", "affected", "nulls", "missing", "blanks", "violations",
+                  "duplicates", "matches"}
 WORDS = {"psi": "PSI", "id": "ID", "ids": "IDs", "sql": "SQL", "pct": "%", "n": "number"}
 # keys whose number is a share (0 to 1): shown as a percentage
 SHARE_KEYS = {"fraction", "support", "share", "rate", "null_fraction", "null_rate", "distinct_ratio"}
@@ -156,8 +157,6 @@ def _rule_blocks(details: Mapping[str, Any], total: int | None) -> list[dict]:
     rule = details.get("rule") or details.get("formula") or "the rule"
     exceptions = details.get("exceptions")
     holds, applies = details.get("holds"), details.get("applies")
-    if not _is_count(holds) and _is_count(details.get("rows")) and _is_count(exceptions):
-        holds, applies = details["rows"], details["rows"] + exceptions   # a NULL rule counts its keepers
     blocks = []
     if _is_count(holds) and _is_count(applies) and applies:
         blocks.append(_text(f"The rule {rule} holds on {holds:,} of {count_noun(applies, 'row', zero=None)} "
@@ -167,11 +166,14 @@ def _rule_blocks(details: Mapping[str, Any], total: int | None) -> list[dict]:
     if _is_count(exceptions):
         blocks.append(_text(f"{count_noun(exceptions, 'row', zero=None)} {verb_for(exceptions, 'breaks')} it"
                             + (f" ({exceptions / total:.1%} of the table)." if total else ".")))
+    column, when, both = details.get("column"), details.get("when_column"), details.get("rows")
+    if details.get("kind") == "not_null_when" and column and when and _is_count(both) and _is_count(exceptions):
+        blocks.append(_text(f"{column} is NULL on {count_noun(both + exceptions, 'row', zero=None)}: {both:,} where "
+                            f"{when} is NULL too, {exceptions:,} where {when} has a value."))
     examples = details.get("examples") or details.get("when_examples")
     if _is_records(examples):
         blocks.append(_records_table("examples of rows that break it", list(examples)))
     elif examples:
-        when = details.get("when_column")
         lead = f"Values of {when} on rows that break it: " if when else "Examples: "
         blocks.append(_text(lead + listing(_value(v) for v in examples) + "."))
     if details.get("same_rows"):

@@ -266,3 +266,28 @@ def test_the_generic_renderer_tables_a_flat_dict_and_a_list_of_records():
     [records] = [t for t in tables(blocks) if t["caption"] == "Flagged"]
     assert records["headers"] == ["value", "rows"] and records["rows"] == [["1", "2"], ["3.5", "1"]]
     assert not [t for t in tables(blocks) if t["caption"] == "Chart"]
+
+
+def test_a_broken_null_rule_reads_as_where_the_column_is_null():
+    import ibis
+
+    from cataloger_dagster.core.issues.detectors import detect_issues
+    from cataloger_dagster.core.profile.fingerprint import compute_fingerprint
+    from cataloger_dagster.core.profile.profiling import compute_profile
+
+    backend = ibis.duckdb.connect()
+    backend.raw_sql("""create table doses as select i as dose_id,
+        case when i % 5 = 0 then null else (i % 9) * 10 end as dose,
+        case when i % 5 = 0 or i % 101 = 0 then null else 'mg' end as unit
+        from range(1, 2001) t(i)""")
+    table = backend.table("doses")
+    profile = compute_profile(table, database="d", table_name="doses", fingerprint=compute_fingerprint(table))
+    [rule] = [i for i in detect_issues(table, profile) if i.type == "rule_violations"]
+    backend.disconnect()
+    d = rule.details
+    said = sentences(evidence_blocks(rule.type, d, profile.row_count))
+    assert d["kind"] == "not_null_when" and f"The rule: {d['rule']}." in said
+    assert f"{d['exceptions']} rows break it ({d['exceptions'] / 2000:.1%} of the table)." in said
+    assert (f"unit is NULL on {d['rows'] + d['exceptions']} rows: {d['rows']} where dose is NULL too, "
+            f"{d['exceptions']} where dose has a value.") in said
+    assert "Values of dose on rows that break it: " in said and "support" not in said
