@@ -26,7 +26,7 @@ HIDDEN = {"chart"}
 # keys whose whole number counts rows: shown with its share of the table
 ROW_COUNT_KEYS = {"rows", "exceptions", "count", "affected", "nulls", "missing", "blanks", "violations",
                   "duplicates", "matches"}
-WORDS = {"psi": "PSI", "id": "ID", "ids": "IDs", "sql": "SQL", "pct": "%", "n": "number"}
+WORDS = {"psi": "PSI", "id": "ID", "ids": "IDs", "sql": "SQL", "nan": "NaN", "pct": "%", "n": "number"}
 # keys whose number is a share (0 to 1): shown as a percentage
 SHARE_KEYS = {"fraction", "support", "share", "rate", "null_fraction", "null_rate", "distinct_ratio"}
 LIMIT = 200   # characters of one value shown in a cell; the raw JSON keeps all of it
@@ -66,7 +66,7 @@ def _table(headers: list[str], rows: list[list[str]], caption: str | None = None
 
 
 def _counted(value: Any, total: int | None) -> str:
-    share = _share(value, total)
+    share = _share(value, total) if value != total else ""   # "1,000 (100.0% of rows)" says nothing
     return f"{fmt_value(value)} ({share} of rows)" if share else _value(value)
 
 
@@ -104,8 +104,8 @@ def _records_table(key: str, records: list[Mapping[str, Any]]) -> dict:
 def _cell(value: Any) -> str:
     if _is_scalar(value):
         return _value(value)
-    if isinstance(value, Mapping):
-        return "; ".join(f"{humanise(k)}: {_cell(v)}" for k, v in value.items())
+    if isinstance(value, Mapping):   # its keys may be data (column names, values): shown as they are
+        return "; ".join(f"{k}: {_cell(v)}" for k, v in value.items())
     return ", ".join(_cell(v) for v in value)
 
 
@@ -143,7 +143,7 @@ def details_blocks(details: Mapping[str, Any], total: int | None = None) -> list
         elif _is_records(value):
             blocks.append(_records_table(key, list(value)))
         elif isinstance(value, Mapping):
-            blocks.append(_table(["", ""], [[humanise(k), _cell(v)] for k, v in value.items()], humanise(key)))
+            blocks.append(_table(["", ""], [[str(k), _cell(v)] for k, v in value.items()], humanise(key)))
         else:
             flat.append([humanise(key), ", ".join(_cell(v) for v in value)])
     return ([_table(["", ""], flat)] if flat else []) + blocks

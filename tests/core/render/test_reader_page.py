@@ -262,10 +262,13 @@ def test_the_generic_renderer_tables_a_flat_dict_and_a_list_of_records():
                "chart": {"series": {}}}
     blocks = evidence_blocks("some_new_check", details, 100)
     assert flat_rows(blocks) == {"Min outlier": "9,000", "Parsed from text": "false", "Examples": "98,000, 9,000",
-                                 "Low": "1.5", "High": "2.25"}
+                                 "low": "1.5", "high": "2.25"}
     [records] = [t for t in tables(blocks) if t["caption"] == "Flagged"]
     assert records["headers"] == ["value", "rows"] and records["rows"] == [["1", "2"], ["3.5", "1"]]
     assert not [t for t in tables(blocks) if t["caption"] == "Chart"]
+    # a nested mapping's keys are data (column names, values): shown as they are, not put in words
+    blocks = evidence_blocks("some_new_check", {"ignored_columns": {"order_id": "a row number"}, "rows": 100}, 100)
+    assert flat_rows(blocks) == {"order_id": "a row number", "Rows": "100"}   # all the rows: no "100.0%"
 
 
 def test_a_broken_null_rule_reads_as_where_the_column_is_null():
