@@ -38,6 +38,7 @@ from cataloger_dagster.core.grammar import count_noun, noun_for, verb_for
 from cataloger_dagster.core.render.charts import (
     fmt_moment_or_value, fmt_value, script_diff, svg_bar, svg_histogram, svg_trend,
 )
+from cataloger_dagster.core.render.evidence import evidence_blocks, raw_json
 from cataloger_dagster.core.render.formats import generation_time, identifier_columns, time_ago
 from cataloger_dagster.core.reviews.commands import review_control
 from cataloger_dagster.core.reviews.record import NOTE_LIMIT, reviewable
@@ -153,10 +154,10 @@ def template_environment() -> jinja2.Environment:
     env.filters.update(fmt=fmt_value, pct=_pct, tojson_pretty=_to_json, safe_href=_safe_href,
                        shown_script=shown_script, open_for=_open_for, ago=time_ago, quantile=fmt_moment_or_value,
                        count_noun=count_noun, noun=lambda noun, n: noun_for(n, noun),
-                       verb=lambda verb, n: verb_for(n, verb))
+                       verb=lambda verb, n: verb_for(n, verb), raw_json=raw_json)
     env.tests["scalar"] = _is_scalar
     env.globals.update(svg_histogram=svg_histogram, svg_bar=svg_bar, svg_trend=svg_trend, version=__version__,
-                       health_band=health_band)
+                       health_band=health_band, evidence_blocks=evidence_blocks)
     return env
 
 
@@ -271,6 +272,47 @@ def column_groups(profile: TableProfile) -> list[dict[str, Any]]:
     return groups
 
 
+EXAMPLES = 3   # example values per column in the dictionary
+
+
+def column_dictionary(profile: TableProfile, understanding: DatasetUnderstandingModel,
+                      issues_by_column: dict[str, list[IssueModel]], column_anchor: dict[str, str],
+                      issue_anchor: dict[str, str]) -> list[dict[str, Any]]:
+    """One entry per column (a column family as one), for a reader: its name, type, meaning (from
+    the understanding), completeness (from the profile), a few example values and its flags (the
+    types of the open findings on it, each linking to its first issue)."""
+    meaning = {c.name: c.description for c in understanding.columns}
+    samples = {c.name: c.sampleValues for c in understanding.columns}
+    plain = identifier_columns(profile, understanding)
+    entries = []
+    for group in column_groups(profile):
+        family, columns = group["family"], group["columns"]
+        first = columns[0]
+        flags: dict[str, dict[str, str]] = {}
+        for c in columns:
+            for issue in issues_by_column.get(c.name, []):
+                flags.setdefault(issue.type, {"type": issue.type, "severity": issue.severity,
+                                              "anchor": issue_anchor[issue.id]})
+        nulls = sum(c.nulls for c in columns)
+        values = sum(c.nulls + c.count for c in columns)
+        shown = [v.value for v in (first.top_values or []) if v.value is not None] or \
+            [v for v in samples.get(first.name) or [] if v is not None]
+        entries.append({
+            "name": family.label if family else first.name,
+            "anchor": f"family-{family.stem}" if family else column_anchor[first.name],
+            "family": family is not None,
+            "size": len(columns),
+            "dtype": family.dtype if family else first.dtype,
+            "semantic_type": None if family else first.semantic_type,
+            "meaning": meaning.get(first.name) or "",
+            "completeness": _pct((values - nulls) / values if values else None, 1),
+            "missing": f"{count_noun(nulls, 'missing value', zero='no')} of {values:,}",
+            "examples": [fmt_value(v, 40, grouped=first.name not in plain) for v in shown[:EXAMPLES]],
+            "flags": list(flags.values()),
+        })
+    return entries
+
+
 def render_catalog_page(
     *,
     profile: TableProfile,
@@ -332,6 +374,8 @@ def render_catalog_page(
                                                  for i in issues_by_column.get(c.name, [])}.values())}
                           for g in column_groups(profile)],
         "column_text": {c.name: c for c in understanding.columns},
+        "column_dictionary": column_dictionary(profile, understanding, issues_by_column, column_anchor,
+                                               issue_anchor),
         "issues_by_column": issues_by_column,
         "sample_table": [[row.get(c.name) for c in profile.columns] for row in profile.sample_rows],
         "investigations": investigations,

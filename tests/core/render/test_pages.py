@@ -29,6 +29,7 @@ from cataloger_dagster.core.models import (
     ValueCount,
     pass_rate,
 )
+from cataloger_dagster.core.render.evidence import humanise
 from cataloger_dagster.core.render.pages import (
     IndexEntry,
     health_band,
@@ -271,8 +272,8 @@ def test_every_column_has_a_card_with_its_statistics(page):
             assert [n.find_all("span")[0].text() for n in cells] == list(col.quantiles)
     amount = cards[1].text()
     assert "-25" in amount and "98,000" in amount and "81.27" in amount and "1,290" in amount
-    # the overview table lists the columns too, each linking to its card
-    summary_links = [a.attrs["href"] for a in doc.root.find_all("table", cls="column-summary")[0].find_all("a")
+    # the column dictionary lists the columns too, each linking to its card
+    summary_links = [a.attrs["href"] for a in doc.root.find_all("table", cls="column-dictionary")[0].find_all("a")
                      if a.attrs.get("href", "").startswith("#col-")]
     assert summary_links == [f"#{c.attrs['id']}" for c in cards]
 
@@ -343,7 +344,7 @@ def test_hostile_values_are_escaped_everywhere(page):
     assert HOSTILE in issue.find_all("p", cls="desc")[0].text()
     inv = doc.root.find_all("article", cls="investigation", data_issue_id="ISS-1")[0]
     assert any(HOSTILE in c.text() for c in inv.find_all("code"))
-    assert HOSTILE in inv.find_all("dl")[0].text()
+    assert HOSTILE in inv.find_all("div", cls="evidence")[0].text()
     sample = doc.root.find_all("table", cls="sample-rows")[0]
     assert HOSTILE_IMG in sample.text()
     # a javascript: link from the caller is neutralised
@@ -372,8 +373,11 @@ def test_investigations_history_diff_and_links(page):
         text = art.text()
         assert inv.code in "".join(c.text() for c in art.find_all("code"))
         assert (inv.verdict or "error") in art.find_all("span", cls="badge")[0].text()
-        for key in inv.evidence:
-            assert key in [dt.text() for dt in art.find_all("dt")]
+        # each piece of evidence is a row of its table, named in words
+        named = [tr.find_all("td")[0].text() for t in art.find_all("table", cls="evidence-table")
+                 for tr in t.find_all("tr")] + [c.text() for c in art.find_all("caption")]
+        for key in inv.evidence or {}:
+            assert humanise(key) in named
         if inv.error:
             assert inv.error in art.find_all("pre", cls="error")[0].text()
     # 2 of 4 decided: one failed, one is inconclusive
@@ -748,8 +752,11 @@ def test_a_history_finding_shows_its_chart_on_the_card_and_its_numbers_without_i
     [card] = [a for a in doc.root.find_all("article", cls="issue") if a.attrs["data-issue-id"] == found.id]
     [chart] = card.find_all("svg", cls="chart")
     assert len(chart.find_all("circle", cls="point")) == len(found.details["chart"]["labels"]) + 2   # + the band
-    keys = [dt.text() for dl in card.find_all("dl", cls="kv") for dt in dl.find_all("dt")]
-    assert "history" in card.text() and "history_changes" in keys and "band" in keys and "chart" not in keys
+    named = [tr.find_all("td")[0].text() for t in card.find_all("table", cls="evidence-table")
+             for tr in t.find_all("tr") if tr.find_all("td")]
+    captions = [c.text() for c in card.find_all("caption")]
+    assert "history" in card.text() and "History changes" in named + captions and "Band" in named + captions
+    assert "Chart" not in named + captions
     assert HOSTILE not in html
 
 
@@ -785,7 +792,7 @@ def test_a_column_family_is_one_group_on_the_page(tmp_path):
                                issues=AnalysisResultModel(issues=found, summary="", completedAt=""))
     doc = parse(html)
     # the summary table: artist, track, and the twenty weeks as one row
-    rows = doc.root.find_all("table", cls="column-summary")[0].find_all("tr")[1:]
+    rows = doc.root.find_all("table", cls="column-dictionary")[0].find_all("tr")[1:]
     assert len(rows) == 3 and rows[2].attrs["data-family"] == "wk1…wk20" and "(20 columns)" in rows[2].text()
     [group] = doc.root.find_all("details", cls="family")
     assert group.attrs["id"] == "family-wkN" and "20 columns of" in group.text()
