@@ -1,18 +1,15 @@
 """The HTML pages: one catalog page per table and the index over all tables.
 
-Templates live in the repository's top-level `templates/pages/` and ship in
-the wheel as `cataloger_dagster/templates/pages/`; the environment looks in
-the installed package first, then in the checkout.  Autoescaping is on for
-every template, so values from the data are always text.
+Templates are package data, `cataloger_dagster/templates/pages/`, read through
+`jinja2.PackageLoader` from a checkout and from an installed wheel alike.
+Autoescaping is on for every template, so values from the data are always text.
 """
 
 from __future__ import annotations
 
 import functools
-import importlib.resources
 import json
 from datetime import datetime, timezone
-from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -48,8 +45,6 @@ __all__ = [
     "svg_histogram", "svg_bar", "script_diff", "template_environment", "pass_rate_of",
 ]
 
-CHECKOUT_TEMPLATES = Path(__file__).resolve().parents[3] / "templates"
-
 LINK_LABELS = {
     "index": "All tables",
     "recent_summary": "What changed since the last run",
@@ -61,41 +56,6 @@ LINK_LABELS = {
     "investigations": "Investigations (JSON)",
     "previous": "Previous run",
 }
-
-
-class _ResourceLoader(jinja2.BaseLoader):
-    """Templates inside the installed package, read through importlib.resources
-    so a zipped install works as well as an unpacked one."""
-
-    def __init__(self, package: str, folder: str) -> None:
-        self.package, self.folder = package, folder
-
-    def _root(self):
-        return importlib.resources.files(self.package) / self.folder
-
-    def get_source(self, environment, template):
-        node = self._root()
-        for part in template.split("/"):
-            if part in ("", ".", ".."):
-                raise jinja2.TemplateNotFound(template)
-            node = node / part
-        if not node.is_file():
-            raise jinja2.TemplateNotFound(template)
-        return node.read_text(encoding="utf-8"), None, lambda: True
-
-    def list_templates(self):
-        found, stack = [], [(self._root(), "")]
-        while stack:
-            node, prefix = stack.pop()
-            if not node.is_dir():
-                continue
-            for child in node.iterdir():
-                name = f"{prefix}{child.name}"
-                if child.is_dir():
-                    stack.append((child, name + "/"))
-                else:
-                    found.append(name)
-        return sorted(found)
 
 
 def _safe_href(url: Any) -> str:
@@ -137,11 +97,8 @@ def _is_scalar(value: Any) -> bool:
 
 @functools.lru_cache(maxsize=1)
 def template_environment() -> jinja2.Environment:
-    loaders: list[jinja2.BaseLoader] = [_ResourceLoader("cataloger_dagster", "templates")]
-    if CHECKOUT_TEMPLATES.is_dir():
-        loaders.append(jinja2.FileSystemLoader(str(CHECKOUT_TEMPLATES)))
     env = jinja2.Environment(
-        loader=jinja2.ChoiceLoader(loaders),
+        loader=jinja2.PackageLoader("cataloger_dagster", "templates"),
         autoescape=jinja2.select_autoescape(
             enabled_extensions=("html", "htm", "xml", "j2"), default_for_string=True, default=True),
         undefined=jinja2.StrictUndefined,

@@ -32,7 +32,7 @@ PACKAGE = "cataloger-dagster"
 # the run launcher and the Docker sandbox, and the agent a run may ask for
 EXTRAS = "anthropic,docker"
 # What a run's code is made of: a change to any of them makes the image stale.
-_SOURCES = ("cataloger_dagster", "templates", "sandbox", "pyproject.toml")
+_SOURCES = ("cataloger_dagster", "pyproject.toml")   # the package holds its templates and recipes
 _SKIP = re.compile(r"(__pycache__|\.pyc$|\.egg-info)")
 _WHEEL_TIMEOUT_S = 900
 

@@ -38,7 +38,7 @@ def test_the_source_hash_follows_the_code_the_recipe_and_nothing_else(tmp_path):
     cache.mkdir(exist_ok=True)
     (cache / "x.cpython-311.pyc").write_bytes(b"compiled")
     assert run_image.source_hash(copy) == original  # bytecode is not source
-    page = next(p for p in (copy / "templates").rglob("*") if p.is_file())
+    page = next(p for p in (copy / "cataloger_dagster" / "templates").rglob("*") if p.is_file())
     page.write_text(page.read_text() + "<!-- changed -->")
     changed = run_image.source_hash(copy)
     assert changed != original

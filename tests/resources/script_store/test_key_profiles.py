@@ -21,8 +21,8 @@ def test_the_other_tables_keys_cost_the_same_requests_however_many_tables(tmp_pa
         local = LocalScriptStore(root=str(tmp_path / f"store-{tables}"))
         names = [f"t{i:03d}" for i in range(tables)]
         for name in names:
-            keys = TableProfile(database="shop.duckdb", table=name, row_count=5, column_count=0, columns=[], sample_rows=[],
-                                fingerprint={"schema_hash": "s", "row_count": 5, "value": "v"})
+            keys = TableProfile(database="shop.duckdb", table=name, row_count=5, column_count=0, columns=[],
+                                sample_rows=[], fingerprint={"schema_hash": "s", "row_count": 5, "value": "v"})
             local.append_table_facts("shop.duckdb", table_facts(keys, "2026-01-01T00:00:00.000000Z", keys))
         local.read_table_facts("shop.duckdb")     # as the runs before this one leave it: folded
         catalog = dict.fromkeys(names)     # only the names of the catalog matter here
