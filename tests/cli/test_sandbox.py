@@ -83,7 +83,7 @@ def test_the_verb_group_is_part_of_the_cataloger_command():
 
 
 def test_build_run_image_if_missing_leaves_the_current_run_image_alone(engine):
-    from cataloger_dagster.resources.sandbox import run_image
+    from cataloger_dagster.cli import run_image
 
     if not run_image.run_image_present():
         service_unavailable(f"{run_image.DEFAULT_RUN_TAG} built from these sources (.ci/run_image.sh)")

@@ -270,7 +270,7 @@ def build_in_context(
 ) -> str:
     """Build `tag` from a fresh context that `prepare` fills (a Dockerfile taking BASE_IMAGE,
     wheels fetched on the host), with network "none"; return its image id.  Serves both the
-    sandbox image and the run workers' (run_image.py)."""
+    sandbox image and the run workers' (cli/run_image.py)."""
     client = docker_client()
     try:
         try:

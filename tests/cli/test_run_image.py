@@ -7,7 +7,7 @@ tests/e2e/test_docker_run_launcher.py, which needs it current for these very sou
 import shutil
 from importlib import metadata
 
-from cataloger_dagster.resources.sandbox import run_image
+from cataloger_dagster.cli import run_image
 
 
 def test_the_pins_are_this_environments_versions_and_never_the_package_itself():
