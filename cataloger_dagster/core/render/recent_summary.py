@@ -28,7 +28,7 @@ def trend_charts(trend: list[RunSummary]) -> list[tuple[str, Any]]:
     if len(trend) < 2:
         return []
     labels = [r.timestamp[:19].replace("T", " ") for r in trend]
-    series = [
+    series: list[tuple[str, dict[str, list[float | None]], bool]] = [
         ("Rows", {"rows": [r.rows for r in trend]}, False),
         ("Issues", {"standing": [len(r.issue_ids) for r in trend],
                     "high": [r.severities.get("high", 0) for r in trend]}, False),
