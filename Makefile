@@ -19,10 +19,10 @@ endif
 # The sandbox image's pins constrain the host venv too: a session script exported from the
 # sandbox must see the same library versions on the host (tests/resources/sandbox/test_image.py),
 # whatever newer release the registry has of a dependency neither side pins in pyproject.toml.
-$(BIN)/cataloger: pyproject.toml sandbox/requirements.txt
+$(BIN)/cataloger: pyproject.toml cataloger_dagster/sandbox_recipe/requirements.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip uv
-	$(BIN)/uv pip install --python $(BIN)/python --quiet -c sandbox/requirements.txt -e '.[dev]'
+	$(BIN)/uv pip install --python $(BIN)/python --quiet -c cataloger_dagster/sandbox_recipe/requirements.txt -e '.[dev]'
 	touch $@
 
 env: $(BIN)/cataloger

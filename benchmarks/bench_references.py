@@ -197,7 +197,7 @@ def whole_run(mode: str, path: str, previous: str, package: str) -> dict:
             return detect_issues(database.table(name), profile, catalog=database.catalog(), now=now)
         scope = contextlib.nullcontext()
     else:
-        from cataloger_dagster.assets.quality_issues import stored_profiles
+        from cataloger_dagster.resources.script_store.key_profiles import stored_profiles
         from cataloger_dagster.core.issues.detectors import across_tables
 
         def searching(name, profile):

@@ -161,7 +161,7 @@ def mysql_admin_url() -> str:
     except ImportError:
         service_unavailable("the MySQL driver mysqlclient, the `mysql` extra (apt-get install libmariadb-dev "
                             "pkg-config build-essential python3-dev, then .venv/bin/uv pip install --python "
-                            ".venv/bin/python -c sandbox/requirements.txt -e '.[dev,mysql]')")
+                            ".venv/bin/python -c cataloger_dagster/sandbox_recipe/requirements.txt -e '.[dev,mysql]')")
     from urllib.parse import unquote, urlsplit
 
     parts = urlsplit(url)

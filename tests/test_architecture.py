@@ -123,8 +123,8 @@ def loaded_with(module: str) -> set[str]:
     return seen
 
 
-def cycles() -> list[list[str]]:
-    """The strongly connected components of more than one module (Tarjan)."""
+def cycles(graph: dict[str, set[str]] = GRAPH) -> list[list[str]]:
+    """The strongly connected components of more than one node of `graph` (Tarjan)."""
     index: dict[str, int] = {}
     low: dict[str, int] = {}
     stack: list[str] = []
@@ -135,7 +135,7 @@ def cycles() -> list[list[str]]:
         index[v] = low[v] = len(index)
         stack.append(v)
         on_stack.add(v)
-        for w in sorted(GRAPH[v]):
+        for w in sorted(graph[v]):
             if w not in index:
                 visit(w)
                 low[v] = min(low[v], low[w])
@@ -153,10 +153,23 @@ def cycles() -> list[list[str]]:
                 found.append(sorted(component))
 
     sys.setrecursionlimit(max(sys.getrecursionlimit(), 10_000))
-    for v in sorted(GRAPH):
+    for v in sorted(graph):
         if v not in index:
             visit(v)
     return found
+
+
+def folder_of(module: str) -> str:
+    """The folder a module sits in, two levels down: `pkg.core.render.pages` -> `pkg.core.render`."""
+    return ".".join(module.split(".")[:3])
+
+
+def folder_graph() -> dict[str, set[str]]:
+    """Which folder imports which: the module graph with each module folded into its folder."""
+    graph: dict[str, set[str]] = {folder_of(m): set() for m in GRAPH}
+    for module, targets in GRAPH.items():
+        graph[folder_of(module)] |= {folder_of(t) for t in targets} - {folder_of(module)}
+    return graph
 
 
 def test_the_graph_is_read():
@@ -167,6 +180,13 @@ def test_the_graph_is_read():
 
 def test_no_import_cycles():
     assert cycles() == []
+
+
+def test_no_import_cycles_between_folders():
+    """`core/render` draws what `core/history` computes, so `history` never imports `render`."""
+    graph = folder_graph()
+    assert f"{NAME}.core.history" in graph[f"{NAME}.core.render"]
+    assert cycles(graph) == []
 
 
 def test_dependencies_point_one_way():
@@ -306,3 +326,84 @@ def documented_layers() -> set[tuple[str, int]]:
 
 def test_the_documented_layers_are_the_checked_ones():
     assert documented_layers() == set(LAYERS)
+
+
+# --------------------------------------------------------------------------
+# the layout docs/architecture.md draws is the tree
+# --------------------------------------------------------------------------
+
+LAYOUT_NAME_COLUMN = 22   # where each line of the drawing says what the names before it are
+
+
+def documented_tree(text: str) -> dict[str, str]:
+    """Each path the drawing under "## The package" names, relative to the repository, with what it says
+    of it.  Names sit in the first columns, indented two spaces a level under the folder above them
+    (`a/`, then `  b.py`: `a/b.py`); a line without a name goes on saying what the last name is."""
+    drawing = text.split("## The package", 1)[1].split("```", 2)[1]
+    entries: dict[str, str] = {}
+    folders: list[str] = []
+    last = ""
+    for line in drawing.splitlines()[1:]:
+        names, said = line[:LAYOUT_NAME_COLUMN].split(), line[LAYOUT_NAME_COLUMN:].strip()
+        if not names:
+            entries[last] += " " + said
+            continue
+        folders = folders[:(len(line) - len(line.lstrip())) // 2]
+        for name in names:
+            last = "".join(folders) + name
+            entries[last] = said
+        if len(names) == 1 and names[0].endswith("/"):
+            folders.append(names[0])
+    return entries
+
+
+def _drawn(*rows: tuple[int, str, str]) -> str:
+    """A drawing of (depth, names, what they are) rows, as docs/architecture.md lays them out."""
+    lines = [f"{'  ' * depth + names:<{LAYOUT_NAME_COLUMN}}{said}".rstrip() for depth, names, said in rows]
+    return "## The package\n\n```\n" + "\n".join(lines) + "\n```\n\n## Next\n"
+
+
+def test_the_layout_drawing_is_read():
+    drawing = _drawn((0, "pkg/", ""), (1, "a.py b.py", "x"), (1, "sub/", "the sub"), (0, "", "and more"),
+                     (2, "c.py", "y"), (1, "d.py", "z"), (0, "tests/", "t"))
+    assert documented_tree(drawing) == {"pkg/": "", "pkg/a.py": "x", "pkg/b.py": "x", "pkg/sub/": "the sub and more",
+                                        "pkg/sub/c.py": "y", "pkg/d.py": "z", "tests/": "t"}
+
+
+LAYOUT = documented_tree((ROOT / "docs" / "architecture.md").read_text())
+
+
+def _folders() -> list[Path]:
+    return sorted(p for p in PACKAGE.rglob("*") if p.is_dir() and p.name != "__pycache__")
+
+
+def test_every_path_the_layout_names_exists():
+    assert f"{NAME}/" in LAYOUT and f"{NAME}/core/health.py" in LAYOUT
+    assert [path for path in LAYOUT if not (ROOT / path).exists()] == []
+
+
+def test_every_module_a_folder_of_the_layout_names_is_in_that_folder():
+    """`render/  the catalog page (pages.py)`: each `x.py` a folder's line names is somewhere in that folder."""
+    missing = [f"{folder}{module}" for folder, said in LAYOUT.items()
+               if folder.startswith(f"{NAME}/") and folder.endswith("/")
+               for module in re.findall(r"\b(\w+\.py)\b", said)
+               if not any((ROOT / folder).rglob(module))]
+    assert missing == []
+
+
+def test_every_folder_of_the_package_is_in_the_layout():
+    """Each folder has its own line, or is named (`detectors/`) on its parent's."""
+    unnamed = []
+    for folder in _folders():
+        relative = folder.relative_to(ROOT).as_posix() + "/"
+        parent_said = LAYOUT.get(folder.parent.relative_to(ROOT).as_posix() + "/", "")
+        if relative not in LAYOUT and not re.search(rf"(?<![\w/]){re.escape(folder.name)}/", parent_said):
+            unnamed.append(relative)
+    assert len(_folders()) > 20 and unnamed == []
+
+
+def test_every_module_at_the_top_of_the_package_core_and_resources_is_in_the_layout():
+    modules = [p for folder in (PACKAGE, PACKAGE / "core", PACKAGE / "resources") for p in sorted(folder.glob("*.py"))
+               if p.name != "__init__.py"]
+    assert len(modules) > 15
+    assert [m.relative_to(ROOT).as_posix() for m in modules if m.relative_to(ROOT).as_posix() not in LAYOUT] == []

@@ -9,7 +9,8 @@ from cataloger_dagster.resources import script_store
 from cataloger_dagster.core.investigate.outcome import standing
 from cataloger_dagster.core.layout import CATALOG_PAGE, INVESTIGATIONS, ISSUES, PROFILE, SCRIPT, TIMELAPSE
 from cataloger_dagster.core.models import AnalysisResultModel, InvestigationsResult, TableProfile, severity_counts
-from cataloger_dagster.core.render.pages import IndexEntry, health_score, render_index
+from cataloger_dagster.core.health import health_score
+from cataloger_dagster.core.render.pages import IndexEntry, render_index
 from cataloger_dagster.resources.database import DatabaseResource
 from cataloger_dagster.resources.script_store import ScriptStore
 from cataloger_dagster.resources.script_store.identity import check_database_catalog

@@ -10,7 +10,8 @@ from cataloger_dagster.core.layout import (
     CATALOG_PAGE, INVESTIGATIONS, ISSUES, PROFILE, RECENT_SUMMARY, SUMMARY_SCRIPT,
 )
 from cataloger_dagster.core.models import AnalysisResultModel, InvestigationsResult, TableProfile
-from cataloger_dagster.core.history.recent_changes import compare_runs, render_recent_summary, summary_script
+from cataloger_dagster.core.history.recent_changes import compare_runs, summary_script
+from cataloger_dagster.core.render.recent_summary import render_recent_summary
 from cataloger_dagster.core.history.timelapse import recent_summaries, summarize_run
 from cataloger_dagster.core.shown import markdown_text, visible
 from cataloger_dagster.resources.database import DatabaseResource

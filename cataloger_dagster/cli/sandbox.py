@@ -24,7 +24,8 @@ def _image_builders():
     from cataloger_dagster.resources.extras import MissingExtra
 
     try:
-        from cataloger_dagster.resources.sandbox import image, run_image
+        from cataloger_dagster.cli import run_image
+        from cataloger_dagster.resources.sandbox import image
     except MissingExtra as exc:
         raise click.ClickException(str(exc)) from None
     return image, run_image

@@ -15,7 +15,7 @@ from cataloger_dagster.core.investigate.outcome import standing
 from cataloger_dagster.core.models import (
     AnalysisResultModel, DatasetUnderstandingModel, InvestigationsResult, Severity, TableProfile, severity_counts,
 )
-from cataloger_dagster.core.render.pages import health_band, health_score
+from cataloger_dagster.core.health import health_band, health_score
 
 
 @dataclass(frozen=True)

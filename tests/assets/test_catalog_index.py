@@ -15,7 +15,7 @@ import pytest
 from cataloger_dagster.assets.catalog_index import catalog_index, index_entry
 from cataloger_dagster.assets.table_profile import table_profile
 from cataloger_dagster.core.models import AnalysisResultModel, TableProfile, severity_counts
-from cataloger_dagster.core.render.pages import health_score
+from cataloger_dagster.core.health import health_score
 from cataloger_dagster.jobs import ALL_ASSETS, TABLE_ASSETS
 from cataloger_dagster.resources.script_store import LocalScriptStore
 from cataloger_dagster.settings import resources

@@ -14,7 +14,8 @@ import dagster as dg
 import duckdb
 import pytest
 
-from cataloger_dagster.assets.quality_issues import quality_issues, stored_profiles
+from cataloger_dagster.assets.quality_issues import quality_issues
+from cataloger_dagster.resources.script_store.key_profiles import stored_profiles
 from cataloger_dagster.assets.table_profile import table_profile
 from cataloger_dagster.assets.table_understanding import table_understanding
 from cataloger_dagster.core.issues.detectors.references import key_profile
@@ -22,10 +23,8 @@ from cataloger_dagster.core.layout import KEYS, PROFILE, TABLE_FACTS
 from cataloger_dagster.core.models import AnalysisResultModel, TableProfile
 from cataloger_dagster.resources.database import DatabaseResource
 from cataloger_dagster.resources.script_store import LocalScriptStore
-from cataloger_dagster.resources.script_store.database_log import table_facts
 from cataloger_dagster.settings import resources
 from shop import make_shop
-from store_folders import count_requests
 
 pytestmark = pytest.mark.filterwarnings("error::DeprecationWarning")
 
@@ -123,28 +122,6 @@ def test_the_run_stores_the_key_profile_that_the_other_tables_searches_read(shop
     # and a run folder without it (an older store, or quality_issues still to come): the whole profile
     (folder / KEYS).unlink()
     assert stored_profiles(local, database, catalog, "customers")["events"] == profile
-
-
-def test_the_other_tables_keys_cost_the_same_requests_however_many_tables(tmp_path, monkeypatch):
-    """The search's lookups of every other table read the database's log of facts, not a folder
-    per table: the same few requests for 20 tables as for 200."""
-    requests = count_requests(monkeypatch, LocalScriptStore)
-    database = DatabaseResource(url=f"duckdb://{make_shop(tmp_path / 'shop.duckdb')}")
-    cost = {}
-    for tables in (20, 200):
-        local = LocalScriptStore(root=str(tmp_path / f"store-{tables}"))
-        names = [f"t{i:03d}" for i in range(tables)]
-        for name in names:
-            keys = TableProfile(database="shop.duckdb", table=name, row_count=5, column_count=0, columns=[], sample_rows=[],
-                                fingerprint={"schema_hash": "s", "row_count": 5, "value": "v"})
-            local.append_table_facts("shop.duckdb", table_facts(keys, "2026-01-01T00:00:00.000000Z", keys))
-        local.read_table_facts("shop.duckdb")     # as the runs before this one leave it: folded
-        catalog = dict.fromkeys(names)     # only the names of the catalog matter here
-        requests.clear()
-        found = stored_profiles(local, database, catalog, "t000")
-        assert sorted(found) == names[1:]
-        cost[tables] = sum(requests.values())
-    assert cost[20] == cost[200] <= 4   # the digest, a listing (a filtered folder listing here)
 
 
 @pytest.mark.slow

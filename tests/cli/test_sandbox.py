@@ -56,7 +56,7 @@ def test_if_missing_text_says_up_to_date(engine):
 def test_the_recipe_setting_is_the_recipe_used(engine, tmp_path):
     # an identical copy of the shipped recipe hashes the same, so the image is current for it
     recipe = tmp_path / "recipe"
-    shutil.copytree(ROOT / "sandbox", recipe)
+    shutil.copytree(ROOT / "cataloger_dagster" / "sandbox_recipe", recipe)
     out = invoke("--if-missing", "--json", env={"CATALOGER_SANDBOX_RECIPE": str(recipe)})
     assert out.exit_code == 0, out.output
     assert json.loads(out.stdout)["recipe_hash"] == sandbox_image.recipe_hash(recipe) == sandbox_image.recipe_hash()
@@ -83,7 +83,7 @@ def test_the_verb_group_is_part_of_the_cataloger_command():
 
 
 def test_build_run_image_if_missing_leaves_the_current_run_image_alone(engine):
-    from cataloger_dagster.resources.sandbox import run_image
+    from cataloger_dagster.cli import run_image
 
     if not run_image.run_image_present():
         service_unavailable(f"{run_image.DEFAULT_RUN_TAG} built from these sources (.ci/run_image.sh)")

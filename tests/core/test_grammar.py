@@ -169,7 +169,7 @@ def test_no_generated_sentence_pluralizes_by_hand():
                          r"""|'(is|has|holds|breaks)' if \w+(\.\w+)? == 1|'(value|row)' if \w+ == 1""")
     places = [root / "core" / "render", root / "core" / "understanding", root / "core" / "issues" / "detectors",
               root / "core" / "fixes",
-              root.parent / "templates" / "pages"]
+              root / "templates" / "pages"]
     found = [f"{p}:{i}" for place in places for p in sorted(place.rglob("*")) if p.suffix in (".py", ".j2")
              for i, line in enumerate(p.read_text().splitlines(), 1) if pattern.search(line)]
     assert found == []

@@ -45,7 +45,7 @@ def engine():
     problem = sandbox_problem("docker")
     if problem:
         service_unavailable(problem)
-    from cataloger_dagster.resources.sandbox.run_image import DEFAULT_RUN_TAG, run_image_present
+    from cataloger_dagster.cli.run_image import DEFAULT_RUN_TAG, run_image_present
 
     if not run_image_present():
         service_unavailable(f"the run-worker image {DEFAULT_RUN_TAG} built from these sources "

@@ -20,7 +20,7 @@ from degraded import Problem, lost_statistics, skipped_detectors
 from cataloger_dagster.core.issues.detectors import across_tables, detect_issues
 from cataloger_dagster.core.models import AnalysisResultModel, IssueModel
 from cataloger_dagster.core.profile.profiling import compute_profile
-from cataloger_dagster.core.render.pages import health_score
+from cataloger_dagster.core.health import health_score
 from cataloger_dagster.resources.database import DatabaseResource
 
 Finding = tuple[str, str, tuple[str, ...]]  # (table, issue type, columns)

@@ -32,7 +32,6 @@ from cataloger_dagster.core.values import finite_float
 __all__ = [
     "NULL_FRACTION_POINTS", "ColumnRef", "TypeChange", "ValueChange", "ColumnShift", "IssueRef",
     "SeverityChange", "VerdictChange", "RecentSummary", "compare_runs", "summary_script",
-    "render_recent_summary",
 ]
 
 
@@ -343,42 +342,6 @@ def compare_runs(previous: dict | None, current: dict, trend: list[RunSummary] |
     if over:
         summary.headline.append(over)
     return summary
-
-
-# --------------------------------------------------------------------------
-# the page
-# --------------------------------------------------------------------------
-
-
-def render_recent_summary(summary: RecentSummary, *, database: str = "",
-                          links: dict[str, str] | None = None) -> str:
-    """`recent_summary.html`: a complete page with no external resources."""
-    from datetime import datetime, timezone
-
-    from cataloger_dagster.core.render.pages import template_environment
-
-    links = {"Catalog page": "catalog.html", **(links or {})}
-    return template_environment().get_template("pages/recent_summary.html.j2").render(
-        s=summary, database=database, links=links, charts=trend_charts(summary.trend),
-        generated_at=datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-    )
-
-
-def trend_charts(trend: list[RunSummary]) -> list[tuple[str, Any]]:
-    """(title, SVG) per number of the last runs, as the timelapse draws them; none for one run."""
-    from cataloger_dagster.core.render.charts import svg_trend
-
-    if len(trend) < 2:
-        return []
-    labels = [r.timestamp[:19].replace("T", " ") for r in trend]
-    series = [
-        ("Rows", {"rows": [r.rows for r in trend]}, False),
-        ("Issues", {"standing": [len(r.issue_ids) for r in trend],
-                    "high": [r.severities.get("high", 0) for r in trend]}, False),
-        ("Health", {"health": [r.health for r in trend]}, False),
-        ("Pass rate", {"pass rate": [r.pass_rate for r in trend]}, True),
-    ]
-    return [(title, svg_trend(points, labels, title=title, percent=percent)) for title, points, percent in series]
 
 
 # --------------------------------------------------------------------------

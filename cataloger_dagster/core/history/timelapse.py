@@ -19,7 +19,7 @@ from cataloger_dagster.core.layout import (
 from cataloger_dagster.core.models import (
     AnalysisResultModel, InvestigationsResult, TableProfile, severity_counts,
 )
-from cataloger_dagster.core.render.pages import health_score
+from cataloger_dagster.core.health import health_score
 from cataloger_dagster.core.reviews.model import Review
 from cataloger_dagster.core.store import Store
 

@@ -1,18 +1,15 @@
 """The HTML pages: one catalog page per table and the index over all tables.
 
-Templates live in the repository's top-level `templates/pages/` and ship in
-the wheel as `cataloger_dagster/templates/pages/`; the environment looks in
-the installed package first, then in the checkout.  Autoescaping is on for
-every template, so values from the data are always text.
+Templates are package data, `cataloger_dagster/templates/pages/`, read through
+`jinja2.PackageLoader` from a checkout and from an installed wheel alike.
+Autoescaping is on for every template, so values from the data are always text.
 """
 
 from __future__ import annotations
 
 import functools
-import importlib.resources
 import json
 from datetime import datetime, timezone
-from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -35,6 +32,7 @@ from cataloger_dagster.core.fixes.sql import shown_script
 from cataloger_dagster.core.layout import normalize_timestamp
 from cataloger_dagster.core.investigate.outcome import dismissed, standing
 from cataloger_dagster.core.grammar import count_noun, noun_for, verb_for
+from cataloger_dagster.core.health import health_band, health_score
 from cataloger_dagster.core.render.charts import (
     fmt_moment_or_value, fmt_value, script_diff, svg_bar, svg_histogram, svg_trend,
 )
@@ -44,14 +42,9 @@ from cataloger_dagster.core.reviews.commands import review_control
 from cataloger_dagster.core.reviews.record import NOTE_LIMIT, reviewable
 
 __all__ = [
-    "IndexEntry", "render_catalog_page", "render_index", "health_score", "health_band",
+    "IndexEntry", "render_catalog_page", "render_index",
     "svg_histogram", "svg_bar", "script_diff", "template_environment", "pass_rate_of",
 ]
-
-# Penalty (in health points, out of 100) of one issue touching every row.
-SEVERITY_PENALTY = {"high": 30.0, "medium": 12.0, "low": 4.0}
-
-CHECKOUT_TEMPLATES = Path(__file__).resolve().parents[3] / "templates"
 
 LINK_LABELS = {
     "index": "All tables",
@@ -64,41 +57,6 @@ LINK_LABELS = {
     "investigations": "Investigations (JSON)",
     "previous": "Previous run",
 }
-
-
-class _ResourceLoader(jinja2.BaseLoader):
-    """Templates inside the installed package, read through importlib.resources
-    so a zipped install works as well as an unpacked one."""
-
-    def __init__(self, package: str, folder: str) -> None:
-        self.package, self.folder = package, folder
-
-    def _root(self):
-        return importlib.resources.files(self.package) / self.folder
-
-    def get_source(self, environment, template):
-        node = self._root()
-        for part in template.split("/"):
-            if part in ("", ".", ".."):
-                raise jinja2.TemplateNotFound(template)
-            node = node / part
-        if not node.is_file():
-            raise jinja2.TemplateNotFound(template)
-        return node.read_text(encoding="utf-8"), None, lambda: True
-
-    def list_templates(self):
-        found, stack = [], [(self._root(), "")]
-        while stack:
-            node, prefix = stack.pop()
-            if not node.is_dir():
-                continue
-            for child in node.iterdir():
-                name = f"{prefix}{child.name}"
-                if child.is_dir():
-                    stack.append((child, name + "/"))
-                else:
-                    found.append(name)
-        return sorted(found)
 
 
 def _safe_href(url: Any) -> str:
@@ -140,11 +98,8 @@ def _is_scalar(value: Any) -> bool:
 
 @functools.lru_cache(maxsize=1)
 def template_environment() -> jinja2.Environment:
-    loaders: list[jinja2.BaseLoader] = [_ResourceLoader("cataloger_dagster", "templates")]
-    if CHECKOUT_TEMPLATES.is_dir():
-        loaders.append(jinja2.FileSystemLoader(str(CHECKOUT_TEMPLATES)))
     env = jinja2.Environment(
-        loader=jinja2.ChoiceLoader(loaders),
+        loader=jinja2.PackageLoader("cataloger_dagster", "templates"),
         autoescape=jinja2.select_autoescape(
             enabled_extensions=("html", "htm", "xml", "j2"), default_for_string=True, default=True),
         undefined=jinja2.StrictUndefined,
@@ -159,52 +114,6 @@ def template_environment() -> jinja2.Environment:
     env.globals.update(svg_histogram=svg_histogram, svg_bar=svg_bar, svg_trend=svg_trend, version=__version__,
                        health_band=health_band, evidence_blocks=evidence_blocks)
     return env
-
-
-# --------------------------------------------------------------------------
-# health
-# --------------------------------------------------------------------------
-
-
-def health_score(
-    profile: TableProfile, issues: AnalysisResultModel, pass_rate: float | None = None
-) -> float:
-    """A table's health from 0 (unusable) to 100 (no known issue).
-
-    Each issue costs a penalty by severity (high 30, medium 12, low 4 points)
-    scaled by the share of rows it touches: ``penalty × (0.25 + 0.75 × f)``
-    with ``f = affectedRows / row_count`` capped at 1 (``f = 1`` when the
-    issue gives no row count or the table is empty, so an unmeasured issue
-    is never cheaper than a measured one).  Penalties compound rather than
-    add, ``score = 100 × Π(1 − penalty_i / 100)``, so many small issues wear
-    the score down without one table of trivia hitting zero.  When the
-    investigations' pass rate is known, the score is multiplied by
-    ``0.85 + 0.15 × pass_rate``: issues whose code never reached a verdict
-    leave the table's state less certain.  Rounded to one decimal.
-    """
-    score = 1.0
-    rows = profile.row_count
-    for issue in issues.issues:
-        if issue.affectedRows is not None and rows > 0:
-            share = min(max(issue.affectedRows / rows, 0.0), 1.0)
-        else:
-            share = 1.0
-        penalty = SEVERITY_PENALTY.get(issue.severity, SEVERITY_PENALTY["medium"])
-        score *= 1.0 - penalty * (0.25 + 0.75 * share) / 100.0
-    if pass_rate is not None:
-        score *= 0.85 + 0.15 * min(max(pass_rate, 0.0), 1.0)
-    return round(min(max(score * 100.0, 0.0), 100.0), 1)
-
-
-def health_band(score: float | None) -> str:
-    """'good' (≥ 85), 'fair' (≥ 60) or 'poor': the colour of a health score."""
-    if score is None:
-        return "unknown"
-    if score >= 85:
-        return "good"
-    if score >= 60:
-        return "fair"
-    return "poor"
 
 
 pass_rate_of = pass_rate  # the design's definition lives with the models

@@ -1,4 +1,4 @@
-"""Build the Docker sandbox image from the recipe in the repository's `sandbox/`.
+"""Build the Docker sandbox image from the recipe shipped in the package, `cataloger_dagster/sandbox_recipe/`.
 
 Nothing here needs a container registry: the base image can be made locally
 from a debootstrap rootfs, the Python wheels are fetched on the host by pip
@@ -63,12 +63,12 @@ def recipe_dir(override: Path | None = None) -> Path:
     """The directory holding the Dockerfile and requirements: `override`
     (CATALOGER_SANDBOX_RECIPE, from the settings) or the one shipped.
 
-    An installed wheel carries it as `cataloger_dagster/sandbox_recipe`
-    (hatch force-include); a checkout has it at the repository root.
+    The shipped one is package data, `cataloger_dagster/sandbox_recipe`, in a
+    checkout and in an installed wheel alike.
     """
     package_root = Path(__file__).resolve().parents[2]
     candidates = [Path(override)] if override else []
-    candidates += [package_root / "sandbox_recipe", package_root.parent / "sandbox"]
+    candidates += [package_root / "sandbox_recipe"]
     for cand in candidates:
         if (cand / "Dockerfile").is_file():
             return cand
@@ -270,7 +270,7 @@ def build_in_context(
 ) -> str:
     """Build `tag` from a fresh context that `prepare` fills (a Dockerfile taking BASE_IMAGE,
     wheels fetched on the host), with network "none"; return its image id.  Serves both the
-    sandbox image and the run workers' (run_image.py)."""
+    sandbox image and the run workers' (cli/run_image.py)."""
     client = docker_client()
     try:
         try:

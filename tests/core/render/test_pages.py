@@ -11,6 +11,7 @@ import zipfile
 from html.parser import HTMLParser
 from pathlib import Path
 
+import jinja2
 import pytest
 
 from cataloger_dagster.core.models import (
@@ -29,16 +30,17 @@ from cataloger_dagster.core.models import (
     ValueCount,
     pass_rate,
 )
+from cataloger_dagster.core.health import health_band, health_score
+from cataloger_dagster.core.render import pages
 from cataloger_dagster.core.render.evidence import humanise
 from cataloger_dagster.core.render.pages import (
     IndexEntry,
-    health_band,
-    health_score,
     render_catalog_page,
     render_index,
     script_diff,
     svg_bar,
     svg_histogram,
+    template_environment,
 )
 
 REPO = Path(__file__).resolve().parents[3]
@@ -455,31 +457,6 @@ def test_index_lists_every_table_with_its_health():
     assert "100.0" in rows[1].text() and "75%" in rows[0].text()
 
 
-def test_health_score_responds_to_severity_rows_and_pass_rate():
-    profile, _, issues, _ = make_results(hostile=False)
-
-    def one(**kw) -> AnalysisResultModel:
-        base = dict(id="X", type="missing_values", severity="low", description="d", affectedColumns=["amount"],
-                    suggestedAction="a", category="quick_fixes", affectedRows=60)
-        base.update(kw)
-        return AnalysisResultModel(issues=[IssueModel(**base)], summary="", completedAt="")
-
-    none = AnalysisResultModel(issues=[], summary="", completedAt="")
-    assert health_score(profile, none) == 100.0
-    low, medium, high = (health_score(profile, one(severity=s)) for s in ("low", "medium", "high"))
-    assert 100.0 > low > medium > high
-    assert health_score(profile, one(severity="high", affectedRows=6000)) < high
-    assert health_score(profile, one(severity="high", affectedRows=None)) == health_score(
-        profile, one(severity="high", affectedRows=6000))
-    full = health_score(profile, issues)
-    assert health_score(profile, issues, pass_rate=1.0) == full
-    assert health_score(profile, issues, pass_rate=0.5) < full
-    many = AnalysisResultModel(issues=[i.model_copy(update={"id": f"I{n}", "severity": "high"})
-                                       for n, i in enumerate(issues.issues * 40)], summary="", completedAt="")
-    assert 0.0 <= health_score(profile, many, pass_rate=0.0) < 1.0
-    assert health_band(90) == "good" and health_band(70) == "fair" and health_band(10) == "poor"
-
-
 # --------------------------------------------------------------------------
 # the building blocks
 # --------------------------------------------------------------------------
@@ -524,9 +501,25 @@ html = pages.render_catalog_page(
     understanding=DatasetUnderstandingModel.model_validate(args["understanding"]),
     issues=AnalysisResultModel.model_validate(args["issues"]))
 index = pages.render_index(database="shop", tables=[pages.IndexEntry(table="orders", health=50.0)])
+template = pages.template_environment().get_template("pages/catalog.html.j2")
 print(json.dumps({"package": cataloger_dagster.__file__, "html": html, "index": index,
-                  "checkout": str(pages.CHECKOUT_TEMPLATES), "checkout_exists": pages.CHECKOUT_TEMPLATES.is_dir()}))
+                  "template": template.filename}))
 """
+
+PACKAGE_TEMPLATES = Path(pages.__file__).resolve().parents[2] / "templates"
+
+
+def test_every_template_is_package_data_read_through_the_package_loader():
+    env = template_environment()
+    assert isinstance(env.loader, jinja2.PackageLoader)
+    shipped = sorted(p.relative_to(PACKAGE_TEMPLATES).as_posix() for p in PACKAGE_TEMPLATES.rglob("*.j2"))
+    assert {"pages/catalog.html.j2", "pages/index.html.j2", "prompts/issues.system.j2"} <= set(shipped)
+    assert env.list_templates() == shipped
+    for name in shipped:
+        source, filename, _ = env.loader.get_source(env, name)
+        assert source == (PACKAGE_TEMPLATES / name).read_text(encoding="utf-8")
+        assert Path(filename).resolve() == (PACKAGE_TEMPLATES / name).resolve()
+        env.parse(source)   # each one is valid Jinja
 
 
 @pytest.mark.slow
@@ -538,8 +531,10 @@ def test_templates_are_found_from_an_installed_wheel(tmp_path):
                    check=True, capture_output=True, timeout=300)
     wheel = next(dist.glob("cataloger_dagster-*.whl"))
     names = set(zipfile.ZipFile(wheel).namelist())
-    for template in sorted((REPO / "templates" / "pages").glob("*.j2")):
-        assert f"cataloger_dagster/templates/pages/{template.name}" in names
+    for template in sorted(PACKAGE_TEMPLATES.rglob("*.j2")):
+        assert f"cataloger_dagster/templates/{template.relative_to(PACKAGE_TEMPLATES).as_posix()}" in names
+    for recipe in ("Dockerfile", "requirements.txt", "build-requirements.txt"):
+        assert f"cataloger_dagster/sandbox_recipe/{recipe}" in names
     assert "cataloger_dagster/core/render/pages.py" in names
 
     target = tmp_path / "site"
@@ -557,9 +552,9 @@ def test_templates_are_found_from_an_installed_wheel(tmp_path):
     out = subprocess.run([sys.executable, "-c", RENDER_FROM_INSTALL, str(args)], cwd=tmp_path, env=env,
                          check=True, capture_output=True, text=True, timeout=120)
     result = json.loads(out.stdout)
-    # rendered by the installed copy, with no checkout templates folder to fall back on
+    # rendered by the installed copy, from the templates it carries
     assert Path(result["package"]).is_relative_to(target)
-    assert not result["checkout_exists"]
+    assert Path(result["template"]).is_relative_to(target / "cataloger_dagster" / "templates")
     doc = parse(result["html"])
     assert [c.attrs["data-column"] for c in doc.root.find_all("article", cls="column")] == [c.name for c in profile.columns]
     assert [r.attrs["data-table"] for r in parse(result["index"]).root.find_all("tr") if "data-table" in r.attrs] == ["orders"]

@@ -1,4 +1,4 @@
-"""The Anthropic agent's prompts (templates/prompts/) and the pieces every stage shares."""
+"""The Anthropic agent's prompts (cataloger_dagster/templates/prompts/) and the pieces every stage shares."""
 
 from __future__ import annotations
 

@@ -11,7 +11,7 @@ from cataloger_dagster.core.issues.detectors import detect_issues
 from cataloger_dagster.core.models import TABLE_STATE_ISSUE_TYPES, AnalysisResultModel
 from cataloger_dagster.core.profile.fingerprint import compute_fingerprint
 from cataloger_dagster.core.profile.profiling import compute_profile
-from cataloger_dagster.core.render.pages import health_band, health_score
+from cataloger_dagster.core.health import health_band, health_score
 
 
 @pytest.fixture

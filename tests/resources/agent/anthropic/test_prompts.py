@@ -1,4 +1,4 @@
-"""The Anthropic agent's prompts (anthropic/prompts.py): the templates in templates/prompts/, rendered
+"""The Anthropic agent's prompts (anthropic/prompts.py): the templates in cataloger_dagster/templates/prompts/, rendered
 as plain text with every value required, the prompt version that changes with any template's
 wording (it keys cached understandings), and the JSON and message shapes every stage shares."""
 
@@ -13,6 +13,7 @@ import jinja2
 import jinja2.meta
 import pytest
 
+import cataloger_dagster
 from cataloger_dagster.resources.agent.anthropic import prompts
 from cataloger_dagster.resources.agent.anthropic.prompts import (
     PROMPTS,
@@ -23,7 +24,7 @@ from cataloger_dagster.resources.agent.anthropic.prompts import (
     user_message,
 )
 
-TEMPLATES = Path(__file__).resolve().parents[4] / "templates" / "prompts"
+TEMPLATES = Path(cataloger_dagster.__file__).resolve().parent / "templates" / "prompts"
 
 
 def variables(name: str) -> set[str]:

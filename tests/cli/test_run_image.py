@@ -7,7 +7,7 @@ tests/e2e/test_docker_run_launcher.py, which needs it current for these very sou
 import shutil
 from importlib import metadata
 
-from cataloger_dagster.resources.sandbox import run_image
+from cataloger_dagster.cli import run_image
 
 
 def test_the_pins_are_this_environments_versions_and_never_the_package_itself():
@@ -38,7 +38,7 @@ def test_the_source_hash_follows_the_code_the_recipe_and_nothing_else(tmp_path):
     cache.mkdir(exist_ok=True)
     (cache / "x.cpython-311.pyc").write_bytes(b"compiled")
     assert run_image.source_hash(copy) == original  # bytecode is not source
-    page = next(p for p in (copy / "templates").rglob("*") if p.is_file())
+    page = next(p for p in (copy / "cataloger_dagster" / "templates").rglob("*") if p.is_file())
     page.write_text(page.read_text() + "<!-- changed -->")
     changed = run_image.source_hash(copy)
     assert changed != original

@@ -21,8 +21,8 @@ from pathlib import Path
 from cataloger_dagster.resources.defaults import RUN_IMAGE as DEFAULT_RUN_TAG
 
 # image before docker: without the docker extra, image's import says which extra to install
-from . import image
-from .image import Progress, SandboxImageError
+from cataloger_dagster.resources.sandbox import image
+from cataloger_dagster.resources.sandbox.image import Progress, SandboxImageError
 
 import docker.errors
 
@@ -32,14 +32,14 @@ PACKAGE = "cataloger-dagster"
 # the run launcher and the Docker sandbox, and the agent a run may ask for
 EXTRAS = "anthropic,docker"
 # What a run's code is made of: a change to any of them makes the image stale.
-_SOURCES = ("cataloger_dagster", "templates", "sandbox", "pyproject.toml")
+_SOURCES = ("cataloger_dagster", "pyproject.toml")   # the package holds its templates and recipes
 _SKIP = re.compile(r"(__pycache__|\.pyc$|\.egg-info)")
 _WHEEL_TIMEOUT_S = 900
 
 
 def checkout_root() -> Path:
     """The repository this package runs from; the recipe and the wheel's sources are there."""
-    root = Path(__file__).resolve().parents[3]
+    root = Path(__file__).resolve().parents[2]
     if not (root / "deploy" / "docker" / "Dockerfile").is_file() or not (root / "pyproject.toml").is_file():
         raise SandboxImageError(
             f"the run-worker image is built from a checkout of the repository (deploy/docker/Dockerfile "
