@@ -568,12 +568,7 @@ def test_templates_are_found_from_an_installed_wheel(tmp_path):
 @pytest.mark.slow
 def test_page_from_a_real_profile(tmp_path):
     import duckdb
-    import ibis
-
-    from cataloger_dagster.core.issues.detectors import detect_issues
-    from cataloger_dagster.core.profile.fingerprint import compute_fingerprint
-    from cataloger_dagster.core.profile.profiling import compute_profile
-    from cataloger_dagster.resources.agent import heuristic_understanding
+    from page_inputs import page_inputs
 
     path = str(tmp_path / "shop.duckdb")
     with duckdb.connect(path) as con:
@@ -585,16 +580,9 @@ def test_page_from_a_real_profile(tmp_path):
               date '2024-01-01' + (i % 300)::int as ordered_on,
               'x' as "{HOSTILE}"
             from range(1, 501) t(i)""")
-    backend = ibis.duckdb.connect(path, read_only=True)
-    try:
-        table = backend.table("orders")
-        profile = compute_profile(table, database="shop", table_name="orders",
-                                  fingerprint=compute_fingerprint(table))
-        found = detect_issues(table, profile)
-    finally:
-        backend.disconnect()
-    issues = AnalysisResultModel(issues=found, summary="", completedAt="")
-    html = render_catalog_page(profile=profile, understanding=heuristic_understanding(profile), issues=issues)
+    profile, understanding, issues = page_inputs(path, "orders")
+    found = issues.issues
+    html = render_catalog_page(profile=profile, understanding=understanding, issues=issues)
     doc = parse(html)
     assert [t for t, _ in doc.start_tags].count("script") == 1   # the review controls' own
     # each issue's review command names its issue exactly, however hostile the column in its id

@@ -25,12 +25,7 @@ def shop(tmp_path_factory):
     """A small orders table with a broken sum, padded and re-cased statuses, dates in the future
     and a hostile value; profiled and checked by the real profiler and detectors."""
     import duckdb
-    import ibis
-
-    from cataloger_dagster.core.issues.detectors import detect_issues
-    from cataloger_dagster.core.profile.fingerprint import compute_fingerprint
-    from cataloger_dagster.core.profile.profiling import compute_profile
-    from cataloger_dagster.resources.agent import heuristic_understanding
+    from page_inputs import page_inputs
 
     path = str(tmp_path_factory.mktemp("shop") / "shop.duckdb")
     with duckdb.connect(path) as con:
@@ -43,15 +38,7 @@ def shop(tmp_path_factory):
               case when i % 50 = 0 then date '2999-01-01' else date '2024-01-01' + (i % 300)::int end as ordered_on,
               case when i % 4 = 0 then null else 'note ' || (i % 3)::varchar end as note
             from range(1, 1001) t(i)""")
-    backend = ibis.duckdb.connect(path, read_only=True)
-    try:
-        table = backend.table("orders")
-        profile = compute_profile(table, database="shop", table_name="orders",
-                                  fingerprint=compute_fingerprint(table))
-        found = detect_issues(table, profile)
-    finally:
-        backend.disconnect()
-    return profile, heuristic_understanding(profile), AnalysisResultModel(issues=found, summary="", completedAt="")
+    return page_inputs(path, "orders")
 
 
 def of_type(issues: AnalysisResultModel, type_: str):
