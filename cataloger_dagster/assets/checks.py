@@ -176,7 +176,7 @@ def script_reproduces_evidence(
     expected = InvestigationsResult.model_validate(recorded)
     found = AnalysisResultModel.model_validate(issues).issues
     with sandbox.session(env={"DB_CONNECTION_STRING": SNAPSHOT_URL}) as runtime:
-        database.write_snapshot(table, runtime.data_dir, references=referenced_tables(found))
+        database.write_snapshot(table, runtime.data_folder, references=referenced_tables(found))
         ran = runtime.execute(script, timeout_s=sandbox.timeout_s * SCRIPT_TIMEOUT_FACTOR)
     printed = parse_records(ran.stdout)
     problems = [] if ran.ok else [f"the script failed: {ran.error.type}: {ran.error.message}" if ran.error

@@ -131,7 +131,7 @@ def _investigate(context, folder: TableRun, database: DatabaseResource, sandbox:
     # prestart_env), so its interpreter loads ibis while the snapshot is written into its
     # private /data.  `env` is the sandbox's whole environment: no credential of the host gets in.
     with sandbox.session(env={"DB_CONNECTION_STRING": SNAPSHOT_URL}) as runtime:
-        snapshot = database.write_snapshot(name, runtime.data_dir, references=referenced_tables(issues))
+        snapshot = database.write_snapshot(name, runtime.data_folder, references=referenced_tables(issues))
         if snapshot.sampled:
             context.log.info(visible(f"{name}: the sandbox sees a seeded sample of {snapshot.rows:,} of "
                              f"{snapshot.source_rows:,} rows"))

@@ -128,6 +128,9 @@ class Degradation(BaseModel):
     reason: str
 
 
+NullPatternKind = Literal["below", "above", "among", "not_among", "monotone", "not_null_when"]
+
+
 class NullPattern(BaseModel):
     """Where a table's NULLs are, as another column explains them (core/profile/nulls.py).
 
@@ -137,7 +140,7 @@ class NullPattern(BaseModel):
     "not_null_when" (each of `columns` holds a value whenever `by` does, but on `exceptions` rows:
     a rule whose exceptions are a finding, not structure)."""
 
-    kind: Literal["below", "above", "among", "not_among", "monotone", "not_null_when"]
+    kind: NullPatternKind
     columns: list[str]                  # the columns whose NULLs it describes
     by: Optional[str] = None            # the column that explains them
     value: Any = None                   # the threshold, or the values of `by`
@@ -183,9 +186,12 @@ class DatasetSummaryModel(BaseModel):
     observations: list[str]
 
 
+SummaryDataType = Literal["string", "numeric", "date", "categorical", "boolean"]
+
+
 class ColumnSummaryModel(BaseModel):
     name: str
-    dataType: Literal["string", "numeric", "date", "categorical", "boolean"]
+    dataType: SummaryDataType
     description: str
     sampleValues: list[Any]
 
@@ -285,10 +291,13 @@ class SmartFixFollowupModel(BaseModel):
     source: str = "heuristic"
 
 
+ReviewState = Literal["dismissed", "worse_since_dismissed", "expected", "changed_since_expected", "accepted"]
+
+
 class ReviewMark(BaseModel):
     """What a person's review of an issue makes of it in this run (`core.reviews.memory`)."""
 
-    state: Literal["dismissed", "worse_since_dismissed", "expected", "changed_since_expected", "accepted"]
+    state: ReviewState
     verdict: str                        # the review's: accept, dismiss or expected
     reviewer: str
     at: str                             # when the review was made (ISO-8601 UTC)

@@ -126,6 +126,14 @@ def _n(base: int, scale: float, minimum: int) -> int:
     return max(minimum, int(round(base * scale)))
 
 
+def _base_rows(table: str) -> int:
+    """A generated table's rows at scale 1 (spec.TABLE_ROWS says None for the derived ones)."""
+    base = spec.TABLE_ROWS[table]
+    if base is None:
+        raise ValueError(f"the demo derives {table}'s rows from other tables; it has no row count of its own")
+    return base
+
+
 def _count(rate: float, n: int) -> int:
     return max(1, int(round(rate * n)))
 
@@ -147,10 +155,10 @@ class _Picker:
 
 def build_tables(rng: np.random.Generator, scale: float) -> dict[str, tuple[pd.DataFrame, dict[str, str]]]:
     countries = _countries()
-    products = _products(rng, _n(spec.TABLE_ROWS["products"], scale, 40))
-    customers = _customers(rng, _n(spec.TABLE_ROWS["customers"], scale, 200))
-    orders, items = _orders(rng, _n(spec.TABLE_ROWS["orders"], scale, 500), products[0], customers[0])
-    events = _web_events(rng, _n(spec.TABLE_ROWS["web_events"], scale, 2000), customers[0])
+    products = _products(rng, _n(_base_rows("products"), scale, 40))
+    customers = _customers(rng, _n(_base_rows("customers"), scale, 200))
+    orders, items = _orders(rng, _n(_base_rows("orders"), scale, 500), products[0], customers[0])
+    events = _web_events(rng, _n(_base_rows("web_events"), scale, 2000), customers[0])
     return {"countries": countries, "products": products, "customers": customers,
             "orders": orders, "order_items": items, "web_events": events}
 

@@ -76,7 +76,7 @@ class PythonSessions:
         try:
             runtime = stack.enter_context(self.sandbox.session(env={"DB_CONNECTION_STRING": SNAPSHOT_URL}))
             with self.db_lock:
-                snapshot = self.database.write_snapshot(table, runtime.data_dir,
+                snapshot = self.database.write_snapshot(table, runtime.data_folder,
                                                         references=referenced_tables(self._issues(table)))
         except BaseException:
             stack.close()

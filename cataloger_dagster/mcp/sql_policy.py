@@ -259,8 +259,8 @@ def check_sql(sql: str, dialect: str, *, row_limit: int = DEFAULT_ROW_LIMIT) -> 
         return Decision(False, f"exactly one statement is allowed, not {len(statements)}", dialect)
     tree = statements[0]
     reason = _refusal(tree, dialect)
-    if reason is not None:
-        return Decision(False, reason, dialect)
+    if reason is not None or not isinstance(tree, exp.Query):   # _refusal lets only a query by
+        return Decision(False, reason or "only one SELECT or WITH query is accepted", dialect)
     # +1: one row more than shown tells the caller the result was cut; the limit in place first,
     # else around the whole query (sqlglot cannot read back every clause followed by a LIMIT)
     tree = _without_every_row(tree)

@@ -84,4 +84,9 @@ class TableIOManager(dg.ConfigurableIOManagerFactory):
     )
 
     def create_io_manager(self, context: dg.InitResourceContext) -> TablePartitionedPickleIOManager:
-        return TablePartitionedPickleIOManager(self.base_dir or context.instance.storage_directory())
+        if self.base_dir:
+            return TablePartitionedPickleIOManager(self.base_dir)
+        if context.instance is None:
+            raise dg.DagsterInvariantViolationError(
+                "the table IO manager needs a folder: give base_dir, or run it with a Dagster instance")
+        return TablePartitionedPickleIOManager(context.instance.storage_directory())

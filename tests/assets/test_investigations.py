@@ -213,7 +213,7 @@ def test_a_sampled_snapshot_says_so_and_scales_its_counts_to_the_table(shop, tmp
         if issue_rows is not None and abs(inv.affected_in_table - issue_rows) > max(2, 0.1 * issue_rows):
             assert inv.count_note and f"{issue_rows:,}" in inv.count_note
     page = (run_folder(tmp_path / "store", "events", -1) / "catalog.html").read_text()
-    assert f"the sandbox saw {limit:,} of {total:,} rows" in page
+    assert f"the check saw {limit:,} of {total:,} rows" in page
 
 
 def test_history_findings_are_not_investigated_and_cost_no_pass_rate(shop, tmp_path, local_sandbox):

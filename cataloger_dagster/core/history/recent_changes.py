@@ -240,8 +240,8 @@ def _sentences(s: RecentSummary) -> list[str]:
         out.append(f"New issue {i.id} ({i.severity}): {i.description}")
     for i in s.issues_resolved:
         out.append(f"Resolved issue {i.id} (was {i.severity}).")
-    for c in s.severity_changes:
-        out.append(f"Issue {c.id} severity {c.before} → {c.after}.")
+    for change in s.severity_changes:
+        out.append(f"Issue {change.id} severity {change.before} → {change.after}.")
     for v in s.verdict_changes:
         out.append(f"Issue {v.issue_id} verdict {v.before} → {v.after}.")
     if s.unchanged:

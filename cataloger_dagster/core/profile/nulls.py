@@ -32,7 +32,7 @@ import ibis
 import ibis.expr.types as ir
 
 from cataloger_dagster.core.families import Family, column_families, family_by_member
-from cataloger_dagster.core.models import NUMERIC_KINDS, TEMPORAL_KINDS, ColumnProfile, NullPattern
+from cataloger_dagster.core.models import NUMERIC_KINDS, TEMPORAL_KINDS, ColumnProfile, NullPattern, NullPatternKind
 
 MIN_NULLS = 5                # fewer NULL rows than this, and a pattern could be chance
 MAX_EXPLAINED = 16           # columns with NULLs whose NULLs are explained
@@ -111,7 +111,7 @@ def _plan(table: ir.Table, columns: list[ColumnProfile], rows: int) -> _Plan:
         key=lambda c: c.kind not in TEMPORAL_KINDS)[:MAX_THRESHOLD_BY]
     plan.categories = [(c, [v.value for v in c.top_values]) for c in usable
                        if c.kind in _CATEGORY_KINDS and c.top_values and not c.distinct_approximate
-                       and 2 <= (c.distinct or 0) <= CATEGORY_VALUES and len(c.top_values) >= c.distinct
+                       and 2 <= (c.distinct or 0) <= CATEGORY_VALUES and len(c.top_values) >= (c.distinct or 0)
                        and c.name not in explained][:MAX_CATEGORY_BY]
     for xi, x in enumerate(plan.explained):
         missing = t[x.name].isnull()
@@ -133,11 +133,11 @@ def _plan(table: ir.Table, columns: list[ColumnProfile], rows: int) -> _Plan:
     plan.rule_columns = [c for c in usable if 0 < c.nulls < rows and c.name not in member][:MAX_RULE_COLUMNS]
     pairs = [(a, b) for i, a in enumerate(plan.rule_columns) for b in plan.rule_columns[i + 1:]
              if min(a.nulls, b.nulls) >= MIN_RULE_ROWS]
-    for a, b in pairs:
+    for first, second in pairs:
         if not plan.room(1):
             break
-        plan.aggs[f"r_{_index(plan.rule_columns, a)}_{_index(plan.rule_columns, b)}"] = _rows(
-            t[a.name].isnull() & t[b.name].isnull())
+        plan.aggs[f"r_{_index(plan.rule_columns, first)}_{_index(plan.rule_columns, second)}"] = _rows(
+            t[first.name].isnull() & t[second.name].isnull())
     return plan
 
 
@@ -205,7 +205,7 @@ def _category(plan: _Plan, got: dict, x: ColumnProfile) -> NullPattern | None:
     return None
 
 
-def _explained(x: ColumnProfile, kind: str, by: str, value: Any, condition: str) -> NullPattern:
+def _explained(x: ColumnProfile, kind: NullPatternKind, by: str, value: Any, condition: str) -> NullPattern:
     return NullPattern(kind=kind, columns=[x.name], by=by, value=value, rows=x.nulls,
                        sentence=f"{x.name} is NULL exactly when {condition}.")
 

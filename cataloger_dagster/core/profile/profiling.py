@@ -51,6 +51,7 @@ import ibis.expr.types as ir
 from cataloger_dagster.core import portable, vocabulary
 from cataloger_dagster.core.models import (
     AS_TEXT_NOTE,
+    ColumnKind,
     ColumnProfile,
     Degradation,
     Fingerprint,
@@ -108,7 +109,7 @@ PATTERN_SAMPLE_ROWS = 200_000
 _TOP_KINDS = NUMERIC_KINDS + TEMPORAL_KINDS + ("string", "boolean", "time", "uuid", "json", "interval")
 
 
-def column_kind(dtype: dt_.DataType) -> str:
+def column_kind(dtype: dt_.DataType) -> ColumnKind:
     if dtype.is_boolean():
         return "boolean"
     if dtype.is_integer():
@@ -149,7 +150,7 @@ class _Col:
     index: int
     name: str
     dtype: dt_.DataType
-    kind: str
+    kind: ColumnKind
     expr: ir.Column
     notes: list[str] = field(default_factory=list)
     text: str | None = None        # why the column is profiled as its text, if it is
@@ -580,8 +581,10 @@ def _local_figures(table: ir.Table, cols: list[_Col], res: dict, row_count: int,
         for start in range(0, len(texts), MAX_BRANCHES):
             chunk = dict(texts[start:start + MAX_BRANCHES])
             keys = {c.index: key for key, c in chunk.items()}
-            for c, row in in_process.stacked(list(chunk.values()), lambda part, keys=keys: _stacked_patterns(
-                    [(c.index, m, m[keys[c.index]]) for c in part], regex)):
+            def patterns(part: list[_Col], keys: dict[int, str] = keys) -> ir.Table:
+                return _stacked_patterns([(c.index, m, m[keys[c.index]]) for c in part], regex)
+
+            for c, row in in_process.stacked(list(chunk.values()), patterns):
                 scale = 1 if step == 1 else (res.get(f"m{c.index}_count") or 0) / max(1, int(row["n"] or 0))
                 res.update({f"m{c.index}_pat_{k}": round(int(row[k] or 0) * scale) for k in regex})
                 c.notes.append(f"pattern counts: matched {where}"
@@ -825,7 +828,9 @@ def json_safe(v: Any) -> Any:
     if isinstance(v, str):
         return v
     if isinstance(v, decimal.Decimal):
-        return None if not v.is_finite() else (int(v) if v == v.to_integral_value() and v.as_tuple().exponent >= 0 else float(v))
+        exponent = v.as_tuple().exponent   # a letter for NaN and infinity, which is_finite() sets aside
+        return None if not v.is_finite() else (
+            int(v) if v == v.to_integral_value() and isinstance(exponent, int) and exponent >= 0 else float(v))
     if isinstance(v, (dt.datetime, dt.date, dt.time)):
         if hasattr(v, "to_pydatetime") and str(v) == "NaT":
             return None
@@ -882,7 +887,7 @@ def _float_list(text: str | None) -> list[float | None] | None:
     """A list the database cast to text, e.g. '[1.5, 2.0, NULL]'."""
     if text is None:
         return None
-    out = []
+    out: list[float | None] = []
     for part in text.strip("[] ").split(","):
         try:
             out.append(float(part))
@@ -1009,9 +1014,9 @@ def compute_profile(
         _scale_sampled(cols, res, tops, hist, row_count, sample_total or sample_rows)
     pats: dict[int, dict[str, int]] = {}     # one pass: a lookup per column would be quadratic
     for key, v in res.items():
-        ci, sep, name = key[1:].partition("_pat_")
-        if sep and ci.isdigit():
-            pats.setdefault(int(ci), {})[name] = int(v or 0)
+        index, sep, name = key[1:].partition("_pat_")
+        if sep and index.isdigit():
+            pats.setdefault(int(index), {})[name] = int(v or 0)
     columns = [_finish(c, res, row_count, approximate, tops, hist, plans, pats.get(c.index)) for c in cols]
     say(f"{table_name}: NULL patterns")
     patterns, degradations = _null_patterns(table, columns, row_count, runner, backend_name)
@@ -1097,7 +1102,7 @@ def _sample(table: ir.Table, cols: list[_Col], size: int, runner: _Runner) -> li
     if size <= 0:
         return []
     runner.queries += 1
-    known = {c.name: c.text for c in cols if c.storage_classes}
+    known = {c.name: c.text for c in cols if c.storage_classes and c.text is not None}
     data, reasons = portable.read_arrow(table, limit=size, known=known)
     for c in cols:
         why = reasons.get(c.name)

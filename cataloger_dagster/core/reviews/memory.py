@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
 from cataloger_dagster.core.layout import normalize_timestamp
-from cataloger_dagster.core.models import AnalysisResultModel, IssueModel, ReviewMark, TableProfile
+from cataloger_dagster.core.models import AnalysisResultModel, IssueModel, ReviewMark, ReviewState, TableProfile
 from cataloger_dagster.core.reviews.model import Review, latest_reviews
 from cataloger_dagster.core.reviews.precision import DEFAULT_DISMISSALS, lowered, precision_mark
 
@@ -120,6 +120,7 @@ def _open_since(issue_id: str, review: Review, reviews: list[Review], opened: di
 def _marked(issue: IssueModel, review: Review, renamed: dict[str, str], memory: ReviewMemory) -> ReviewMark:
     dismissed = review.verdict == "dismiss"
     beyond, new_columns = _changed(issue, review, renamed, memory.tolerance, both_ways=not dismissed)
+    state: ReviewState
     if review.verdict == "accept":
         state = "accepted"
     elif dismissed:

@@ -9,6 +9,7 @@ from cataloger_dagster.core import text
 from cataloger_dagster.core.grammar import count_noun, listing
 from cataloger_dagster.core.families import families_of
 from cataloger_dagster.core.models import (
+    SummaryDataType,
     NUMERIC_KINDS,
     TEMPORAL_KINDS,
     ColumnProfile,
@@ -42,7 +43,7 @@ def _phrase(name: str) -> str:
     return " ".join(text.words(name))
 
 
-def _data_type(col: ColumnProfile) -> str:
+def _data_type(col: ColumnProfile) -> SummaryDataType:
     if col.kind == "boolean":
         return "boolean"
     if col.kind in TEMPORAL_KINDS:

@@ -158,6 +158,13 @@ class SandboxRuntime:
 
     # ------------------------------------------------------------ public
     @property
+    def data_folder(self) -> str:
+        """The host folder the sandbox sees as /data: every session opened by the resource has one."""
+        if self.data_dir is None:
+            raise SandboxError("this sandbox has no data folder: open it with SandboxResource.session")
+        return self.data_dir
+
+    @property
     def successful_cells(self) -> int:
         return sum(1 for c in self.cells if c.ok)
 

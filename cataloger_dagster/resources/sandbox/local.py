@@ -40,14 +40,18 @@ class ProcessChannel(Channel):
         self.proc = subprocess.Popen(
             argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
             start_new_session=True, preexec_fn=preexec, pass_fds=pass_fds, close_fds=True)
-        for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
+        stdin, stdout, stderr = self.proc.stdin, self.proc.stdout, self.proc.stderr
+        if stdin is None or stdout is None or stderr is None:   # Popen opens all three with PIPE
+            raise SandboxError("the sandbox's pipes did not open")
+        self.stdin, self.stdout, self.stderr = stdin, stdout, stderr
+        for stream in (stdin, stdout, stderr):
             os.set_blocking(stream.fileno(), False)
         self._diag = bytearray()
         self.worker_pgid: Optional[int] = None
         self.send(bootstrap, time.monotonic() + 10)
 
     def send(self, data: bytes, deadline: float) -> None:
-        fd = self.proc.stdin.fileno()
+        fd = self.stdin.fileno()
         view = memoryview(data)
         while view:
             remaining = deadline - time.monotonic()
@@ -61,7 +65,7 @@ class ProcessChannel(Channel):
                     continue
 
     def recv(self, timeout: float) -> Optional[bytes]:
-        out, err = self.proc.stdout.fileno(), self.proc.stderr.fileno()
+        out, err = self.stdout.fileno(), self.stderr.fileno()
         end = time.monotonic() + max(timeout, 0)
         while True:
             ready, _, _ = select.select([out, err], [], [], max(end - time.monotonic(), 0))
@@ -95,7 +99,7 @@ class ProcessChannel(Channel):
             self.proc.wait(timeout=5)
         except subprocess.TimeoutExpired:
             pass
-        for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
+        for stream in (self.stdin, self.stdout, self.stderr):
             try:
                 stream.close()
             except OSError:
@@ -192,6 +196,7 @@ def start_local(*, data_dir: str, env: dict[str, str], isolation: str, memory_mb
         # bwrap as root makes no user namespace (whose uid 10001 would be host
         # root): setpriv becomes host uid 10001 with no capabilities before Python starts.
         # A change of uid clears the parent-death signal, so it is set again.
+        assert setpriv is not None   # refused above when missing as root
         argv += [os.path.realpath(setpriv), f"--reuid={SANDBOX_UID}", f"--regid={SANDBOX_UID}",
                  "--clear-groups", "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs",
                  "--pdeathsig=KILL", "--"]

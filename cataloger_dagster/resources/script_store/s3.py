@@ -53,7 +53,8 @@ class S3ScriptStore(ScriptStore, ResourceWithS3Configuration):
         if s3 is not None:
             for name in _S3_FIELDS:
                 settings.setdefault(name, getattr(s3, name))
-        super().__init__(bucket=bucket, prefix=prefix, **settings)
+        # the fields reach pydantic's own __init__, which mypy sees only as the parent class's
+        super().__init__(**{"bucket": bucket, "prefix": prefix, **settings})
 
     def __repr_args__(self):
         for name, value in super().__repr_args__():

@@ -126,7 +126,7 @@ def outliers(ctx: Context, cp: ColumnProfile, dtype: dt.DataType) -> Optional[Is
         return None
     reading = ctx.reading(cp) if dtype.is_string() else None
     if reading is not None and reading.kind == "number":
-        return _text_outliers(ctx, cp, [(float(v), n) for v, n in reading.weighted()])
+        return _text_outliers(ctx, cp, [(float(v), n) for v, n in reading.weighted() if not isinstance(v, datetime)])
     if not is_measure(cp, dtype):
         return None
     q = cp.quantiles or {}
@@ -183,7 +183,9 @@ def _date_bounds(ctx: Context, cp: ColumnProfile) -> dict[str, Any]:
     return rules
 
 
-def _range_issue(ctx: Context, cp: ColumnProfile, found: dict[str, int], parsed: bool) -> Optional[IssueModel]:
+def _range_issue(ctx: Context, cp: ColumnProfile, found: dict[str, int],
+                 parsed: Optional[str]) -> Optional[IssueModel]:
+    """`parsed`: what a text column was read as ("number", "date"), None for a typed column."""
     total = sum(found.values())
     if not total:
         return None
@@ -207,7 +209,7 @@ def out_of_range(ctx: Context, cp: ColumnProfile, dtype: dt.DataType) -> Optiona
         found = {}
         for label, broken in rules.items():
             n = sum(k for v, k in reading.weighted()
-                    if broken(v if reading.kind == "number" else v.replace(tzinfo=None)))
+                    if broken(v.replace(tzinfo=None) if isinstance(v, datetime) else v))
             if n:
                 found[label] = n
         return _range_issue(ctx, cp, found, reading.kind)
@@ -239,7 +241,7 @@ def out_of_range(ctx: Context, cp: ColumnProfile, dtype: dt.DataType) -> Optiona
         return None
     counts = one(ctx.table, **{f"c{i}": e.sum() for i, e in enumerate(checks.values())})
     found = {label: int(counts[f"c{i}"] or 0) for i, label in enumerate(checks) if counts[f"c{i}"]}
-    return _range_issue(ctx, cp, found, False)
+    return _range_issue(ctx, cp, found, None)
 
 
 def constant_column(ctx: Context, cp: ColumnProfile, dtype: dt.DataType) -> Optional[IssueModel]:
