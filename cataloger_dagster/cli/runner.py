@@ -30,7 +30,6 @@ from cataloger_dagster.cli.resume import ResumePlan, finish_database_run, plan_r
 from cataloger_dagster.cli.stopping import check_stop, stop_on_signals
 from cataloger_dagster.core.history.timelapse import RunSummary
 from cataloger_dagster.core.investigate.outcome import dismissed
-from cataloger_dagster.core.issues.detectors import across_tables
 from cataloger_dagster.core.layout import CATALOG_PAGE, INVESTIGATIONS, ISSUES, table_prefix
 from cataloger_dagster.core.models import AnalysisResultModel, InvestigationsResult, severity_counts
 from cataloger_dagster.jobs import TABLE_ASSETS
@@ -336,9 +335,9 @@ def execute_plan(target: RunTarget, plan: RunPlan, instance: dg.DagsterInstance,
                     table=name, status="failed", error="the worker process cataloging it ended first "
                     "(killed, or out of memory?); `cataloger run --resume` catalogs the tables without a finished run"))
         return reports.by_table
-    # the reference search finds each table's keys once in this process; each table's
-    # sandbox starts, warm, while the table before it runs
-    with across_tables(), sandbox_pool(spares):
+    # each table's sandbox starts, warm, while the table before it runs (the reference search
+    # finds each table's keys once for the whole run: the resources' `run_state`)
+    with sandbox_pool(spares):
         catalog = batch_cataloger(target.resources, instance, target.investigations_config, plan.table_assets,
                                   listeners.on_progress)
         for names in plan.batches:
