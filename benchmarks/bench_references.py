@@ -18,7 +18,7 @@ reference search) and with it.  One row per way of running, each run a fresh pro
 
 * ``first``: as `cataloger run` does it: the catalog (``database.catalog()`` for each table),
   the other tables' stored profiles read from the store as the quality_issues asset reads them,
-  and each table's keys shared by the searches of the run (``across_tables``, as the runner
+  and each table's keys shared by the searches of the run (one ``shared`` dict, as the runner's ``run_state``
   opens it); the store starts empty, so the keys of a table not yet profiled are counted in
   the database, once;
 * ``later``: the same on a store that holds a previous run's profiles of every table;
@@ -163,7 +163,6 @@ def whole_run(mode: str, path: str, previous: str, package: str) -> dict:
     """One whole-database run: each table profiled once, then its detectors run twice, without
     the reference search and with it, back to back (in alternating order, so that neither always
     finds the database's caches warm): the two sums differ by what the search costs."""
-    import contextlib
     import resource
 
     sys.path.insert(0, package)
@@ -195,16 +194,15 @@ def whole_run(mode: str, path: str, previous: str, package: str) -> dict:
     if mode == "before":
         def searching(name, profile):
             return detect_issues(database.table(name), profile, catalog=database.catalog(), now=now)
-        scope = contextlib.nullcontext()
     else:
         from cataloger_dagster.resources.script_store.key_profiles import stored_profiles
-        from cataloger_dagster.core.issues.detectors import across_tables
+
+        shared: dict | None = {} if mode in ("first", "later") else None   # None: each table its own
 
         def searching(name, profile):
             catalog = database.catalog()
             return detect_issues(database.table(name), profile, catalog=catalog, now=now,
-                                 profiles=stored_profiles(store, database, catalog, name))
-        scope = across_tables() if mode in ("first", "later") else contextlib.nullcontext()
+                                 profiles=stored_profiles(store, database, catalog, name), shared=shared)
     names = database.list_tables()
     # inflect is imported on the first name made singular or plural (seconds, once a process).
     # In a real run table_understanding has made one before quality_issues; here, with the
@@ -215,30 +213,29 @@ def whole_run(mode: str, path: str, previous: str, package: str) -> dict:
     found: list[str] = []
     same = True
     spent = {"profile": 0.0, "without": 0.0, "with": 0.0}
-    with scope:
-        for k, name in enumerate(names):
-            t0 = time.perf_counter()
-            prefix = script_store.table_prefix(database.database_name, name)
-            profile = compute_profile(database.table(name), database=database.database_name, table_name=name,
-                                      fingerprint=database.fingerprint(name))
-            run = store.open_run(prefix, f"bench-{mode}", table=name)
-            store.write_json(prefix, run, PROFILE, profile)
-            keys = key_profile(profile)
-            store.write_json(prefix, run, KEYS, keys)   # as quality_issues does first
-            if hasattr(store, "append_table_facts"):    # and then (a checkout before the log has none)
-                from cataloger_dagster.resources.script_store.database_log import table_facts
-                store.append_table_facts(database.database_name, table_facts(profile, run, keys))
-            spent["profile"] += time.perf_counter() - t0
-            runs = {"without": lambda: detect_issues(database.table(name), profile, now=now),
-                    "with": lambda: searching(name, profile)}
-            issues = {}
-            for variant in (("without", "with") if k % 2 else ("with", "without")):
-                t1 = time.perf_counter()
-                issues[variant] = runs[variant]()
-                spent[variant] += time.perf_counter() - t1
-            found += [f"{name}.{i.affectedColumns[0]} -> {i.details['references']}" for i in issues["with"]
-                      if i.type == "orphan_references"]
-            same &= [i for i in issues["with"] if i.type != "orphan_references"] == issues["without"]
+    for k, name in enumerate(names):
+        t0 = time.perf_counter()
+        prefix = script_store.table_prefix(database.database_name, name)
+        profile = compute_profile(database.table(name), database=database.database_name, table_name=name,
+                                  fingerprint=database.fingerprint(name))
+        run = store.open_run(prefix, f"bench-{mode}", table=name)
+        store.write_json(prefix, run, PROFILE, profile)
+        keys = key_profile(profile)
+        store.write_json(prefix, run, KEYS, keys)   # as quality_issues does first
+        if hasattr(store, "append_table_facts"):    # and then (a checkout before the log has none)
+            from cataloger_dagster.resources.script_store.database_log import table_facts
+            store.append_table_facts(database.database_name, table_facts(profile, run, keys))
+        spent["profile"] += time.perf_counter() - t0
+        runs = {"without": lambda: detect_issues(database.table(name), profile, now=now),
+                "with": lambda: searching(name, profile)}
+        issues = {}
+        for variant in (("without", "with") if k % 2 else ("with", "without")):
+            t1 = time.perf_counter()
+            issues[variant] = runs[variant]()
+            spent[variant] += time.perf_counter() - t1
+        found += [f"{name}.{i.affectedColumns[0]} -> {i.details['references']}" for i in issues["with"]
+                  if i.type == "orphan_references"]
+        same &= [i for i in issues["with"] if i.type != "orphan_references"] == issues["without"]
     if mode == "first":   # its store is the later runs' previous one
         shutil.rmtree(previous, ignore_errors=True)
         shutil.copytree(workdir / "store", previous)

@@ -30,6 +30,7 @@ from cataloger_dagster.resources.database import DEFAULT_DATABASE_URL, SNAPSHOT_
 from cataloger_dagster.resources.defaults import DEBIAN_MIRROR, DEFAULT_STORE
 from cataloger_dagster.resources.extras import MissingExtra, require
 from cataloger_dagster.resources.io_manager import TableIOManager
+from cataloger_dagster.resources.run_state import RunSharedState
 from cataloger_dagster.resources.notifier import (
     JsonWebhookNotifier, NoNotifier, NotifierResource, SlackWebhookNotifier, SmtpNotifier,
 )
@@ -418,6 +419,8 @@ def resources(
         "notifier": notifier_resource(settings),
         # table names as partition keys never become raw paths (see TableIOManager)
         "io_manager": TableIOManager(),
+        # shared by the tables these resources catalog, one after another (resources/run_state.py)
+        "run_state": RunSharedState(),
     }
 
 

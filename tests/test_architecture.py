@@ -226,6 +226,19 @@ def test_core_imports_without_dagster_at_run_time():
     assert out.stdout.strip() == "[]"
 
 
+# Dagster's private API: its underscored modules, and what it names for its own use only
+PRIVATE_DAGSTER = re.compile(r"\bdagster(?:_[a-z]+)?\._|dagster_internal|_dagster_internal")
+
+
+def test_no_module_uses_dagsters_private_api():
+    """Private names change without a deprecation: the package uses only what `dagster` exports."""
+    found = [f"{path.relative_to(PACKAGE.parent)}:{n}: {line.strip()}"
+             for path in sorted(PACKAGE.rglob("*.py"))
+             for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+             if PRIVATE_DAGSTER.search(line)]
+    assert found == []
+
+
 @pytest.mark.parametrize("folder", ["assets", "resources", "sensors", "core", "cli", "mcp"])
 def test_every_folder_is_a_package(folder):
     for directory in [PACKAGE / folder, *(p for p in (PACKAGE / folder).rglob("*") if p.is_dir())]:

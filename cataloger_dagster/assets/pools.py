@@ -48,8 +48,8 @@ def with_pool(assets: Sequence[dg.AssetsDefinition], pool: str) -> list[dg.Asset
     """`assets` with each one's op in `pool`.
 
     The assets are declared once, without settings (jobs.py), while the pool's name comes
-    from the database the settings name, so the pool is set here on a copy of each op:
-    Dagster offers no public way to change an existing asset's pool."""
+    from the database the settings name, so each is rebuilt here around a copy of its op in
+    the pool: an asset's specs (its key, partitions, metadata, code version) carry no pool."""
     return [_asset_in_pool(asset, pool) for asset in assets]
 
 
@@ -65,7 +65,12 @@ def _asset_in_pool(asset: dg.AssetsDefinition, pool: str) -> dg.AssetsDefinition
         config_schema=op.config_schema, required_resource_keys=op.required_resource_keys,
         tags=op.tags, retry_policy=op.retry_policy, pool=pool,
     )
-    return dg.AssetsDefinition.dagster_internal_init(**{**asset.get_attributes_dict(), "node_def": pooled})
+    return dg.AssetsDefinition(
+        node_def=pooled, keys_by_input_name=asset.keys_by_input_name,
+        keys_by_output_name=asset.keys_by_output_name, specs=list(asset.specs), can_subset=asset.can_subset,
+        backfill_policy=asset.backfill_policy, check_specs_by_output_name=asset.check_specs_by_output_name,
+        resource_defs=asset.resource_defs, hook_defs=asset.hook_defs,
+    )
 
 
 def apply_pool_limit(instance: dg.DagsterInstance, pool: str, limit: int, *, explicit: bool,

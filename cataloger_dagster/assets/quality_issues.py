@@ -17,6 +17,7 @@ from cataloger_dagster.core.models import (
 from cataloger_dagster.core.shown import markdown_text, visible
 from cataloger_dagster.resources.agent import AgentResource
 from cataloger_dagster.resources.database import DatabaseResource
+from cataloger_dagster.resources.run_state import RunSharedState
 from cataloger_dagster.resources.script_store import ScriptStore
 from cataloger_dagster.resources.script_store.database_log import table_facts
 from cataloger_dagster.resources.script_store.key_profiles import stored_profiles
@@ -39,14 +40,17 @@ def quality_issues(
     database: DatabaseResource,
     store: ScriptStore,
     agent: AgentResource,
+    run_state: dg.ResourceParam[RunSharedState],
 ) -> dg.Output:
     profiles, understandings = table_input(context, table_profile), table_input(context, table_understanding)
     return table_output(context, each_table(context, lambda table: _issues(
-        context, TableRun.open(context, database, store, table), profiles(table), understandings(table), agent)))
+        context, TableRun.open(context, database, store, table), profiles(table), understandings(table), agent,
+        run_state)))
 
 
 def _issues(context: dg.AssetExecutionContext, folder: TableRun, table_profile: TableProfile,
-            table_understanding: DatasetUnderstandingModel, agent: AgentResource) -> tuple[AnalysisResultModel, dict]:
+            table_understanding: DatasetUnderstandingModel, agent: AgentResource,
+            run_state: RunSharedState) -> tuple[AnalysisResultModel, dict]:
     store, database = folder.store, folder.database
     keys = key_profile(table_profile)
     folder.write_json(KEYS, keys)   # first: the other tables' searches read it
@@ -56,7 +60,9 @@ def _issues(context: dg.AssetExecutionContext, folder: TableRun, table_profile: 
     found_rules: list[ColumnRule] = []
     detected = detect_issues(database.table(folder.table), table_profile, catalog=catalog,
                              profiles=stored_profiles(store, database, catalog, folder.table),
-                             degradations=degradations, found_rules=found_rules)
+                             degradations=degradations, found_rules=found_rules,
+                             # the other tables' keys, read once for every table of this process
+                             shared=run_state.across_tables)
     # after the detectors, before the reviews: people dismiss or expect these like any finding
     reviews = store.read_reviews(folder.prefix)
     detected = [*detected, *history_findings(store, folder.prefix, folder.timestamp, table_profile, reviews,

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import os
 from contextlib import closing, contextmanager
+from dataclasses import dataclass
 from traceback import format_exception
-from typing import Callable, Iterator, Optional
+from typing import Callable, Iterator, Optional, TypedDict, Unpack
 
 import dagster as dg
 from pydantic import BaseModel, computed_field
@@ -29,7 +30,6 @@ from cataloger_dagster.cli.resume import ResumePlan, finish_database_run, plan_r
 from cataloger_dagster.cli.stopping import check_stop, stop_on_signals
 from cataloger_dagster.core.history.timelapse import RunSummary
 from cataloger_dagster.core.investigate.outcome import dismissed
-from cataloger_dagster.core.issues.detectors import across_tables
 from cataloger_dagster.core.layout import CATALOG_PAGE, INVESTIGATIONS, ISSUES, table_prefix
 from cataloger_dagster.core.models import AnalysisResultModel, InvestigationsResult, severity_counts
 from cataloger_dagster.jobs import TABLE_ASSETS
@@ -138,25 +138,66 @@ def _failure(report: TableReport, result: dg.ExecuteInProcessResult) -> None:
     report.error = "the Dagster run failed without saying why"
 
 
-def catalog_database(
-    *,
-    database: str | None = None,
-    name: str | None = None,
-    store: str | None = None,
-    agent: str | None = None,
-    sandbox: str | None = None,
-    tables: list[str] | None = None,
-    explore: bool = False,
-    exploration_rate: float | None = None,
-    instance: dg.DagsterInstance | None = None,
-    on_table_done: Callable[[TableReport], None] | None = None,
-    on_tables: Callable[[list[str]], None] | None = None,
-    on_progress: Callable[[str, str, float], None] | None = None,
-    settings: CatalogerSettings | None = None,
-    resume: bool | None = None,
-    batch: int | None = None,
-    jobs: int | None = None,
-) -> CatalogReport:
+class CatalogOptions(TypedDict, total=False):
+    """What `catalog_database` takes, each optional (see there)."""
+    database: str | None
+    name: str | None
+    store: str | None
+    agent: str | None
+    sandbox: str | None
+    tables: list[str] | None
+    explore: bool
+    exploration_rate: float | None
+    instance: dg.DagsterInstance | None
+    on_table_done: Callable[[TableReport], None] | None
+    on_tables: Callable[[list[str]], None] | None
+    on_progress: Callable[[str, str, float], None] | None
+    settings: CatalogerSettings | None
+    resume: bool | None
+    batch: int | None
+    jobs: int | None
+
+
+@dataclass(frozen=True)
+class RunTarget:
+    """What a run catalogs, resolved before any Dagster run: the settings, the resources made of
+    them, the tables asked for and those the database lists."""
+    settings: CatalogerSettings
+    resources: dict
+    database: DatabaseResource          # closed: for its name and redacted URL, and a copy's connection
+    available: list[str]
+    wanted: list[str]                   # asked for (default: all listed), in order, repeats kept
+    refused: dict[str, str]             # asked for but not listed: why, one line each
+    investigations_config: dict
+    batch: int
+    jobs: int
+
+    @property
+    def store(self):
+        return self.resources["store"]
+
+
+@dataclass(frozen=True)
+class RunPlan:
+    """How a run goes: the reports known before it (tables kept from an earlier run, tables that
+    cannot be cataloged) and the batches of partitions to catalog, each one Dagster run."""
+    run_id: str                         # this run's entry in the database's log of runs
+    notes: list[str]
+    settled: list[TableReport]
+    batches: list[list[str]]
+    table_assets: list[dg.AssetsDefinition]
+    resumed_from: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class RunListeners:
+    """Who hears the run as it goes (`catalog_database`'s `on_*`)."""
+    on_tables: Callable[[list[str]], None] | None = None
+    on_table_done: Callable[[TableReport], None] | None = None
+    on_progress: Callable[[str, str, float], None] | None = None
+
+
+def catalog_database(**options: Unpack[CatalogOptions]) -> CatalogReport:
     """Catalog `tables` (default: all), up to `batch` tables per Dagster run, `jobs` runs at a
     time (processes: only with a persistent instance, DAGSTER_HOME); `on_tables` hears the list
     before the first run, `on_progress(table, step, seconds)` each step of each table as it
@@ -172,18 +213,31 @@ def catalog_database(
     data are not run again), True skips such tables whatever happened before, False runs all.
     `settings` default to the environment's; `database`, `name` (the catalog's), `store`, `agent`
     and `sandbox` replace theirs.  A catalog of the same name that holds another database's
-    results stops it before any run (`CatalogIdentityError`)."""
-    if settings is None:
-        settings = load_settings()
-    settings = settings.replace(database=database, name=name, store=store, agent=agent, sandbox=sandbox)
-    batch = settings.run_batch if batch is None else batch
-    jobs = settings.run_jobs if jobs is None else jobs
+    results stops it before any run (`CatalogIdentityError`).
+
+    Four steps: resolve what to catalog, plan the run, execute its batches, index the catalog."""
+    target = resolve_target(options)
+    listeners = RunListeners(options.get("on_tables"), options.get("on_table_done"), options.get("on_progress"))
+    with _run_instance(options.get("instance")) as instance:
+        plan = plan_run(target, instance, listeners, options.get("resume"))
+        reports = execute_plan(target, plan, instance, listeners)
+        return index_catalog(target, plan, instance, reports)
+
+
+def resolve_target(options: CatalogOptions) -> RunTarget:
+    """The settings with the options' replacements, and the tables: those the database lists,
+    those asked for, and why each asked for but not listed is refused."""
+    settings = options.get("settings") or load_settings()
+    settings = settings.replace(database=options.get("database"), name=options.get("name"),
+                                store=options.get("store"), agent=options.get("agent"),
+                                sandbox=options.get("sandbox"))
+    batch, jobs = options.get("batch"), options.get("jobs")
     # the URL becomes this process's CATALOGER_DATABASE: Dagster keeps only that name (settings.use_database)
     res = make_resources(settings)
-    investigations_config: dict = {"explore": explore}
-    if exploration_rate is not None:
-        investigations_config["exploration_rate"] = exploration_rate
-    st = res["store"]
+    investigations_config: dict = {"explore": options.get("explore", False)}
+    if options.get("exploration_rate") is not None:
+        investigations_config["exploration_rate"] = options.get("exploration_rate")
+    tables = options.get("tables")
     # a plain resource outside Dagster, only to list the tables; each run opens its own
     db_res = plain_database(settings)
     try:
@@ -194,72 +248,117 @@ def catalog_database(
         refused = {name: db_res.missing_table(name, available) for name in tables or [] if name not in available}
     finally:
         db_res.close()
-    wanted = tables or available
-    if instance is None:
-        with stop_on_signals(), dagster_instance() as inst:
-            return catalog_database(
-                tables=tables, explore=explore, exploration_rate=exploration_rate, instance=inst,
-                on_table_done=on_table_done, on_tables=on_tables, on_progress=on_progress,
-                settings=settings, resume=resume, batch=batch, jobs=jobs,
-            )
+    return RunTarget(settings=settings, resources=res, database=db_res, available=available,
+                     wanted=list(tables or available), refused=refused,
+                     investigations_config=investigations_config,
+                     batch=settings.run_batch if batch is None else batch,
+                     jobs=settings.run_jobs if jobs is None else jobs)
+
+
+@contextmanager
+def _run_instance(given: dg.DagsterInstance | None) -> Iterator[dg.DagsterInstance]:
+    """The caller's instance as it is, or the environment's, opened here with signals stopping
+    the run (`cli/stopping.py`)."""
+    if given is not None:
+        yield given
+        return
+    with stop_on_signals(), dagster_instance() as instance:
+        yield instance
+
+
+def plan_run(target: RunTarget, instance: dg.DagsterInstance, listeners: RunListeners,
+             resume: bool | None) -> RunPlan:
+    """Claim the catalog, add the tables' partitions, and split the tables into those settled
+    already and batches of neighbour partitions to run."""
+    st, db_res = target.store, target.database
     # the catalog must be this database's: checked once before anything is added or run (each
     # run's first write checks again: TableRun.open)
     notes = claim_database_catalog(st, db_res)
     # a name Dagster cannot take as a partition key fails alone, reported below
-    known = [t for t in wanted if t in available and partition_key_problem(t) is None]
+    known = [t for t in target.wanted if t in target.available and partition_key_problem(t) is None]
     existing = set(instance.get_dynamic_partitions(TABLES_PARTITIONS))
     new = [t for t in known if t not in existing]
     if new:
         instance.add_dynamic_partitions(TABLES_PARTITIONS, new)
-    if on_tables is not None:
-        on_tables(list(wanted))
-    plan = _resume_plan(st, db_res, known, resume)
-    run_id = start_database_run(st, db_res.database_name, list(wanted))
-    # each run in its database's pool: the daemon and each step count it against the limit
-    table_assets = with_pool(TABLE_ASSETS, settings_pool(settings))
-    reports: dict[str, TableReport] = {}
-    run_log = RunLog(db_res.database_name, settings.database)
-
-    def done(report: TableReport) -> None:
-        if report.traceback:
-            report.log = run_log.write(report.table, report.traceback)
-        reports[report.table] = report
-        if on_table_done is not None:
-            on_table_done(report)
-
+    if listeners.on_tables is not None:
+        listeners.on_tables(list(target.wanted))
+    earlier = _resume_plan(st, db_res, known, resume)
+    run_id = start_database_run(st, db_res.database_name, list(target.wanted))
+    settled: list[TableReport] = []
     to_run = []
-    for name in wanted:
-        if name in plan.done:
-            done(_resumed(st, db_res.database_name, name, plan.done[name]))
-        elif name not in available:
-            done(TableReport(table=name, status="failed", error=refused[name]))
+    for name in target.wanted:
+        if name in earlier.done:
+            settled.append(_resumed(st, db_res.database_name, name, earlier.done[name]))
+        elif name not in target.available:
+            settled.append(TableReport(table=name, status="failed", error=target.refused[name]))
         elif name not in known:
-            done(TableReport(table=name, status="failed", error=partition_key_problem(name)))
+            settled.append(TableReport(table=name, status="failed", error=partition_key_problem(name)))
         else:
             to_run.append(name)
-    batches = table_batches(instance.get_dynamic_partitions(TABLES_PARTITIONS), to_run, batch)
-    if jobs > 1 and len(batches) > 1 and instance.is_persistent:
-        setup = (settings, instance.get_ref(), investigations_config, sandbox_spares(batch, jobs))
-        with closing(catalog_in_workers(batches, jobs, setup, on_progress)) as reported:
+    return RunPlan(run_id=run_id, notes=notes, settled=settled,
+                   batches=table_batches(instance.get_dynamic_partitions(TABLES_PARTITIONS), to_run, target.batch),
+                   # each run in its database's pool: the daemon and each step count it against the limit
+                   table_assets=with_pool(TABLE_ASSETS, settings_pool(target.settings)),
+                   resumed_from=(earlier.interrupted or {}).get("at"))
+
+
+class _Reports:
+    """The tables' reports as they come, each heard by `on_table_done`; a failure's traceback
+    goes to the run's log file, which the report names."""
+
+    def __init__(self, target: RunTarget, on_table_done: Callable[[TableReport], None] | None) -> None:
+        self.by_table: dict[str, TableReport] = {}
+        self._log = RunLog(target.database.database_name, target.settings.database)
+        self._on_table_done = on_table_done
+
+    def add(self, report: TableReport) -> None:
+        if report.traceback:
+            report.log = self._log.write(report.table, report.traceback)
+        self.by_table[report.table] = report
+        if self._on_table_done is not None:
+            self._on_table_done(report)
+
+
+def execute_plan(target: RunTarget, plan: RunPlan, instance: dg.DagsterInstance,
+                 listeners: RunListeners) -> dict[str, TableReport]:
+    """Every table's report, by name: the settled ones, then each batch's as its Dagster run ends
+    (in worker processes with `jobs` > 1, several batches and a persistent instance)."""
+    reports = _Reports(target, listeners.on_table_done)
+    for report in plan.settled:
+        reports.add(report)
+    spares = sandbox_spares(target.batch, target.jobs)
+    if target.jobs > 1 and len(plan.batches) > 1 and instance.is_persistent:
+        setup = (target.settings, instance.get_ref(), target.investigations_config, spares)
+        with closing(catalog_in_workers(plan.batches, target.jobs, setup, listeners.on_progress)) as reported:
             for name, data in reported:
-                done(TableReport.model_validate_json(data) if data is not None else TableReport(
+                reports.add(TableReport.model_validate_json(data) if data is not None else TableReport(
                     table=name, status="failed", error="the worker process cataloging it ended first "
                     "(killed, or out of memory?); `cataloger run --resume` catalogs the tables without a finished run"))
-    else:
-        # the reference search finds each table's keys once in this process; each table's
-        # sandbox starts, warm, while the table before it runs
-        with across_tables(), sandbox_pool(sandbox_spares(batch, jobs)):
-            catalog = batch_cataloger(res, instance, investigations_config, table_assets, on_progress)
-            for names in batches:
-                for report in catalog(names):
-                    done(report)
-    reports_in_order = [reports[name] for name in dict.fromkeys(wanted)]
-    errors = {r.table: r.error or "failed" for r in reports_in_order if r.status == "failed" and r.table in available}
+        return reports.by_table
+    # each table's sandbox starts, warm, while the table before it runs (the reference search
+    # finds each table's keys once for the whole run: the resources' `run_state`)
+    with sandbox_pool(spares):
+        catalog = batch_cataloger(target.resources, instance, target.investigations_config, plan.table_assets,
+                                  listeners.on_progress)
+        for names in plan.batches:
+            for report in catalog(names):
+                reports.add(report)
+    return reports.by_table
+
+
+def index_catalog(target: RunTarget, plan: RunPlan, instance: dg.DagsterInstance,
+                  reports: dict[str, TableReport]) -> CatalogReport:
+    """The catalog's index, written by its own Dagster run with the failed tables' errors, and
+    the run's report; the run is logged finished only once its index is written."""
+    st, db_res = target.store, target.database
+    reports_in_order = [reports[name] for name in dict.fromkeys(target.wanted)]
+    errors = {r.table: r.error or "failed" for r in reports_in_order
+              if r.status == "failed" and r.table in target.available}
     index = dg.materialize(
-        [*table_assets, catalog_index],
+        [*plan.table_assets, catalog_index],
         selection=[catalog_index],
         instance=instance,
-        resources=res,
+        resources=target.resources,
         run_config={**QUIET_LOGS, "ops": {"catalog_index": {"config": {"errors": errors}}}},
         raise_on_error=False,
         tags={"cataloger/launched_by": "cli"},
@@ -269,10 +368,10 @@ def catalog_database(
     if index.success:
         mats = index.asset_materializations_for_node("catalog_index")
         index_uri = str(mats[-1].metadata["index"].value) if mats else None
-        finish_database_run(st, db_res.database_name, run_id, sorted(errors))
+        finish_database_run(st, db_res.database_name, plan.run_id, sorted(errors))
     return CatalogReport(database=db_res.safe_url, store=st.describe(), catalog=db_res.database_name,
-                         index=index_uri, tables=reports_in_order, resumed_from=(plan.interrupted or {}).get("at"),
-                         notes=notes)
+                         index=index_uri, tables=reports_in_order, resumed_from=plan.resumed_from,
+                         notes=plan.notes)
 
 
 def _resume_plan(store, db_res: DatabaseResource, tables: list[str], resume: bool | None) -> ResumePlan:

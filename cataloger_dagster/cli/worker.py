@@ -3,7 +3,8 @@
 
 It receives (settings, instance ref, investigations config, warm sandboxes to keep), then batches of tables until
 None, and catalogs each batch as the runner does in its own process: its own resources,
-Dagster instance (the same one, by reference), reference-search cache and warm sandbox pool.
+Dagster instance (the same one, by reference), shared state (its `run_state` resource: the
+reference search's facts) and warm sandbox pool.
 """
 
 from __future__ import annotations
@@ -18,7 +19,6 @@ def main(batches_fd: int, reports_fd: int) -> None:
     from cataloger_dagster.assets.pools import settings_pool, with_pool
     from cataloger_dagster.cli.batches import progress_sender, serve_batches
     from cataloger_dagster.cli.runner import batch_cataloger
-    from cataloger_dagster.core.issues.detectors import across_tables
     from cataloger_dagster.jobs import TABLE_ASSETS
     from cataloger_dagster.cli.stopping import Interrupted, stop_on_signals
     from cataloger_dagster.resources.sandbox.pool import sandbox_pool
@@ -34,8 +34,7 @@ def main(batches_fd: int, reports_fd: int) -> None:
     settings, instance_ref, investigations_config, spares = setup
     table_assets = with_pool(TABLE_ASSETS, settings_pool(settings))
     try:
-        with stop_on_signals(), dg.DagsterInstance.from_ref(instance_ref) as instance, across_tables(), \
-                sandbox_pool(spares):
+        with stop_on_signals(), dg.DagsterInstance.from_ref(instance_ref) as instance, sandbox_pool(spares):
             catalog = batch_cataloger(resources(settings), instance, investigations_config, table_assets,
                                       progress_sender(reports))
             serve_batches(batches, reports, catalog)

@@ -14,7 +14,7 @@ import sqlite3
 import dagster as dg
 import pytest
 
-from cataloger_dagster.assets.pools import apply_pool_limit, database_pool, pool_config_problems
+from cataloger_dagster.assets.pools import apply_pool_limit, database_pool, pool_config_problems, with_pool
 from cataloger_dagster.definitions import build_definitions
 from cataloger_dagster.jobs import CATALOG_TABLE_JOB, TABLE_ASSETS
 from cataloger_dagster.resources.database import DatabaseResource
@@ -144,3 +144,16 @@ def test_an_instance_that_would_not_queue_the_runs_is_named_with_the_fix(overrid
         assert [expected in problem for problem in pool_config_problems(instance)] == [True]
     assert len(warned) == 1 and "cataloger/shop" in warned[0] and expected in warned[0]
     assert "deploy/dagster.yaml" in warned[0]
+
+
+def test_an_asset_put_in_a_pool_keeps_everything_else_it_declares():
+    pooled = with_pool(TABLE_ASSETS, "cataloger/shop")
+    for declared, in_pool in zip(TABLE_ASSETS, pooled):
+        assert in_pool.op.pool == "cataloger/shop"
+        assert list(in_pool.specs) == list(declared.specs), declared.key   # key, partitions, code version, metadata
+        assert in_pool.keys_by_input_name == declared.keys_by_input_name
+        assert in_pool.op.required_resource_keys == declared.op.required_resource_keys
+        assert in_pool.op.config_schema is declared.op.config_schema
+        assert [(o.name, o.code_version) for o in in_pool.op.output_defs] == \
+            [(o.name, o.code_version) for o in declared.op.output_defs]
+    assert with_pool(pooled, "cataloger/shop") == pooled   # already in it: left as it is

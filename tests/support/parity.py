@@ -17,7 +17,7 @@ from datetime import datetime
 
 from degraded import Problem, lost_statistics, skipped_detectors
 
-from cataloger_dagster.core.issues.detectors import across_tables, detect_issues
+from cataloger_dagster.core.issues.detectors import detect_issues
 from cataloger_dagster.core.models import AnalysisResultModel, IssueModel
 from cataloger_dagster.core.profile.profiling import compute_profile
 from cataloger_dagster.core.health import health_score
@@ -44,15 +44,16 @@ def catalog(url: str, *, now: datetime, database: str | None = None) -> Run:
     started = time.perf_counter()
     db = DatabaseResource(url=url)
     try:
-        with skipped_detectors() as skipped, across_tables():
+        with skipped_detectors() as skipped:
             tables = db.catalog()
+            shared: dict = {}   # the other tables' keys, read once for the run, as the runner's run_state
             for name in sorted(tables):
                 profile = compute_profile(tables[name], database=database or db.database_name,
                                           table_name=name, fingerprint=db.fingerprint(name))
                 run.problems += lost_statistics(name, profile)
                 degradations = list(profile.degradations)
                 issues = detect_issues(tables[name], profile, catalog=tables, now=now,
-                                       degradations=degradations)
+                                       degradations=degradations, shared=shared)
                 run.issues[name] = issues
                 for issue in issues:
                     run.findings[finding(name, issue)] = issue.affectedRows

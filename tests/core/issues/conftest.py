@@ -57,10 +57,11 @@ class Tables:
         return {n: self.con.table(n) for n in self.con.list_tables()}
 
     def context(self, name: str, *, catalog: bool = False, now: datetime = NOW,
-                profiles: bool = False) -> Context:
+                profiles: bool = False, shared: Optional[dict] = None) -> Context:
         cat = self.catalog() if catalog else {}
         stored = {n: self.profile(n) for n in cat} if profiles else {}
-        return Context(self.con.table(name), self.profile(name), cat, now, stored)
+        return Context(self.con.table(name), self.profile(name), cat, now, stored,
+                       shared={} if shared is None else shared)
 
     def check(self, check: Callable[..., Optional[IssueModel]], name: str, column: str,
               **kw) -> Optional[IssueModel]:
@@ -70,11 +71,12 @@ class Tables:
         return check(ctx, cp, ctx.table.schema()[column])
 
     def detect(self, name: str, *, catalog: bool = False, now: datetime = NOW,
-               degradations: Optional[list[Degradation]] = None) -> dict[str, IssueModel]:
+               degradations: Optional[list[Degradation]] = None,
+               shared: Optional[dict] = None) -> dict[str, IssueModel]:
         """Every detector on `name`: issues by id."""
         cat = self.catalog() if catalog else None
         found = detect_issues(self.con.table(name), self.profile(name), catalog=cat, now=now,
-                              degradations=degradations)
+                              degradations=degradations, shared=shared)
         return {i.id: i for i in found}
 
 

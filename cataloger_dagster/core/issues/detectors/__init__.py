@@ -62,7 +62,7 @@ from cataloger_dagster.core.issues.detectors import (
 )
 from cataloger_dagster.core.issues.detectors.families import merge_family_issues
 from cataloger_dagster.core.issues.detectors.empty import empty_table
-from cataloger_dagster.core.issues.detectors.context import Context, across_tables  # noqa: F401  (re-exported)
+from cataloger_dagster.core.issues.detectors.context import Context  # noqa: F401  (re-exported)
 from cataloger_dagster.core.models import ColumnRule, Degradation, IssueModel, TableProfile
 from cataloger_dagster.core.shown import visible
 
@@ -103,13 +103,14 @@ def detect_issues(
     now: datetime | None = None,
     degradations: list[Degradation] | None = None,
     found_rules: list[ColumnRule] | None = None,
+    shared: dict | None = None,
 ) -> list[IssueModel]:
     """Run every detector on `table`.  `catalog` holds the database's other tables by name,
     `profiles` their latest stored profiles (optional: they spare the reference search a query
     per table).  A detector that fails is appended to `degradations` (when given) and logged;
     the rules between columns the rows follow are appended to `found_rules` (when given).
-    Inside `across_tables()`, the facts about the other tables (their keys) are read once for
-    all the tables checked there, not once per table."""
+    `shared` (`Context.shared`): the facts about the other tables (their keys), read once for
+    all the tables checked with the same dict, not once per table."""
     now = now or datetime.now(timezone.utc)
     if now.tzinfo is None:
         now = now.replace(tzinfo=timezone.utc)
@@ -125,7 +126,8 @@ def detect_issues(
     # `is None`, not `or`: the truth of a lazy mapping would open every table or read every profile
     ctx = Context(portable.portable(table, as_text)[0], profile, {} if catalog is None else catalog, now,
                   {} if profiles is None else profiles,
-                  carried_as_text={n for n in as_text if not original[n].is_string()})
+                  carried_as_text={n for n in as_text if not original[n].is_string()},
+                  shared={} if shared is None else shared)
     ctx.whole = ctx.table
     failed = degradations if degradations is not None else []
     issues: list[IssueModel] = []

@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Callable, Mapping, Optional
@@ -23,29 +20,6 @@ APPROXIMATE_MARGIN = 2
 NUMERIC_SENTINELS = (-999, -9999, -99999, -999999, 9999, 99999, 999999, 9999999)
 
 
-# facts about the other tables that hold for a whole run over one database (their keys, the
-# values of a key): plain data only, never an ibis expression, whose connection may be closed
-# by the time the next table is checked
-_ACROSS_TABLES: ContextVar[Optional[dict]] = ContextVar("across_tables", default=None)
-
-
-@contextmanager
-def across_tables() -> Iterator[None]:
-    """Within this block (one run over the tables of one database, table after table), each fact
-    about another table is read once, by the first check that needs it, and serves the checks of
-    the tables after it: the reference search then costs a query per table, not per pair."""
-    token = _ACROSS_TABLES.set({})
-    try:
-        yield
-    finally:
-        _ACROSS_TABLES.reset(token)
-
-
-def _facts_across_tables() -> dict:
-    facts = _ACROSS_TABLES.get()
-    return {} if facts is None else facts
-
-
 @dataclass
 class Context:
     table: ibis.Table
@@ -61,9 +35,12 @@ class Context:
     # the table with every column, where `table` is narrowed to the column being checked: for
     # a figure counted for several columns in one scan
     whole: Optional[ibis.Table] = None
-    # facts about the other tables (their keys), which do not depend on this table: shared by
-    # every table checked inside one `across_tables()` block
-    shared: dict[tuple[str, str], Any] = field(default_factory=_facts_across_tables)
+    # facts about the other tables (their keys, the values of a key), which do not depend on
+    # this table: the caller may hand every table of one run over a database the same dict, so
+    # that each fact is read once, by the first check that needs it, and serves the tables after
+    # it (the reference search then costs a query per table, not per pair).  Plain data only,
+    # never an ibis expression, whose connection may be closed by the time the next table is checked
+    shared: dict[tuple[str, str], Any] = field(default_factory=dict)
 
     @property
     def name(self) -> str:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import duckdb
 import pytest
 
-from cataloger_dagster.core.issues.detectors import across_tables
 from cataloger_dagster.core.issues.detectors import references
 from cataloger_dagster.core.issues.detectors.references import key_profile, orphan_references
 from cataloger_dagster.core.models import Degradation
@@ -171,12 +170,13 @@ def test_one_run_finds_each_tables_keys_once(tables):
     # still verifies against counties.id alone.  Outside a run it must count every column again.
     orphan_rows = _species(tables, ["99999"])
     tables.sql("CREATE TABLE sightings AS SELECT * FROM species")
-    with across_tables():
-        first = orphan_references(tables.context("species", catalog=True), *_col(tables, "species", "county_id"))
-        tables.sql("ALTER TABLE counties RENAME TO counties_data")
-        tables.sql("CREATE VIEW counties AS SELECT id, CAST(CAST(name AS INTEGER) AS VARCHAR) AS name, rate "
-                   "FROM counties_data")
-        later = orphan_references(tables.context("sightings", catalog=True), *_col(tables, "sightings", "county_id"))
+    run: dict = {}   # what the tables of one run share
+    first = orphan_references(tables.context("species", catalog=True, shared=run), *_col(tables, "species", "county_id"))
+    tables.sql("ALTER TABLE counties RENAME TO counties_data")
+    tables.sql("CREATE VIEW counties AS SELECT id, CAST(CAST(name AS INTEGER) AS VARCHAR) AS name, rate "
+               "FROM counties_data")
+    later = orphan_references(tables.context("sightings", catalog=True, shared=run),
+                              *_col(tables, "sightings", "county_id"))
     assert first.affectedRows == later.affectedRows == orphan_rows
     assert later.details["references"] == "counties.id"
     # counting counties' keys again reads the broken column: the search says which table it could not read
@@ -316,8 +316,7 @@ def test_a_table_that_cannot_be_read_is_named_in_the_degradation_and_read_once(t
 
     monkeypatch.setattr(references, "_find_keys", counting)
     degradations: list[Degradation] = []
-    with across_tables():
-        tables.detect("flights", catalog=True, degradations=degradations)
+    tables.detect("flights", catalog=True, degradations=degradations, shared={})
     reasons = {d.column: d.reason for d in degradations if d.stage == "detectors"}
     assert reasons and all("table 'broken' could not be read" in r for r in reasons.values())
     assert not any("secret" in r for r in reasons.values())
