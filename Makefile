@@ -14,7 +14,7 @@ ifeq ($(HAVE_BWRAP),)
 export CATALOGER_SANDBOX_ISOLATION ?= none
 endif
 
-.PHONY: run test check lint format-check ui env demo bench clean realdata
+.PHONY: run test check lint ui env demo bench clean realdata
 
 # The sandbox image's pins constrain the host venv too: a session script exported from the
 # sandbox must see the same library versions on the host (tests/resources/sandbox/test_image.py),
@@ -66,15 +66,12 @@ CHECK_MARKERS := not (slow or postgres or mysql or docker or bwrap or chromium o
 check: $(BIN)/cataloger lint
 	$(BIN)/python -m pytest -ra -m "$(CHECK_MARKERS)" $(PYTEST_ARGS)
 
-# The package's lint (ruff) and types (mypy), as pyproject.toml configures them; `make check`
-# and CI run it first.
+# The package's lint and format (ruff) and types (mypy), as pyproject.toml configures them;
+# `make check` and CI run it first.  `ruff format cataloger_dagster` writes the format.
 lint: $(BIN)/cataloger
 	$(BIN)/python -m ruff check cataloger_dagster
-	$(BIN)/python -m mypy cataloger_dagster
-
-# Whether the package is formatted as `ruff format` writes it.
-format-check: $(BIN)/cataloger
 	$(BIN)/python -m ruff format --check cataloger_dagster
+	$(BIN)/python -m mypy cataloger_dagster
 
 # The Dagster UI on http://127.0.0.1:3000; Ctrl-C stops it.  Started in the background of a script,
 # a command inherits SIGINT ignored, and `dagster dev` gives SIGTERM the same (ignored) handler: it

@@ -27,8 +27,12 @@ __all__ = ["ALL_ASSETS", "TABLE_ASSETS", "build_definitions", "defs", "user_tabl
 def user_tables(settings: CatalogerSettings) -> list[dg.AssetSpec]:
     """The database's cataloged tables as the store holds them now: read at each load of the code
     location, so that a table cataloged since appears on the next reload."""
-    return stored_table_specs(store_resource(settings=settings), plain_database(settings).database_name,
-                              owners=settings.table_owners, lineage=settings.table_lineage)
+    return stored_table_specs(
+        store_resource(settings=settings),
+        plain_database(settings).database_name,
+        owners=settings.table_owners,
+        lineage=settings.table_lineage,
+    )
 
 
 def build_definitions(settings: CatalogerSettings) -> dg.Definitions:
@@ -39,11 +43,18 @@ def build_definitions(settings: CatalogerSettings) -> dg.Definitions:
     return dg.Definitions(
         # the index reads the store, not the database; so do the user's tables, one external asset each
         assets=[*table_assets, catalog_index, *tables],
-        jobs=[build_catalog_table_job(table_assets), build_review_job(settings.reviewer),
-              *build_table_checks_job(table_checks)],
+        jobs=[
+            build_catalog_table_job(table_assets),
+            build_review_job(settings.reviewer),
+            *build_table_checks_job(table_checks),
+        ],
         asset_checks=[*build_asset_checks(settings), *build_freshness_checks(settings), *table_checks],
-        sensors=[build_database_change_sensor(settings), build_pass_rate_sensor(settings),
-                 build_alert_sensor(settings), build_index_sensor(settings)],
+        sensors=[
+            build_database_change_sensor(settings),
+            build_pass_rate_sensor(settings),
+            build_alert_sensor(settings),
+            build_index_sensor(settings),
+        ],
         schedules=[build_refresh_schedule(settings)],
         resources=resources(settings),
         # A table's assets form one chain, so a process per step would buy no parallelism, only
@@ -54,4 +65,3 @@ def build_definitions(settings: CatalogerSettings) -> dg.Definitions:
 
 
 defs = build_definitions(load_settings())
-

@@ -52,28 +52,47 @@ class ReviewIssueConfig(dg.Config):
     issue_id: str
     verdict: ReviewVerdict
     note: str = ""
-    reviewer: Optional[str] = None   # default: CATALOGER_REVIEWER of the code location, else its OS user
+    reviewer: Optional[str] = None  # default: CATALOGER_REVIEWER of the code location, else its OS user
 
 
 def build_review_job(default_reviewer: Optional[str] = None) -> dg.JobDefinition:
     """The `review_issue` job; ``default_reviewer`` is the settings' reviewer."""
 
     @dg.op(name=REVIEW_OP, description="Append a review of one issue to its table's review log.")
-    def record(context: dg.OpExecutionContext, config: ReviewIssueConfig, database: DatabaseResource,
-               store: ScriptStore) -> None:
+    def record(
+        context: dg.OpExecutionContext, config: ReviewIssueConfig, database: DatabaseResource, store: ScriptStore
+    ) -> None:
         try:
             review, uri = record_review(
-                store, database.database_name, config.table, config.issue_id, config.verdict, config.note,
-                config.reviewer or default_reviewer, via=f"dagster run {context.run_id}")
+                store,
+                database.database_name,
+                config.table,
+                config.issue_id,
+                config.verdict,
+                config.note,
+                config.reviewer or default_reviewer,
+                via=f"dagster run {context.run_id}",
+            )
         except ReviewError as exc:
             raise dg.Failure(description=str(exc)) from None
         context.log.info(visible(f"{review.reviewer}: {review.verdict} on {review.issue_id!r} of {review.table!r}"))
-        context.log_event(dg.AssetObservation(asset_key="catalog_page", partition=config.table, metadata={
-            "review": f"{review.verdict}: {review.issue_id}", "reviewer": review.reviewer,
-            "review_log_entry": link(uri)}))
+        context.log_event(
+            dg.AssetObservation(
+                asset_key="catalog_page",
+                partition=config.table,
+                metadata={
+                    "review": f"{review.verdict}: {review.issue_id}",
+                    "reviewer": review.reviewer,
+                    "review_log_entry": link(uri),
+                },
+            )
+        )
 
-    @dg.job(name=REVIEW_JOB, description="Accept, dismiss or mark 'expected' one finding of a table: "
-            "the next run remembers.  The catalog page shows the run config of each issue.")
+    @dg.job(
+        name=REVIEW_JOB,
+        description="Accept, dismiss or mark 'expected' one finding of a table: "
+        "the next run remembers.  The catalog page shows the run config of each issue.",
+    )
     def review_issue() -> None:
         record()
 

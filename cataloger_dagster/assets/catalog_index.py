@@ -44,14 +44,22 @@ def index_entry(store: ScriptStore, database: str, table: str, error: str | None
             # relative to index.html, which sits in the database's folder beside the tables'
             href="/".join(quote(part, safe="") for part in (prefix.split("/")[1], ts, CATALOG_PAGE)),
             timelapse="/".join(quote(part, safe="") for part in (prefix.split("/")[1], TIMELAPSE))
-            if store.has_timelapse(prefix) else "",
+            if store.has_timelapse(prefix)
+            else "",
             updated=ts,
             status="failed" if error else issues.status,
             error=error,
         )
     return IndexEntry(
-        table=table, row_count=0, column_count=0, issues_by_severity={}, pass_rate=None, health=0.0,
-        href="", updated="", status="failed" if error else "missing",
+        table=table,
+        row_count=0,
+        column_count=0,
+        issues_by_severity={},
+        pass_rate=None,
+        health=0.0,
+        href="",
+        updated="",
+        status="failed" if error else "missing",
         error=error or "not cataloged yet: materialize this table's partition",
     )
 
@@ -63,7 +71,7 @@ def index_entry(store: ScriptStore, database: str, table: str, error: str | None
     kinds={"html"},
     description="index.html over every table of the database's catalog (the tables with results in the "
     "store, and those whose run just failed), with a health score each.",
-    automation_condition=AFTER_TABLE_RUNS,   # catalog_index_sensor evaluates it
+    automation_condition=AFTER_TABLE_RUNS,  # catalog_index_sensor evaluates it
 )
 def catalog_index(
     context: dg.AssetExecutionContext,

@@ -1,16 +1,34 @@
 import dagster as dg
 
 from cataloger_dagster.assets.common import (
-    GROUP, OWNERS, TableRun, each_table, link, previous_artifacts, table_input, table_ins, table_result,
+    GROUP,
+    OWNERS,
+    TableRun,
+    each_table,
+    link,
+    previous_artifacts,
+    table_input,
+    table_ins,
+    table_result,
 )
 from cataloger_dagster.assets.metadata import catalog_summary, column_schema, review_metadata
 from cataloger_dagster.assets.partitions import tables_partitions
 from cataloger_dagster.core.history.timelapse import run_summaries, summarize_run, timelapse_rows
 from cataloger_dagster.core.layout import (
-    CATALOG_PAGE, ISSUES, PROFILE, RECENT_SUMMARY, RUN_SUMMARY, SCRIPT, SUMMARY_SCRIPT,
+    CATALOG_PAGE,
+    ISSUES,
+    PROFILE,
+    RECENT_SUMMARY,
+    RUN_SUMMARY,
+    SCRIPT,
+    SUMMARY_SCRIPT,
 )
 from cataloger_dagster.core.models import (
-    AnalysisResultModel, DatasetUnderstandingModel, InvestigationsResult, TableProfile, severity_counts,
+    AnalysisResultModel,
+    DatasetUnderstandingModel,
+    InvestigationsResult,
+    TableProfile,
+    severity_counts,
 )
 from cataloger_dagster.core.render.formats import run_moment
 from cataloger_dagster.core.render.pages import render_catalog_page
@@ -46,8 +64,7 @@ def write_timelapse(store: ScriptStore, database: str, table: str) -> str:
     prefix = script_store.table_prefix(database, table)
     reviews = store.read_reviews(prefix)
     rows = timelapse_rows(run_summaries(store, prefix), reviews)
-    return store.write_timelapse(prefix, render_timelapse(database=database, table=table, rows=rows,
-                                                          reviews=reviews))
+    return store.write_timelapse(prefix, render_timelapse(database=database, table=table, rows=rows, reviews=reviews))
 
 
 def run_tokens(context: dg.AssetExecutionContext, table: str) -> int:
@@ -55,7 +72,8 @@ def run_tokens(context: dg.AssetExecutionContext, table: str) -> int:
     total = 0
     for key in ("table_understanding", "quality_issues", "investigations"):
         found = context.instance.fetch_materializations(
-            dg.AssetRecordsFilter(asset_key=dg.AssetKey(key), asset_partitions=[table]), limit=1)
+            dg.AssetRecordsFilter(asset_key=dg.AssetKey(key), asset_partitions=[table]), limit=1
+        )
         for record in found.records:
             mat = record.asset_materialization
             if record.run_id == context.run.run_id and mat is not None and "tokens" in mat.metadata:
@@ -68,8 +86,12 @@ def run_tokens(context: dg.AssetExecutionContext, table: str) -> int:
     group_name=GROUP,
     owners=OWNERS,
     kinds={"html"},
-    ins=table_ins(table_profile=TableProfile, table_understanding=DatasetUnderstandingModel,
-                  quality_issues=AnalysisResultModel, investigations=InvestigationsResult),
+    ins=table_ins(
+        table_profile=TableProfile,
+        table_understanding=DatasetUnderstandingModel,
+        quality_issues=AnalysisResultModel,
+        investigations=InvestigationsResult,
+    ),
     description="The table's catalog page (catalog.html): columns with statistics and charts, "
     "understanding, issues by severity, investigations with their code and evidence, run "
     "history, and this run's script against the one it started from.",
@@ -85,14 +107,30 @@ def catalog_page(
 ) -> dg.MaterializeResult:
     profiles, understandings = table_input(context, table_profile), table_input(context, table_understanding)
     found, investigated = table_input(context, quality_issues), table_input(context, investigations)
-    return table_result(context, each_table(context, lambda table: _page(
-        context, TableRun.open(context, database, store, table), profiles(table), understandings(table),
-        found(table), investigated(table))))
+    return table_result(
+        context,
+        each_table(
+            context,
+            lambda table: _page(
+                context,
+                TableRun.open(context, database, store, table),
+                profiles(table),
+                understandings(table),
+                found(table),
+                investigated(table),
+            ),
+        ),
+    )
 
 
-def _page(context: dg.AssetExecutionContext, folder: TableRun, table_profile: TableProfile,
-          table_understanding: DatasetUnderstandingModel, quality_issues: AnalysisResultModel,
-          investigations: InvestigationsResult) -> dict:
+def _page(
+    context: dg.AssetExecutionContext,
+    folder: TableRun,
+    table_profile: TableProfile,
+    table_understanding: DatasetUnderstandingModel,
+    quality_issues: AnalysisResultModel,
+    investigations: InvestigationsResult,
+) -> dict:
     store, database = folder.store, folder.database
     facts = _run_facts(context, folder, investigations)
     html = render_catalog_page(
@@ -109,8 +147,10 @@ def _page(context: dg.AssetExecutionContext, folder: TableRun, table_profile: Ta
         now=run_moment(folder.timestamp),
     )
     uri = folder.write_artifact(CATALOG_PAGE, html)
-    folder.write_json(RUN_SUMMARY, summarize_run(folder.timestamp, table_profile, quality_issues, investigations,
-                                                 tokens=facts["tokens"]))
+    folder.write_json(
+        RUN_SUMMARY,
+        summarize_run(folder.timestamp, table_profile, quality_issues, investigations, tokens=facts["tokens"]),
+    )
     timelapse = write_timelapse(store, database.database_name, folder.table)
     counts = severity_counts(i.severity for i in quality_issues.issues)
     return {
@@ -134,8 +174,7 @@ def _previous_script(folder: TableRun, investigations: InvestigationsResult) -> 
     """The script this run started from (its own table's, or the similar table's it transferred)."""
     if not investigations.based_on:
         return None
-    source = script_store.table_prefix(folder.database.database_name,
-                                       investigations.based_on_table or folder.table)
+    source = script_store.table_prefix(folder.database.database_name, investigations.based_on_table or folder.table)
     return folder.store.read_script(source, investigations.based_on, SCRIPT)
 
 
@@ -145,8 +184,11 @@ def _run_facts(context: dg.AssetExecutionContext, folder: TableRun, investigatio
         "timestamp": folder.timestamp,
         "dagster_run_id": context.run.run_id,
         "database": folder.database.safe_url,
-        "started from": (f"{investigations.based_on_table or folder.table} @ {investigations.based_on}"
-                         if investigations.based_on else "explored afresh"),
+        "started from": (
+            f"{investigations.based_on_table or folder.table} @ {investigations.based_on}"
+            if investigations.based_on
+            else "explored afresh"
+        ),
         "sandbox cells": investigations.cells,
         "tokens": run_tokens(context, folder.table),
     }

@@ -84,8 +84,11 @@ def pass_rate_result(investigations: InvestigationsResult, threshold: float) -> 
     return dg.AssetCheckResult(
         passed=rate is None or rate >= threshold,
         severity=dg.AssetCheckSeverity.ERROR,
-        description=("no issue to investigate" if rate is None else
-                     f"pass rate {rate:.0%} {'>=' if rate >= threshold else '<'} threshold {threshold:.0%}"),
+        description=(
+            "no issue to investigate"
+            if rate is None
+            else f"pass rate {rate:.0%} {'>=' if rate >= threshold else '<'} threshold {threshold:.0%}"
+        ),
         metadata={
             "pass_rate": rate if rate is not None else 1.0,
             "threshold": threshold,
@@ -96,9 +99,12 @@ def pass_rate_result(investigations: InvestigationsResult, threshold: float) -> 
 
 
 # on investigations, not quality_issues: whether a high-severity issue stands is known once it is investigated
-@partitioned_check(asset=investigations, additional_ins={"quality_issues": dg.AssetIn(key=quality_issues.key)},
-                    description="The table has no high-severity data-quality issue that its investigation did not "
-                                "refute and that no reviewer dismissed or marked expected.")
+@partitioned_check(
+    asset=investigations,
+    additional_ins={"quality_issues": dg.AssetIn(key=quality_issues.key)},
+    description="The table has no high-severity data-quality issue that its investigation did not "
+    "refute and that no reviewer dismissed or marked expected.",
+)
 def no_high_severity_issues(
     context: dg.AssetCheckExecutionContext, quality_issues: AnalysisResultModel, investigations: InvestigationsResult
 ) -> dg.AssetCheckResult:
@@ -113,8 +119,9 @@ def no_high_severity_issues(
         metadata={
             "high": len(high),
             "high_set_aside_by_review": len(set_aside),
-            "high_issues": dg.MetadataValue.md("\n".join(f"- {markdown_text(i.id)}: {markdown_text(i.description)}"
-                                                          for i in high) or "none"),
+            "high_issues": dg.MetadataValue.md(
+                "\n".join(f"- {markdown_text(i.id)}: {markdown_text(i.description)}" for i in high) or "none"
+            ),
         },
     )
 
@@ -179,15 +186,21 @@ def script_reproduces_evidence(
         database.write_snapshot(table, runtime.data_folder, references=referenced_tables(found))
         ran = runtime.execute(script, timeout_s=sandbox.timeout_s * SCRIPT_TIMEOUT_FACTOR)
     printed = parse_records(ran.stdout)
-    problems = [] if ran.ok else [f"the script failed: {ran.error.type}: {ran.error.message}" if ran.error
-                                  else "the script failed"]
+    problems = (
+        []
+        if ran.ok
+        else [f"the script failed: {ran.error.type}: {ran.error.message}" if ran.error else "the script failed"]
+    )
     problems += compare_evidence(expected, printed)
     answered = sum(1 for i in expected.investigations if i.success and i.verdict)
     return dg.AssetCheckResult(
         passed=not problems,
         severity=dg.AssetCheckSeverity.ERROR,
-        description=(f"{answered} verdicts and their evidence reproduced" if not problems
-                     else f"{len(problems)} differences; the table may have changed since {timestamp}"),
+        description=(
+            f"{answered} verdicts and their evidence reproduced"
+            if not problems
+            else f"{len(problems)} differences; the table may have changed since {timestamp}"
+        ),
         metadata={
             "run_folder": timestamp,
             "script": link(store.uri(prefix, timestamp, SCRIPT)),

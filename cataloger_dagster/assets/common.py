@@ -50,8 +50,12 @@ def per_table(model: type) -> dg.DagsterType:
             return all(isinstance(table, str) and isinstance(v, model) for table, v in value.items())
         return isinstance(value, model)
 
-    return dg.DagsterType(type_check_fn=check, name=model.__name__, typing_type=model,
-                          description=f"{model.__name__} of each table of the run")
+    return dg.DagsterType(
+        type_check_fn=check,
+        name=model.__name__,
+        typing_type=model,
+        description=f"{model.__name__} of each table of the run",
+    )
 
 
 def table_ins(**inputs: type) -> dict[str, dg.AssetIn]:
@@ -77,8 +81,9 @@ def each_table(context: dg.AssetExecutionContext, work: Callable[[str], T]) -> d
         try:
             results[table] = work(table)
         except Exception as exc:
-            raise dg.Failure(description=visible(f"{table}: {type(exc).__name__}: {exc}"),
-                             metadata={FAILED_TABLE: table}) from exc
+            raise dg.Failure(
+                description=visible(f"{table}: {type(exc).__name__}: {exc}"), metadata={FAILED_TABLE: table}
+            ) from exc
     return results
 
 
@@ -88,6 +93,7 @@ def _timed(work: Callable[[str], T], step: str, heard: Callable[[str, str, float
         result = work(table)
         heard(table, step, time.perf_counter() - started)
         return result
+
     return timed
 
 
@@ -99,8 +105,7 @@ def table_input(context: dg.AssetExecutionContext, value: Any) -> Callable[[str]
     return lambda table: value[table]
 
 
-def table_output(context: dg.AssetExecutionContext,
-                 results: Mapping[str, tuple[Any, Mapping[str, Any]]]) -> dg.Output:
+def table_output(context: dg.AssetExecutionContext, results: Mapping[str, tuple[Any, Mapping[str, Any]]]) -> dg.Output:
     """The asset's output from ``{table: (value, metadata)}``: each table's materialization
     carries its own metadata, and the IO manager stores one value per table."""
     if len(results) == 1:
@@ -130,7 +135,12 @@ def run_folder(context: dg.AssetExecutionContext, store: ScriptStore, prefix: st
 
 
 def previous_artifacts(
-    store: ScriptStore, prefix: str, filename: str, *, before: str | None = None, limit: int = 10,
+    store: ScriptStore,
+    prefix: str,
+    filename: str,
+    *,
+    before: str | None = None,
+    limit: int = 10,
     runs: list[str] | None = None,
 ) -> list[tuple[str, Any]]:
     """(timestamp, parsed JSON) of the latest runs holding `filename`, newest first; `runs`: the
@@ -163,8 +173,9 @@ class TableRun:
     timestamp: str
 
     @classmethod
-    def open(cls, context: dg.AssetExecutionContext, database: DatabaseResource,
-             store: ScriptStore, table: str) -> "TableRun":
+    def open(
+        cls, context: dg.AssetExecutionContext, database: DatabaseResource, store: ScriptStore, table: str
+    ) -> "TableRun":
         """Claims (or finds) this run's folder of `table`: call it when the asset has something to write.
         First makes sure the catalog is the database's own (however the run was launched: the
         UI, a sensor, `cataloger run`), or fails the table with what to pass."""

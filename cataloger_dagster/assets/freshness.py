@@ -42,22 +42,30 @@ def _findings(issues: AnalysisResultModel, kind: str) -> list[IssueModel]:
 
 
 def _listed(found: list[IssueModel]) -> dg.MetadataValue:
-    return dg.MetadataValue.md("\n".join(f"- {markdown_text(i.id)}: {markdown_text(i.description)}" for i in found)
-                               or "none")
+    return dg.MetadataValue.md(
+        "\n".join(f"- {markdown_text(i.id)}: {markdown_text(i.description)}" for i in found) or "none"
+    )
 
 
 def profiles(instance: dg.DagsterInstance, table: str, limit: int) -> list[dg.EventLogRecord]:
     """The partition's latest table_profile materializations, newest first."""
-    return list(instance.fetch_materializations(
-        dg.AssetRecordsFilter(asset_key=table_profile.key, asset_partitions=[table]), limit=limit).records)
+    return list(
+        instance.fetch_materializations(
+            dg.AssetRecordsFilter(asset_key=table_profile.key, asset_partitions=[table]), limit=limit
+        ).records
+    )
 
 
-def freshness_result(last_updated: Optional[float], now: float, max_age_s: float,
-                     stale: list[IssueModel]) -> dg.AssetCheckResult:
+def freshness_result(
+    last_updated: Optional[float], now: float, max_age_s: float, stale: list[IssueModel]
+) -> dg.AssetCheckResult:
     lower_bound = now - max_age_s
     overdue = last_updated is None or last_updated < lower_bound
-    metadata: dict[str, Any] = {FRESHNESS_PARAMS: dg.MetadataValue.json({"lower_bound_delta_seconds": max_age_s, "timezone": "UTC"}),
-                LOWER_BOUND: dg.MetadataValue.timestamp(lower_bound), "stale_table": _listed(stale)}
+    metadata: dict[str, Any] = {
+        FRESHNESS_PARAMS: dg.MetadataValue.json({"lower_bound_delta_seconds": max_age_s, "timezone": "UTC"}),
+        LOWER_BOUND: dg.MetadataValue.timestamp(lower_bound),
+        "stale_table": _listed(stale),
+    }
     if last_updated is not None:
         metadata[LAST_UPDATED] = dg.MetadataValue.timestamp(last_updated)
         metadata[FRESH_UNTIL] = dg.MetadataValue.timestamp(last_updated + max_age_s)
@@ -72,42 +80,61 @@ def freshness_result(last_updated: Optional[float], now: float, max_age_s: float
         said = f"profiled {(now - last_updated) / 3600:.1f} h ago (at most {hours:g} h)"
     if stale:
         said += f"; its data has not moved: {stale[0].description}"
-    return dg.AssetCheckResult(passed=not overdue and not stale, severity=dg.AssetCheckSeverity.WARN,
-                               description=said, metadata=metadata)
+    return dg.AssetCheckResult(
+        passed=not overdue and not stale, severity=dg.AssetCheckSeverity.WARN, description=said, metadata=metadata
+    )
 
 
 def volume_result(row_counts: list[int], anomalies: list[IssueModel]) -> dg.AssetCheckResult:
     shown = ", ".join(f"{n:,}" for n in reversed(row_counts))
     return dg.AssetCheckResult(
-        passed=not anomalies, severity=dg.AssetCheckSeverity.WARN,
-        description=anomalies[0].description if anomalies else
-        f"row count {row_counts[0]:,} within its expected band" if row_counts else "no profile yet",
-        metadata={"dagster/row_count": row_counts[0] if row_counts else 0,
-                  "recent_row_counts": shown or "none", "volume_anomaly": _listed(anomalies)})
+        passed=not anomalies,
+        severity=dg.AssetCheckSeverity.WARN,
+        description=anomalies[0].description
+        if anomalies
+        else f"row count {row_counts[0]:,} within its expected band"
+        if row_counts
+        else "no profile yet",
+        metadata={
+            "dagster/row_count": row_counts[0] if row_counts else 0,
+            "recent_row_counts": shown or "none",
+            "volume_anomaly": _listed(anomalies),
+        },
+    )
 
 
 def build_freshness_checks(settings: CatalogerSettings) -> list[dg.AssetChecksDefinition]:
     max_age_s = settings.freshness_hours * 3600
 
     @partitioned_check(
-        name="catalog_is_fresh", asset=quality_issues,
+        name="catalog_is_fresh",
+        asset=quality_issues,
         description=f"The table was profiled within {variable('freshness_hours')} ({settings.freshness_hours:g} h), "
-        "and its stored history shows no stale data (`stale_table`).")
-    def catalog_is_fresh(context: dg.AssetCheckExecutionContext,
-                         quality_issues: AnalysisResultModel) -> dg.AssetCheckResult:
+        "and its stored history shows no stale data (`stale_table`).",
+    )
+    def catalog_is_fresh(
+        context: dg.AssetCheckExecutionContext, quality_issues: AnalysisResultModel
+    ) -> dg.AssetCheckResult:
         latest = profiles(context.instance, context.partition_key, 1)
-        return freshness_result(latest[0].timestamp if latest else None, time.time(), max_age_s,
-                                _findings(quality_issues, "stale_table"))
+        return freshness_result(
+            latest[0].timestamp if latest else None, time.time(), max_age_s, _findings(quality_issues, "stale_table")
+        )
 
     @partitioned_check(
-        name="row_count_as_expected", asset=quality_issues,
-        description="The table's row count is within the band its stored history expects (no `volume_anomaly`).")
-    def row_count_as_expected(context: dg.AssetCheckExecutionContext,
-                              quality_issues: AnalysisResultModel) -> dg.AssetCheckResult:
-        counts = [getattr(r.asset_materialization.metadata.get("dagster/row_count"), "value", None)
-                  for r in profiles(context.instance, context.partition_key, ROW_COUNTS_SHOWN)
-                  if r.asset_materialization is not None]
-        return volume_result([int(n) for n in counts if isinstance(n, (int, float))],
-                             _findings(quality_issues, "volume_anomaly"))
+        name="row_count_as_expected",
+        asset=quality_issues,
+        description="The table's row count is within the band its stored history expects (no `volume_anomaly`).",
+    )
+    def row_count_as_expected(
+        context: dg.AssetCheckExecutionContext, quality_issues: AnalysisResultModel
+    ) -> dg.AssetCheckResult:
+        counts = [
+            getattr(r.asset_materialization.metadata.get("dagster/row_count"), "value", None)
+            for r in profiles(context.instance, context.partition_key, ROW_COUNTS_SHOWN)
+            if r.asset_materialization is not None
+        ]
+        return volume_result(
+            [int(n) for n in counts if isinstance(n, (int, float))], _findings(quality_issues, "volume_anomaly")
+        )
 
     return [catalog_is_fresh, row_count_as_expected]

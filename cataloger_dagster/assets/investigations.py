@@ -3,7 +3,15 @@ import time
 import dagster as dg
 
 from cataloger_dagster.assets.common import (
-    GROUP, OWNERS, TableRun, each_table, link, per_table, table_input, table_ins, table_output,
+    GROUP,
+    OWNERS,
+    TableRun,
+    each_table,
+    link,
+    per_table,
+    table_input,
+    table_ins,
+    table_output,
 )
 from cataloger_dagster.assets.metadata import investigations_summary, usage_metadata
 from cataloger_dagster.assets.partitions import tables_partitions
@@ -33,8 +41,8 @@ from cataloger_dagster.core.shown import visible
 
 
 class InvestigationsConfig(dg.Config):
-    explore: bool = False            # ignore earlier scripts and explore afresh (relearning)
-    exploration_rate: float = 0.1    # share of runs that explore anyway (an A/B test of the ranked script)
+    explore: bool = False  # ignore earlier scripts and explore afresh (relearning)
+    exploration_rate: float = 0.1  # share of runs that explore anyway (an A/B test of the ranked script)
     exploration_seed: int = 0
 
 
@@ -44,8 +52,9 @@ class InvestigationsConfig(dg.Config):
     owners=OWNERS,
     kinds={"python", "sandbox"},
     dagster_type=per_table(InvestigationsResult),
-    ins=table_ins(table_profile=TableProfile, table_understanding=DatasetUnderstandingModel,
-                  quality_issues=AnalysisResultModel),
+    ins=table_ins(
+        table_profile=TableProfile, table_understanding=DatasetUnderstandingModel, quality_issues=AnalysisResultModel
+    ),
     description="Code-backed evidence for every issue, run in the sandbox over a read-only snapshot; "
     "the session is kept as catalog_script.py and fed to the next run.",
 )
@@ -62,43 +71,84 @@ def investigations(
 ) -> dg.Output:
     profiles, understandings = table_input(context, table_profile), table_input(context, table_understanding)
     found = table_input(context, quality_issues)
-    return table_output(context, each_table(context, lambda table: _investigations(
-        context, config, TableRun.open(context, database, store, table), profiles(table), understandings(table),
-        found(table), sandbox, agent)))
+    return table_output(
+        context,
+        each_table(
+            context,
+            lambda table: _investigations(
+                context,
+                config,
+                TableRun.open(context, database, store, table),
+                profiles(table),
+                understandings(table),
+                found(table),
+                sandbox,
+                agent,
+            ),
+        ),
+    )
 
 
-def _investigations(context: dg.AssetExecutionContext, config: InvestigationsConfig, folder: TableRun,
-                    table_profile: TableProfile, table_understanding: DatasetUnderstandingModel,
-                    quality_issues: AnalysisResultModel, sandbox: SandboxResource,
-                    agent: AgentResource) -> tuple[InvestigationsResult, dict]:
+def _investigations(
+    context: dg.AssetExecutionContext,
+    config: InvestigationsConfig,
+    folder: TableRun,
+    table_profile: TableProfile,
+    table_understanding: DatasetUnderstandingModel,
+    quality_issues: AnalysisResultModel,
+    sandbox: SandboxResource,
+    agent: AgentResource,
+) -> tuple[InvestigationsResult, dict]:
     store, database = folder.store, folder.database
     # a history finding's evidence is the stored history, which the table's snapshot cannot test:
     # the generic check would only say "inconclusive", and lower the pass rate for it
     issues = [i for i in quality_issues.issues if i.source != HISTORY_SOURCE]
     previous, why = choose_previous_script(
-        store, database.database_name, table_profile, {i.id for i in issues},
-        explore=config.explore, exploration_rate=config.exploration_rate,
+        store,
+        database.database_name,
+        table_profile,
+        {i.id for i in issues},
+        explore=config.explore,
+        exploration_rate=config.exploration_rate,
         exploration_seed=config.exploration_seed,
     )
     context.log.info(visible(f"{folder.table}: {len(issues)} issues to investigate; {why}"))
-    run, usage, script, session = _investigate(context, folder, database, sandbox, agent, table_profile,
-                                               table_understanding, issues, previous)
-    result = investigations_result(folder.table, run, previous, session,
-                                   backend=sandbox.backend, agent=agent.kind)
-    metrics = script_metrics(result, run, issues, table_profile, session, why=why,
-                             usage=usage.model_dump(), tokens=usage.tokens)
+    run, usage, script, session = _investigate(
+        context, folder, database, sandbox, agent, table_profile, table_understanding, issues, previous
+    )
+    result = investigations_result(folder.table, run, previous, session, backend=sandbox.backend, agent=agent.kind)
+    metrics = script_metrics(
+        result, run, issues, table_profile, session, why=why, usage=usage.model_dump(), tokens=usage.tokens
+    )
     script_uri = folder.write_script(SCRIPT, script, metrics)
     uri = folder.write_json(INVESTIGATIONS, result)
     if run.relearned:
-        context.log.warning(visible(f"{folder.table}: the earlier script failed on {run.relearned}; "
-                            "investigated afresh"))
-    return result, _metadata(table_profile, result, metrics, usage, session, folder,
-                             links={"script": link(script_uri), "investigations_json": link(uri)},
-                             explore_requested=config.explore)
+        context.log.warning(
+            visible(f"{folder.table}: the earlier script failed on {run.relearned}; investigated afresh")
+        )
+    return result, _metadata(
+        table_profile,
+        result,
+        metrics,
+        usage,
+        session,
+        folder,
+        links={"script": link(script_uri), "investigations_json": link(uri)},
+        explore_requested=config.explore,
+    )
 
 
-def _metadata(profile: TableProfile, result: InvestigationsResult, metrics: dict, usage, session: SessionStats,
-              folder: TableRun, *, links: dict, explore_requested: bool) -> dict:
+def _metadata(
+    profile: TableProfile,
+    result: InvestigationsResult,
+    metrics: dict,
+    usage,
+    session: SessionStats,
+    folder: TableRun,
+    *,
+    links: dict,
+    explore_requested: bool,
+) -> dict:
     return {
         "dagster/row_count": profile.row_count,
         "pass_rate": metrics["pass_rate"],
@@ -121,9 +171,17 @@ def _metadata(profile: TableProfile, result: InvestigationsResult, metrics: dict
     }
 
 
-def _investigate(context, folder: TableRun, database: DatabaseResource, sandbox: SandboxResource,
-                 agent: AgentResource, profile: TableProfile, understanding: DatasetUnderstandingModel,
-                 issues: list, previous):
+def _investigate(
+    context,
+    folder: TableRun,
+    database: DatabaseResource,
+    sandbox: SandboxResource,
+    agent: AgentResource,
+    profile: TableProfile,
+    understanding: DatasetUnderstandingModel,
+    issues: list,
+    previous,
+):
     """One sandbox session over a snapshot of the table: the agent investigates every issue."""
     name = folder.table
     started = time.monotonic()
@@ -133,17 +191,22 @@ def _investigate(context, folder: TableRun, database: DatabaseResource, sandbox:
     with sandbox.session(env={"DB_CONNECTION_STRING": SNAPSHOT_URL}) as runtime:
         snapshot = database.write_snapshot(name, runtime.data_folder, references=referenced_tables(issues))
         if snapshot.sampled:
-            context.log.info(visible(f"{name}: the sandbox sees a seeded sample of {snapshot.rows:,} of "
-                             f"{snapshot.source_rows:,} rows"))
+            context.log.info(
+                visible(
+                    f"{name}: the sandbox sees a seeded sample of {snapshot.rows:,} of {snapshot.source_rows:,} rows"
+                )
+            )
         # the table's reviews reach a model as context (JSON), never the sandbox as code
         reviews = ReviewMemory(reviews=folder.store.read_reviews(folder.prefix)).for_prompt()
         run, usage = agent.investigate(runtime, profile, understanding, issues, previous, reviews=reviews)
         # a sample says so, and counts that differ from the issue's say both
-        run.investigations = honest_counts(run.investigations, issues,
-                                           SampleSeen(snapshot.rows, snapshot.source_rows, snapshot.seed))
+        run.investigations = honest_counts(
+            run.investigations, issues, SampleSeen(snapshot.rows, snapshot.source_rows, snapshot.seed)
+        )
         script = runtime.get_session_script()
         cells, seconds = len(runtime.cells), runtime.sandbox_seconds
         cell_seconds = [round(c.duration_ms / 1000, 3) for c in runtime.cells]
-    session = SessionStats(cells=cells, seconds=seconds, cell_seconds=cell_seconds,
-                           wall_seconds=round(time.monotonic() - started, 3))
+    session = SessionStats(
+        cells=cells, seconds=seconds, cell_seconds=cell_seconds, wall_seconds=round(time.monotonic() - started, 3)
+    )
     return run, usage, script, session

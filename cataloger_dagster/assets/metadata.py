@@ -13,7 +13,11 @@ import dagster as dg
 from cataloger_dagster.core.shown import markdown_text
 from cataloger_dagster.resources.agent import AgentUsage
 from cataloger_dagster.core.models import (
-    AnalysisResultModel, ColumnProfile, DatasetUnderstandingModel, InvestigationsResult, TableProfile,
+    AnalysisResultModel,
+    ColumnProfile,
+    DatasetUnderstandingModel,
+    InvestigationsResult,
+    TableProfile,
     severity_counts,
 )
 
@@ -67,8 +71,11 @@ def profile_summary(profile: TableProfile) -> dg.MetadataValue:
 
 def investigations_summary(result: InvestigationsResult) -> dg.MetadataValue:
     rate = "n/a (no issue)" if result.pass_rate is None else f"{result.pass_rate:.0%}"
-    start = (f"reused the script of {_cell(result.based_on_table or result.table)} @ {_cell(result.based_on)}"
-             if result.based_on else "explored afresh")
+    start = (
+        f"reused the script of {_cell(result.based_on_table or result.table)} @ {_cell(result.based_on)}"
+        if result.based_on
+        else "explored afresh"
+    )
     lines = [
         f"Pass rate **{rate}** over {len(result.investigations)} investigations; {start}; "
         f"{result.cells} sandbox cells in {result.sandbox_seconds:.1f}s",
@@ -98,8 +105,14 @@ def catalog_summary(
         "",
         f"- {profile.row_count:,} rows, {profile.column_count} columns",
         f"- issues: {counts['high']} high, {counts['medium']} medium, {counts['low']} low",
-        *([f"- reviewed, not raised: {len(issues.reviewed)} (dismissed or expected); "
-           f"{len(issues.quieted)} quieted by learned precision"] if issues.reviewed or issues.quieted else []),
+        *(
+            [
+                f"- reviewed, not raised: {len(issues.reviewed)} (dismissed or expected); "
+                f"{len(issues.quieted)} quieted by learned precision"
+            ]
+            if issues.reviewed or issues.quieted
+            else []
+        ),
         f"- investigations pass rate: {rate} ({investigations.cells} sandbox cells)",
     ]
     lines += [f"- **{i.severity}** {_cell(i.description)}" for i in issues.issues if i.severity == "high"][:10]

@@ -15,5 +15,7 @@ def partition_key_problem(table: str) -> str | None:
     bad = [s for s in INVALID_PARTITION_SUBSTRINGS if s in table]
     if not bad:
         return None
-    return (f"table {table!r} is not catalogued: its name contains {', '.join(map(repr, bad))}, which "
-            "Dagster does not allow in a partition key; rename it or create a view with a plain name")
+    return (
+        f"table {table!r} is not catalogued: its name contains {', '.join(map(repr, bad))}, which "
+        "Dagster does not allow in a partition key; rename it or create a view with a plain name"
+    )

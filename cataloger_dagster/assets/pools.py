@@ -59,22 +59,33 @@ def _asset_in_pool(asset: dg.AssetsDefinition, pool: str) -> dg.AssetsDefinition
         return asset
     # an asset's code version is on its outputs (kept by Out.from_definition), not on its op
     pooled = dg.OpDefinition(
-        compute_fn=op.compute_fn, name=op.name, description=op.description,
+        compute_fn=op.compute_fn,
+        name=op.name,
+        description=op.description,
         ins={d.name: dg.In.from_definition(d) for d in op.input_defs},
         outs={d.name: dg.Out.from_definition(d) for d in op.output_defs},
-        config_schema=op.config_schema, required_resource_keys=op.required_resource_keys,
-        tags=op.tags, retry_policy=op.retry_policy, pool=pool,
+        config_schema=op.config_schema,
+        required_resource_keys=op.required_resource_keys,
+        tags=op.tags,
+        retry_policy=op.retry_policy,
+        pool=pool,
     )
     return dg.AssetsDefinition(
-        node_def=pooled, keys_by_input_name=asset.keys_by_input_name,
-        keys_by_output_name=asset.keys_by_output_name, specs=list(asset.specs), can_subset=asset.can_subset,
-        backfill_policy=asset.backfill_policy, check_specs_by_output_name=asset.check_specs_by_output_name,
-        resource_defs=asset.resource_defs, hook_defs=asset.hook_defs,
+        node_def=pooled,
+        keys_by_input_name=asset.keys_by_input_name,
+        keys_by_output_name=asset.keys_by_output_name,
+        specs=list(asset.specs),
+        can_subset=asset.can_subset,
+        backfill_policy=asset.backfill_policy,
+        check_specs_by_output_name=asset.check_specs_by_output_name,
+        resource_defs=asset.resource_defs,
+        hook_defs=asset.hook_defs,
     )
 
 
-def apply_pool_limit(instance: dg.DagsterInstance, pool: str, limit: int, *, explicit: bool,
-                     warn: Callable[[str], None]) -> int | None:
+def apply_pool_limit(
+    instance: dg.DagsterInstance, pool: str, limit: int, *, explicit: bool, warn: Callable[[str], None]
+) -> int | None:
     """Give `pool` its limit in `instance`; returns the limit the pool now has (None: none).
 
     `explicit` (CATALOGER_DATABASE_CONCURRENCY is set): the pool's limit is `limit`, whoever
@@ -83,8 +94,10 @@ def apply_pool_limit(instance: dg.DagsterInstance, pool: str, limit: int, *, exp
     applies; a limit set in the UI or with `dagster instance concurrency set` stays."""
     storage = instance.event_log_storage
     if not storage.supports_global_concurrency_limits:
-        warn(f"this Dagster instance's storage has no concurrency pools: runs of {pool} are not limited "
-             f"(run `dagster instance migrate`, {CONFIG_HINT})")
+        warn(
+            f"this Dagster instance's storage has no concurrency pools: runs of {pool} are not limited "
+            f"(run `dagster instance migrate`, {CONFIG_HINT})"
+        )
         return None
     for problem in pool_config_problems(instance):
         warn(f"{pool}: {problem}")
@@ -96,22 +109,32 @@ def apply_pool_limit(instance: dg.DagsterInstance, pool: str, limit: int, *, exp
     return current
 
 
-def apply_settings_limit(instance: dg.DagsterInstance, settings: CatalogerSettings,
-                         warn: Callable[[str], None]) -> int | None:
+def apply_settings_limit(
+    instance: dg.DagsterInstance, settings: CatalogerSettings, warn: Callable[[str], None]
+) -> int | None:
     """`apply_pool_limit` for the settings' database and CATALOGER_DATABASE_CONCURRENCY."""
-    return apply_pool_limit(instance, settings_pool(settings), settings.database_concurrency,
-                            explicit="database_concurrency" in settings.model_fields_set, warn=warn)
+    return apply_pool_limit(
+        instance,
+        settings_pool(settings),
+        settings.database_concurrency,
+        explicit="database_concurrency" in settings.model_fields_set,
+        warn=warn,
+    )
 
 
 def pool_config_problems(instance: dg.DagsterInstance) -> list[str]:
     """Why this instance's configuration would let a database's runs exceed its pool's limit
     while they run, or start them only to wait: each with what to set."""
     if not isinstance(instance.run_coordinator, dg.QueuedRunCoordinator):
-        return [f"the run coordinator is {type(instance.run_coordinator).__name__}, which does not queue runs: "
-                f"set `run_coordinator` to the QueuedRunCoordinator in dagster.yaml ({CONFIG_HINT})"]
+        return [
+            f"the run coordinator is {type(instance.run_coordinator).__name__}, which does not queue runs: "
+            f"set `run_coordinator` to the QueuedRunCoordinator in dagster.yaml ({CONFIG_HINT})"
+        ]
     granularity = instance.get_concurrency_config().pool_config.pool_granularity
     if getattr(granularity, "value", None) != "run":
-        return ["pool granularity is not `run`: runs start and wait inside for their database's slot "
-                f"instead of waiting queued; set `concurrency: pools: granularity: run` in dagster.yaml "
-                f"({CONFIG_HINT})"]
+        return [
+            "pool granularity is not `run`: runs start and wait inside for their database's slot "
+            f"instead of waiting queued; set `concurrency: pools: granularity: run` in dagster.yaml "
+            f"({CONFIG_HINT})"
+        ]
     return []

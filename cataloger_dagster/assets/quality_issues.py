@@ -1,7 +1,15 @@
 import dagster as dg
 
 from cataloger_dagster.assets.common import (
-    GROUP, OWNERS, TableRun, each_table, link, per_table, table_input, table_ins, table_output,
+    GROUP,
+    OWNERS,
+    TableRun,
+    each_table,
+    link,
+    per_table,
+    table_input,
+    table_ins,
+    table_output,
 )
 from cataloger_dagster.assets.metadata import review_metadata, usage_metadata
 from cataloger_dagster.assets.partitions import tables_partitions
@@ -12,7 +20,11 @@ from cataloger_dagster.core.issues.detectors import detect_issues
 from cataloger_dagster.core.issues.detectors.references import key_profile
 from cataloger_dagster.core.layout import ISSUES, KEYS
 from cataloger_dagster.core.models import (
-    AnalysisResultModel, ColumnRule, DatasetUnderstandingModel, TableProfile, severity_counts,
+    AnalysisResultModel,
+    ColumnRule,
+    DatasetUnderstandingModel,
+    TableProfile,
+    severity_counts,
 )
 from cataloger_dagster.core.shown import markdown_text, visible
 from cataloger_dagster.resources.agent import AgentResource
@@ -43,30 +55,53 @@ def quality_issues(
     run_state: dg.ResourceParam[RunSharedState],
 ) -> dg.Output:
     profiles, understandings = table_input(context, table_profile), table_input(context, table_understanding)
-    return table_output(context, each_table(context, lambda table: _issues(
-        context, TableRun.open(context, database, store, table), profiles(table), understandings(table), agent,
-        run_state)))
+    return table_output(
+        context,
+        each_table(
+            context,
+            lambda table: _issues(
+                context,
+                TableRun.open(context, database, store, table),
+                profiles(table),
+                understandings(table),
+                agent,
+                run_state,
+            ),
+        ),
+    )
 
 
-def _issues(context: dg.AssetExecutionContext, folder: TableRun, table_profile: TableProfile,
-            table_understanding: DatasetUnderstandingModel, agent: AgentResource,
-            run_state: RunSharedState) -> tuple[AnalysisResultModel, dict]:
+def _issues(
+    context: dg.AssetExecutionContext,
+    folder: TableRun,
+    table_profile: TableProfile,
+    table_understanding: DatasetUnderstandingModel,
+    agent: AgentResource,
+    run_state: RunSharedState,
+) -> tuple[AnalysisResultModel, dict]:
     store, database = folder.store, folder.database
     keys = key_profile(table_profile)
-    folder.write_json(KEYS, keys)   # first: the other tables' searches read it
+    folder.write_json(KEYS, keys)  # first: the other tables' searches read it
     store.append_table_facts(database.database_name, table_facts(table_profile, folder.timestamp, keys))
     degradations = list(table_profile.degradations)
     catalog = database.catalog()
     found_rules: list[ColumnRule] = []
-    detected = detect_issues(database.table(folder.table), table_profile, catalog=catalog,
-                             profiles=stored_profiles(store, database, catalog, folder.table),
-                             degradations=degradations, found_rules=found_rules,
-                             # the other tables' keys, read once for every table of this process
-                             shared=run_state.across_tables)
+    detected = detect_issues(
+        database.table(folder.table),
+        table_profile,
+        catalog=catalog,
+        profiles=stored_profiles(store, database, catalog, folder.table),
+        degradations=degradations,
+        found_rules=found_rules,
+        # the other tables' keys, read once for every table of this process
+        shared=run_state.across_tables,
+    )
     # after the detectors, before the reviews: people dismiss or expect these like any finding
     reviews = store.read_reviews(folder.prefix)
-    detected = [*detected, *history_findings(store, folder.prefix, folder.timestamp, table_profile, reviews,
-                                             runs=folder.earlier_runs)]
+    detected = [
+        *detected,
+        *history_findings(store, folder.prefix, folder.timestamp, table_profile, reviews, runs=folder.earlier_runs),
+    ]
     previous = folder.previous(ISSUES, limit=1)
     previous_result = AnalysisResultModel.model_validate(previous[0][1]) if previous else None
     # what people said of earlier findings decides which of these are raised, for every agent
@@ -83,8 +118,12 @@ def _issues(context: dg.AssetExecutionContext, folder: TableRun, table_profile: 
         folder.write_artifact(name, script)
     uri = folder.write_json(ISSUES, result)
     counts = severity_counts(i.severity for i in result.issues)
-    context.log.info(visible(f"{folder.table}: {len(result.issues)} issues ({counts}); "
-                     f"{len(result.reviewed)} set aside by reviews, {len(result.quieted)} quieted"))
+    context.log.info(
+        visible(
+            f"{folder.table}: {len(result.issues)} issues ({counts}); "
+            f"{len(result.reviewed)} set aside by reviews, {len(result.quieted)} quieted"
+        )
+    )
     for d in degradations:
         column = f" (column {d.column!r})" if d.column else ""
         context.log.warning(visible(f"{folder.table}: degraded: {d.reason}{column}"))
@@ -92,10 +131,18 @@ def _issues(context: dg.AssetExecutionContext, folder: TableRun, table_profile: 
         "dagster/row_count": table_profile.row_count,
         "issues": len(result.issues),
         "status": result.status,
-        **({"degradations": dg.MetadataValue.md("\n".join(
-            f"- {markdown_text(d.stage)}{f' {markdown_text(d.column)}' if d.column else ''}: {markdown_text(d.reason)}"
-            for d in degradations))}
-           if degradations else {}),
+        **(
+            {
+                "degradations": dg.MetadataValue.md(
+                    "\n".join(
+                        f"- {markdown_text(d.stage)}{f' {markdown_text(d.column)}' if d.column else ''}: {markdown_text(d.reason)}"
+                        for d in degradations
+                    )
+                )
+            }
+            if degradations
+            else {}
+        ),
         **{f"issues_{s}": n for s, n in counts.items()},
         **review_metadata(result),
         "smart_fix_followups": sum(1 for i in result.issues if i.followup is not None),

@@ -3,11 +3,23 @@ import dagster as dg
 from pydantic import Field
 
 from cataloger_dagster.assets.common import (
-    GROUP, OWNERS, TableRun, each_table, link, table_input, table_ins, table_result,
+    GROUP,
+    OWNERS,
+    TableRun,
+    each_table,
+    link,
+    table_input,
+    table_ins,
+    table_result,
 )
 from cataloger_dagster.assets.partitions import tables_partitions
 from cataloger_dagster.core.layout import (
-    CATALOG_PAGE, INVESTIGATIONS, ISSUES, PROFILE, RECENT_SUMMARY, SUMMARY_SCRIPT,
+    CATALOG_PAGE,
+    INVESTIGATIONS,
+    ISSUES,
+    PROFILE,
+    RECENT_SUMMARY,
+    SUMMARY_SCRIPT,
 )
 from cataloger_dagster.core.models import AnalysisResultModel, InvestigationsResult, TableProfile
 from cataloger_dagster.core.history.recent_changes import compare_runs, summary_script
@@ -47,19 +59,38 @@ def recent_summary(
 ) -> dg.MaterializeResult:
     profiles, found = table_input(context, table_profile), table_input(context, quality_issues)
     investigated = table_input(context, investigations)
-    return table_result(context, each_table(context, lambda table: _summary(
-        context, config, TableRun.open(context, database, store, table), profiles(table), found(table),
-        investigated(table))))
+    return table_result(
+        context,
+        each_table(
+            context,
+            lambda table: _summary(
+                context,
+                config,
+                TableRun.open(context, database, store, table),
+                profiles(table),
+                found(table),
+                investigated(table),
+            ),
+        ),
+    )
 
 
-def _summary(context: dg.AssetExecutionContext, config: RecentSummaryConfig, folder: TableRun,
-             table_profile: TableProfile, quality_issues: AnalysisResultModel,
-             investigations: InvestigationsResult) -> dict:
+def _summary(
+    context: dg.AssetExecutionContext,
+    config: RecentSummaryConfig,
+    folder: TableRun,
+    table_profile: TableProfile,
+    quality_issues: AnalysisResultModel,
+    investigations: InvestigationsResult,
+) -> dict:
     store, database = folder.store, folder.database
     previous = _previous_run(folder)
-    current = {"timestamp": folder.timestamp, "profile": table_profile.model_dump(mode="json"),
-               "issues": quality_issues.model_dump(mode="json"),
-               "investigations": investigations.model_dump(mode="json")}
+    current = {
+        "timestamp": folder.timestamp,
+        "profile": table_profile.model_dump(mode="json"),
+        "issues": quality_issues.model_dump(mode="json"),
+        "investigations": investigations.model_dump(mode="json"),
+    }
     trend = recent_summaries(store, folder.prefix, before=folder.timestamp, limit=config.runs - 1)
     trend.append(summarize_run(folder.timestamp, table_profile, quality_issues, investigations))
     summary = compare_runs(previous, current, trend=trend)
@@ -68,8 +99,12 @@ def _summary(context: dg.AssetExecutionContext, config: RecentSummaryConfig, fol
         links["Previous run"] = f"../{previous['timestamp']}/{CATALOG_PAGE}"
     html = render_recent_summary(summary, database=database.database_name, links=links)
     uri = folder.write_artifact(PAGE, html)
-    script = summary_script(folder.table, previous["profile"] if previous else None,
-                            previous_timestamp=previous["timestamp"] if previous else None, trend=trend[:-1])
+    script = summary_script(
+        folder.table,
+        previous["profile"] if previous else None,
+        previous_timestamp=previous["timestamp"] if previous else None,
+        trend=trend[:-1],
+    )
     script_uri = folder.write_script(SUMMARY_SCRIPT, script)
     for line in summary.headline:
         context.log.info(visible(f"{folder.table}: {line}"))
@@ -89,8 +124,12 @@ def _previous_run(folder: TableRun) -> dict | None:
     if not found:
         return None
     ts, profile = found[0]
-    return {"timestamp": ts, "profile": profile, "issues": folder.read_json(ISSUES, ts),
-            "investigations": folder.read_json(INVESTIGATIONS, ts)}
+    return {
+        "timestamp": ts,
+        "profile": profile,
+        "issues": folder.read_json(ISSUES, ts),
+        "investigations": folder.read_json(INVESTIGATIONS, ts),
+    }
 
 
 def _change_counts(summary) -> dict:

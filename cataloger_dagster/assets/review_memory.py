@@ -23,14 +23,15 @@ from cataloger_dagster.core.reviews.renames import renames_through
 from cataloger_dagster.resources.agent import AgentResource
 from cataloger_dagster.resources.script_store import ScriptStore
 
-HISTORY_RUNS = 32          # earlier profiles searched for a renamed column
+HISTORY_RUNS = 32  # earlier profiles searched for a renamed column
 _CACHE: OrderedDict = OrderedDict()
 _CACHE_SIZE = 4
 _LOCK = threading.Lock()
 
 
-def database_reviews(store: ScriptStore, database: str, run_id: str,
-                     log: dg.DagsterLogManager | None = None) -> dict[str, list[Review]]:
+def database_reviews(
+    store: ScriptStore, database: str, run_id: str, log: dg.DagsterLogManager | None = None
+) -> dict[str, list[Review]]:
     """{table: its review log} over every table of ``database``, from the database's review log
     (a few requests however many tables), read once per Dagster run.  An entry that cannot be
     read is left out with a warning: another table's broken entry must not fail this table (its
@@ -60,12 +61,21 @@ def _renames(folder: TableRun, profile: TableProfile, reviews: list[Review]) -> 
     return renames_through([*history, profile])
 
 
-def table_memory(context: dg.AssetExecutionContext, folder: TableRun, agent: AgentResource,
-                 profile: TableProfile, previous: AnalysisResultModel | None,
-                 own: list[Review] | None = None) -> ReviewMemory:
+def table_memory(
+    context: dg.AssetExecutionContext,
+    folder: TableRun,
+    agent: AgentResource,
+    profile: TableProfile,
+    previous: AnalysisResultModel | None,
+    own: list[Review] | None = None,
+) -> ReviewMemory:
     """The table's review memory for this run, with the agent's tolerance and precision threshold;
     ``own``: the table's review log when the caller has read it already."""
     logs = database_reviews(folder.store, folder.database.database_name, context.run.run_id, context.log)
     own = folder.store.read_reviews(folder.prefix) if own is None else own
-    return agent.memory(reviews=own, dismissals=dismissal_counts({**logs, folder.table: own}),
-                        renames=_renames(folder, profile, own), opened=opened_by(previous))
+    return agent.memory(
+        reviews=own,
+        dismissals=dismissal_counts({**logs, folder.table: own}),
+        renames=_renames(folder, profile, own),
+        opened=opened_by(previous),
+    )

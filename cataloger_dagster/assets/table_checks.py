@@ -29,9 +29,15 @@ def build_table_checks(specs: Sequence[dg.AssetSpec], database: str) -> list[dg.
 
     @dg.multi_asset_check(
         name="catalog_findings",
-        specs=[dg.AssetCheckSpec(CHECK, asset=key, description="passes when the table's latest catalog run left "
-                                 "no open high-severity finding; counts its open findings by severity")
-               for key in tables],
+        specs=[
+            dg.AssetCheckSpec(
+                CHECK,
+                asset=key,
+                description="passes when the table's latest catalog run left "
+                "no open high-severity finding; counts its open findings by severity",
+            )
+            for key in tables
+        ],
         can_subset=True,
     )
     def catalog_findings(context: dg.AssetCheckExecutionContext, store: ScriptStore) -> Iterator[dg.AssetCheckResult]:
@@ -44,24 +50,46 @@ def build_table_checks(specs: Sequence[dg.AssetSpec], database: str) -> list[dg.
 def build_table_checks_job(checks: Sequence[dg.AssetChecksDefinition]) -> "list[dg.UnresolvedAssetJobDefinition]":
     if not checks:
         return []
-    return [dg.define_asset_job(JOB, selection=dg.AssetSelection.checks(*checks),
-                                description="Checks each of the user's tables against its latest catalog run "
-                                "(reads the store, not the database).")]
+    return [
+        dg.define_asset_job(
+            JOB,
+            selection=dg.AssetSelection.checks(*checks),
+            description="Checks each of the user's tables against its latest catalog run "
+            "(reads the store, not the database).",
+        )
+    ]
 
 
 def open_findings(store: ScriptStore, database: str, table: str, key: dg.AssetKey) -> dg.AssetCheckResult:
     try:
         entry = cataloged(store, database, table)
     except (ScriptStoreError, UnreadableResults) as e:
-        return dg.AssetCheckResult(asset_key=key, check_name=CHECK, passed=False, severity=dg.AssetCheckSeverity.WARN,
-                                   description=visible(f"the stored results of {table!r} could not be read: {e}"))
+        return dg.AssetCheckResult(
+            asset_key=key,
+            check_name=CHECK,
+            passed=False,
+            severity=dg.AssetCheckSeverity.WARN,
+            description=visible(f"the stored results of {table!r} could not be read: {e}"),
+        )
     if entry is None:
-        return dg.AssetCheckResult(asset_key=key, check_name=CHECK, passed=False, severity=dg.AssetCheckSeverity.WARN,
-                                   description="the store holds no complete catalog run of this table")
+        return dg.AssetCheckResult(
+            asset_key=key,
+            check_name=CHECK,
+            passed=False,
+            severity=dg.AssetCheckSeverity.WARN,
+            description="the store holds no complete catalog run of this table",
+        )
     counts = entry.findings_by_severity
     return dg.AssetCheckResult(
-        asset_key=key, check_name=CHECK, passed=counts["high"] == 0, severity=dg.AssetCheckSeverity.WARN,
+        asset_key=key,
+        check_name=CHECK,
+        passed=counts["high"] == 0,
+        severity=dg.AssetCheckSeverity.WARN,
         description=f"{counts['high']} high, {counts['medium']} medium, {counts['low']} low open findings",
-        metadata={**{f"findings_{severity}": n for severity, n in counts.items()}, "health": entry.health,
-                  "page": link(entry.page), "cataloged_at": entry.run},
+        metadata={
+            **{f"findings_{severity}": n for severity, n in counts.items()},
+            "health": entry.health,
+            "page": link(entry.page),
+            "cataloged_at": entry.run,
+        },
     )

@@ -20,14 +20,13 @@ from cataloger_dagster.core.shown import visible
     description="Statistics of every column, pushed down to the database through ibis, "
     "with sample rows and the table's fingerprint.",
 )
-def table_profile(
-    context: dg.AssetExecutionContext, database: DatabaseResource, store: ScriptStore
-) -> dg.Output:
+def table_profile(context: dg.AssetExecutionContext, database: DatabaseResource, store: ScriptStore) -> dg.Output:
     return table_output(context, each_table(context, lambda name: _profile(context, database, store, name)))
 
 
-def _profile(context: dg.AssetExecutionContext, database: DatabaseResource, store: ScriptStore,
-             name: str) -> tuple[TableProfile, dict]:
+def _profile(
+    context: dg.AssetExecutionContext, database: DatabaseResource, store: ScriptStore, name: str
+) -> tuple[TableProfile, dict]:
     table = database.table(name)
     fingerprint = database.fingerprint(name)
     profile = compute_profile(
@@ -39,10 +38,12 @@ def _profile(context: dg.AssetExecutionContext, database: DatabaseResource, stor
     )
     folder = TableRun.open(context, database, store, name)  # after profiling: a failed profile claims no folder
     uri = folder.write_json(PROFILE, profile)
-    context.log.info(visible(
-        f"profiled {name}: {profile.row_count:,} rows, {profile.column_count} columns, "
-        f"{profile.queries} queries in {profile.duration_s:.2f}s"
-    ))
+    context.log.info(
+        visible(
+            f"profiled {name}: {profile.row_count:,} rows, {profile.column_count} columns, "
+            f"{profile.queries} queries in {profile.duration_s:.2f}s"
+        )
+    )
     return profile, {
         "dagster/row_count": profile.row_count,
         "dagster/column_schema": column_schema(profile),

@@ -33,11 +33,11 @@ log = logging.getLogger(__name__)
 
 KEY_PREFIX = "catalog"
 TABLES_GROUP = "tables"
-FINDINGS_SHOWN = 10          # the open findings listed in a table's metadata, most severe first
+FINDINGS_SHOWN = 10  # the open findings listed in a table's metadata, most severe first
 _KEY_CHARS = re.compile(r"[^A-Za-z0-9_]+")
 _TAG_CHARS = re.compile(r"[^A-Za-z0-9_.-]+")
 _EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s]+\Z")
-KEY_HASH = 8                 # hex digits of the name's hash on a key part that is not the name itself
+KEY_HASH = 8  # hex digits of the name's hash on a key part that is not the name itself
 MAX_KEY_PART = 100
 
 
@@ -77,11 +77,17 @@ def dagster_owner(owner: str) -> str | None:
 
 
 def column_schema(entry: CatalogedTable) -> dg.TableSchema:
-    return dg.TableSchema(columns=[
-        dg.TableColumn(name=c.name, type=c.type, description=markdown_text(c.description) if c.description else None,
-                       constraints=dg.TableColumnConstraints(nullable=c.nullable))
-        for c in entry.columns
-    ])
+    return dg.TableSchema(
+        columns=[
+            dg.TableColumn(
+                name=c.name,
+                type=c.type,
+                description=markdown_text(c.description) if c.description else None,
+                constraints=dg.TableColumnConstraints(nullable=c.nullable),
+            )
+            for c in entry.columns
+        ]
+    )
 
 
 def findings_summary(entry: CatalogedTable) -> dg.MetadataValue:
@@ -118,15 +124,18 @@ def table_spec(entry: CatalogedTable, *, owners: Mapping[str, str], lineage: boo
         metadata=metadata,
         group_name=TABLES_GROUP,
         owners=[owner] if owner else [],
-        tags={"cataloger/database": tag_value(entry.database), "cataloger/health": entry.health_band,
-              "cataloger/worst_finding": entry.worst_severity, "cataloger/status": tag_value(entry.status)},
+        tags={
+            "cataloger/database": tag_value(entry.database),
+            "cataloger/health": entry.health_band,
+            "cataloger/worst_finding": entry.worst_severity,
+            "cataloger/status": tag_value(entry.status),
+        },
         kinds={"table"},
         deps=[table_key(entry.database, other) for other in entry.references] if lineage else [],
     )
 
 
-def table_specs(entries: Iterable[CatalogedTable], *, owners: Mapping[str, str],
-                lineage: bool) -> list[dg.AssetSpec]:
+def table_specs(entries: Iterable[CatalogedTable], *, owners: Mapping[str, str], lineage: bool) -> list[dg.AssetSpec]:
     """One spec per table; a table whose key another already has is left out, logged by name.
     Lineage only between the tables listed: a reference to one not cataloged draws nothing."""
     entries = list(entries)
@@ -134,22 +143,31 @@ def table_specs(entries: Iterable[CatalogedTable], *, owners: Mapping[str, str],
     for entry in entries:
         key = table_key(entry.database, entry.table)
         if key in specs:
-            log.warning(visible(f"table {entry.table!r} left out of Dagster's catalog: its asset key "
-                                f"{key.to_user_string()} is another table's"))
+            log.warning(
+                visible(
+                    f"table {entry.table!r} left out of Dagster's catalog: its asset key "
+                    f"{key.to_user_string()} is another table's"
+                )
+            )
             continue
         specs[key] = table_spec(entry, owners=owners, lineage=lineage)
     return [spec.replace_attributes(deps=[d for d in spec.deps if d.asset_key in specs]) for spec in specs.values()]
 
 
-def stored_table_specs(store: ScriptStore, database: str, *, owners: Mapping[str, str],
-                       lineage: bool) -> list[dg.AssetSpec]:
+def stored_table_specs(
+    store: ScriptStore, database: str, *, owners: Mapping[str, str], lineage: bool
+) -> list[dg.AssetSpec]:
     """The specs of every table of ``database`` cataloged in ``store``.  A store that cannot be read
     lists none, and says why in one line: the pipeline still loads, to catalog them."""
     try:
         entries, problems = read_cataloged_tables(store, database)
-    except Exception as e:   # any backend's failure (a missing bucket, no credentials): never the pipeline's
-        log.warning(visible(f"the cataloged tables of {database!r} are not in Dagster's catalog: "
-                            f"{store.describe()} could not be read ({type(e).__name__}: {e})"))
+    except Exception as e:  # any backend's failure (a missing bucket, no credentials): never the pipeline's
+        log.warning(
+            visible(
+                f"the cataloged tables of {database!r} are not in Dagster's catalog: "
+                f"{store.describe()} could not be read ({type(e).__name__}: {e})"
+            )
+        )
         return []
     for problem in problems:
         log.warning(problem)

@@ -1,7 +1,15 @@
 import dagster as dg
 
 from cataloger_dagster.assets.common import (
-    GROUP, OWNERS, TableRun, each_table, link, per_table, table_input, table_ins, table_output,
+    GROUP,
+    OWNERS,
+    TableRun,
+    each_table,
+    link,
+    per_table,
+    table_input,
+    table_ins,
+    table_output,
 )
 from cataloger_dagster.assets.metadata import column_schema, usage_metadata
 from cataloger_dagster.assets.partitions import tables_partitions
@@ -36,13 +44,18 @@ def table_understanding(
     agent: AgentResource,
 ) -> dg.Output:
     profiles = table_input(context, table_profile)
-    return table_output(context, each_table(
-        context, lambda table: _understand(context, TableRun.open(context, database, store, table), profiles(table),
-                                           agent)))
+    return table_output(
+        context,
+        each_table(
+            context,
+            lambda table: _understand(context, TableRun.open(context, database, store, table), profiles(table), agent),
+        ),
+    )
 
 
-def _understand(context: dg.AssetExecutionContext, folder: TableRun, table_profile: TableProfile,
-                agent: AgentResource) -> tuple[DatasetUnderstandingModel, dict]:
+def _understand(
+    context: dg.AssetExecutionContext, folder: TableRun, table_profile: TableProfile, agent: AgentResource
+) -> tuple[DatasetUnderstandingModel, dict]:
     key = cache_key(table_profile, agent)
     reused_from = None
     understanding = None

@@ -85,9 +85,11 @@ def failed_table(result: dg.ExecuteInProcessResult) -> str | None:
     return None
 
 
-def catalog_tables(tables: list[str], run: Callable[[list[str]], dg.ExecuteInProcessResult],
-                   report: Callable[[str, dg.ExecuteInProcessResult | None, BaseException | None], object],
-                   ) -> list:
+def catalog_tables(
+    tables: list[str],
+    run: Callable[[list[str]], dg.ExecuteInProcessResult],
+    report: Callable[[str, dg.ExecuteInProcessResult | None, BaseException | None], object],
+) -> list:
     """One report per table of `tables` (a batch), from one run over them all when it succeeds.
 
     When it fails, the table it failed on is cataloged alone, and the tables before and after it
@@ -109,7 +111,7 @@ def catalog_tables(tables: list[str], run: Callable[[list[str]], dg.ExecuteInPro
     culprit = failed_table(result) if result is not None else None
     if culprit in tables:
         at = tables.index(culprit)
-        parts = [tables[:at], [culprit], tables[at + 1:]]
+        parts = [tables[:at], [culprit], tables[at + 1 :]]
     else:
         half = len(tables) // 2
         parts = [tables[:half], tables[half:]]
@@ -121,12 +123,15 @@ def catalog_tables(tables: list[str], run: Callable[[list[str]], dg.ExecuteInPro
 # ("report", table, report JSON) for each table, then ("done", None, None); ("stopped", None, signal)
 # when a signal stopped it
 PROGRESS, REPORT, DONE, STOPPED = "progress", "report", "done", "stopped"
-STOP_GRACE_S = 15.0   # how long stopped workers get to close their run and sandboxes before being killed
+STOP_GRACE_S = 15.0  # how long stopped workers get to close their run and sandboxes before being killed
 
 
-def catalog_in_workers(batches: list[list[str]], jobs: int, setup: tuple,
-                       on_progress: Callable[[str, str, float], None] | None = None,
-                       ) -> Generator[tuple[str, str | None], None, None]:
+def catalog_in_workers(
+    batches: list[list[str]],
+    jobs: int,
+    setup: tuple,
+    on_progress: Callable[[str, str, float], None] | None = None,
+) -> Generator[tuple[str, str | None], None, None]:
     """(table, report as JSON) as `jobs` worker processes catalog `batches`; a table whose
     process ended first comes with None.  `on_progress(table, step, seconds)` hears each step
     of each table as a worker finishes it.
@@ -137,7 +142,7 @@ def catalog_in_workers(batches: list[list[str]], jobs: int, setup: tuple,
     its reports and DONE.  A worker takes the next batch when it has finished one.  When this
     process is stopped (`Interrupted`), or a worker says a signal stopped it, every worker is
     sent the signal and waited for (killed after `STOP_GRACE_S`), and `Interrupted` is raised."""
-    todo = [list(batch) for batch in reversed(batches)]   # emptied as reports come: the caller's stay whole
+    todo = [list(batch) for batch in reversed(batches)]  # emptied as reports come: the caller's stay whole
     workers = [_Worker(setup) for _ in range(min(jobs, len(batches)))]
     busy: dict[_Worker, list[str]] = {}
     try:
@@ -149,7 +154,7 @@ def catalog_in_workers(batches: list[list[str]], jobs: int, setup: tuple,
                 worker = next(w for w in busy if w.results is conn)
                 try:
                     kind, table, data = worker.results.recv()
-                except (EOFError, OSError):   # it died: what it had not reported fails
+                except (EOFError, OSError):  # it died: what it had not reported fails
                     check_stop()
                     for table in busy.pop(worker):
                         yield table, None
@@ -165,7 +170,7 @@ def catalog_in_workers(batches: list[list[str]], jobs: int, setup: tuple,
                     busy[worker].remove(table)
                     yield table, data
                     continue
-                for table in busy[worker]:   # a batch it finished without a report for them
+                for table in busy[worker]:  # a batch it finished without a report for them
                     yield table, None
                 if todo:
                     busy[worker] = todo.pop()
@@ -173,7 +178,7 @@ def catalog_in_workers(batches: list[list[str]], jobs: int, setup: tuple,
                 else:
                     del busy[worker]
                     worker.send(None)
-        for batch in reversed(todo):   # no worker was left to take them
+        for batch in reversed(todo):  # no worker was left to take them
             for table in batch:
                 yield table, None
     except Interrupted as stop:
@@ -214,7 +219,10 @@ class _Worker:
         env = python_environment(package_root)
         self.process = subprocess.Popen(
             [sys.executable, "-m", "cataloger_dagster.cli.worker", str(batches_out), str(reports_in)],
-            pass_fds=(batches_out, reports_in), env=env, stdin=subprocess.DEVNULL)
+            pass_fds=(batches_out, reports_in),
+            env=env,
+            stdin=subprocess.DEVNULL,
+        )
         os.close(batches_out)
         os.close(reports_in)
         self.batches = Connection(batches_in, readable=False)
@@ -225,7 +233,7 @@ class _Worker:
         try:
             self.batches.send(message)
         except OSError:
-            pass   # it has ended: its reports say so (EOF)
+            pass  # it has ended: its reports say so (EOF)
 
     def signal(self, signo: int) -> None:
         if self.process.poll() is None:
@@ -244,8 +252,7 @@ class _Worker:
                 conn.close()
 
 
-def serve_batches(batches: Connection, reports: Connection,
-                  catalog: Callable[[list[str]], list]) -> None:
+def serve_batches(batches: Connection, reports: Connection, catalog: Callable[[list[str]], list]) -> None:
     """A worker's loop: each batch received is cataloged and answered (REPORT each, DONE).  It
     ends on None, or when the runner is gone (its end of the pipe closed: killed, say).  A
     signal that stops it (`Interrupted`) is told to the runner (STOPPED) and raised."""
@@ -266,9 +273,11 @@ def serve_batches(batches: Connection, reports: Connection,
 
 def progress_sender(reports: Connection) -> Callable[[str, str, float], None]:
     """A worker's `on_progress`: each step of each table, told to the runner as it is done."""
+
     def send(table: str, step: str, seconds: float) -> None:
         try:
             reports.send((PROGRESS, table, (step, seconds)))
         except OSError:
-            pass   # the runner is gone: the loop ends at the next batch
+            pass  # the runner is gone: the loop ends at the next batch
+
     return send

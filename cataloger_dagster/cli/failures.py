@@ -48,17 +48,17 @@ def plain_message(error) -> str:
     (a Python builtin's stays: "ZeroDivisionError: division by zero" says more than its message)."""
     inner = error
     while inner.cause is not None and inner.cls_name and inner.cls_name.startswith("Dagster"):
-        inner = inner.cause   # Dagster's wrapper ("Error occurred while executing op...") around ours
+        inner = inner.cause  # Dagster's wrapper ("Error occurred while executing op...") around ours
     message = (inner.message or "").strip()
     name = inner.cls_name or ""
-    if name and not hasattr(builtins, name):   # "ScriptStoreError: ..." or "package.module.ScriptStoreError: ..."
+    if name and not hasattr(builtins, name):  # "ScriptStoreError: ..." or "package.module.ScriptStoreError: ..."
         message = re.sub(rf"^(?:[\w.]+\.)?{re.escape(name)}: ", "", message)
     lines = [line.strip() for line in message.splitlines() if line.strip()]
     return " ".join(lines) or name or "unknown error"
 
 
 def failure_line(step: str, error) -> str:
-    """"<what went wrong> (while <what the step does>)": a failed table's error, one line."""
+    """ "<what went wrong> (while <what the step does>)": a failed table's error, one line."""
     doing = f"while {STEP_DOING[step]}" if step in STEP_DOING else f"in step {step}" if step else ""
     return plain_message(error) + (f" ({doing})" if doing else "")
 

@@ -18,8 +18,8 @@ from pydantic import BaseModel, Field
 from cataloger_dagster.core.models import CodeInvestigation, IssueModel, ReviewMark
 from cataloger_dagster.core.values import finite_float
 
-EVIDENCE_NUMBERS = 8        # numbers kept from each source of evidence
-ERROR_CHARS = 200           # of a failed check's error line
+EVIDENCE_NUMBERS = 8  # numbers kept from each source of evidence
+ERROR_CHARS = 200  # of a failed check's error line
 
 # the person's verdict (core/reviews) as the state of the finding
 ReviewState = Literal["none", "accepted", "dismissed", "expected"]
@@ -28,8 +28,8 @@ Verdict = Literal["confirmed", "refuted", "inconclusive", "error", "no_verdict"]
 
 
 class Evidence(BaseModel):
-    finding: dict[str, float | int | bool] = {}         # the detector's (or history's) numbers
-    investigation: dict[str, float | int | bool] = {}   # the numbers its check's code printed
+    finding: dict[str, float | int | bool] = {}  # the detector's (or history's) numbers
+    investigation: dict[str, float | int | bool] = {}  # the numbers its check's code printed
 
 
 class ReviewSummary(BaseModel):
@@ -46,12 +46,12 @@ class ReviewSummary(BaseModel):
 class IssueSummary(BaseModel):
     id: str
     type: str
-    severity: str                       # "high" | "medium" | "low"
-    category: str                       # "quick_fixes" | "smart_fixes"
+    severity: str  # "high" | "medium" | "low"
+    category: str  # "quick_fixes" | "smart_fixes"
     affectedColumns: list[str]
     affectedRows: Optional[int] = None
-    description: str = ""               # one sentence, as the catalog page says it
-    source: str = "detector"            # "detector", "history" or the agent that raised it
+    description: str = ""  # one sentence, as the catalog page says it
+    source: str = "detector"  # "detector", "history" or the agent that raised it
     evidence: Evidence = Field(default_factory=Evidence)
     # the investigation's: None when the finding was not investigated
     verdict: Optional[Verdict] = None
@@ -66,7 +66,7 @@ def _numbers(data: Any) -> dict[str, float | int | bool]:
     out: dict[str, float | int | bool] = {}
     for key, value in data.items():
         if isinstance(value, dict) and all(finite_float(v) is not None for v in value.values()):
-            continue   # counts by value ({'shipped ': 3}): its keys may be the table's values
+            continue  # counts by value ({'shipped ': 3}): its keys may be the table's values
         pairs = value.items() if isinstance(value, dict) else [(None, value)]
         for sub, leaf in pairs:
             if len(out) >= EVIDENCE_NUMBERS:
@@ -91,7 +91,8 @@ def _review(mark: Optional[ReviewMark]) -> tuple[ReviewState, Optional[ReviewSum
     if mark is None:
         return "none", None
     return REVIEW_STATES.get(mark.verdict, "none"), ReviewSummary(
-        mark=mark.state, reviewer=mark.reviewer, at=mark.at, note=mark.note, open_since=mark.open_since)
+        mark=mark.state, reviewer=mark.reviewer, at=mark.at, note=mark.note, open_since=mark.open_since
+    )
 
 
 def summarize(issue: IssueModel, investigation: Optional[CodeInvestigation] = None) -> IssueSummary:
@@ -99,14 +100,25 @@ def summarize(issue: IssueModel, investigation: Optional[CodeInvestigation] = No
     verdict, reason = _verdict(investigation) if investigation is not None else (None, None)
     review, mark = _review(issue.review)
     return IssueSummary(
-        id=issue.id, type=issue.type, severity=issue.severity, category=issue.category,
-        affectedColumns=issue.affectedColumns, affectedRows=issue.affectedRows, description=issue.description,
+        id=issue.id,
+        type=issue.type,
+        severity=issue.severity,
+        category=issue.category,
+        affectedColumns=issue.affectedColumns,
+        affectedRows=issue.affectedRows,
+        description=issue.description,
         source=issue.source,
-        evidence=Evidence(finding=_numbers({k: v for k, v in issue.details.items() if k != "chart"}),
-                          investigation=_numbers(investigation.evidence) if investigation is not None else {}),
-        verdict=verdict, verdict_reason=reason, review=review, review_mark=mark)
+        evidence=Evidence(
+            finding=_numbers({k: v for k, v in issue.details.items() if k != "chart"}),
+            investigation=_numbers(investigation.evidence) if investigation is not None else {},
+        ),
+        verdict=verdict,
+        verdict_reason=reason,
+        review=review,
+        review_mark=mark,
+    )
 
 
 def summarize_all(issues: Iterable[IssueModel], investigations: Iterable[CodeInvestigation]) -> list[IssueSummary]:
-    by_issue = {inv.issue_id: inv for inv in investigations if inv.issue_id}   # the last one of each
+    by_issue = {inv.issue_id: inv for inv in investigations if inv.issue_id}  # the last one of each
     return [summarize(issue, by_issue.get(issue.id)) for issue in issues]

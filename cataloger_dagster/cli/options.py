@@ -30,8 +30,10 @@ DATABASE_URLS = (
 )
 EXAMPLE_DATABASE = DATABASE_URLS[1][0]
 
-MISSING_DATABASE = ("Missing option '--database': pass --database URL or set CATALOGER_DATABASE "
-                    "(for the demo database, run `cataloger demo`)")
+MISSING_DATABASE = (
+    "Missing option '--database': pass --database URL or set CATALOGER_DATABASE "
+    "(for the demo database, run `cataloger demo`)"
+)
 
 
 def examples(*commands: str, urls: bool = False) -> str:
@@ -40,8 +42,7 @@ def examples(*commands: str, urls: bool = False) -> str:
     text = "\b\nExamples:\n" + "\n".join(f"  {command}" for command in commands)
     if urls:
         width = max(len(url) for url, _ in DATABASE_URLS)
-        text += "\n\n\b\nDatabase URLs:\n" + "\n".join(f"  {url:<{width}}  {meaning}"
-                                                      for url, meaning in DATABASE_URLS)
+        text += "\n\n\b\nDatabase URLs:\n" + "\n".join(f"  {url:<{width}}  {meaning}" for url, meaning in DATABASE_URLS)
     return text
 
 
@@ -50,23 +51,32 @@ def examples(*commands: str, urls: bool = False) -> str:
 
 def database_option(func: Callable) -> Callable:
     return click.option(
-        "--database", "database", metavar="URL",
+        "--database",
+        "database",
+        metavar="URL",
         help=f"The database, as an ibis URL such as {EXAMPLE_DATABASE} [default: CATALOGER_DATABASE; "
-        "one of the two is required].")(func)
+        "one of the two is required].",
+    )(func)
 
 
 def name_option(func: Callable) -> Callable:
     return click.option(
-        "--name", "name", metavar="NAME",
+        "--name",
+        "name",
+        metavar="NAME",
         help="The catalog's name, its folder in the store [default: CATALOGER_NAME, else the database file's "
         "name with its extension, or host_port/database/schema]; a name that another database's catalog "
-        "has is refused unless given here.")(func)
+        "has is refused unless given here.",
+    )(func)
 
 
 def store_option(func: Callable) -> Callable:
     return click.option(
-        "--store", "store", metavar="PATH",
-        help=f"Folder or s3://bucket/prefix of the catalog [default: CATALOGER_STORE, else {DEFAULT_STORE}].")(func)
+        "--store",
+        "store",
+        metavar="PATH",
+        help=f"Folder or s3://bucket/prefix of the catalog [default: CATALOGER_STORE, else {DEFAULT_STORE}].",
+    )(func)
 
 
 def json_option(func: Callable) -> Callable:

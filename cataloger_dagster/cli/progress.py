@@ -24,16 +24,21 @@ class RunProgress:
     def __init__(self, expected: Optional[int], bar: bool) -> None:
         self.started = time.monotonic()
         self.total = expected
-        self.steps: dict[str, set[str]] = {}      # table -> its steps done
-        self.own: dict[str, dict[str, float]] = {}   # table -> step -> its own seconds in it
-        self.finished: set[str] = set()           # tables whose every step is done (so stored), or kept
+        self.steps: dict[str, set[str]] = {}  # table -> its steps done
+        self.own: dict[str, dict[str, float]] = {}  # table -> step -> its own seconds in it
+        self.finished: set[str] = set()  # tables whose every step is done (so stored), or kept
         self.reported: set[str] = set()
         self._bar = None
         if bar:
             from tqdm import tqdm
 
-            self._bar = tqdm(total=expected, file=sys.stderr, unit="table", dynamic_ncols=True,
-                             bar_format="{desc} {percentage:3.0f}%|{bar}| [{elapsed}<{remaining}{postfix}]")
+            self._bar = tqdm(
+                total=expected,
+                file=sys.stderr,
+                unit="table",
+                dynamic_ncols=True,
+                bar_format="{desc} {percentage:3.0f}%|{bar}| [{elapsed}<{remaining}{postfix}]",
+            )
             self._describe()
 
     def elapsed(self) -> float:
@@ -56,12 +61,12 @@ class RunProgress:
             done = sum(len(steps) for steps in self.steps.values()) / len(STEPS)
             self._bar.n = min(done, self._bar.total) if self._bar.total else done
             self._describe()
-            self._bar.set_postfix_str(visible(now))   # refreshes
+            self._bar.set_postfix_str(visible(now))  # refreshes
 
     def start(self, names: list[str]) -> None:
         self.total = len(names)
         if self._bar is not None:
-            self._bar.total = len(names)   # known once the database has been listed
+            self._bar.total = len(names)  # known once the database has been listed
             self._describe()
             self._bar.refresh()
 
@@ -98,8 +103,10 @@ class RunProgress:
     def interrupted_line(self, stop: Interrupted) -> str:
         total = self.total or len(self.finished)
         left = max(total - len(self.finished), 0)
-        return (f"stopped ({stop}): {len(self.finished)} of {total} tables finished and stay in the store; "
-                f"`cataloger run --resume` catalogs the other {left}")
+        return (
+            f"stopped ({stop}): {len(self.finished)} of {total} tables finished and stay in the store; "
+            f"`cataloger run --resume` catalogs the other {left}"
+        )
 
     def close(self) -> None:
         if self._bar is not None:
@@ -125,8 +132,10 @@ def _summary(report: CatalogReport, seconds: float) -> Iterator[str]:
         yield f"resumed the run started at {report.resumed_from}, which did not finish"
     kept = [t.table for t in report.tables if t.resumed]
     if kept:
-        yield (f"  {len(kept)} already cataloged for their current data, not run again "
-               f"(--no-resume runs them): {', '.join(kept)}")
+        yield (
+            f"  {len(kept)} already cataloged for their current data, not run again "
+            f"(--no-resume runs them): {', '.join(kept)}"
+        )
     for t in report.failed:
         yield f"  {failed_line(t)}"
     for t in report.tables:

@@ -17,15 +17,22 @@ from dataclasses import dataclass, field
 from typing import Callable, Optional
 
 from cataloger_dagster.core.history.timelapse import RunSummary
-from cataloger_dagster.core.layout import DATABASE_RUNS, LATEST_WINDOW, RUN_SUMMARY, new_timestamp, store_name, table_prefix
+from cataloger_dagster.core.layout import (
+    DATABASE_RUNS,
+    LATEST_WINDOW,
+    RUN_SUMMARY,
+    new_timestamp,
+    store_name,
+    table_prefix,
+)
 from cataloger_dagster.resources.script_store import ScriptStore
 
 
 @dataclass
 class ResumePlan:
-    interrupted: Optional[dict] = None     # the start entry of the run that did not finish, if any
-    done: dict[str, RunSummary] = field(default_factory=dict)   # table -> its finished run for its data
-    unreadable: dict[str, str] = field(default_factory=dict)    # table -> why its data could not be checked
+    interrupted: Optional[dict] = None  # the start entry of the run that did not finish, if any
+    done: dict[str, RunSummary] = field(default_factory=dict)  # table -> its finished run for its data
+    unreadable: dict[str, str] = field(default_factory=dict)  # table -> why its data could not be checked
 
 
 def _log(database: str) -> str:
@@ -51,7 +58,7 @@ def interrupted_run(store: ScriptStore, database: str) -> Optional[dict]:
         try:
             entry = json.loads(data)
         except ValueError:
-            return None          # a damaged entry decides nothing: the run catalogs everything
+            return None  # a damaged entry decides nothing: the run catalogs everything
         return entry if isinstance(entry, dict) and entry.get("event") == "started" else None
     return None
 
@@ -69,8 +76,9 @@ def finished_run(store: ScriptStore, database: str, table: str) -> Optional[RunS
     return None
 
 
-def plan_resume(store: ScriptStore, database: str, tables: list[str],
-                fingerprint: Callable[[str], str], *, force: bool = False) -> ResumePlan:
+def plan_resume(
+    store: ScriptStore, database: str, tables: list[str], fingerprint: Callable[[str], str], *, force: bool = False
+) -> ResumePlan:
     """Which of ``tables`` need no new run: those whose latest finished run cataloged the data
     they hold now.  Looked at only after an interrupted run, or always with ``force``."""
     plan = ResumePlan(interrupted=interrupted_run(store, database))

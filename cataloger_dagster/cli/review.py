@@ -19,23 +19,32 @@ def _shown(review) -> str:
     return f"{review.at[:19]} {review.verdict:<8} {review.issue_id!r} by {review.reviewer}{note}"
 
 
-@click.command("review", epilog=examples(
-    f"cataloger review orders --list --database {EXAMPLE_DATABASE}",
-    f"cataloger review orders ISSUE_ID --dismiss --note 'refunds are negative' --database {EXAMPLE_DATABASE}",
-    "cataloger review orders ISSUE_ID --expected --name shop.duckdb --store s3://bucket/catalog"))
+@click.command(
+    "review",
+    epilog=examples(
+        f"cataloger review orders --list --database {EXAMPLE_DATABASE}",
+        f"cataloger review orders ISSUE_ID --dismiss --note 'refunds are negative' --database {EXAMPLE_DATABASE}",
+        "cataloger review orders ISSUE_ID --expected --name shop.duckdb --store s3://bucket/catalog",
+    ),
+)
 @click.argument("table")
 @click.argument("issue_id", required=False)
 @click.option("--dismiss", is_flag=True, help="A false alarm: do not raise it again as it is.")
 @click.option("--accept", is_flag=True, help="A real problem: keep it and track it until fixed.")
-@click.option("--expected", is_flag=True, help="Normal for this table: a baseline, "
-              "shown as known; only a change from it is an issue.")
+@click.option(
+    "--expected",
+    is_flag=True,
+    help="Normal for this table: a baseline, shown as known; only a change from it is an issue.",
+)
 @click.option("--note", default="", help="Why (free text, kept as it is written).")
 @click.option("--reviewer", help="Who reviews [default: CATALOGER_REVIEWER, else the OS user].")
-@click.option("--list", "listing", is_flag=True, help="Print TABLE's review log, oldest first, and each "
-              "issue's current verdict.")
+@click.option(
+    "--list", "listing", is_flag=True, help="Print TABLE's review log, oldest first, and each issue's current verdict."
+)
 @_common
-def review(table, issue_id, dismiss, accept, expected, note, reviewer, listing, database, name, store, database_name,
-           as_json) -> None:
+def review(
+    table, issue_id, dismiss, accept, expected, note, reviewer, listing, database, name, store, database_name, as_json
+) -> None:
     """Accept, dismiss or mark 'expected' ISSUE_ID of TABLE's latest run, or (--list) show the reviews.
     Put `--` before TABLE when a name starts with '-'.
 
@@ -59,8 +68,11 @@ def review(table, issue_id, dismiss, accept, expected, note, reviewer, listing, 
         if listing:
             reviews = ctx.store.read_reviews(ctx.prefix)
             current = latest_reviews(reviews)
-            data = {**ctx.header(), "reviews": [r.model_dump(mode="json") for r in reviews],
-                    "current": {i: r.model_dump(mode="json") for i, r in current.items()}}
+            data = {
+                **ctx.header(),
+                "reviews": [r.model_dump(mode="json") for r in reviews],
+                "current": {i: r.model_dump(mode="json") for i, r in current.items()},
+            }
             lines = [f"{ctx.table} ({ctx.database}) in {ctx.store.describe()}: {len(reviews)} review(s)"]
             lines += [f"  {_shown(r)}" for r in reviews]
             if current:
@@ -69,7 +81,9 @@ def review(table, issue_id, dismiss, accept, expected, note, reviewer, listing, 
             return data, "\n".join(lines)
         who = reviewer if reviewer and reviewer.strip() else default_reviewer(load_settings().reviewer)
         entry, uri = record_review(ctx.store, ctx.database, ctx.table, issue_id, verdict, note, who, via="cli")
-        return ({**ctx.header(), "review": entry.model_dump(mode="json"), "uri": uri},
-                f"recorded: {_shown(entry)}\n  in {uri}")
+        return (
+            {**ctx.header(), "review": entry.model_dump(mode="json"), "uri": uri},
+            f"recorded: {_shown(entry)}\n  in {uri}",
+        )
 
     _run(as_json, body)

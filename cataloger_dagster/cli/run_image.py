@@ -32,7 +32,7 @@ PACKAGE = "cataloger-dagster"
 # the run launcher and the Docker sandbox, and the agent a run may ask for
 EXTRAS = "anthropic,docker"
 # What a run's code is made of: a change to any of them makes the image stale.
-_SOURCES = ("cataloger_dagster", "pyproject.toml")   # the package holds its templates and recipes
+_SOURCES = ("cataloger_dagster", "pyproject.toml")  # the package holds its templates and recipes
 _SKIP = re.compile(r"(__pycache__|\.pyc$|\.egg-info)")
 _WHEEL_TIMEOUT_S = 900
 
@@ -44,7 +44,8 @@ def checkout_root() -> Path:
         raise SandboxImageError(
             f"the run-worker image is built from a checkout of the repository (deploy/docker/Dockerfile "
             f"and pyproject.toml beside cataloger_dagster/), not found at {root}: run the command from "
-            "a clone installed with `pip install -e`")
+            "a clone installed with `pip install -e`"
+        )
     return root
 
 
@@ -93,22 +94,42 @@ def _prepare(ctx: Path, root: Path, progress: Progress | None) -> None:
     wheels.mkdir()
     image._emit(progress, "building the package's wheel\n")
     image._run_streaming(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--disable-pip-version-check",
-         "--progress-bar", "off", "-w", str(wheels), str(root)],
-        progress, _WHEEL_TIMEOUT_S, what="building the package's wheel with pip")
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--disable-pip-version-check",
+            "--progress-bar",
+            "off",
+            "-w",
+            str(wheels),
+            str(root),
+        ],
+        progress,
+        _WHEEL_TIMEOUT_S,
+        what="building the package's wheel with pip",
+    )
     version = metadata.version(PACKAGE)
     (ctx / "requirements.txt").write_text(f"{PACKAGE}[{EXTRAS}]=={version}\n")
     (ctx / "constraints.txt").write_text("\n".join(constraints()) + "\n")
     image._emit(progress, "fetching the run worker's wheels\n")
-    image._pip_download(ctx / "requirements.txt", wheels, progress,
-                        resolve=["--find-links", str(wheels), "-c", str(ctx / "constraints.txt")])
+    image._pip_download(
+        ctx / "requirements.txt",
+        wheels,
+        progress,
+        resolve=["--find-links", str(wheels), "-c", str(ctx / "constraints.txt")],
+    )
     image._pip_download(image.recipe_dir() / "build-requirements.txt", ctx / "tools", progress)
 
 
-def build_run_image(base_image: str = image.DEFAULT_BASE, tag: str = DEFAULT_RUN_TAG, *,
-                    progress: Progress | None = None) -> str:
+def build_run_image(
+    base_image: str = image.DEFAULT_BASE, tag: str = DEFAULT_RUN_TAG, *, progress: Progress | None = None
+) -> str:
     """Build the run-worker image from `base_image` and the checkout; return its id."""
     root = checkout_root()
     labels = {RUN_LABEL: "1", RUN_HASH_LABEL: source_hash(root), image.BASE_LABEL: base_image}
-    return image.build_in_context(base_image, tag, lambda ctx: _prepare(ctx, root, progress),
-                                  labels=labels, progress=progress)
+    return image.build_in_context(
+        base_image, tag, lambda ctx: _prepare(ctx, root, progress), labels=labels, progress=progress
+    )

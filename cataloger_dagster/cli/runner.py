@@ -22,7 +22,12 @@ from cataloger_dagster.assets.common import STEP_DONE
 from cataloger_dagster.assets.partitions import partition_key_problem, TABLES_PARTITIONS
 from cataloger_dagster.assets.pools import settings_pool, with_pool
 from cataloger_dagster.cli.batches import (
-    RANGE_START, catalog_in_workers, catalog_tables, range_tags, sandbox_spares, table_batches,
+    RANGE_START,
+    catalog_in_workers,
+    catalog_tables,
+    range_tags,
+    sandbox_spares,
+    table_batches,
 )
 from cataloger_dagster.cli.failures import RunLog, failure_line, step_failure
 from cataloger_dagster.cli.findings import IssueSummary, summarize_all
@@ -48,14 +53,14 @@ QUIET_LOGS = {"loggers": {"console": {"config": {"log_level": "CRITICAL"}}}}
 
 class TableReport(BaseModel):
     table: str
-    run: Optional[str] = None           # the run folder (timestamp) in the store
+    run: Optional[str] = None  # the run folder (timestamp) in the store
     dagster_run_id: Optional[str] = None
-    status: str                         # "ok" | "degraded" (some checks could not run) | "failed"
-    error: Optional[str] = None         # failed: what went wrong, in one line
-    log: Optional[str] = None           # failed: the file holding the error's full traceback
+    status: str  # "ok" | "degraded" (some checks could not run) | "failed"
+    error: Optional[str] = None  # failed: what went wrong, in one line
+    log: Optional[str] = None  # failed: the file holding the error's full traceback
     # failed: the traceback, for the log file only (a worker hands it to the runner; not in `to_json`)
     traceback: Optional[str] = None
-    degradations: list[str] = []        # why the table is degraded, one sentence each
+    degradations: list[str] = []  # why the table is degraded, one sentence each
     html: Optional[str] = None
     issues: list[IssueSummary] = []
     # issues their investigation refuted ("checked and dismissed"), listed apart from `issues`
@@ -76,7 +81,7 @@ class TableReport(BaseModel):
 class CatalogReport(BaseModel):
     database: str
     store: str
-    catalog: str = ""                   # the catalog's name: its folder in the store
+    catalog: str = ""  # the catalog's name: its folder in the store
     index: Optional[str] = None
     tables: list[TableReport]
     # the start of the earlier run this one resumed (it was interrupted), if any
@@ -95,8 +100,10 @@ class CatalogReport(BaseModel):
         outcomes = {"ok": 0, "degraded": 0, "failed": 0}
         for t in self.tables:
             outcomes[t.status] = outcomes.get(t.status, 0) + 1
-        return {"tables": {"total": len(self.tables), **outcomes, "kept": sum(t.resumed for t in self.tables)},
-                "issues": severity_counts(i.severity for t in self.tables for i in t.issues)}
+        return {
+            "tables": {"total": len(self.tables), **outcomes, "kept": sum(t.resumed for t in self.tables)},
+            "issues": severity_counts(i.severity for t in self.tables for i in t.issues),
+        }
 
     def to_json(self) -> str:
         """`cataloger run --json`: this report without the tracebacks (in the log file instead);
@@ -140,6 +147,7 @@ def _failure(report: TableReport, result: dg.ExecuteInProcessResult) -> None:
 
 class CatalogOptions(TypedDict, total=False):
     """What `catalog_database` takes, each optional (see there)."""
+
     database: str | None
     name: str | None
     store: str | None
@@ -162,12 +170,13 @@ class CatalogOptions(TypedDict, total=False):
 class RunTarget:
     """What a run catalogs, resolved before any Dagster run: the settings, the resources made of
     them, the tables asked for and those the database lists."""
+
     settings: CatalogerSettings
     resources: dict
-    database: DatabaseResource          # closed: for its name and redacted URL, and a copy's connection
+    database: DatabaseResource  # closed: for its name and redacted URL, and a copy's connection
     available: list[str]
-    wanted: list[str]                   # asked for (default: all listed), in order, repeats kept
-    refused: dict[str, str]             # asked for but not listed: why, one line each
+    wanted: list[str]  # asked for (default: all listed), in order, repeats kept
+    refused: dict[str, str]  # asked for but not listed: why, one line each
     investigations_config: dict
     batch: int
     jobs: int
@@ -181,7 +190,8 @@ class RunTarget:
 class RunPlan:
     """How a run goes: the reports known before it (tables kept from an earlier run, tables that
     cannot be cataloged) and the batches of partitions to catalog, each one Dagster run."""
-    run_id: str                         # this run's entry in the database's log of runs
+
+    run_id: str  # this run's entry in the database's log of runs
     notes: list[str]
     settled: list[TableReport]
     batches: list[list[str]]
@@ -192,6 +202,7 @@ class RunPlan:
 @dataclass(frozen=True)
 class RunListeners:
     """Who hears the run as it goes (`catalog_database`'s `on_*`)."""
+
     on_tables: Callable[[list[str]], None] | None = None
     on_table_done: Callable[[TableReport], None] | None = None
     on_progress: Callable[[str, str, float], None] | None = None
@@ -228,9 +239,13 @@ def resolve_target(options: CatalogOptions) -> RunTarget:
     """The settings with the options' replacements, and the tables: those the database lists,
     those asked for, and why each asked for but not listed is refused."""
     settings = options.get("settings") or load_settings()
-    settings = settings.replace(database=options.get("database"), name=options.get("name"),
-                                store=options.get("store"), agent=options.get("agent"),
-                                sandbox=options.get("sandbox"))
+    settings = settings.replace(
+        database=options.get("database"),
+        name=options.get("name"),
+        store=options.get("store"),
+        agent=options.get("agent"),
+        sandbox=options.get("sandbox"),
+    )
     batch, jobs = options.get("batch"), options.get("jobs")
     # the URL becomes this process's CATALOGER_DATABASE: Dagster keeps only that name (settings.use_database)
     res = make_resources(settings)
@@ -242,17 +257,23 @@ def resolve_target(options: CatalogOptions) -> RunTarget:
     db_res = plain_database(settings)
     try:
         available = db_res.list_tables()
-        if not available:   # a wrong database or schema, most likely: say so rather than catalog nothing
+        if not available:  # a wrong database or schema, most likely: say so rather than catalog nothing
             raise db_res.no_tables_error()
         # a table asked for that is not listed fails alone, saying why (absent, or a system catalog)
         refused = {name: db_res.missing_table(name, available) for name in tables or [] if name not in available}
     finally:
         db_res.close()
-    return RunTarget(settings=settings, resources=res, database=db_res, available=available,
-                     wanted=list(tables or available), refused=refused,
-                     investigations_config=investigations_config,
-                     batch=settings.run_batch if batch is None else batch,
-                     jobs=settings.run_jobs if jobs is None else jobs)
+    return RunTarget(
+        settings=settings,
+        resources=res,
+        database=db_res,
+        available=available,
+        wanted=list(tables or available),
+        refused=refused,
+        investigations_config=investigations_config,
+        batch=settings.run_batch if batch is None else batch,
+        jobs=settings.run_jobs if jobs is None else jobs,
+    )
 
 
 @contextmanager
@@ -266,8 +287,7 @@ def _run_instance(given: dg.DagsterInstance | None) -> Iterator[dg.DagsterInstan
         yield instance
 
 
-def plan_run(target: RunTarget, instance: dg.DagsterInstance, listeners: RunListeners,
-             resume: bool | None) -> RunPlan:
+def plan_run(target: RunTarget, instance: dg.DagsterInstance, listeners: RunListeners, resume: bool | None) -> RunPlan:
     """Claim the catalog, add the tables' partitions, and split the tables into those settled
     already and batches of neighbour partitions to run."""
     st, db_res = target.store, target.database
@@ -295,11 +315,15 @@ def plan_run(target: RunTarget, instance: dg.DagsterInstance, listeners: RunList
             settled.append(TableReport(table=name, status="failed", error=partition_key_problem(name)))
         else:
             to_run.append(name)
-    return RunPlan(run_id=run_id, notes=notes, settled=settled,
-                   batches=table_batches(instance.get_dynamic_partitions(TABLES_PARTITIONS), to_run, target.batch),
-                   # each run in its database's pool: the daemon and each step count it against the limit
-                   table_assets=with_pool(TABLE_ASSETS, settings_pool(target.settings)),
-                   resumed_from=(earlier.interrupted or {}).get("at"))
+    return RunPlan(
+        run_id=run_id,
+        notes=notes,
+        settled=settled,
+        batches=table_batches(instance.get_dynamic_partitions(TABLES_PARTITIONS), to_run, target.batch),
+        # each run in its database's pool: the daemon and each step count it against the limit
+        table_assets=with_pool(TABLE_ASSETS, settings_pool(target.settings)),
+        resumed_from=(earlier.interrupted or {}).get("at"),
+    )
 
 
 class _Reports:
@@ -319,8 +343,9 @@ class _Reports:
             self._on_table_done(report)
 
 
-def execute_plan(target: RunTarget, plan: RunPlan, instance: dg.DagsterInstance,
-                 listeners: RunListeners) -> dict[str, TableReport]:
+def execute_plan(
+    target: RunTarget, plan: RunPlan, instance: dg.DagsterInstance, listeners: RunListeners
+) -> dict[str, TableReport]:
     """Every table's report, by name: the settled ones, then each batch's as its Dagster run ends
     (in worker processes with `jobs` > 1, several batches and a persistent instance)."""
     reports = _Reports(target, listeners.on_table_done)
@@ -331,29 +356,39 @@ def execute_plan(target: RunTarget, plan: RunPlan, instance: dg.DagsterInstance,
         setup = (target.settings, instance.get_ref(), target.investigations_config, spares)
         with closing(catalog_in_workers(plan.batches, target.jobs, setup, listeners.on_progress)) as reported:
             for name, data in reported:
-                reports.add(TableReport.model_validate_json(data) if data is not None else TableReport(
-                    table=name, status="failed", error="the worker process cataloging it ended first "
-                    "(killed, or out of memory?); `cataloger run --resume` catalogs the tables without a finished run"))
+                reports.add(
+                    TableReport.model_validate_json(data)
+                    if data is not None
+                    else TableReport(
+                        table=name,
+                        status="failed",
+                        error="the worker process cataloging it ended first "
+                        "(killed, or out of memory?); `cataloger run --resume` catalogs the tables without a finished run",
+                    )
+                )
         return reports.by_table
     # each table's sandbox starts, warm, while the table before it runs (the reference search
     # finds each table's keys once for the whole run: the resources' `run_state`)
     with sandbox_pool(spares):
-        catalog = batch_cataloger(target.resources, instance, target.investigations_config, plan.table_assets,
-                                  listeners.on_progress)
+        catalog = batch_cataloger(
+            target.resources, instance, target.investigations_config, plan.table_assets, listeners.on_progress
+        )
         for names in plan.batches:
             for report in catalog(names):
                 reports.add(report)
     return reports.by_table
 
 
-def index_catalog(target: RunTarget, plan: RunPlan, instance: dg.DagsterInstance,
-                  reports: dict[str, TableReport]) -> CatalogReport:
+def index_catalog(
+    target: RunTarget, plan: RunPlan, instance: dg.DagsterInstance, reports: dict[str, TableReport]
+) -> CatalogReport:
     """The catalog's index, written by its own Dagster run with the failed tables' errors, and
     the run's report; the run is logged finished only once its index is written."""
     st, db_res = target.store, target.database
     reports_in_order = [reports[name] for name in dict.fromkeys(target.wanted)]
-    errors = {r.table: r.error or "failed" for r in reports_in_order
-              if r.status == "failed" and r.table in target.available}
+    errors = {
+        r.table: r.error or "failed" for r in reports_in_order if r.status == "failed" and r.table in target.available
+    }
     index = dg.materialize(
         [*plan.table_assets, catalog_index],
         selection=[catalog_index],
@@ -363,15 +398,21 @@ def index_catalog(target: RunTarget, plan: RunPlan, instance: dg.DagsterInstance
         raise_on_error=False,
         tags={"cataloger/launched_by": "cli"},
     )
-    check_stop()   # an index run a signal stopped is no failure either: the next run resumes
+    check_stop()  # an index run a signal stopped is no failure either: the next run resumes
     index_uri = None
     if index.success:
         mats = index.asset_materializations_for_node("catalog_index")
         index_uri = str(mats[-1].metadata["index"].value) if mats else None
         finish_database_run(st, db_res.database_name, plan.run_id, sorted(errors))
-    return CatalogReport(database=db_res.safe_url, store=st.describe(), catalog=db_res.database_name,
-                         index=index_uri, tables=reports_in_order, resumed_from=plan.resumed_from,
-                         notes=plan.notes)
+    return CatalogReport(
+        database=db_res.safe_url,
+        store=st.describe(),
+        catalog=db_res.database_name,
+        index=index_uri,
+        tables=reports_in_order,
+        resumed_from=plan.resumed_from,
+        notes=plan.notes,
+    )
 
 
 def _resume_plan(store, db_res: DatabaseResource, tables: list[str], resume: bool | None) -> ResumePlan:
@@ -379,8 +420,7 @@ def _resume_plan(store, db_res: DatabaseResource, tables: list[str], resume: boo
         return ResumePlan()
     db = DatabaseResource(url=db_res.url, name=db_res.name)
     try:
-        return plan_resume(store, db.database_name, tables, lambda name: db.fingerprint(name).value,
-                           force=bool(resume))
+        return plan_resume(store, db.database_name, tables, lambda name: db.fingerprint(name).value, force=bool(resume))
     finally:
         db.close()
 
@@ -396,19 +436,31 @@ def _resumed(store, database: str, name: str, summary: RunSummary) -> TableRepor
     investigations = InvestigationsResult.model_validate(checked).investigations if checked else []
     found = summarize_all(stored.issues, investigations)
     standing = set(summary.issue_ids)
-    return TableReport(table=name, run=summary.timestamp, status=summary.status, resumed=True,
-                       html=store.uri(prefix, summary.timestamp, CATALOG_PAGE), pass_rate=summary.pass_rate,
-                       issues=[i for i in found if i.id in standing], dismissed=[i for i in found if i.id not in standing],
-                       reviewed=summarize_all(stored.reviewed, investigations),
-                       sandbox_cells=summary.cells or 0, tokens=summary.tokens or 0)
+    return TableReport(
+        table=name,
+        run=summary.timestamp,
+        status=summary.status,
+        resumed=True,
+        html=store.uri(prefix, summary.timestamp, CATALOG_PAGE),
+        pass_rate=summary.pass_rate,
+        issues=[i for i in found if i.id in standing],
+        dismissed=[i for i in found if i.id not in standing],
+        reviewed=summarize_all(stored.reviewed, investigations),
+        sandbox_cells=summary.cells or 0,
+        tokens=summary.tokens or 0,
+    )
 
 
-def batch_cataloger(res: dict, instance: dg.DagsterInstance, investigations_config: dict,
-                    assets=TABLE_ASSETS, on_progress: Callable[[str, str, float], None] | None = None,
-                    ) -> Callable[[list[str]], list[TableReport]]:
+def batch_cataloger(
+    res: dict,
+    instance: dg.DagsterInstance,
+    investigations_config: dict,
+    assets=TABLE_ASSETS,
+    on_progress: Callable[[str, str, float], None] | None = None,
+) -> Callable[[list[str]], list[TableReport]]:
     """A function cataloging one batch of tables (neighbour partitions) into their reports;
     `on_progress(table, step, seconds)` hears each step of each table as it finishes."""
-    spent: dict[str, float] = {}   # table -> its own seconds in the steps of its latest run
+    spent: dict[str, float] = {}  # table -> its own seconds in the steps of its latest run
 
     def heard(table: str, step: str, seconds: float) -> None:
         spent[table] = spent.get(table, 0.0) + seconds
@@ -416,7 +468,7 @@ def batch_cataloger(res: dict, instance: dg.DagsterInstance, investigations_conf
             on_progress(table, step, seconds)
 
     def run(names: list[str]) -> dg.ExecuteInProcessResult:
-        for name in names:   # a table run again (its batch failed on another) counts its last run
+        for name in names:  # a table run again (its batch failed on another) counts its last run
             spent[name] = 0.0
         listening = STEP_DONE.set(heard)
         try:
@@ -425,9 +477,13 @@ def batch_cataloger(res: dict, instance: dg.DagsterInstance, investigations_conf
             STEP_DONE.reset(listening)
 
     def report(name: str, result: dg.ExecuteInProcessResult | None, error: BaseException | None) -> TableReport:
-        if result is None:   # a definition-level failure must still not stop other tables
-            return TableReport(table=name, status="failed", error=str(error) or type(error).__name__,
-                               traceback="".join(format_exception(error)))
+        if result is None:  # a definition-level failure must still not stop other tables
+            return TableReport(
+                table=name,
+                status="failed",
+                error=str(error) or type(error).__name__,
+                traceback="".join(format_exception(error)),
+            )
         table_report = _table_report(name, result)
         table_report.seconds = round(spent.get(name, 0.0), 3)
         return table_report
@@ -435,8 +491,9 @@ def batch_cataloger(res: dict, instance: dg.DagsterInstance, investigations_conf
     return lambda names: catalog_tables(names, run, report)
 
 
-def _materialize_tables(names: list[str], res, instance, investigations_config,
-                        assets=TABLE_ASSETS) -> dg.ExecuteInProcessResult:
+def _materialize_tables(
+    names: list[str], res, instance, investigations_config, assets=TABLE_ASSETS
+) -> dg.ExecuteInProcessResult:
     """One Dagster run over `names`: one table, or a range of neighbour partitions."""
     target = range_tags(names)
     return dg.materialize(
@@ -471,8 +528,9 @@ def _table_report(name: str, result: dg.ExecuteInProcessResult) -> TableReport:
     report.dismissed = [i for i in summaries if i.id in gone]
     report.reviewed = summarize_all(issues.reviewed, found.investigations)
     report.status = issues.status
-    report.degradations = [f"{d.stage}" + (f" on {d.column}" if d.column else "") + f": {d.reason}"
-                           for d in issues.degradations]
+    report.degradations = [
+        f"{d.stage}" + (f" on {d.column}" if d.column else "") + f": {d.reason}" for d in issues.degradations
+    ]
     report.pass_rate = found.pass_rate
     report.sandbox_cells = found.cells
     for node in ("table_understanding", "quality_issues", "investigations"):

@@ -36,22 +36,28 @@ def sandbox() -> None:
     """The sandbox image used by SandboxResource(backend="docker")."""
 
 
-@sandbox.command("build-image", epilog=examples(
-    "cataloger sandbox build-image --if-missing",
-    "cataloger sandbox build-image --debootstrap-base --if-missing --json"))
-@click.option("--base", default=SANDBOX_BASE_IMAGE, show_default=True,
-              help="Base image with python3 3.11.")
-@click.option("--tag", default=SANDBOX_IMAGE, show_default=True,
-              help="Tag for the built image.")
-@click.option("--debootstrap-base", is_flag=True,
-              help="First make BASE from a debootstrap rootfs (root and debootstrap "
-                   "needed, no registry).")
-@click.option("--if-missing", is_flag=True,
-              help="Skip the build when TAG exists from the current recipe; with "
-                   "--debootstrap-base, make BASE only when it is absent.")
+@sandbox.command(
+    "build-image",
+    epilog=examples(
+        "cataloger sandbox build-image --if-missing",
+        "cataloger sandbox build-image --debootstrap-base --if-missing --json",
+    ),
+)
+@click.option("--base", default=SANDBOX_BASE_IMAGE, show_default=True, help="Base image with python3 3.11.")
+@click.option("--tag", default=SANDBOX_IMAGE, show_default=True, help="Tag for the built image.")
+@click.option(
+    "--debootstrap-base",
+    is_flag=True,
+    help="First make BASE from a debootstrap rootfs (root and debootstrap needed, no registry).",
+)
+@click.option(
+    "--if-missing",
+    is_flag=True,
+    help="Skip the build when TAG exists from the current recipe; with "
+    "--debootstrap-base, make BASE only when it is absent.",
+)
 @json_option
-def build_image_cmd(base: str, tag: str, debootstrap_base: bool, if_missing: bool,
-                    as_json: bool) -> None:
+def build_image_cmd(base: str, tag: str, debootstrap_base: bool, if_missing: bool, as_json: bool) -> None:
     """Build the sandbox image (ibis, duckdb, pandas, numpy inside). Progress goes to stderr.
 
     The recipe is CATALOGER_SANDBOX_RECIPE's (default: the one shipped), the debootstrap
@@ -62,8 +68,14 @@ def build_image_cmd(base: str, tag: str, debootstrap_base: bool, if_missing: boo
 
     try:
         settings = load_settings()
-        result = _build(base, tag, debootstrap_base=debootstrap_base, if_missing=if_missing,
-                        recipe=settings.sandbox_recipe, mirror=settings.debian_mirror)
+        result = _build(
+            base,
+            tag,
+            debootstrap_base=debootstrap_base,
+            if_missing=if_missing,
+            recipe=settings.sandbox_recipe,
+            mirror=settings.debian_mirror,
+        )
     except (sandbox_image.SandboxImageError, SettingsError) as exc:
         raise click.ClickException(str(exc)) from exc
     if as_json:
@@ -73,8 +85,7 @@ def build_image_cmd(base: str, tag: str, debootstrap_base: bool, if_missing: boo
         click.echo(f"{result['image']} {result['id']} ({verb}, base {result['base']})")
 
 
-def _build(base: str, tag: str, *, debootstrap_base: bool, if_missing: bool, recipe: Path | None,
-           mirror: str) -> dict:
+def _build(base: str, tag: str, *, debootstrap_base: bool, if_missing: bool, recipe: Path | None, mirror: str) -> dict:
     import docker.errors
 
     from cataloger_dagster.resources.sandbox import image as sandbox_image
@@ -82,6 +93,7 @@ def _build(base: str, tag: str, *, debootstrap_base: bool, if_missing: bool, rec
     recipe_hash = sandbox_image.recipe_hash(recipe)  # a missing recipe is said before Docker is asked
     client = sandbox_image.docker_client()
     try:
+
         def image_id(ref: str) -> str | None:
             try:
                 return client.api.inspect_image(ref)["Id"]
@@ -89,8 +101,7 @@ def _build(base: str, tag: str, *, debootstrap_base: bool, if_missing: bool, rec
                 return None
 
         if if_missing and sandbox_image.image_present(tag, current=True, recipe=recipe):
-            return {"image": tag, "id": image_id(tag), "base": base, "built": False,
-                    "recipe_hash": recipe_hash}
+            return {"image": tag, "id": image_id(tag), "base": base, "built": False, "recipe_hash": recipe_hash}
         if debootstrap_base and not (if_missing and image_id(base)):
             sandbox_image.make_debootstrap_base(base, mirror=mirror, progress=_progress_to_stderr)
     finally:
@@ -100,12 +111,14 @@ def _build(base: str, tag: str, *, debootstrap_base: bool, if_missing: bool, rec
 
 
 @sandbox.command("build-run-image", epilog=examples("cataloger sandbox build-run-image --if-missing"))
-@click.option("--base", default=SANDBOX_BASE_IMAGE, show_default=True,
-              help="Base image with python3 3.11 (the sandbox image's; `build-image --debootstrap-base` "
-                   "makes it).")
+@click.option(
+    "--base",
+    default=SANDBOX_BASE_IMAGE,
+    show_default=True,
+    help="Base image with python3 3.11 (the sandbox image's; `build-image --debootstrap-base` makes it).",
+)
 @click.option("--tag", default=RUN_IMAGE, show_default=True, help="Tag for the built image.")
-@click.option("--if-missing", is_flag=True,
-              help="Skip the build when TAG exists from the current sources and pins.")
+@click.option("--if-missing", is_flag=True, help="Skip the build when TAG exists from the current sources and pins.")
 @json_option
 def build_run_image_cmd(base: str, tag: str, if_missing: bool, as_json: bool) -> None:
     """Build the image Dagster's DockerRunLauncher runs each table in (deploy/docker/), from this
@@ -113,12 +126,14 @@ def build_run_image_cmd(base: str, tag: str, if_missing: bool, as_json: bool) ->
     sandbox_image, run_image = _image_builders()
     try:
         built = not (if_missing and run_image.run_image_present(tag))
-        image_id = (run_image.build_run_image(base, tag, progress=_progress_to_stderr) if built
-                    else sandbox_image.docker_client().api.inspect_image(tag)["Id"])
+        image_id = (
+            run_image.build_run_image(base, tag, progress=_progress_to_stderr)
+            if built
+            else sandbox_image.docker_client().api.inspect_image(tag)["Id"]
+        )
     except sandbox_image.SandboxImageError as exc:
         raise click.ClickException(str(exc)) from exc
-    result = {"image": tag, "id": image_id, "base": base, "built": built,
-              "source_hash": run_image.source_hash()}
+    result = {"image": tag, "id": image_id, "base": base, "built": built, "source_hash": run_image.source_hash()}
     if as_json:
         click.echo(json.dumps(result))
     else:

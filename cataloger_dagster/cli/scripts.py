@@ -66,16 +66,20 @@ class _Ctx:
         where = self.store.describe()
         tables = self.store.list_tables(self.database)
         if runs:
-            message = (f"table {self.table!r} of database {self.database!r} has {len(runs)} run(s) "
-                       f"in {where} but none holds a {self.script_file}")
+            message = (
+                f"table {self.table!r} of database {self.database!r} has {len(runs)} run(s) "
+                f"in {where} but none holds a {self.script_file}"
+            )
         else:
             message = f"no scripts for table {self.table!r} of database {self.database!r} in {where}"
         others = [t for t in tables if t != self.table]
         if others:
             message += "; tables with runs in this store: " + ", ".join(others)
         elif not runs:
-            message += (f"; the store has no runs for database {self.database!r}: run "
-                        "`cataloger run` first, or check --store / --database / --name")
+            message += (
+                f"; the store has no runs for database {self.database!r}: run "
+                "`cataloger run` first, or check --store / --database / --name"
+            )
         return ScriptsError(message, **self.header(), tables=tables)
 
     def pick(self, records: list[ScriptRecord], which: str) -> ScriptRecord:
@@ -88,9 +92,12 @@ class _Ctx:
         if which.lower() == "best":
             best = self.best_timestamp(records)
             if best is None:
-                raise ScriptsError(f"table {self.table!r} has no script of the catalog's own among its last "
-                                   "scripts (those saved from outside are never fed to a run); give a "
-                                   "timestamp or 'latest'", **self.header())
+                raise ScriptsError(
+                    f"table {self.table!r} has no script of the catalog's own among its last "
+                    "scripts (those saved from outside are never fed to a run); give a "
+                    "timestamp or 'latest'",
+                    **self.header(),
+                )
             return next(r for r in records if r.timestamp == best)
         by_ts = {r.timestamp: r for r in records}
         try:
@@ -111,7 +118,8 @@ class _Ctx:
             reason = f"no run of table {self.table!r} with a script at {which!r}"
         raise ScriptsError(
             f"{reason}; give one of: {', '.join(available)} (or 'best' / 'latest')",
-            **self.header(), available=available,
+            **self.header(),
+            available=available,
         )
 
 
@@ -220,8 +228,10 @@ def _metrics_text(metrics: dict | None) -> list[str]:
     if not metrics:
         return ["  (no metrics stored)"]
     width = max(len(k) for k in metrics)
-    return [f"  {k:<{width}}  {json.dumps(v, default=str) if isinstance(v, (dict, list)) else v}"
-            for k, v in metrics.items()]
+    return [
+        f"  {k:<{width}}  {json.dumps(v, default=str) if isinstance(v, (dict, list)) else v}"
+        for k, v in metrics.items()
+    ]
 
 
 # ------------------------------------------------------------------ commands
@@ -235,36 +245,47 @@ def scripts() -> None:
     says which of the store's catalogs to read."""
 
 
-@scripts.command("list", epilog=examples(
-    f"cataloger scripts list orders --database {EXAMPLE_DATABASE}",
-    "cataloger scripts list orders --name shop.duckdb --store s3://bucket/catalog --json"))
+@scripts.command(
+    "list",
+    epilog=examples(
+        f"cataloger scripts list orders --database {EXAMPLE_DATABASE}",
+        "cataloger scripts list orders --name shop.duckdb --store s3://bucket/catalog --json",
+    ),
+)
 @click.argument("table")
 @_common
 def list_cmd(table, database, name, store, database_name, as_json) -> None:
     """One row per run of TABLE that holds a script, newest first; * marks the
     script the next run is fed (the best of the last 10, ranked against the issues and
     schema of the latest run: a table changed since may rank differently)."""
+
     def body():
         ctx = _context(database, name or database_name, store, table)
         records = ctx.records()
         best = ctx.best_timestamp(records)
         rows = [_row(r, best) for r in records]
-        lines = [f"{ctx.table} ({ctx.database}) in {ctx.store.describe()}: "
-                 f"{len(rows)} script(s); * = fed to the next run",
-                 f"  {'TIMESTAMP':<27} {'PASS':>5} {'CELLS':>5} {'SECONDS':>8}  SOURCE"]
+        lines = [
+            f"{ctx.table} ({ctx.database}) in {ctx.store.describe()}: {len(rows)} script(s); * = fed to the next run",
+            f"  {'TIMESTAMP':<27} {'PASS':>5} {'CELLS':>5} {'SECONDS':>8}  SOURCE",
+        ]
         for r, rec in zip(rows, records):
             lines.append(
                 f"{'*' if r['best'] else ' '} {r['timestamp']:<27} {_fmt_rate(r['pass_rate']):>5} "
                 f"{_fmt_num(r['cells']):>5} {_fmt_num(r['seconds'], '.2f'):>8}  "
-                f"{_fmt_source(rec.metrics or {})}")
+                f"{_fmt_source(rec.metrics or {})}"
+            )
         return {**ctx.header(), "best": best, "runs": rows}, "\n".join(lines)
 
     _run(as_json, body)
 
 
-@scripts.command("show", epilog=examples(
-    f"cataloger scripts show orders --database {EXAMPLE_DATABASE}",
-    f"cataloger scripts show orders latest --code-only --database {EXAMPLE_DATABASE} > orders.py"))
+@scripts.command(
+    "show",
+    epilog=examples(
+        f"cataloger scripts show orders --database {EXAMPLE_DATABASE}",
+        f"cataloger scripts show orders latest --code-only --database {EXAMPLE_DATABASE} > orders.py",
+    ),
+)
 @click.argument("table")
 @click.argument("timestamp", default="best")
 @click.option("--code-only", is_flag=True, help="Print only the script (to save or run it).")
@@ -278,23 +299,37 @@ def show_cmd(table, timestamp, code_only, database, name, store, database_name, 
         records = ctx.records()
         record = ctx.pick(records, timestamp)
         best = ctx.best_timestamp(records)
-        data = {**ctx.header(), "timestamp": record.timestamp, "best": record.timestamp == best,
-                "origin": script_origin(record.metrics), "uri": record.uri, "metrics": record.metrics,
-                "code": record.code}
+        data = {
+            **ctx.header(),
+            "timestamp": record.timestamp,
+            "best": record.timestamp == best,
+            "origin": script_origin(record.metrics),
+            "uri": record.uri,
+            "metrics": record.metrics,
+            "code": record.code,
+        }
         if code_only:
             return data, record.code.rstrip("\n")
         mark = " (fed to the next run)" if data["best"] else ""
-        lines = [f"# {ctx.table} ({ctx.database}) run {record.timestamp}{mark}",
-                 f"# written by: {_fmt_origin(record.metrics)}", f"# {record.uri}", "# metrics:"]
+        lines = [
+            f"# {ctx.table} ({ctx.database}) run {record.timestamp}{mark}",
+            f"# written by: {_fmt_origin(record.metrics)}",
+            f"# {record.uri}",
+            "# metrics:",
+        ]
         lines += ["#" + line[1:] for line in _metrics_text(record.metrics)]
         return data, "\n".join(lines) + "\n\n" + record.code.rstrip("\n")
 
     _run(as_json, body)
 
 
-@scripts.command("diff", epilog=examples(
-    f"cataloger scripts diff orders --database {EXAMPLE_DATABASE}",
-    f"cataloger scripts diff orders best latest --database {EXAMPLE_DATABASE}"))
+@scripts.command(
+    "diff",
+    epilog=examples(
+        f"cataloger scripts diff orders --database {EXAMPLE_DATABASE}",
+        f"cataloger scripts diff orders best latest --database {EXAMPLE_DATABASE}",
+    ),
+)
 @click.argument("table")
 @click.argument("ts_a", required=False)
 @click.argument("ts_b", required=False)
@@ -304,25 +339,39 @@ def diff_cmd(table, ts_a, ts_b, n_context, database, name, store, database_name,
     """Unified diff of TABLE's scripts from run TS_A to run TS_B (each a
     timestamp, 'best' or 'latest'). Defaults: the two latest runs with a
     script; with only TS_A, TS_A against the latest."""
+
     def body():
         ctx = _context(database, name or database_name, store, table)
         records = ctx.records()
         if ts_a is None and len(records) < 2:
             raise ScriptsError(
-                f"table {ctx.table!r} has only one script ({records[0].timestamp}); nothing to "
-                "diff it against", **ctx.header(), available=[r.timestamp for r in records])
+                f"table {ctx.table!r} has only one script ({records[0].timestamp}); nothing to diff it against",
+                **ctx.header(),
+                available=[r.timestamp for r in records],
+            )
         a = ctx.pick(records, ts_a) if ts_a else records[1]
         b = ctx.pick(records, ts_b) if ts_b else records[0]
         # lineterm="" and our own joins: a script without a final newline
         # would otherwise glue two lines of the diff together
-        lines = list(difflib.unified_diff(
-            a.code.splitlines(), b.code.splitlines(),
-            fromfile=f"{a.timestamp}/{ctx.script_file}", tofile=f"{b.timestamp}/{ctx.script_file}",
-            n=n_context, lineterm=""))
+        lines = list(
+            difflib.unified_diff(
+                a.code.splitlines(),
+                b.code.splitlines(),
+                fromfile=f"{a.timestamp}/{ctx.script_file}",
+                tofile=f"{b.timestamp}/{ctx.script_file}",
+                n=n_context,
+                lineterm="",
+            )
+        )
         diff = "".join(line + "\n" for line in lines)
-        data = {**ctx.header(), "from": a.timestamp, "to": b.timestamp,
-                "identical": a.code == b.code, "diff": diff,
-                "metrics": {"from": a.metrics, "to": b.metrics}}
+        data = {
+            **ctx.header(),
+            "from": a.timestamp,
+            "to": b.timestamp,
+            "identical": a.code == b.code,
+            "diff": diff,
+            "metrics": {"from": a.metrics, "to": b.metrics},
+        }
         text = diff.rstrip("\n") if diff else f"scripts of {a.timestamp} and {b.timestamp} are identical"
         return data, text
 

@@ -32,14 +32,14 @@ class Interrupted(KeyboardInterrupt):
         return 128 + self.signo
 
 
-_pipe: dict[str, int] = {}       # the read end of the wake-up pipe, while stop_on_signals is open
-_received: list[int] = []        # signals seen so far in this block
+_pipe: dict[str, int] = {}  # the read end of the wake-up pipe, while stop_on_signals is open
+_received: list[int] = []  # signals seen so far in this block
 
 
 def _handler(signo: int, _frame) -> None:
     first = not _received
     _received.append(signo)
-    if first:   # a second Ctrl-C must not break off the cleaning up (sandboxes, workers) the first began
+    if first:  # a second Ctrl-C must not break off the cleaning up (sandboxes, workers) the first began
         raise Interrupted(signo)
 
 
@@ -71,7 +71,7 @@ def check_stop() -> None:
 def stop_on_signals() -> Iterator[None]:
     """SIGINT and SIGTERM raise `Interrupted` here, and are remembered while Dagster handles them."""
     if threading.current_thread() is not threading.main_thread() or "read" in _pipe:
-        yield   # signals reach the main thread only; a nested block adds nothing
+        yield  # signals reach the main thread only; a nested block adds nothing
         return
     read, write = os.pipe()
     os.set_blocking(read, False)

@@ -27,7 +27,7 @@ def main(batches_fd: int, reports_fd: int) -> None:
     batches, reports = Connection(batches_fd, writable=False), Connection(reports_fd, readable=False)
     try:
         setup = batches.recv()
-    except EOFError:   # the runner is gone already
+    except EOFError:  # the runner is gone already
         return
     if setup is None:
         return
@@ -35,10 +35,11 @@ def main(batches_fd: int, reports_fd: int) -> None:
     table_assets = with_pool(TABLE_ASSETS, settings_pool(settings))
     try:
         with stop_on_signals(), dg.DagsterInstance.from_ref(instance_ref) as instance, sandbox_pool(spares):
-            catalog = batch_cataloger(resources(settings), instance, investigations_config, table_assets,
-                                      progress_sender(reports))
+            catalog = batch_cataloger(
+                resources(settings), instance, investigations_config, table_assets, progress_sender(reports)
+            )
             serve_batches(batches, reports, catalog)
-    except Interrupted as stop:   # its run and its sandboxes are closed: it ends as the signal would end it
+    except Interrupted as stop:  # its run and its sandboxes are closed: it ends as the signal would end it
         sys.exit(stop.exit_code)
 
 

@@ -25,14 +25,14 @@ NO_OWNER = "(no owner)"
 class Alert:
     table: str
     owner: str
-    kind: str              # a key of KINDS
+    kind: str  # a key of KINDS
     issue_id: str
     issue_type: str
     severity: str
     description: str
-    page: str              # the catalog page, at the issue
-    evidence: str          # the investigation's evidence on the page, or the issues' JSON
-    detail: str = ""       # a regression's figures
+    page: str  # the catalog page, at the issue
+    evidence: str  # the investigation's evidence on the page, or the issues' JSON
+    detail: str = ""  # a regression's figures
 
     @property
     def key(self) -> str:
@@ -74,18 +74,27 @@ class AlertMessage:
             for table, alerts in tables.items():
                 lines.append(f"  {table} (page: {alerts[0].page.split('#')[0]})")
                 for a in alerts:
-                    lines.append(f"  - [{KINDS[a.kind]}] {a.severity} {a.issue_type} {a.issue_id}: {a.description}"
-                                 + (f" ({a.detail})" if a.detail else ""))
+                    lines.append(
+                        f"  - [{KINDS[a.kind]}] {a.severity} {a.issue_type} {a.issue_id}: {a.description}"
+                        + (f" ({a.detail})" if a.detail else "")
+                    )
                     lines.append(f"    page: {a.page}")
                     lines.append(f"    evidence: {a.evidence}")
             lines.append("")
         return "\n".join(lines).rstrip() + "\n"
 
     def as_json(self) -> dict:
-        return {"title": self.title, "run_id": self.run_id,
-                "owners": [{"owner": owner, "tables": [{"table": t, "alerts": [asdict(a) for a in alerts]}
-                                                       for t, alerts in tables.items()]}
-                           for owner, tables in self.by_owner.items()]}
+        return {
+            "title": self.title,
+            "run_id": self.run_id,
+            "owners": [
+                {
+                    "owner": owner,
+                    "tables": [{"table": t, "alerts": [asdict(a) for a in alerts]} for t, alerts in tables.items()],
+                }
+                for owner, tables in self.by_owner.items()
+            ],
+        }
 
     def as_slack(self) -> dict:
         """A Slack incoming-webhook payload: `text` (notifications) and mrkdwn blocks."""
@@ -93,9 +102,12 @@ class AlertMessage:
         for owner, tables in self.by_owner.items():
             for table, alerts in tables.items():
                 rows = [f"*{_slack(table)}* · owner {_slack(owner)}"]
-                rows += [f"• {KINDS[a.kind]}: `{_slack(a.issue_id)}` {_slack(a.description)}"
-                         + (f" ({_slack(a.detail)})" if a.detail else "")
-                         + f" <{_slack(a.page)}|page> · <{_slack(a.evidence)}|evidence>" for a in alerts]
+                rows += [
+                    f"• {KINDS[a.kind]}: `{_slack(a.issue_id)}` {_slack(a.description)}"
+                    + (f" ({_slack(a.detail)})" if a.detail else "")
+                    + f" <{_slack(a.page)}|page> · <{_slack(a.evidence)}|evidence>"
+                    for a in alerts
+                ]
                 # a section's text is limited to 3000 characters
                 blocks.append({"type": "section", "text": {"type": "mrkdwn", "text": "\n".join(rows)[:3000]}})
         return {"text": self.title, "blocks": blocks[:50]}
@@ -119,8 +131,15 @@ def _kind(issue: IssueModel) -> tuple[Optional[str], str]:
     return None, ""
 
 
-def alerts_of(table: str, owner: str, issues: AnalysisResultModel, investigations: list[CodeInvestigation],
-              *, page: str, evidence: str) -> list[Alert]:
+def alerts_of(
+    table: str,
+    owner: str,
+    issues: AnalysisResultModel,
+    investigations: list[CodeInvestigation],
+    *,
+    page: str,
+    evidence: str,
+) -> list[Alert]:
     """The alerts a run's issues call for; `page` and `evidence` are the run's page and issues JSON.
     An issue its investigation refuted alerts nobody (it counts nowhere)."""
     anchors = {issue.id: f"issue-{i}" for i, issue in enumerate(issues.issues, 1)}  # as the page numbers them
@@ -131,9 +150,20 @@ def alerts_of(table: str, owner: str, issues: AnalysisResultModel, investigation
         if kind is None:
             continue
         proof = f"{page}#{inv_anchors[issue.id]}" if issue.id in inv_anchors else evidence
-        found.append(Alert(table=table, owner=owner or NO_OWNER, kind=kind, issue_id=issue.id,
-                           issue_type=issue.type, severity=issue.severity, description=issue.description,
-                           page=f"{page}#{anchors[issue.id]}", evidence=proof, detail=detail))
+        found.append(
+            Alert(
+                table=table,
+                owner=owner or NO_OWNER,
+                kind=kind,
+                issue_id=issue.id,
+                issue_type=issue.type,
+                severity=issue.severity,
+                description=issue.description,
+                page=f"{page}#{anchors[issue.id]}",
+                evidence=proof,
+                detail=detail,
+            )
+        )
     return found
 
 

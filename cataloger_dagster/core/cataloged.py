@@ -13,7 +13,12 @@ from typing import Optional
 
 from cataloger_dagster.core.investigate.outcome import standing
 from cataloger_dagster.core.models import (
-    AnalysisResultModel, DatasetUnderstandingModel, InvestigationsResult, Severity, TableProfile, severity_counts,
+    AnalysisResultModel,
+    DatasetUnderstandingModel,
+    InvestigationsResult,
+    Severity,
+    TableProfile,
+    severity_counts,
 )
 from cataloger_dagster.core.health import health_band, health_score
 
@@ -21,9 +26,9 @@ from cataloger_dagster.core.health import health_band, health_score
 @dataclass(frozen=True)
 class CatalogedColumn:
     name: str
-    type: str                     # the database's type, as ibis names it ("int64", "string")
+    type: str  # the database's type, as ibis names it ("int64", "string")
     nullable: bool
-    description: str              # its meaning, from the understanding ("" when there is none)
+    description: str  # its meaning, from the understanding ("" when there is none)
 
 
 @dataclass(frozen=True)
@@ -38,16 +43,16 @@ class CatalogedFinding:
 class CatalogedTable:
     database: str
     table: str
-    run: str                      # the run folder's timestamp
+    run: str  # the run folder's timestamp
     row_count: int
     columns: tuple[CatalogedColumn, ...]
-    description: str              # the understanding's summary of the table
-    findings: tuple[CatalogedFinding, ...]   # open findings, most severe first
+    description: str  # the understanding's summary of the table
+    findings: tuple[CatalogedFinding, ...]  # open findings, most severe first
     health: float
     pass_rate: Optional[float]
-    status: str                   # "ok" or "degraded"
-    references: tuple[str, ...]   # other tables this one's columns reference, sorted
-    page: str                     # the run's catalog page (a path or URL)
+    status: str  # "ok" or "degraded"
+    references: tuple[str, ...]  # other tables this one's columns reference, sorted
+    page: str  # the run's catalog page (a path or URL)
     timelapse: Optional[str] = None
 
     @property
@@ -67,28 +72,46 @@ class CatalogedTable:
 def referenced_tables(issues: AnalysisResultModel, table: str) -> tuple[str, ...]:
     """The other tables this table's columns reference, as the reference search found them: every
     finding of orphan references names its target, reviewed or quieted ones too."""
-    found = {i.details.get("target_table") for i in (*issues.issues, *issues.reviewed, *issues.quieted)
-             if i.type == "orphan_references"}
+    found = {
+        i.details.get("target_table")
+        for i in (*issues.issues, *issues.reviewed, *issues.quieted)
+        if i.type == "orphan_references"
+    }
     return tuple(sorted(t for t in found if isinstance(t, str) and t and t != table))
 
 
 def cataloged_table(
-    *, database: str, table: str, run: str, profile: TableProfile,
-    understanding: Optional[DatasetUnderstandingModel], issues: AnalysisResultModel,
-    investigations: Optional[InvestigationsResult], pass_rate: Optional[float], page: str,
+    *,
+    database: str,
+    table: str,
+    run: str,
+    profile: TableProfile,
+    understanding: Optional[DatasetUnderstandingModel],
+    issues: AnalysisResultModel,
+    investigations: Optional[InvestigationsResult],
+    pass_rate: Optional[float],
+    page: str,
     timelapse: Optional[str] = None,
 ) -> CatalogedTable:
     open_issues = standing(issues, investigations.investigations if investigations else None)
     meanings = {c.name: c.description for c in understanding.columns} if understanding else {}
     order = {"high": 0, "medium": 1, "low": 2}
     return CatalogedTable(
-        database=database, table=table, run=run, row_count=profile.row_count,
-        columns=tuple(CatalogedColumn(name=c.name, type=c.dtype.lstrip("!"), nullable=c.nullable,
-                                      description=meanings.get(c.name) or "")
-                      for c in profile.columns),
+        database=database,
+        table=table,
+        run=run,
+        row_count=profile.row_count,
+        columns=tuple(
+            CatalogedColumn(
+                name=c.name, type=c.dtype.lstrip("!"), nullable=c.nullable, description=meanings.get(c.name) or ""
+            )
+            for c in profile.columns
+        ),
         description=understanding.summary.description if understanding else "",
-        findings=tuple(CatalogedFinding(id=i.id, type=i.type, severity=i.severity, description=i.description)
-                       for i in sorted(open_issues.issues, key=lambda i: order.get(i.severity, 3))),
+        findings=tuple(
+            CatalogedFinding(id=i.id, type=i.type, severity=i.severity, description=i.description)
+            for i in sorted(open_issues.issues, key=lambda i: order.get(i.severity, 3))
+        ),
         health=health_score(profile, open_issues, pass_rate),
         pass_rate=pass_rate,
         status=open_issues.status,

@@ -18,8 +18,8 @@ _NUMBERED = re.compile(r"(?<![A-Za-z])[A-Za-z](?=\d)\d+|\d+")
 
 @dataclass(frozen=True)
 class Family:
-    key: str                  # the name with each number written '#': 'wk#', 'new_sp_#'
-    dtype: str                # the members' ibis type, nullability aside
+    key: str  # the name with each number written '#': 'wk#', 'new_sp_#'
+    dtype: str  # the members' ibis type, nullability aside
     members: tuple[str, ...]  # in the table's order
 
     @property

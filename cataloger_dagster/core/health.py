@@ -10,9 +10,7 @@ __all__ = ["SEVERITY_PENALTY", "health_band", "health_score"]
 SEVERITY_PENALTY = {"high": 30.0, "medium": 12.0, "low": 4.0}
 
 
-def health_score(
-    profile: TableProfile, issues: AnalysisResultModel, pass_rate: float | None = None
-) -> float:
+def health_score(profile: TableProfile, issues: AnalysisResultModel, pass_rate: float | None = None) -> float:
     """A table's health from 0 (unusable) to 100 (no known issue).
 
     Each issue costs a penalty by severity (high 30, medium 12, low 4 points)

@@ -33,36 +33,34 @@ from pydantic import BaseModel
 # the artifacts of one run folder
 # --------------------------------------------------------------------------
 
-PROFILE = "profile.json"                    # table_profile
-UNDERSTANDING = "understanding.json"        # table_understanding
-ISSUES = "issues.json"                      # quality_issues
-KEYS = "keys.json"                          # quality_issues: what the other tables' reference searches read of the profile
-INVESTIGATIONS = "investigations.json"      # investigations
-SCRIPT = "catalog_script.py"                # investigations: the session script
-LATEST_WINDOW = 10                          # the next run picks from the table's last 10 scripts
-SUMMARY_SCRIPT = "summary_script.py"        # recent_summary
-RECENT_SUMMARY = "recent_summary.html"      # recent_summary
-CATALOG_PAGE = "catalog.html"               # catalog_page
-FIXES = "fixes"                             # quality_issues: the smart-fix scripts, fixes/<name>
-RUN_SUMMARY = "run_summary.json"            # catalog_page: the run's few numbers, for the timelapse
-TIMELAPSE = "timelapse.html"                # catalog_page: in the table's folder, beside the runs
-HISTORY = "history.json"                    # quality_issues: in the table's folder, a digest of its runs' profiles
+PROFILE = "profile.json"  # table_profile
+UNDERSTANDING = "understanding.json"  # table_understanding
+ISSUES = "issues.json"  # quality_issues
+KEYS = "keys.json"  # quality_issues: what the other tables' reference searches read of the profile
+INVESTIGATIONS = "investigations.json"  # investigations
+SCRIPT = "catalog_script.py"  # investigations: the session script
+LATEST_WINDOW = 10  # the next run picks from the table's last 10 scripts
+SUMMARY_SCRIPT = "summary_script.py"  # recent_summary
+RECENT_SUMMARY = "recent_summary.html"  # recent_summary
+CATALOG_PAGE = "catalog.html"  # catalog_page
+FIXES = "fixes"  # quality_issues: the smart-fix scripts, fixes/<name>
+RUN_SUMMARY = "run_summary.json"  # catalog_page: the run's few numbers, for the timelapse
+TIMELAPSE = "timelapse.html"  # catalog_page: in the table's folder, beside the runs
+HISTORY = "history.json"  # quality_issues: in the table's folder, a digest of its runs' profiles
 
 RUN_FILE = "run.json"
 INDEX_FILE = "index.html"
-CATALOG_FILE = "catalog.json"     # reserved: the sources whose results the catalog holds (script_store/identity.py)
-INDEX_HISTORY = "index_history"   # reserved: never listed as a table
-CAPSULES = "mcp_capsules"         # reserved: the MCP server's run capsules, <database>/mcp_capsules/<session>/
-ALERTS = "alerts"                 # reserved: alert_sensor's log of deliveries, <database>/alerts/
-DATABASE_RUNS = "database_runs"   # reserved: `cataloger run`'s log of its runs, <database>/database_runs/ (resume)
-TABLE_FACTS = "table_facts"       # reserved: each table run's facts for the other tables' runs (database_log.py)
-REVIEW_LOG = "review_log"         # reserved: every review of the database, for learned precision (database_log.py)
-REVIEWS_FOLDER = "reviews"        # <table>/reviews/<timestamp>-<id>.json: the table's own review log
+CATALOG_FILE = "catalog.json"  # reserved: the sources whose results the catalog holds (script_store/identity.py)
+INDEX_HISTORY = "index_history"  # reserved: never listed as a table
+CAPSULES = "mcp_capsules"  # reserved: the MCP server's run capsules, <database>/mcp_capsules/<session>/
+ALERTS = "alerts"  # reserved: alert_sensor's log of deliveries, <database>/alerts/
+DATABASE_RUNS = "database_runs"  # reserved: `cataloger run`'s log of its runs, <database>/database_runs/ (resume)
+TABLE_FACTS = "table_facts"  # reserved: each table run's facts for the other tables' runs (database_log.py)
+REVIEW_LOG = "review_log"  # reserved: every review of the database, for learned precision (database_log.py)
+REVIEWS_FOLDER = "reviews"  # <table>/reviews/<timestamp>-<id>.json: the table's own review log
 
 _TS_RE = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$")
 _TS_EXAMPLE = "2026-11-22T10:00:00.123456Z"
-
-
 
 
 class ScriptRecord(BaseModel):
@@ -70,7 +68,6 @@ class ScriptRecord(BaseModel):
     code: str
     metrics: Optional[dict[str, Any]] = None
     uri: str
-
 
 
 # --------------------------------------------------------------------------
@@ -100,13 +97,9 @@ def normalize_timestamp(timestamp: str) -> str:
     try:
         moment = datetime.fromisoformat(str(timestamp))
     except ValueError:
-        raise ValueError(
-            f"timestamp {timestamp!r} is not ISO-8601; use UTC like {_TS_EXAMPLE}"
-        ) from None
+        raise ValueError(f"timestamp {timestamp!r} is not ISO-8601; use UTC like {_TS_EXAMPLE}") from None
     if moment.tzinfo is None:
-        raise ValueError(
-            f"timestamp {timestamp!r} has no time zone; use UTC like {_TS_EXAMPLE}"
-        )
+        raise ValueError(f"timestamp {timestamp!r} has no time zone; use UTC like {_TS_EXAMPLE}")
     return format_timestamp(moment)
 
 
@@ -130,9 +123,9 @@ _PLAIN_RE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*\Z")
 # segment is also a literal URL path segment (index links) and S3 key part.
 _SEGMENT_RE = re.compile(r"[A-Za-z0-9_~][A-Za-z0-9_.~-]*\Z")
 _ESCAPE_RE = re.compile(r"~([0-9A-F]{2})")
-HASH_MARK = "~~"          # never made by escaping: every other '~' starts an escape
-HASH_LENGTH = 16          # hex digits; 64 bits, so no one can craft a name to land in another's folder
-MAX_SEGMENT = 160         # well under the 255 bytes a file name may have, with room for temp names
+HASH_MARK = "~~"  # never made by escaping: every other '~' starts an escape
+HASH_LENGTH = 16  # hex digits; 64 bits, so no one can craft a name to land in another's folder
+MAX_SEGMENT = 160  # well under the 255 bytes a file name may have, with room for temp names
 # What a database's folder holds besides its tables; compared case-insensitively
 # because a case-insensitive file system would confuse 'INDEX.HTML' with the index.
 _RESERVED = {INDEX_FILE, CATALOG_FILE, INDEX_HISTORY, CAPSULES, ALERTS, DATABASE_RUNS, TABLE_FACTS, REVIEW_LOG}
@@ -156,15 +149,14 @@ def store_name(name: str) -> str:
         return name
     data = name.encode("utf-8", "surrogatepass")
     segment = "".join(
-        chr(byte) if _kept(byte, first=i == 0, reserved=reserved) else f"~{byte:02X}"
-        for i, byte in enumerate(data)
+        chr(byte) if _kept(byte, first=i == 0, reserved=reserved) else f"~{byte:02X}" for i, byte in enumerate(data)
     )
     if reserved and segment.casefold() in _RESERVED:
         # a reserved name of letters only ('alerts') has nothing to escape: its first letter is
         segment = f"~{data[0]:02X}{segment[1:]}"
     if len(segment) <= MAX_SEGMENT:
         return segment
-    head = segment[:MAX_SEGMENT - len(HASH_MARK) - HASH_LENGTH]
+    head = segment[: MAX_SEGMENT - len(HASH_MARK) - HASH_LENGTH]
     head = re.sub(r"~[0-9A-F]?\Z", "", head)  # never cut an escape in two
     return f"{head}{HASH_MARK}{hashlib.sha256(data).hexdigest()[:HASH_LENGTH]}"
 
@@ -186,7 +178,7 @@ def name_of_folder(segment: str) -> str | None:
     data = bytearray()
     position = 0
     for escape in _ESCAPE_RE.finditer(segment):
-        data += segment[position:escape.start()].encode("ascii", "replace")
+        data += segment[position : escape.start()].encode("ascii", "replace")
         data.append(int(escape.group(1), 16))
         position = escape.end()
     data += segment[position:].encode("ascii", "replace")
@@ -198,8 +190,12 @@ def name_of_folder(segment: str) -> str | None:
 
 
 def _check_segment(part: str, what: str) -> str:
-    if not isinstance(part, str) or len(part) > MAX_SEGMENT or not _SEGMENT_RE.match(part) \
-            or part.casefold() in _RESERVED:
+    if (
+        not isinstance(part, str)
+        or len(part) > MAX_SEGMENT
+        or not _SEGMENT_RE.match(part)
+        or part.casefold() in _RESERVED
+    ):
         raise ValueError(
             f"invalid {what} {part!r} for the script store: database and table names "
             "become folders through store_name() (use table_prefix(database, table))"
@@ -210,8 +206,7 @@ def _check_segment(part: str, what: str) -> str:
 def _check_prefix(prefix: str) -> str:
     parts = prefix.strip("/").split("/") if isinstance(prefix, str) else []
     if len(parts) != 2:
-        raise ValueError(
-            f"invalid prefix {prefix!r}: expected '<database>/<table>' as table_prefix makes it")
+        raise ValueError(f"invalid prefix {prefix!r}: expected '<database>/<table>' as table_prefix makes it")
     return "/".join(_check_segment(p, "prefix component") for p in parts)
 
 
@@ -224,10 +219,11 @@ def _check_filename(filename: str) -> str:
     if not slash:
         folder, name = "", folder
     elif folder not in RUN_SUBFOLDERS:
-        raise ValueError(f"invalid file name {filename!r}: a run folder holds no folder {folder!r} "
-                         f"(only {', '.join(RUN_SUBFOLDERS)})")
-    if not isinstance(name, str) or not name or name.startswith(".") \
-            or "/" in name or "\\" in name or "\x00" in name:
+        raise ValueError(
+            f"invalid file name {filename!r}: a run folder holds no folder {folder!r} "
+            f"(only {', '.join(RUN_SUBFOLDERS)})"
+        )
+    if not isinstance(name, str) or not name or name.startswith(".") or "/" in name or "\\" in name or "\x00" in name:
         # dot-files are the local backend's temporary files
         raise ValueError(
             f"invalid file name {filename!r}: it must be a non-empty name without '/', "

@@ -16,8 +16,20 @@ from pydantic import BaseModel, Field, model_validator
 # --------------------------------------------------------------------------
 
 ColumnKind = Literal[
-    "integer", "decimal", "float", "string", "boolean", "date", "timestamp",
-    "time", "uuid", "binary", "interval", "nested", "json", "other",
+    "integer",
+    "decimal",
+    "float",
+    "string",
+    "boolean",
+    "date",
+    "timestamp",
+    "time",
+    "uuid",
+    "binary",
+    "interval",
+    "nested",
+    "json",
+    "other",
 ]
 # The kinds that hold numbers and the kinds that hold points in time: a mean and quantiles are
 # taken of the first, a range of both (a histogram of each, a drift test for each).
@@ -27,7 +39,14 @@ TEMPORAL_KINDS: tuple[ColumnKind, ...] = ("date", "timestamp")
 # Text patterns counted for every string column.  `semantic_type` is the
 # pattern most non-null values match (see table_profile).
 TEXT_PATTERNS = (
-    "email", "url", "uuid", "phone", "number", "date", "sentinel", "blank",
+    "email",
+    "url",
+    "uuid",
+    "phone",
+    "number",
+    "date",
+    "sentinel",
+    "blank",
     "padded",
 )
 
@@ -51,10 +70,10 @@ class Histogram(BaseModel):
 
 class ColumnProfile(BaseModel):
     name: str
-    dtype: str                      # ibis type as text, e.g. "int64", "!string"
+    dtype: str  # ibis type as text, e.g. "int64", "!string"
     kind: ColumnKind
     nullable: bool = True
-    count: int                      # non-null values
+    count: int  # non-null values
     nulls: int
     null_fraction: float
     nan_count: Optional[int] = None  # floats only
@@ -107,7 +126,7 @@ AS_TEXT_NOTE = "profiled as text: "
 
 
 def _as_text_note(notes: list[str]) -> Optional[str]:
-    return next((note[len(AS_TEXT_NOTE):] for note in notes if note.startswith(AS_TEXT_NOTE)), None)
+    return next((note[len(AS_TEXT_NOTE) :] for note in notes if note.startswith(AS_TEXT_NOTE)), None)
 
 
 class Fingerprint(BaseModel):
@@ -115,7 +134,7 @@ class Fingerprint(BaseModel):
     row_count: int
     update_column: Optional[str] = None
     max_updated: Optional[str] = None
-    value: str                      # one string that changes when any part does
+    value: str  # one string that changes when any part does
 
 
 class Degradation(BaseModel):
@@ -123,8 +142,8 @@ class Degradation(BaseModel):
 
     `reason` is a short sentence for a person (never a backend's raw error text)."""
 
-    stage: str                      # "profile", "snapshot", a detector's name...
-    column: Optional[str] = None    # None when the whole table is concerned
+    stage: str  # "profile", "snapshot", a detector's name...
+    column: Optional[str] = None  # None when the whole table is concerned
     reason: str
 
 
@@ -141,11 +160,11 @@ class NullPattern(BaseModel):
     a rule whose exceptions are a finding, not structure)."""
 
     kind: NullPatternKind
-    columns: list[str]                  # the columns whose NULLs it describes
-    by: Optional[str] = None            # the column that explains them
-    value: Any = None                   # the threshold, or the values of `by`
-    rows: int = 0                       # the NULL rows it explains (the rule's rows: both NULL)
-    exceptions: int = 0                 # rows against it (not_null_when only)
+    columns: list[str]  # the columns whose NULLs it describes
+    by: Optional[str] = None  # the column that explains them
+    value: Any = None  # the threshold, or the values of `by`
+    rows: int = 0  # the NULL rows it explains (the rule's rows: both NULL)
+    exceptions: int = 0  # rows against it (not_null_when only)
     sentence: str
 
 
@@ -155,10 +174,10 @@ class TableProfile(BaseModel):
     row_count: int
     column_count: int
     columns: list[ColumnProfile]
-    sample_rows: list[dict[str, Any]]   # JSON-safe values, at most 5 rows
+    sample_rows: list[dict[str, Any]]  # JSON-safe values, at most 5 rows
     fingerprint: Fingerprint
-    approximate: bool = False           # distinct counts approximate on this table
-    queries: int = 0                    # queries sent to the database
+    approximate: bool = False  # distinct counts approximate on this table
+    queries: int = 0  # queries sent to the database
     duration_s: float = 0.0
     profiled_at: str = ""
     # what the profile could not compute, column by column (see Degradation)
@@ -207,7 +226,7 @@ class DatasetUnderstandingModel(BaseModel):
 # --------------------------------------------------------------------------
 
 Severity = Literal["low", "medium", "high"]
-SEVERITIES: tuple[Severity, ...] = ("high", "medium", "low")   # most severe first
+SEVERITIES: tuple[Severity, ...] = ("high", "medium", "low")  # most severe first
 Category = Literal["quick_fixes", "smart_fixes"]
 
 
@@ -217,40 +236,41 @@ def severity_counts(severities: Iterable[Any]) -> dict[str, int]:
     found = list(severities)
     return {s: found.count(s) for s in SEVERITIES}
 
+
 # The issue types the deterministic detectors emit; an LLM may add others.
 ISSUE_TYPES = (
-    "missing_values",        # nulls or blanks in a column
-    "sentinel_values",       # 'NA', 'N/A', '-', -999, 9999 ... standing for missing
-    "duplicate_rows",        # whole rows repeated (affectedColumns: all columns)
-    "duplicate_keys",        # a candidate key column with repeated values
-    "numeric_as_text",       # numbers stored in a text column
-    "date_as_text",          # dates stored as text, or as integers written YYYYMMDD or YYYYMM
-    "outliers",              # values far outside the column's distribution
-    "scale_errors",          # values off from their column or group by a unit factor (x1000, x2.54)
-    "implausible_values",    # values ten times or more from their group, usual for the column
-    "mixed_units",           # one text column holding values in several units or notations
+    "missing_values",  # nulls or blanks in a column
+    "sentinel_values",  # 'NA', 'N/A', '-', -999, 9999 ... standing for missing
+    "duplicate_rows",  # whole rows repeated (affectedColumns: all columns)
+    "duplicate_keys",  # a candidate key column with repeated values
+    "numeric_as_text",  # numbers stored in a text column
+    "date_as_text",  # dates stored as text, or as integers written YYYYMMDD or YYYYMM
+    "outliers",  # values far outside the column's distribution
+    "scale_errors",  # values off from their column or group by a unit factor (x1000, x2.54)
+    "implausible_values",  # values ten times or more from their group, usual for the column
+    "mixed_units",  # one text column holding values in several units or notations
     "inconsistent_categories",  # casing / near-duplicate spelling variants of one label
-    "whitespace_values",     # text with spaces at either end or doubled inside
-    "invalid_format",        # values not matching the column's semantic type
-    "constant_column",       # one value only
-    "out_of_range",          # implausible values: negative quantities, future dates
-    "orphan_references",     # values with no matching row in the referenced table
-    "rule_violations",       # rows that break a rule between columns the other rows follow
+    "whitespace_values",  # text with spaces at either end or doubled inside
+    "invalid_format",  # values not matching the column's semantic type
+    "constant_column",  # one value only
+    "out_of_range",  # implausible values: negative quantities, future dates
+    "orphan_references",  # values with no matching row in the referenced table
+    "rule_violations",  # rows that break a rule between columns the other rows follow
 )
 
 # The issue a table without rows gets, and no other (core.issues.detectors.empty): apart from
 # ISSUE_TYPES, since the demo's tables all hold rows.
 TABLE_STATE_ISSUE_TYPES = (
-    "empty_table",           # the table has no rows
+    "empty_table",  # the table has no rows
 )
 
 # The issue types found from a table's stored history (core.history.anomalies, source "history"),
 # not from a scan: apart from ISSUE_TYPES, which a single snapshot (the demo database) can show all of.
 HISTORY_ISSUE_TYPES = (
-    "volume_anomaly",        # the row-count change since the previous run outside its expected band
-    "stale_table",           # the update column / fingerprint still for longer than its usual interval
-    "schema_change",         # columns added, dropped, retyped or renamed since the previous run
-    "distribution_drift",    # PSI on histograms / top values, null-rate or distinct-ratio jump
+    "volume_anomaly",  # the row-count change since the previous run outside its expected band
+    "stale_table",  # the update column / fingerprint still for longer than its usual interval
+    "schema_change",  # columns added, dropped, retyped or renamed since the previous run
+    "distribution_drift",  # PSI on histograms / top values, null-rate or distinct-ratio jump
 )
 
 
@@ -275,9 +295,9 @@ class SmartFixAction(BaseModel):
     # ours
     description: str = ""
     language: Optional[Literal["sql", "python"]] = None
-    dialect: Optional[str] = None           # the SQL dialect the script is written in
+    dialect: Optional[str] = None  # the SQL dialect the script is written in
     script: Optional[str] = None
-    file: Optional[str] = None              # e.g. "fixes/orders_outliers_total.cap.sql"
+    file: Optional[str] = None  # e.g. "fixes/orders_outliers_total.cap.sql"
 
 
 class SmartFixFollowupModel(BaseModel):
@@ -298,16 +318,16 @@ class ReviewMark(BaseModel):
     """What a person's review of an issue makes of it in this run (`core.reviews.memory`)."""
 
     state: ReviewState
-    verdict: str                        # the review's: accept, dismiss or expected
+    verdict: str  # the review's: accept, dismiss or expected
     reviewer: str
-    at: str                             # when the review was made (ISO-8601 UTC)
+    at: str  # when the review was made (ISO-8601 UTC)
     note: str = ""
-    reviewed_id: str                    # the id reviewed: another one when a column was renamed since
-    rows_then: Optional[int] = None     # affectedRows when reviewed
+    reviewed_id: str  # the id reviewed: another one when a column was renamed since
+    rows_then: Optional[int] = None  # affectedRows when reviewed
     rows_now: Optional[int] = None
-    new_columns: list[str] = Field(default_factory=list)   # affected now, not when reviewed
+    new_columns: list[str] = Field(default_factory=list)  # affected now, not when reviewed
     renamed: dict[str, str] = Field(default_factory=dict)  # column when reviewed -> its name now
-    open_since: Optional[str] = None    # accepted: when it was first seen (or accepted)
+    open_since: Optional[str] = None  # accepted: when it was first seen (or accepted)
 
 
 class PrecisionMark(BaseModel):
@@ -315,8 +335,8 @@ class PrecisionMark(BaseModel):
     its findings on similar columns (same kind and semantic type) this many times."""
 
     dismissals: int
-    column_kind: str                    # "kind/semantic type", as `core.reviews.column_kind`
-    severity_was: str                   # the detector's severity before it was lowered
+    column_kind: str  # "kind/semantic type", as `core.reviews.column_kind`
+    severity_was: str  # the detector's severity before it was lowered
     note: str
 
 
@@ -349,14 +369,15 @@ class ColumnRule(BaseModel):
     quotient when ``divides``), a fixed multiple, or an order (``result`` <= ``operands[0]``).
     Rules that hold on every row are knowledge about the table; the rows that break one that
     holds on nearly every row are a finding (rule_violations)."""
+
     kind: RuleKind
-    formula: str                        # as a person reads it: "total = subtotal + shipping"
-    result: str                         # the column on the left of the formula
-    operands: list[str]                 # the columns on its right
-    factor: float = 1.0                 # k in "c = k * a" and "c = k * a / b"
-    divides: bool = False               # "c = k * a / b" rather than "c = k * a * b"
-    holds: int                          # rows where the rule holds...
-    applies: int                        # ...of the rows where every column has a value
+    formula: str  # as a person reads it: "total = subtotal + shipping"
+    result: str  # the column on the left of the formula
+    operands: list[str]  # the columns on its right
+    factor: float = 1.0  # k in "c = k * a" and "c = k * a / b"
+    divides: bool = False  # "c = k * a / b" rather than "c = k * a * b"
+    holds: int  # rows where the rule holds...
+    applies: int  # ...of the rows where every column has a value
     # rounding accepted: half the step each column's values are rounded to (0.01 for cents),
     # carried through the formula, plus a relative part for floating-point noise
     steps: dict[str, float] = Field(default_factory=dict)
@@ -412,9 +433,9 @@ class CodeInvestigation(BaseModel):
     issue_id: str = ""
     verdict: Optional[Verdict] = None
     evidence: dict[str, Any] = Field(default_factory=dict)
-    hypothesis: Optional[str] = None     # what the check tested
-    reason: Optional[str] = None         # the evidence that decided the verdict
-    affected: Optional[int] = None       # rows the check counts (comparable to the issue's affectedRows)
+    hypothesis: Optional[str] = None  # what the check tested
+    reason: Optional[str] = None  # the evidence that decided the verdict
+    affected: Optional[int] = None  # rows the check counts (comparable to the issue's affectedRows)
     # set by the host: what the sandbox saw when it saw a sample, the count scaled to the table, and
     # a note where the investigation's count and the issue's differ
     sample: Optional[dict[str, Any]] = None
@@ -440,13 +461,13 @@ class InvestigationsResult(BaseModel):
     investigations: list[CodeInvestigation]
     # investigations whose code ran and reached a verdict / all; None when there was no issue
     pass_rate: Optional[float] = None
-    cells: int = 0                       # sandbox cells run
+    cells: int = 0  # sandbox cells run
     sandbox_seconds: float = 0.0
-    explored: bool = True                # True when no earlier script was used
-    based_on: Optional[str] = None       # timestamp of the earlier script fed forward
+    explored: bool = True  # True when no earlier script was used
+    based_on: Optional[str] = None  # timestamp of the earlier script fed forward
     based_on_table: Optional[str] = None  # set when it came from another table (transfer)
-    reused: list[str] = Field(default_factory=list)      # issue ids answered by reused code
-    relearned: list[str] = Field(default_factory=list)   # issue ids whose reused code failed
-    refreshed: list[str] = Field(default_factory=list)   # rerun with the detector's current arguments
+    reused: list[str] = Field(default_factory=list)  # issue ids answered by reused code
+    relearned: list[str] = Field(default_factory=list)  # issue ids whose reused code failed
+    refreshed: list[str] = Field(default_factory=list)  # rerun with the detector's current arguments
     backend: str = ""
     agent: str = ""

@@ -89,8 +89,13 @@ def text_reason(dtype: dt.DataType, backend: str) -> str | None:
     if dtype.is_decimal() and dtype.precision is None and backend == "postgres":
         return "NUMERIC without a precision may hold more digits than Arrow's decimals"
     if dtype.is_nested():
-        inner = (list(dtype.types) if dtype.is_struct() else
-                 [dtype.value_type] if dtype.is_array() else [dtype.key_type, dtype.value_type])
+        inner = (
+            list(dtype.types)
+            if dtype.is_struct()
+            else [dtype.value_type]
+            if dtype.is_array()
+            else [dtype.key_type, dtype.value_type]
+        )
         if any(text_reason(t, backend) for t in inner):
             return f"it holds values ({type_text(dtype)}) that have no portable form"
         if backend == "postgres":
@@ -104,8 +109,7 @@ def as_text(table: ir.Table, name: str) -> ir.StringValue:
     x = table[name]
     backend = backend_name(table)
     if backend == "sqlite":
-        return ibis.cases((_sqlite_typeof(x) == "blob", "x'" + _sqlite_hex(x) + "'"),
-                          else_=x.cast("string"))
+        return ibis.cases((_sqlite_typeof(x) == "blob", "x'" + _sqlite_hex(x) + "'"), else_=x.cast("string"))
     if x.type().is_string():
         # ibis drops a cast to the type it believes the column has; a PostgreSQL enum it
         # takes for text is made text by `|| ''` (there is no length() of an enum)
@@ -114,10 +118,15 @@ def as_text(table: ir.Table, name: str) -> ir.StringValue:
 
 
 def sqlite_expected(dtype: dt.DataType) -> set[str] | None:
-    for key, test in (("boolean", dtype.is_boolean), ("integer", dtype.is_integer),
-                      ("decimal", dtype.is_decimal), ("float", dtype.is_floating),
-                      ("string", dtype.is_string), ("temporal", dtype.is_temporal),
-                      ("binary", dtype.is_binary)):
+    for key, test in (
+        ("boolean", dtype.is_boolean),
+        ("integer", dtype.is_integer),
+        ("decimal", dtype.is_decimal),
+        ("float", dtype.is_floating),
+        ("string", dtype.is_string),
+        ("temporal", dtype.is_temporal),
+        ("binary", dtype.is_binary),
+    ):
         if test():
             return _SQLITE_EXPECTED[key]
     return None
@@ -164,7 +173,7 @@ def sqlite_mixed_reasons(table: ir.Table) -> dict[str, str]:
         return {}
     reasons = {}
     for start in range(0, len(table.columns), SQLITE_COLUMNS_PER_QUERY):
-        part = narrow(table, list(table.columns[start:start + SQLITE_COLUMNS_PER_QUERY]))
+        part = narrow(table, list(table.columns[start : start + SQLITE_COLUMNS_PER_QUERY]))
         metrics = sqlite_storage_metrics(part)
         if not metrics:
             continue
@@ -187,9 +196,11 @@ def narrow(table: ir.Table, names: list[str]) -> ir.Table:
         schema = table.schema()
         backend = op.source
         query = sg.select(*(sg.column(n, quoted=True) for n in names)).from_(
-            sg.table(op.name, db=op.namespace.database, catalog=op.namespace.catalog, quoted=True))
-        return backend.sql(query.sql(dialect=backend.compiler.dialect),
-                           schema=ibis.schema({n: schema[n] for n in names}))
+            sg.table(op.name, db=op.namespace.database, catalog=op.namespace.catalog, quoted=True)
+        )
+        return backend.sql(
+            query.sql(dialect=backend.compiler.dialect), schema=ibis.schema({n: schema[n] for n in names})
+        )
     if isinstance(op, ops.Project) and isinstance(op.parent, ops.DatabaseTable):
         values = {n: op.values[n] for n in names}
         used = {f.name for v in values.values() for f in v.find(ops.Field) if f.rel == op.parent}
@@ -238,8 +249,9 @@ def failing_columns(table: ir.Table, rows: int = 1000) -> dict[str, str]:
     return bad
 
 
-def read_arrow(table: ir.Table, limit: int | None = None,
-               known: dict[str, str] | None = None) -> tuple[pa.Table, dict[str, str]]:
+def read_arrow(
+    table: ir.Table, limit: int | None = None, known: dict[str, str] | None = None
+) -> tuple[pa.Table, dict[str, str]]:
     """The rows of `table` (the first `limit`) as Arrow, with the columns that need it as
     text; and {column: why}.  `known`: columns already known to need text (default: the
     mixed SQLite columns, found by one query)."""

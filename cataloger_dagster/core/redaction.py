@@ -22,14 +22,17 @@ SECRET_PARAMETER = re.compile(r"pass|pwd|secret|token|key|credential", re.IGNORE
 # names of environment variables whose values are secrets (ANTHROPIC_API_KEY, AWS_SECRET_ACCESS_KEY,
 # PGPASSWORD, GITHUB_TOKEN...)
 SECRET_VARIABLE = re.compile(r"KEY|TOKEN|SECRET|PASSW|PWD|CREDENTIAL|AUTH", re.IGNORECASE)
-MIN_SECRET = 6          # shorter values ("1", "true") would blank out ordinary words
-NOT_SECRET = {"PWD", "OLDPWD"}   # the shell's working directories: their "PWD" is no password
+MIN_SECRET = 6  # shorter values ("1", "true") would blank out ordinary words
+NOT_SECRET = {"PWD", "OLDPWD"}  # the shell's working directories: their "PWD" is no password
 
 
 def environment_secrets(environ: Mapping[str, str]) -> tuple[str, ...]:
     """The values of the variables of `environ` whose names say they are secrets."""
-    return tuple(v for k, v in environ.items()
-                 if SECRET_VARIABLE.search(k) and k.upper() not in NOT_SECRET and len(v) >= MIN_SECRET)
+    return tuple(
+        v
+        for k, v in environ.items()
+        if SECRET_VARIABLE.search(k) and k.upper() not in NOT_SECRET and len(v) >= MIN_SECRET
+    )
 
 
 def _secret_parameters(query: str) -> list[tuple[int, str]]:

@@ -29,7 +29,7 @@ import shlex
 # and isolates; lone surrogates (a name read with surrogateescape: no encoding can carry them)
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 _MARKDOWN = re.compile(r"([\\`*_\[\]<>|~&])")
-_LEADING_MARKER = re.compile(r"^(\s*)([-+=#]|\d+[.)])")   # a list item, heading or setext underline if first
+_LEADING_MARKER = re.compile(r"^(\s*)([-+=#]|\d+[.)])")  # a list item, heading or setext underline if first
 _LINE_BREAKS = re.compile(r"\r\n|[\r\n\u2028\u2029\x0b\x0c\x85]")
 
 
@@ -58,7 +58,7 @@ def shell_word(word: str) -> str:
     for char in word:
         if char in "\\'":
             out.append("\\" + char)
-        elif char == "!":   # no history expansion, whatever the shell's options
+        elif char == "!":  # no history expansion, whatever the shell's options
             out.append("\\x21")
         elif has_control(char):
             out.extend(f"\\x{byte:02x}" for byte in _bytes(char))

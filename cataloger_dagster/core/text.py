@@ -6,11 +6,12 @@ import functools
 import re
 import sys
 import types
+
 _LAST_WORD = re.compile(r"[A-Za-z]+$")
-_MASS_NOUNS = {"data", "metadata", "media"}   # a table of data holds data, not one datum
+_MASS_NOUNS = {"data", "metadata", "media"}  # a table of data holds data, not one datum
 
 _CAMEL = re.compile(r"([a-z0-9])([A-Z])")
-_SEPARATORS = re.compile(r"[\W_]+")   # \W is Unicode-aware: "prénom" stays one word
+_SEPARATORS = re.compile(r"[\W_]+")  # \W is Unicode-aware: "prénom" stays one word
 
 
 def words(name: str) -> list[str]:
@@ -31,7 +32,7 @@ def singular(name: str) -> str:
     if word.lower().endswith(("ss", "is", "us")) or word.lower() in _MASS_NOUNS:
         return name
     one = _inflect().singular_noun(word)
-    return name[:match.start()] + one if one else name
+    return name[: match.start()] + one if one else name
 
 
 def plural(noun: str) -> str:
@@ -69,7 +70,7 @@ def _import_inflect() -> types.ModuleType:
     module: types.ModuleType | None
     try:
         import inflect as module
-    except ImportError:   # an inflect that wants more of typeguard: the plain, slower import
+    except ImportError:  # an inflect that wants more of typeguard: the plain, slower import
         sys.modules.pop("inflect", None)
         module = None
     finally:

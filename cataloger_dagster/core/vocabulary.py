@@ -19,25 +19,54 @@ import re
 
 
 class Role(enum.Flag):
-    UNKNOWN = enum.auto()   # says "unknown" in any column: 'N/A' in a label column too
+    UNKNOWN = enum.auto()  # says "unknown" in any column: 'N/A' in a label column too
     # a placeholder only among numbers or dates: in a label column 'None' is content ('None' =
     # no damage), and a zero date is one only where dates are
     TYPED = enum.auto()
-    BLANK = enum.auto()     # the empty text
+    BLANK = enum.auto()  # the empty text
     PROFILED = enum.auto()  # counted by the profile (its "sentinel" pattern) in every text column
 
 
 _U, _T, _P = Role.UNKNOWN, Role.TYPED, Role.PROFILED
 
 PLACEHOLDERS: dict[str, Role] = {
-    "na": _U | _P, "n/a": _U | _P, "null": _U | _P, "none": _T | _P, "-": _U | _P, "?": _U | _P,
-    "nan": _U | _P, "": Role.BLANK | _P, "missing": _U | _P, "unknown": _U | _P,
-    "#na": _U, "#n/a": _U, "nil": _U, "undefined": _U, "tbd": _U, "tba": _U, "--": _U,
-    "not rated": _U, "not known": _U, "not available": _U, "not applicable": _U, "not specified": _U,
-    "not stated": _U, "not reported": _U, "not given": _U, "not recorded": _U,
-    "no data": _U, "unspecified": _U, "undetermined": _U, "blank": _U, "empty": _U,
-    "#value!": _U, "#ref!": _U, "#div/0!": _U,
-    "0000-00-00": _T, "0000-00-00 00:00:00": _T, "00/00/0000": _T,
+    "na": _U | _P,
+    "n/a": _U | _P,
+    "null": _U | _P,
+    "none": _T | _P,
+    "-": _U | _P,
+    "?": _U | _P,
+    "nan": _U | _P,
+    "": Role.BLANK | _P,
+    "missing": _U | _P,
+    "unknown": _U | _P,
+    "#na": _U,
+    "#n/a": _U,
+    "nil": _U,
+    "undefined": _U,
+    "tbd": _U,
+    "tba": _U,
+    "--": _U,
+    "not rated": _U,
+    "not known": _U,
+    "not available": _U,
+    "not applicable": _U,
+    "not specified": _U,
+    "not stated": _U,
+    "not reported": _U,
+    "not given": _U,
+    "not recorded": _U,
+    "no data": _U,
+    "unspecified": _U,
+    "undetermined": _U,
+    "blank": _U,
+    "empty": _U,
+    "#value!": _U,
+    "#ref!": _U,
+    "#div/0!": _U,
+    "0000-00-00": _T,
+    "0000-00-00 00:00:00": _T,
+    "00/00/0000": _T,
 }
 
 # A value made of one of these marks alone, repeated ('???', '---', '...'), says "unknown" too.

@@ -22,7 +22,7 @@ from cataloger_dagster.core.redaction import Redactor
 if TYPE_CHECKING:
     from cataloger_dagster.resources.script_store import ScriptStore
 
-MAX_INPUT = 4000        # characters of a tool's input a capsule keeps
+MAX_INPUT = 4000  # characters of a tool's input a capsule keeps
 SESSION_RE = re.compile(r"[0-9a-f]{32}\Z")
 
 
@@ -54,21 +54,40 @@ class CapsuleLog:
 
     def _folder(self, session: str) -> str:
         if not SESSION_RE.match(session):
-            raise ValueError(f"invalid session id {session!r}: a session id is 32 hexadecimal digits "
-                             "(get_capsules shows the current one)")
+            raise ValueError(
+                f"invalid session id {session!r}: a session id is 32 hexadecimal digits "
+                "(get_capsules shows the current one)"
+            )
         return f"{store_name(self.database)}/{CAPSULES}/{session}"
 
-    def record(self, session: str, tool: str, *, started: float, arguments: dict[str, Any],
-               summary: str, ok: bool = True, error: Optional[str] = None, table: Optional[str] = None,
-               policy: Optional[dict[str, Any]] = None) -> Capsule:
+    def record(
+        self,
+        session: str,
+        tool: str,
+        *,
+        started: float,
+        arguments: dict[str, Any],
+        summary: str,
+        ok: bool = True,
+        error: Optional[str] = None,
+        table: Optional[str] = None,
+        policy: Optional[dict[str, Any]] = None,
+    ) -> Capsule:
         capsule = Capsule(
-            session=session, tool=tool, started=new_timestamp(), seconds=round(time.monotonic() - started, 3),
-            input=self.redactor.value({k: _clip(v) for k, v in arguments.items()}), table=table, ok=ok,
-            summary=self.redactor.text(summary), error=self.redactor.text(error) if error else None,
+            session=session,
+            tool=tool,
+            started=new_timestamp(),
+            seconds=round(time.monotonic() - started, 3),
+            input=self.redactor.value({k: _clip(v) for k, v in arguments.items()}),
+            table=table,
+            ok=ok,
+            summary=self.redactor.text(summary),
+            error=self.redactor.text(error) if error else None,
             policy=self.redactor.value(policy) if policy else None,
         )
-        self.store.append_entry(self._folder(session), capsule.model_dump_json(indent=2).encode("utf-8"),
-                                "a run capsule")
+        self.store.append_entry(
+            self._folder(session), capsule.model_dump_json(indent=2).encode("utf-8"), "a run capsule"
+        )
         return capsule
 
     def read(self, *, session: Optional[str] = None, table: Optional[str] = None) -> list[Capsule]:

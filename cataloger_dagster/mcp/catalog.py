@@ -14,12 +14,18 @@ from cataloger_dagster.assets.catalog_index import index_entry
 from cataloger_dagster.core.investigate.learning import ranking_context
 from cataloger_dagster.core.investigate.ranking import script_origin
 from cataloger_dagster.core.layout import (
-    CATALOG_PAGE, INVESTIGATIONS, ISSUES, PROFILE, SCRIPT, UNDERSTANDING, normalize_timestamp, table_prefix,
+    CATALOG_PAGE,
+    INVESTIGATIONS,
+    ISSUES,
+    PROFILE,
+    SCRIPT,
+    UNDERSTANDING,
+    normalize_timestamp,
+    table_prefix,
 )
 from cataloger_dagster.resources.script_store import ScriptStore
 
-PROFILE_FIELDS = ("name", "dtype", "kind", "nulls", "null_fraction", "distinct", "min", "max", "mean",
-                  "semantic_type")
+PROFILE_FIELDS = ("name", "dtype", "kind", "nulls", "null_fraction", "distinct", "min", "max", "mean", "semantic_type")
 
 
 class CatalogError(LookupError):
@@ -56,12 +62,19 @@ class Catalog:
         found = []
         for table in self.tables():
             entry = index_entry(self.store, self.database, table, None)
-            found.append({
-                "table": table, "rows": entry.row_count, "columns": entry.column_count,
-                "health": entry.health, "open_issues": sum(entry.issues_by_severity.values()),
-                "issues_by_severity": entry.issues_by_severity, "pass_rate": entry.pass_rate,
-                "updated": entry.updated or None, "status": entry.status,
-            })
+            found.append(
+                {
+                    "table": table,
+                    "rows": entry.row_count,
+                    "columns": entry.column_count,
+                    "health": entry.health,
+                    "open_issues": sum(entry.issues_by_severity.values()),
+                    "issues_by_severity": entry.issues_by_severity,
+                    "pass_rate": entry.pass_rate,
+                    "updated": entry.updated or None,
+                    "status": entry.status,
+                }
+            )
         return found
 
     def results(self, table: str) -> dict[str, Any]:
@@ -70,8 +83,13 @@ class Catalog:
         prefix = self._known(table)
         run = self.latest_run(table)
         read = (lambda name: self.store.read_json(prefix, run, name)) if run else (lambda name: None)
-        return {"run": run, "profile": read(PROFILE), "understanding": read(UNDERSTANDING),
-                "issues": read(ISSUES), "investigations": read(INVESTIGATIONS)}
+        return {
+            "run": run,
+            "profile": read(PROFILE),
+            "understanding": read(UNDERSTANDING),
+            "issues": read(ISSUES),
+            "investigations": read(INVESTIGATIONS),
+        }
 
     def table(self, table: str) -> dict[str, Any]:
         """One table: understanding, profile summary, issues with evidence and verdicts, reviews, links."""
@@ -85,12 +103,28 @@ class Catalog:
         issues = []
         for issue in (found["issues"] or {}).get("issues", []):
             inv = checked.get(issue.get("id")) or {}
-            issues.append({
-                **{k: issue.get(k) for k in ("id", "type", "severity", "category", "description",
-                                             "affectedColumns", "affectedRows", "suggestedAction")},
-                "verdict": inv.get("verdict"), "evidence": inv.get("evidence") or {},
-                "reason": inv.get("reason"), "hypothesis": inv.get("hypothesis"), "error": inv.get("error"),
-            })
+            issues.append(
+                {
+                    **{
+                        k: issue.get(k)
+                        for k in (
+                            "id",
+                            "type",
+                            "severity",
+                            "category",
+                            "description",
+                            "affectedColumns",
+                            "affectedRows",
+                            "suggestedAction",
+                        )
+                    },
+                    "verdict": inv.get("verdict"),
+                    "evidence": inv.get("evidence") or {},
+                    "reason": inv.get("reason"),
+                    "hypothesis": inv.get("hypothesis"),
+                    "error": inv.get("error"),
+                }
+            )
         try:
             best = self.script(table, "best")
         except CatalogError:  # only scripts from outside the catalog: none is the best
@@ -100,7 +134,8 @@ class Catalog:
             "run": run,
             "understanding": found["understanding"],
             "profile": {
-                "rows": profile.get("row_count"), "column_count": profile.get("column_count"),
+                "rows": profile.get("row_count"),
+                "column_count": profile.get("column_count"),
                 "fingerprint": (profile.get("fingerprint") or {}).get("value"),
                 "columns": [{k: c.get(k) for k in PROFILE_FIELDS} for c in profile.get("columns", [])],
             },
@@ -111,8 +146,10 @@ class Catalog:
                 "page": self.store.uri(prefix, run, CATALOG_PAGE),
                 "index": self.store.index_uri(self.database),
                 "best_script": best["uri"] if best else None,
-                "resources": {"page": f"catalog://tables/{_quoted(table)}/page",
-                              "script": f"catalog://tables/{_quoted(table)}/script"},
+                "resources": {
+                    "page": f"catalog://tables/{_quoted(table)}/page",
+                    "script": f"catalog://tables/{_quoted(table)}/script",
+                },
             },
         }
 
@@ -124,8 +161,10 @@ class Catalog:
             ids, schema_hash = ranking_context(self.store, prefix)
             record = self.store.best_script(prefix, SCRIPT, current_ids=ids, schema_hash=schema_hash)
             if record is None and self.store.list_scripts(prefix, SCRIPT, limit=1):
-                raise CatalogError(f"table {table!r} has no script of the catalog's own yet (scripts saved "
-                                   "through MCP are never ranked); ask for which='latest' or a timestamp")
+                raise CatalogError(
+                    f"table {table!r} has no script of the catalog's own yet (scripts saved "
+                    "through MCP are never ranked); ask for which='latest' or a timestamp"
+                )
         elif which == "latest":
             records = self.store.list_scripts(prefix, SCRIPT, limit=1)
             record = records[0] if records else None
@@ -139,8 +178,13 @@ class Catalog:
                 runs = [r.timestamp for r in self.store.list_scripts(prefix, SCRIPT)]
                 raise CatalogError(f"table {table!r} has no script at {timestamp}; scripts at: {', '.join(runs)}")
             metrics = self.store.read_metrics(prefix, timestamp, SCRIPT)
-            return {"timestamp": timestamp, "code": code, "metrics": metrics, "origin": script_origin(metrics),
-                    "uri": self.store.uri(prefix, timestamp, SCRIPT)}
+            return {
+                "timestamp": timestamp,
+                "code": code,
+                "metrics": metrics,
+                "origin": script_origin(metrics),
+                "uri": self.store.uri(prefix, timestamp, SCRIPT),
+            }
         return None if record is None else {**record.model_dump(), "origin": script_origin(record.metrics)}
 
     def page(self, table: str) -> Optional[str]:

@@ -49,27 +49,66 @@ class SearchIndex:
                 continue
             understanding = found["understanding"] or {}
             summary = understanding.get("summary") or {}
-            yield (table, "table", table, table,
-                   " ".join([_text(summary.get("description")), *map(_text, summary.get("observations") or []),
-                             _text(understanding.get("suggested_context"))]))
+            yield (
+                table,
+                "table",
+                table,
+                table,
+                " ".join(
+                    [
+                        _text(summary.get("description")),
+                        *map(_text, summary.get("observations") or []),
+                        _text(understanding.get("suggested_context")),
+                    ]
+                ),
+            )
             described = {c.get("name"): c for c in understanding.get("columns") or []}
             for column in (found["profile"] or {}).get("columns", []):
                 name = column.get("name")
-                yield (table, "column", f"{table}.{name}", name,
-                       " ".join([_text((described.get(name) or {}).get("description")),
-                                 _text(column.get("semantic_type")), _text(column.get("dtype"))]))
+                yield (
+                    table,
+                    "column",
+                    f"{table}.{name}",
+                    name,
+                    " ".join(
+                        [
+                            _text((described.get(name) or {}).get("description")),
+                            _text(column.get("semantic_type")),
+                            _text(column.get("dtype")),
+                        ]
+                    ),
+                )
             checked = {i.get("issue_id"): i for i in (found["investigations"] or {}).get("investigations", [])}
             for issue in (found["issues"] or {}).get("issues", []):
                 inv = checked.get(issue.get("id")) or {}
-                yield (table, "issue", issue.get("id"), " ".join([_text(issue.get("id")), _text(issue.get("type")),
-                                                                  *map(_text, issue.get("affectedColumns") or [])]),
-                       " ".join([_text(issue.get("description")), _text(issue.get("suggestedAction")),
-                                 _text(inv.get("verdict")), _text(inv.get("reason")), _text(inv.get("evidence"))]))
+                yield (
+                    table,
+                    "issue",
+                    issue.get("id"),
+                    " ".join(
+                        [
+                            _text(issue.get("id")),
+                            _text(issue.get("type")),
+                            *map(_text, issue.get("affectedColumns") or []),
+                        ]
+                    ),
+                    " ".join(
+                        [
+                            _text(issue.get("description")),
+                            _text(issue.get("suggestedAction")),
+                            _text(inv.get("verdict")),
+                            _text(inv.get("reason")),
+                            _text(inv.get("evidence")),
+                        ]
+                    ),
+                )
 
     def _build(self) -> sqlite3.Connection:
         db = sqlite3.connect(":memory:", check_same_thread=False)
-        db.execute("CREATE VIRTUAL TABLE docs USING fts5(tbl UNINDEXED, kind UNINDEXED, ref UNINDEXED, "
-                    "name, body, tokenize = 'unicode61')")
+        db.execute(
+            "CREATE VIRTUAL TABLE docs USING fts5(tbl UNINDEXED, kind UNINDEXED, ref UNINDEXED, "
+            "name, body, tokenize = 'unicode61')"
+        )
         db.executemany("INSERT INTO docs VALUES (?, ?, ?, ?, ?)", self._documents())
         db.commit()
         self.builds += 1
@@ -90,10 +129,15 @@ class SearchIndex:
         # every word must match (a prefix of a token); quotes make each a literal term
         match = " ".join('"' + w.replace('"', '""') + '"*' for w in words)
         with self._lock:
-            rows = self._current().execute(
-                "SELECT tbl, kind, ref, snippet(docs, 4, '[', ']', '…', 12), bm25(docs, 5.0, 1.0) AS score "
-                "FROM docs WHERE docs MATCH ? ORDER BY score LIMIT ?",
-                (match, max(1, min(limit, MAX_RESULTS))),
-            ).fetchall()
-        return [{"table": t, "kind": k, "ref": r, "snippet": s, "score": round(-score, 4)}
-                for t, k, r, s, score in rows]
+            rows = (
+                self._current()
+                .execute(
+                    "SELECT tbl, kind, ref, snippet(docs, 4, '[', ']', '…', 12), bm25(docs, 5.0, 1.0) AS score "
+                    "FROM docs WHERE docs MATCH ? ORDER BY score LIMIT ?",
+                    (match, max(1, min(limit, MAX_RESULTS))),
+                )
+                .fetchall()
+            )
+        return [
+            {"table": t, "kind": k, "ref": r, "snippet": s, "score": round(-score, 4)} for t, k, r, s, score in rows
+        ]

@@ -21,7 +21,7 @@ from urllib.parse import quote, unquote
 
 from cataloger_dagster.resources.extras import missing_extra
 
-try:   # the MCP SDK and its async library, both of the mcp extra
+try:  # the MCP SDK and its async library, both of the mcp extra
     import anyio
     from mcp.server.fastmcp import Context, FastMCP
     from mcp.server.fastmcp.exceptions import ToolError
@@ -64,7 +64,7 @@ class Service:
     sql_timeout_s: float = 30.0
     sql_byte_limit: int = DEFAULT_BYTE_LIMIT
     allow_superuser_sql: bool = False  # run_sql over a PostgreSQL superuser connection
-    secrets: tuple[str, ...] = ()      # values to keep out of every capsule (settings.secret_values())
+    secrets: tuple[str, ...] = ()  # values to keep out of every capsule (settings.secret_values())
 
     def __post_init__(self) -> None:
         self.name = self.database.database_name
@@ -73,9 +73,14 @@ class Service:
         self.redactor = Redactor(self.database.url, self.secrets)
         self.capsules = CapsuleLog(self.store, self.name, self.redactor)
         self.db_lock = threading.Lock()
-        self.runner = QueryRunner(self.database, row_limit=self.row_limit, timeout_s=self.sql_timeout_s,
-                                  byte_limit=self.sql_byte_limit, lock=self.db_lock,
-                                  allow_superuser=self.allow_superuser_sql)
+        self.runner = QueryRunner(
+            self.database,
+            row_limit=self.row_limit,
+            timeout_s=self.sql_timeout_s,
+            byte_limit=self.sql_byte_limit,
+            lock=self.db_lock,
+            allow_superuser=self.allow_superuser_sql,
+        )
 
     def close(self) -> None:
         self.database.close()
@@ -100,8 +105,7 @@ def _summary(tool: str, result: Any) -> str:
         return f"script {result['timestamp']}" if result.get("timestamp") else "no script"
     if tool == "run_sql":
         cut = f" (cut at the {result['truncated_by']} limit)" if result["truncated"] else ""
-        return (f"{len(result['rows'])} rows{cut}, "
-                f"{len(result['columns'])} columns")
+        return f"{len(result['rows'])} rows{cut}, {len(result['columns'])} columns"
     if tool == "execute_python":
         state = "ok" if result["ok"] else f"failed: {(result['error'] or {}).get('type', 'error')}"
         return f"cell {result['cell']} {state}, {len(result['stdout'])} characters of output"
@@ -124,30 +128,44 @@ class CatalogMCP(FastMCP):
         for table in tables:
             name = quote(table, safe="")
             # the SDK's model validates the text into its URL type
-            fixed.append(MCPResource(uri=f"catalog://tables/{name}/page",  # type: ignore[arg-type]
-                                     name=f"{table} catalog page", mimeType="text/html"))
-            fixed.append(MCPResource(uri=f"catalog://tables/{name}/script",  # type: ignore[arg-type]
-                                     name=f"{table} best script", mimeType="text/x-python"))
+            fixed.append(
+                MCPResource(
+                    uri=f"catalog://tables/{name}/page",  # type: ignore[arg-type]
+                    name=f"{table} catalog page",
+                    mimeType="text/html",
+                )
+            )
+            fixed.append(
+                MCPResource(
+                    uri=f"catalog://tables/{name}/script",  # type: ignore[arg-type]
+                    name=f"{table} best script",
+                    mimeType="text/x-python",
+                )
+            )
         return fixed
 
 
 def build_server(service: Service, *, host: str = "127.0.0.1", port: int = 8000) -> CatalogMCP:
     @asynccontextmanager
     async def lifespan(_server: FastMCP) -> AsyncIterator[Client]:
-        client = Client(uuid.uuid4().hex, PythonSessions(service.sandbox, service.database, service.catalog,
-                                                         service.redactor, service.db_lock))
+        client = Client(
+            uuid.uuid4().hex,
+            PythonSessions(service.sandbox, service.database, service.catalog, service.redactor, service.db_lock),
+        )
         try:
             yield client
         finally:
             # the client has gone (stdio closed, HTTP session deleted or idle): its sandboxes stop
             await anyio.to_thread.run_sync(client.python.close)
 
-    server = CatalogMCP("cataloger", instructions=INSTRUCTIONS, lifespan=lifespan, host=host, port=port,
-                        log_level="WARNING")
+    server = CatalogMCP(
+        "cataloger", instructions=INSTRUCTIONS, lifespan=lifespan, host=host, port=port, log_level="WARNING"
+    )
     server.service = service
 
-    async def call(ctx: Context, tool: str, arguments: dict, work: Callable[[Client], Any], *,
-                   table: Optional[str] = None) -> Any:
+    async def call(
+        ctx: Context, tool: str, arguments: dict, work: Callable[[Client], Any], *, table: Optional[str] = None
+    ) -> Any:
         """Runs one tool in a worker thread, keeps its capsule, and hands back a redacted result."""
         client: Client = ctx.request_context.lifespan_context
         started = time.monotonic()
@@ -161,27 +179,50 @@ def build_server(service: Service, *, host: str = "127.0.0.1", port: int = 8000)
             policy = getattr(exc, "policy", policy)
             expected = isinstance(exc, EXPECTED)
             message = service.redactor.text(str(exc) if expected else f"{type(exc).__name__}: {exc}")
-            await anyio.to_thread.run_sync(lambda: service.capsules.record(
-                client.session_id, tool, started=started, arguments=arguments, summary="refused" if policy else
-                "failed", ok=False, error=message, table=table, policy=policy))
+            await anyio.to_thread.run_sync(
+                lambda: service.capsules.record(
+                    client.session_id,
+                    tool,
+                    started=started,
+                    arguments=arguments,
+                    summary="refused" if policy else "failed",
+                    ok=False,
+                    error=message,
+                    table=table,
+                    policy=policy,
+                )
+            )
             raise ToolError(message) from None
-        await anyio.to_thread.run_sync(lambda: service.capsules.record(
-            client.session_id, tool, started=started, arguments=arguments, summary=_summary(tool, result),
-            table=table, policy=policy))
+        await anyio.to_thread.run_sync(
+            lambda: service.capsules.record(
+                client.session_id,
+                tool,
+                started=started,
+                arguments=arguments,
+                summary=_summary(tool, result),
+                table=table,
+                policy=policy,
+            )
+        )
         return result
 
     @server.tool()
     async def list_tables(ctx: Context) -> dict:
         """Every catalogued table with its rows, health (0-100) and open issue counts."""
-        return await call(ctx, "list_tables", {}, lambda c: {"database": service.name,
-                                                             "tables": service.catalog.summary()})
+        return await call(
+            ctx, "list_tables", {}, lambda c: {"database": service.name, "tables": service.catalog.summary()}
+        )
 
     @server.tool()
     async def search_catalog(query: str, ctx: Context, limit: int = 20) -> dict:
         """Full-text search over table and column names, descriptions, issues and the evidence of
         their investigations. Words match as prefixes; all words must match."""
-        return await call(ctx, "search_catalog", {"query": query, "limit": limit},
-                          lambda c: {"query": query, "results": service.index.search(query, limit)})
+        return await call(
+            ctx,
+            "search_catalog",
+            {"query": query, "limit": limit},
+            lambda c: {"query": query, "results": service.index.search(query, limit)},
+        )
 
     @server.tool()
     async def get_table(table: str, ctx: Context) -> dict:
@@ -193,11 +234,13 @@ def build_server(service: Service, *, host: str = "127.0.0.1", port: int = 8000)
     async def get_script(table: str, ctx: Context, which: str = "best") -> dict:
         """A stored investigation script of the table: which = best (the one the next run starts
         from), latest, or a run timestamp such as 2026-01-02T03:04:05.000000Z."""
+
         def work(c):
             found = service.catalog.script(table, which)
             if found is None:
                 raise CatalogError(f"table {table!r} has no stored script yet")
             return found
+
         return await call(ctx, "get_script", {"table": table, "which": which}, work, table=table)
 
     @server.tool()
@@ -206,6 +249,7 @@ def build_server(service: Service, *, host: str = "127.0.0.1", port: int = 8000)
         Writes, session changes, and functions outside the allow-list (file, network, server or
         SQL-as-text functions) are refused with the reason; a row limit, a byte limit and a
         statement timeout apply (the reply says "truncated" and which limit cut it)."""
+
         def work(c):
             decision = service.runner.check(sql)
             if not decision.allowed:
@@ -213,6 +257,7 @@ def build_server(service: Service, *, host: str = "127.0.0.1", port: int = 8000)
                 error.policy = decision.as_dict()
                 raise error
             return service.runner.run(decision), decision.as_dict()
+
         return await call(ctx, "run_sql", {"sql": sql}, work)
 
     @server.tool()
@@ -221,8 +266,9 @@ def build_server(service: Service, *, host: str = "127.0.0.1", port: int = 8000)
         (variables survive between calls; one session per table). The snapshot is reached with
         ibis.connect(os.environ["DB_CONNECTION_STRING"]) and holds the table under its own name.
         No network; no credentials."""
-        return await call(ctx, "execute_python", {"code": code, "table": table},
-                          lambda c: c.python.execute(table, code), table=table)
+        return await call(
+            ctx, "execute_python", {"code": code, "table": table}, lambda c: c.python.execute(table, code), table=table
+        )
 
     @server.tool()
     async def save_script(table: str, ctx: Context) -> dict:
@@ -230,26 +276,34 @@ def build_server(service: Service, *, host: str = "127.0.0.1", port: int = 8000)
         origin "mcp" with this session's id, with metrics (the issues its record(...) calls
         decided, as printed: a claim, not the catalog's finding). The catalog never ranks it,
         starts a run from it or runs it; get_script(table, which=<its timestamp>) shows it."""
-        return await call(ctx, "save_script", {"table": table},
-                          lambda c: c.python.save(table, c.session_id), table=table)
+        return await call(
+            ctx, "save_script", {"table": table}, lambda c: c.python.save(table, c.session_id), table=table
+        )
 
     @server.tool()
     async def get_capsules(ctx: Context, table: Optional[str] = None, session: Optional[str] = None) -> dict:
         """The run capsules (one per tool call: tool, input, result summary, duration, policy
         decision) of a session (default: this one) or of every session that touched `table`."""
+
         def work(c):
             wanted = session or (None if table else c.session_id)
             found = service.capsules.read(session=wanted, table=table)
             return {"session": c.session_id, "capsules": [x.model_dump(mode="json") for x in found]}
+
         return await call(ctx, "get_capsules", {"table": table, "session": session}, work, table=table)
 
-    @server.resource("catalog://index", name="index", mime_type="text/html",
-                     description="The catalog's index page: every table with its health")
+    @server.resource(
+        "catalog://index",
+        name="index",
+        mime_type="text/html",
+        description="The catalog's index page: every table with its health",
+    )
     def index_page() -> str:
         return service.catalog.index() or "<p>No index yet: run `cataloger run`.</p>"
 
-    @server.resource("catalog://tables/{table}/page", mime_type="text/html",
-                     description="A table's latest catalog page")
+    @server.resource(
+        "catalog://tables/{table}/page", mime_type="text/html", description="A table's latest catalog page"
+    )
     def table_page(table: str) -> str:
         name = unquote(table)
         page = service.catalog.page(name)
@@ -257,8 +311,11 @@ def build_server(service: Service, *, host: str = "127.0.0.1", port: int = 8000)
             raise CatalogError(f"table {name!r} has no catalog page yet")
         return page
 
-    @server.resource("catalog://tables/{table}/script", mime_type="text/x-python",
-                     description="A table's best investigation script (the one the next run starts from)")
+    @server.resource(
+        "catalog://tables/{table}/script",
+        mime_type="text/x-python",
+        description="A table's best investigation script (the one the next run starts from)",
+    )
     def table_script(table: str) -> str:
         name = unquote(table)
         found = service.catalog.script(name, "best")

@@ -43,23 +43,31 @@ class _Session:
     stack: ExitStack
     runtime: SandboxRuntime
     snapshot: dict[str, Any]
-    outputs: list[str] = field(default_factory=list)   # stdout of the cells that succeeded
+    outputs: list[str] = field(default_factory=list)  # stdout of the cells that succeeded
 
 
 def origin_header(script: str, session_id: str) -> str:
     """The script with who wrote it said under its first line (which stays the format header)."""
     first, _, rest = script.partition("\n")
-    note = [f"# Written by an MCP client (session {comment_text(session_id)}) through save_script, not by",
-            "# the catalog: the catalog never ranks it nor runs it. Read it before running it, and run",
-            "# it only in a sandbox over a read-only copy of the data, never with plain python on a host."]
+    note = [
+        f"# Written by an MCP client (session {comment_text(session_id)}) through save_script, not by",
+        "# the catalog: the catalog never ranks it nor runs it. Read it before running it, and run",
+        "# it only in a sandbox over a read-only copy of the data, never with plain python on a host.",
+    ]
     return "\n".join([first, *note, rest])
 
 
 class PythonSessions:
     """The sandbox sessions of one MCP client, by table; `close` ends them all."""
 
-    def __init__(self, sandbox: SandboxResource, database: DatabaseResource, catalog: Catalog,
-                 redactor: Redactor, db_lock: threading.Lock):
+    def __init__(
+        self,
+        sandbox: SandboxResource,
+        database: DatabaseResource,
+        catalog: Catalog,
+        redactor: Redactor,
+        db_lock: threading.Lock,
+    ):
         self.sandbox, self.database, self.catalog, self.redactor = sandbox, database, catalog, redactor
         self.db_lock = db_lock
         self._sessions: dict[str, _Session] = {}
@@ -76,13 +84,17 @@ class PythonSessions:
         try:
             runtime = stack.enter_context(self.sandbox.session(env={"DB_CONNECTION_STRING": SNAPSHOT_URL}))
             with self.db_lock:
-                snapshot = self.database.write_snapshot(table, runtime.data_folder,
-                                                        references=referenced_tables(self._issues(table)))
+                snapshot = self.database.write_snapshot(
+                    table, runtime.data_folder, references=referenced_tables(self._issues(table))
+                )
         except BaseException:
             stack.close()
             raise
-        return _Session(stack, runtime, {"table": table, "rows": snapshot.rows, "source_rows": snapshot.source_rows,
-                                         "sampled": snapshot.sampled})
+        return _Session(
+            stack,
+            runtime,
+            {"table": table, "rows": snapshot.rows, "source_rows": snapshot.source_rows, "sampled": snapshot.sampled},
+        )
 
     def session(self, table: str) -> _Session:
         with self._lock:
@@ -97,12 +109,23 @@ class PythonSessions:
             session.outputs.append(result.stdout)
         text = self.redactor.text
         return {
-            "ok": result.ok, "cell": len(session.runtime.cells), "stdout": text(result.stdout),
-            "stderr": text(result.stderr), "result": text(result.result) if result.result is not None else None,
-            "error": {"type": result.error.type, "message": text(result.error.message),
-                      "traceback": text(result.error.traceback)} if result.error else None,
-            "timed_out": result.timed_out, "restarted": result.restarted, "truncated": result.truncated,
-            "duration_ms": round(result.duration_ms, 1), "snapshot": session.snapshot,
+            "ok": result.ok,
+            "cell": len(session.runtime.cells),
+            "stdout": text(result.stdout),
+            "stderr": text(result.stderr),
+            "result": text(result.result) if result.result is not None else None,
+            "error": {
+                "type": result.error.type,
+                "message": text(result.error.message),
+                "traceback": text(result.error.traceback),
+            }
+            if result.error
+            else None,
+            "timed_out": result.timed_out,
+            "restarted": result.restarted,
+            "truncated": result.truncated,
+            "duration_ms": round(result.duration_ms, 1),
+            "snapshot": session.snapshot,
         }
 
     def metrics(self, table: str, session: _Session, session_id: str) -> dict[str, Any]:
@@ -131,7 +154,9 @@ class PythonSessions:
             "explored": True,
             "based_on": None,
             "based_on_table": None,
-            "reused": [], "relearned": [], "refreshed": [],
+            "reused": [],
+            "relearned": [],
+            "refreshed": [],
             "why": f"saved from MCP session {session_id}",
             "schema_hash": fingerprint.schema_hash,
             "fingerprint": fingerprint.value,
@@ -146,8 +171,10 @@ class PythonSessions:
         with self._lock:
             session = self._sessions.get(table)
         if session is None or not any(c.ok for c in session.runtime.cells):
-            raise LookupError(f"no execute_python session over {table!r} has run a cell yet: run code with "
-                              f"execute_python(code, table={table!r}) first")
+            raise LookupError(
+                f"no execute_python session over {table!r} has run a cell yet: run code with "
+                f"execute_python(code, table={table!r}) first"
+            )
         store, prefix = self.catalog.store, self.catalog.prefix(table)
         metrics = self.metrics(table, session, session_id)
         script = origin_header(self.redactor.text(session.runtime.get_session_script()), session_id)

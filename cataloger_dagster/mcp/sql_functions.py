@@ -15,7 +15,8 @@ as it found them (``exp.Anonymous``), per dialect.
 from __future__ import annotations
 
 # sqlglot's typed function nodes that compute a value (their class names)
-TYPED = frozenset("""
+TYPED = frozenset(
+    """
     All Any Columns Exists MatchAgainst
     Abs Acos AnyValue ApproxDistinct ApproxQuantile ArgMax ArgMin Array ArrayAgg ArrayAppend ArrayConcat
     ArrayContains ArrayDistinct ArrayFilter ArrayMax ArrayMin ArrayOverlaps ArrayPrepend ArrayRemove
@@ -39,7 +40,8 @@ TYPED = frozenset("""
     TimeToStr TimeToUnix TimestampDiff TimestampFromParts TimestampTrunc ToBase64 ToChar ToDays ToNumber
     Transform Translate Trim Trunc TryCast TsOrDsToDate TsOrDsToTimestamp Typeof Unhex Unicode
     UnixToTime Unnest Upper Uuid Variance VariancePop Week WeekOfYear WidthBucket Year
-""".split())
+""".split()
+)
 
 _EVERY_DIALECT = """
     abs acos age array_agg array_length array_position array_to_string ascii asin atan atan2 avg bit_and
@@ -58,7 +60,10 @@ _EVERY_DIALECT = """
 
 # the names of calls sqlglot keeps as written, by dialect (lower case, without a schema)
 NAMED: dict[str, frozenset[str]] = {
-    "postgres": frozenset((_EVERY_DIALECT + """
+    "postgres": frozenset(
+        (
+            _EVERY_DIALECT
+            + """
     any_value array_append array_cat array_dims array_fill array_lower array_prepend array_remove
     array_to_json array_to_tsvector array_upper bool_xor clock_timestamp current_database current_schema
     current_schemas date_add date_bin date_subtract daterange decode div encode erf erfc format
@@ -78,8 +83,13 @@ NAMED: dict[str, frozenset[str]] = {
     statement_timestamp strip timezone to_hex to_jsonb to_number to_tsquery to_tsvector
     transaction_timestamp trim_scale ts_headline ts_rank ts_rank_cd tsrange tstzrange tsvector_to_array
     upper_inc version websearch_to_tsquery
-""").split()),
-    "duckdb": frozenset((_EVERY_DIALECT + """
+"""
+        ).split()
+    ),
+    "duckdb": frozenset(
+        (
+            _EVERY_DIALECT
+            + """
     any_value approx_count_distinct approx_quantile arbitrary arg_max arg_min argmax argmin
     array_aggregate array_concat array_contains array_distinct array_extract array_filter array_has
     array_length array_reduce array_slice array_sort array_transform array_value bar base64 bin
@@ -108,20 +118,32 @@ NAMED: dict[str, frozenset[str]] = {
     to_base to_base64 to_days to_hours to_microseconds to_milliseconds to_minutes to_months to_seconds
     to_weeks to_years today try_strptime ucase unhex unicode uuid version week weekofyear xor year
     yearweek
-""").split()),
-    "sqlite": frozenset((_EVERY_DIALECT + """
+"""
+        ).split()
+    ),
+    "sqlite": frozenset(
+        (
+            _EVERY_DIALECT
+            + """
     char date datetime format glob group_concat hex ifnull iif instr json json_array json_array_length
     json_each json_extract json_group_array json_group_object json_object json_tree json_type json_valid
     julianday like likely printf quote strftime substr time total trim unhex unicode unixepoch unlikely
     zeroblob
-""").split()),
-    "mysql": frozenset((_EVERY_DIALECT + """
+"""
+        ).split()
+    ),
+    "mysql": frozenset(
+        (
+            _EVERY_DIALECT
+            + """
     adddate char_length conv curdate curtime date_add date_format date_sub datediff day dayofmonth
     dayofweek dayofyear elt field find_in_set format from_unixtime group_concat hex hour if ifnull instr
     json_array json_contains json_extract json_keys json_length json_object json_unquote json_valid
     last_day lcase locate mid minute month quarter second space std str_to_date subdate sysdate
     timestampadd timestampdiff truncate ucase unhex unix_timestamp week weekday year
-""").split()),
+"""
+        ).split()
+    ),
 }
 
 

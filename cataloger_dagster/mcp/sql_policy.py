@@ -38,24 +38,55 @@ DEFAULT_ROW_LIMIT = 1000
 
 # Nodes that write, lock or change the session, wherever they sit in the tree.
 _FORBIDDEN_NODES: dict[type, str] = {
-    exp.Insert: "INSERT", exp.Update: "UPDATE", exp.Delete: "DELETE", exp.Merge: "MERGE",
-    exp.Create: "CREATE", exp.Drop: "DROP", exp.Alter: "ALTER", exp.TruncateTable: "TRUNCATE",
-    exp.Copy: "COPY", exp.Attach: "ATTACH", exp.Detach: "DETACH", exp.Install: "INSTALL",
-    exp.Pragma: "PRAGMA", exp.Set: "SET", exp.Use: "USE", exp.Command: "a command",
-    exp.Transaction: "a transaction", exp.Commit: "COMMIT", exp.Rollback: "ROLLBACK",
-    exp.Into: "SELECT INTO (it creates a table)", exp.Lock: "a row lock (FOR UPDATE/SHARE)",
-    exp.LoadData: "LOAD DATA", exp.Grant: "GRANT", exp.Cache: "CACHE", exp.Uncache: "UNCACHE",
-    exp.Refresh: "REFRESH", exp.Kill: "KILL", exp.Export: "EXPORT", exp.Revoke: "REVOKE",
-    exp.Comment: "COMMENT", exp.Analyze: "ANALYZE",
+    exp.Insert: "INSERT",
+    exp.Update: "UPDATE",
+    exp.Delete: "DELETE",
+    exp.Merge: "MERGE",
+    exp.Create: "CREATE",
+    exp.Drop: "DROP",
+    exp.Alter: "ALTER",
+    exp.TruncateTable: "TRUNCATE",
+    exp.Copy: "COPY",
+    exp.Attach: "ATTACH",
+    exp.Detach: "DETACH",
+    exp.Install: "INSTALL",
+    exp.Pragma: "PRAGMA",
+    exp.Set: "SET",
+    exp.Use: "USE",
+    exp.Command: "a command",
+    exp.Transaction: "a transaction",
+    exp.Commit: "COMMIT",
+    exp.Rollback: "ROLLBACK",
+    exp.Into: "SELECT INTO (it creates a table)",
+    exp.Lock: "a row lock (FOR UPDATE/SHARE)",
+    exp.LoadData: "LOAD DATA",
+    exp.Grant: "GRANT",
+    exp.Cache: "CACHE",
+    exp.Uncache: "UNCACHE",
+    exp.Refresh: "REFRESH",
+    exp.Kill: "KILL",
+    exp.Export: "EXPORT",
+    exp.Revoke: "REVOKE",
+    exp.Comment: "COMMENT",
+    exp.Analyze: "ANALYZE",
 }
 # a table name DuckDB would read as a file (its replacement scans) or a URL
-_FILE_LIKE = re.compile(r"[/\\:~]|\.(csv|tsv|txt|parquet|json|jsonl|ndjson|gz|zst|xlsx|arrow|db|duckdb|sqlite)$",
-                        re.IGNORECASE)
+_FILE_LIKE = re.compile(
+    r"[/\\:~]|\.(csv|tsv|txt|parquet|json|jsonl|ndjson|gz|zst|xlsx|arrow|db|duckdb|sqlite)$", re.IGNORECASE
+)
 # the tokens of quoted text: their spans in the written-back SQL are read twice
-_QUOTED_TOKENS = {TokenType.STRING, TokenType.NATIONAL_STRING, TokenType.RAW_STRING, TokenType.BIT_STRING,
-                  TokenType.HEX_STRING, TokenType.BYTE_STRING, TokenType.HEREDOC_STRING,
-                  TokenType.UNICODE_STRING, TokenType.IDENTIFIER}
-_STRING_PREFIXES = "eEbBxXnN"   # E'..' (backslash escapes), B'..', X'..', N'..'
+_QUOTED_TOKENS = {
+    TokenType.STRING,
+    TokenType.NATIONAL_STRING,
+    TokenType.RAW_STRING,
+    TokenType.BIT_STRING,
+    TokenType.HEX_STRING,
+    TokenType.BYTE_STRING,
+    TokenType.HEREDOC_STRING,
+    TokenType.UNICODE_STRING,
+    TokenType.IDENTIFIER,
+}
+_STRING_PREFIXES = "eEbBxXnN"  # E'..' (backslash escapes), B'..', X'..', N'..'
 
 
 class PolicyError(ValueError):
@@ -112,9 +143,11 @@ def _refusal(tree: exp.Expression, dialect: str) -> Optional[str]:
         if isinstance(node, exp.Func) and not isinstance(node, (exp.Binary, exp.Unary, exp.Connector)):
             name = _function_name(node)
             if not allowed(type(node).__name__, name, dialect):
-                return (f"function {name}() is not allowed: run_sql calls only the {dialect} functions that "
-                        "compute values (aggregates, window, math, string, date, JSON...), never one that "
-                        "runs SQL given as text, reads files or the network, takes locks or acts on the server")
+                return (
+                    f"function {name}() is not allowed: run_sql calls only the {dialect} functions that "
+                    "compute values (aggregates, window, math, string, date, JSON...), never one that "
+                    "runs SQL given as text, reads files or the network, takes locks or acts on the server"
+                )
         if isinstance(node, exp.Table):
             if isinstance(node.this, exp.Literal) and node.this.is_string:
                 return f"reading the file or URL {node.this.this!r} is not allowed: query the database's tables"
@@ -128,13 +161,23 @@ def _every_row(limit: exp.Expression) -> bool:
     apply after counting them all."""
     options = limit.args.get("limit_options")
     given = limit.args.get("expression")
-    return (options is not None and bool(options.args.get("percent")) and not options.args.get("with_ties")
-            and isinstance(given, exp.Literal) and not given.is_string and float(given.this) >= 100)
+    return (
+        options is not None
+        and bool(options.args.get("percent"))
+        and not options.args.get("with_ties")
+        and isinstance(given, exp.Literal)
+        and not given.is_string
+        and float(given.this) >= 100
+    )
 
 
 def _without_every_row(tree: exp.Query) -> exp.Query:
     tree = tree.copy()
-    if isinstance(tree, exp.Select) and isinstance(tree.args.get("limit"), exp.Limit) and _every_row(tree.args["limit"]):
+    if (
+        isinstance(tree, exp.Select)
+        and isinstance(tree.args.get("limit"), exp.Limit)
+        and _every_row(tree.args["limit"])
+    ):
         tree.set("limit", None)
     return tree
 
@@ -148,8 +191,12 @@ def _with_limit(tree: exp.Query, row_limit: int) -> exp.Expression:
         if current is None:
             return tree.limit(row_limit, copy=False)
         given = current.expression if isinstance(current, exp.Limit) else None
-        if (not current.args.get("limit_options") and isinstance(given, exp.Literal) and given.is_int
-                and int(given.this) <= row_limit):
+        if (
+            not current.args.get("limit_options")
+            and isinstance(given, exp.Literal)
+            and given.is_int
+            and int(given.this) <= row_limit
+        ):
             return tree
     return _wrapped(tree, row_limit)
 
@@ -253,13 +300,16 @@ def check_sql(sql: str, dialect: str, *, row_limit: int = DEFAULT_ROW_LIMIT) -> 
         statements = _parse(sql, dialect)
     except (ParseError, TokenError) as exc:
         first = str(exc).splitlines()[0][:200]
-        return Decision(False, f"the statement cannot be parsed as {dialect} SQL ({first}); "
-                               "only one SELECT or WITH query is accepted", dialect)
+        return Decision(
+            False,
+            f"the statement cannot be parsed as {dialect} SQL ({first}); only one SELECT or WITH query is accepted",
+            dialect,
+        )
     if len(statements) != 1:
         return Decision(False, f"exactly one statement is allowed, not {len(statements)}", dialect)
     tree = statements[0]
     reason = _refusal(tree, dialect)
-    if reason is not None or not isinstance(tree, exp.Query):   # _refusal lets only a query by
+    if reason is not None or not isinstance(tree, exp.Query):  # _refusal lets only a query by
         return Decision(False, reason or "only one SELECT or WITH query is accepted", dialect)
     # +1: one row more than shown tells the caller the result was cut; the limit in place first,
     # else around the whole query (sqlglot cannot read back every clause followed by a LIMIT)
@@ -270,15 +320,23 @@ def check_sql(sql: str, dialect: str, *, row_limit: int = DEFAULT_ROW_LIMIT) -> 
             text = limited.sql(dialect=dialect, comments=False, unsupported_level=ErrorLevel.RAISE)
         except Exception as exc:
             first = str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
-            return Decision(False, f"the query cannot be passed on to {dialect} exactly as written ({first}); "
-                                   "rewrite that part (for a CTE, name its columns inside its SELECT)", dialect)
+            return Decision(
+                False,
+                f"the query cannot be passed on to {dialect} exactly as written ({first}); "
+                "rewrite that part (for a CTE, name its columns inside its SELECT)",
+                dialect,
+            )
         misread = _misread(text, limited, dialect)
         if misread is None:
             break
     else:
-        return Decision(False, f"the query cannot be passed on to {dialect} exactly as written ({misread}); "
-                               "write strings as plain '...' (a quote doubled inside), without E'...' "
-                               "backslashes, dollar quotes or adjacent literals", dialect)
+        return Decision(
+            False,
+            f"the query cannot be passed on to {dialect} exactly as written ({misread}); "
+            "write strings as plain '...' (a quote doubled inside), without E'...' "
+            "backslashes, dollar quotes or adjacent literals",
+            dialect,
+        )
     return Decision(True, "a read-only query", dialect, sql=text, row_limit=row_limit)
 
 

@@ -37,10 +37,10 @@ if TYPE_CHECKING:
     from cataloger_dagster.resources.database import DatabaseResource
 
 DEFAULT_TIMEOUT_S = 30.0
-DEFAULT_BYTE_LIMIT = 8_000_000     # bytes of values fetched for one reply at most
-DEFAULT_DUCKDB_MEMORY = "512MB"    # each run_sql call's own DuckDB instance
-MAX_TEXT = 2000      # characters of one value shown; a longer one is cut and says so
-_CHUNK = 256         # rows fetched at once at most (fewer when rows are large)
+DEFAULT_BYTE_LIMIT = 8_000_000  # bytes of values fetched for one reply at most
+DEFAULT_DUCKDB_MEMORY = "512MB"  # each run_sql call's own DuckDB instance
+MAX_TEXT = 2000  # characters of one value shown; a longer one is cut and says so
+_CHUNK = 256  # rows fetched at once at most (fewer when rows are large)
 
 # The role run_sql should use on PostgreSQL (SECURITY.md shows it; a test creates it): it can
 # read the tables and nothing else, whatever query reaches it.
@@ -107,15 +107,15 @@ class _Rows:
         self.row_limit, self.byte_limit = row_limit, byte_limit
         self.rows: list[list] = []
         self.bytes = 0
-        self.largest = 0                    # bytes of the largest row so far
-        self.cut_by: Optional[str] = None   # "rows" or "bytes" once the result was cut
+        self.largest = 0  # bytes of the largest row so far
+        self.cut_by: Optional[str] = None  # "rows" or "bytes" once the result was cut
 
     def wanted(self) -> int:
         """How many rows to fetch next (0: stop): one first, then twice as many as so far, and
         never more than the bytes left hold at the size of the largest row seen."""
         if self.cut_by:
             return 0
-        room = self.row_limit + 1 - len(self.rows)   # one more than shown tells the result goes on
+        room = self.row_limit + 1 - len(self.rows)  # one more than shown tells the result goes on
         by_bytes = (self.byte_limit - self.bytes) // self.largest + 1 if self.largest else 1
         return max(1, min(room, _CHUNK, 2 * len(self.rows) or 1, by_bytes))
 
@@ -142,10 +142,17 @@ class _Rows:
 class QueryRunner:
     """Runs allowed queries on one DatabaseResource, one at a time where its connection is shared."""
 
-    def __init__(self, database: DatabaseResource, *, row_limit: int = DEFAULT_ROW_LIMIT,
-                 byte_limit: int = DEFAULT_BYTE_LIMIT, timeout_s: float = DEFAULT_TIMEOUT_S,
-                 lock: Optional[threading.Lock] = None, allow_superuser: bool = False,
-                 duckdb_memory: str = DEFAULT_DUCKDB_MEMORY):
+    def __init__(
+        self,
+        database: DatabaseResource,
+        *,
+        row_limit: int = DEFAULT_ROW_LIMIT,
+        byte_limit: int = DEFAULT_BYTE_LIMIT,
+        timeout_s: float = DEFAULT_TIMEOUT_S,
+        lock: Optional[threading.Lock] = None,
+        allow_superuser: bool = False,
+        duckdb_memory: str = DEFAULT_DUCKDB_MEMORY,
+    ):
         self.database = database
         self.dialect = dialect_of(database.scheme)
         self.row_limit = row_limit
@@ -176,8 +183,9 @@ class QueryRunner:
             from cataloger_dagster.resources.database import scrub_secrets
 
             message = scrub_secrets(str(exc), self.database.url).strip().splitlines()
-            raise QueryError(f"the database refused the query: {type(exc).__name__}: "
-                             f"{message[0] if message else ''}"[:500]) from None
+            raise QueryError(
+                f"the database refused the query: {type(exc).__name__}: {message[0] if message else ''}"[:500]
+            ) from None
         return {
             "columns": columns,
             "rows": taken.rows,
@@ -196,8 +204,10 @@ class QueryRunner:
         if scheme == "duckdb":
             return self._duckdb(sql, taken)
         if scheme not in ("postgres", "postgresql", "sqlite", "mysql", "mariadb"):
-            raise QueryError(f"run_sql does not support {scheme}:// databases (it supports duckdb, postgres, "
-                             "sqlite, mysql and mariadb)")
+            raise QueryError(
+                f"run_sql does not support {scheme}:// databases (it supports duckdb, postgres, "
+                "sqlite, mysql and mariadb)"
+            )
         with self.lock:
             con = self.database.connect().con
             if scheme in ("postgres", "postgresql"):
@@ -222,17 +232,28 @@ class QueryRunner:
             raise QueryError(f"DuckDB file {path} does not exist: check CATALOGER_DATABASE")
         # no temporary directory: the memory limit is a limit, never a spill to the server's disk;
         # no Python replacement scans: a table name never reaches a variable of this process
-        con = duckdb.connect(":memory:", config={
-            "memory_limit": self.duckdb_memory, "temp_directory": "", "python_enable_replacements": False,
-            "autoinstall_known_extensions": False, "autoload_known_extensions": False,
-            "allow_community_extensions": False})
+        con = duckdb.connect(
+            ":memory:",
+            config={
+                "memory_limit": self.duckdb_memory,
+                "temp_directory": "",
+                "python_enable_replacements": False,
+                "autoinstall_known_extensions": False,
+                "autoload_known_extensions": False,
+                "allow_community_extensions": False,
+            },
+        )
         try:
             # the file's own name as its catalog, as when DuckDB opens it directly
-            name = path.stem if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", path.stem) and path.stem.lower() not in (
-                "memory", "system", "temp", "main") else "db"
+            name = (
+                path.stem
+                if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", path.stem)
+                and path.stem.lower() not in ("memory", "system", "temp", "main")
+                else "db"
+            )
             con.execute(f"ATTACH '{str(path).replace(chr(39), chr(39) * 2)}' AS \"{name}\" (READ_ONLY)")
             con.execute(f'USE "{name}"')
-            con.execute("SET enable_progress_bar = false")   # stdout/stderr may be the MCP channel
+            con.execute("SET enable_progress_bar = false")  # stdout/stderr may be the MCP channel
             con.execute("SET enable_external_access = false")
             con.execute("SET lock_configuration = true")
         except BaseException:
@@ -252,7 +273,7 @@ class QueryRunner:
                 kinds = ", ".join(s.type.name for s in statements) or "nothing"
                 raise QueryError(f"DuckDB reads the query as {kinds}, not one SELECT: it did not run")
             timer.start()
-            result = con.execute(statements[0])   # one prepared statement; its result streams
+            result = con.execute(statements[0])  # one prepared statement; its result streams
             columns = [d[0] for d in result.description or []]
             taken.drain(result.fetchmany)
             return columns
@@ -272,7 +293,8 @@ class QueryRunner:
                 f"run_sql refuses to run over the PostgreSQL role {role!r}: it is a superuser or may read "
                 "server files or run programs, so one query could act on the server. Connect as a "
                 "read-only role (SECURITY.md gives the SQL to create one), or start the server with "
-                "--allow-superuser-sql")
+                "--allow-superuser-sql"
+            )
         self._role_checked = True
 
     def _postgres(self, con, sql: str, taken: _Rows) -> list[str]:
@@ -288,9 +310,11 @@ class QueryRunner:
                     setup.execute("SET TRANSACTION READ ONLY")
                     # a backslash in '...' is itself (the policy reads strings so), whatever the
                     # server's default
-                    setup.execute("SELECT set_config('statement_timeout', %s, true), "
-                                  "set_config('standard_conforming_strings', 'on', true)",
-                                  (f"{int(self.timeout_s * 1000)}ms",))
+                    setup.execute(
+                        "SELECT set_config('statement_timeout', %s, true), "
+                        "set_config('standard_conforming_strings', 'on', true)",
+                        (f"{int(self.timeout_s * 1000)}ms",),
+                    )
                 # DECLARE ... CURSOR FOR <sql> with the extended protocol: one statement, a query
                 with con.cursor(name="cataloger_run_sql", scrollable=False) as cur:
                     cur.execute(sql)
@@ -308,7 +332,7 @@ class QueryRunner:
         deadline = time.monotonic() + self.timeout_s
         con.set_progress_handler(lambda: 1 if time.monotonic() > deadline else 0, 10_000)
         try:
-            cur = con.execute(sql)   # sqlite3 runs one statement, refuses more
+            cur = con.execute(sql)  # sqlite3 runs one statement, refuses more
             columns = [d[0] for d in cur.description or []]
             taken.drain(cur.fetchmany)
             return columns
@@ -334,7 +358,7 @@ class QueryRunner:
         # when the cursor closes, so the client never holds more than the limits take
         cur = con.cursor(SSCursor)
         try:
-            cur.execute(sql)   # the connection has no CLIENT.MULTI_STATEMENTS: one statement
+            cur.execute(sql)  # the connection has no CLIENT.MULTI_STATEMENTS: one statement
             columns = [d[0] for d in cur.description or []]
             taken.drain(lambda n: list(cur.fetchmany(n)))
             return columns

@@ -24,6 +24,7 @@ from cataloger_dagster.core import portable
 from cataloger_dagster.core.fixes.sql import DIALECTS, FixTarget
 from cataloger_dagster.core.profile.fingerprint import DEFAULT_UPDATE_COLUMNS, compute_fingerprint
 from cataloger_dagster.core.models import Fingerprint
+
 # redact_url, scrub_secrets and url_secrets are the redaction's (core/redaction.py), named here too
 from cataloger_dagster.core.redaction import redact_url, scrub_secrets, url_secrets  # noqa: F401
 from cataloger_dagster.core.shown import visible
@@ -116,8 +117,19 @@ def _mysql_connect(url: str) -> ibis.BaseBackend:
 
 # MySQL's spatial types (information_schema's DATA_TYPE): ibis reads them as geospatial
 # (which needs geoarrow and geopandas) or not at all; the catalog reads them as WKT text
-MYSQL_SPATIAL = frozenset({"geometry", "point", "linestring", "polygon", "multipoint", "multilinestring",
-                           "multipolygon", "geometrycollection", "geomcollection"})
+MYSQL_SPATIAL = frozenset(
+    {
+        "geometry",
+        "point",
+        "linestring",
+        "polygon",
+        "multipoint",
+        "multilinestring",
+        "multipolygon",
+        "geometrycollection",
+        "geomcollection",
+    }
+)
 
 
 @ibis.udf.scalar.builtin(name="ST_AsText")
@@ -146,11 +158,12 @@ def _mysql_table(conn: ibis.BaseBackend, table: ibis.Table) -> ibis.Table:
     op = table.op()
     with conn.raw_sql(
         "SELECT column_name, data_type, column_type FROM information_schema.columns "
-        "WHERE table_schema = DATABASE() AND table_name = %s", args=(op.name,)
+        "WHERE table_schema = DATABASE() AND table_name = %s",
+        args=(op.name,),
     ) as cur:
         types = {name: (data_type.lower(), column_type.lower()) for name, data_type, column_type in cur.fetchall()}
     declared: dict[str, dt_.DataType] = {}
-    shown: dict[str, Any] = {}   # column -> what shows its values, or None
+    shown: dict[str, Any] = {}  # column -> what shows its values, or None
     for name, dtype in table.schema().items():
         data_type, column_type = types.get(name, ("", ""))
         declared[name], shown[name] = dtype, None
@@ -162,8 +175,11 @@ def _mysql_table(conn: ibis.BaseBackend, table: ibis.Table) -> ibis.Table:
             declared[name] = dt_.String(nullable=dtype.nullable)
         elif data_type == "bit":
             declared[name] = dt_.Binary(nullable=dtype.nullable)
-            shown[name] = (lambda c: c.cast("uint64") != 0) if column_type == "bit(1)" else (
-                _exact_uint64 if column_type == "bit(64)" else lambda c: c.cast("int64"))
+            shown[name] = (
+                (lambda c: c.cast("uint64") != 0)
+                if column_type == "bit(1)"
+                else (_exact_uint64 if column_type == "bit(64)" else lambda c: c.cast("int64"))
+            )
         elif data_type == "bigint" and "unsigned" in column_type:
             shown[name] = _exact_uint64
         elif data_type in MYSQL_SPATIAL:
@@ -196,9 +212,9 @@ def _server_location(url: str) -> tuple[str, str, str]:
     port: int | str | None
     try:
         port = parts.port or DEFAULT_PORTS.get(scheme)
-    except ValueError:   # not a number: shown as written, never an error of the name
+    except ValueError:  # not a number: shown as written, never an error of the name
         port = parts.netloc.rsplit(":", 1)[-1]
-    host = (parts.hostname or query.get("host", [""])[-1] or ("localhost" if scheme in DEFAULT_PORTS else ""))
+    host = parts.hostname or query.get("host", [""])[-1] or ("localhost" if scheme in DEFAULT_PORTS else "")
     location = f"{host}:{port}" if host and port else host
     database = unquote(parts.path.strip("/")) or query.get("database", [""])[-1]
     schema = query.get("schema", [""])[-1] or ("public" if SAME_SCHEME.get(scheme, scheme) == "postgres" else "")
@@ -216,7 +232,7 @@ class Snapshot(BaseModel):
     """A read-only copy of one table for the sandbox."""
 
     path: str
-    url: str                  # ibis URL of the copy, as the sandbox will see it
+    url: str  # ibis URL of the copy, as the sandbox will see it
     table: str
     rows: int
     source_rows: int
@@ -249,7 +265,7 @@ class Catalog(Mapping[str, ibis.Table]):
         return self._opened[name]
 
     def __contains__(self, name: object) -> bool:
-        return name in self._names   # without opening it: a name test must stay cheap
+        return name in self._names  # without opening it: a name test must stay cheap
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._names)
@@ -267,8 +283,11 @@ class DatabaseResource(dg.ConfigurableResource):
     """
 
     url: str = Field(default=DEFAULT_DATABASE_URL, description="ibis connection URL of the database to catalog")
-    name: str | None = Field(default=None, description="The catalog's name in the store (CATALOGER_NAME, --name); "
-                             "default: the file's name, or the server's host_port/database/schema")
+    name: str | None = Field(
+        default=None,
+        description="The catalog's name in the store (CATALOGER_NAME, --name); "
+        "default: the file's name, or the server's host_port/database/schema",
+    )
     snapshot_row_limit: int = Field(
         default=1_000_000, description="Tables larger than this are sampled (seeded) for the sandbox"
     )
@@ -277,7 +296,7 @@ class DatabaseResource(dg.ConfigurableResource):
 
     _conn: Any = PrivateAttr(default=None)
     _lock: Any = PrivateAttr(default_factory=threading.Lock)
-    _location: Any = PrivateAttr(default=None)   # (connection, its DuckDB catalog and schema)
+    _location: Any = PrivateAttr(default=None)  # (connection, its DuckDB catalog and schema)
     # what the open connection reads its tables from, checked as it opened: PostgreSQL's
     # (database, schema), MySQL's database; None for a file
     _target: Any = PrivateAttr(default=None)
@@ -359,7 +378,8 @@ class DatabaseResource(dg.ConfigurableResource):
             raise DatabaseError(scrub_secrets(str(exc), self.url)) from None
         except Exception as exc:
             raise DatabaseError(
-                f"cannot read the schemas of {self.safe_url}: {scrub_secrets(str(exc), self.url)}") from None
+                f"cannot read the schemas of {self.safe_url}: {scrub_secrets(str(exc), self.url)}"
+            ) from None
 
     @property
     def shown_target(self) -> str:
@@ -370,8 +390,7 @@ class DatabaseResource(dg.ConfigurableResource):
         return self.safe_url
 
     def no_tables_error(self) -> NoTablesError:
-        return NoTablesError(
-            f"no tables in {self.shown_target}: nothing to catalog; check the URL's database/schema")
+        return NoTablesError(f"no tables in {self.shown_target}: nothing to catalog; check the URL's database/schema")
 
     def _open(self) -> ibis.BaseBackend:
         scheme = self.scheme
@@ -400,8 +419,7 @@ class DatabaseResource(dg.ConfigurableResource):
         except target.WrongTarget as exc:
             raise DatabaseError(scrub_secrets(str(exc), self.url)) from None
         except Exception as exc:  # drivers may echo the URL, the DSN or the password itself
-            raise DatabaseError(
-                f"cannot connect to {self.safe_url}: {scrub_secrets(str(exc), self.url)}") from None
+            raise DatabaseError(f"cannot connect to {self.safe_url}: {scrub_secrets(str(exc), self.url)}") from None
 
     def teardown_after_execution(self, context: dg.InitResourceContext) -> None:
         # a read-only DuckDB connection still keeps writers out of the file
@@ -422,16 +440,17 @@ class DatabaseResource(dg.ConfigurableResource):
         the system catalogs."""
         conn = self.connect()
         try:
-            if self.scheme == "duckdb":   # its catalog and schema asked once, not two queries a listing
+            if self.scheme == "duckdb":  # its catalog and schema asked once, not two queries a listing
                 return sorted(conn.list_tables(database=self._duckdb_location(conn)))
             if self.scheme == "sqlite":
                 return sorted(t for t in conn.list_tables() if not target.is_sqlite_internal(t))
-            if self.scheme in ("postgres", "postgresql"):   # the schema checked as the connection opened
+            if self.scheme in ("postgres", "postgresql"):  # the schema checked as the connection opened
                 return sorted(conn.list_tables(database=self._target))
             return sorted(conn.list_tables())
         except Exception as exc:  # the sensors report this message in every failed tick
             raise DatabaseError(
-                f"cannot list the tables of {self.safe_url}: {scrub_secrets(str(exc), self.url)}") from None
+                f"cannot list the tables of {self.safe_url}: {scrub_secrets(str(exc), self.url)}"
+            ) from None
 
     def _duckdb_location(self, conn: ibis.BaseBackend) -> tuple[str, str]:
         """The (catalog, schema) a DuckDB connection lists its tables in, as ibis would ask for
@@ -446,7 +465,7 @@ class DatabaseResource(dg.ConfigurableResource):
         try:
             if self.scheme == "sqlite" and target.is_sqlite_internal(name):
                 raise DatabaseError(self.missing_table(name, self.list_tables()))
-            if self.scheme == "duckdb":   # in the file's own schema: DuckDB resolves its internal views too
+            if self.scheme == "duckdb":  # in the file's own schema: DuckDB resolves its internal views too
                 return conn.table(name, database=self._duckdb_location(conn))
             table = conn.table(name)
             return _mysql_table(conn, table) if self.scheme in ("mysql", "mariadb") else table
@@ -470,8 +489,10 @@ class DatabaseResource(dg.ConfigurableResource):
         or it is one of the database's own catalog tables, which are never cataloged."""
         listed = (", ".join(tables[:20]) or "none") + (f" ... ({len(tables)} in all)" if len(tables) > 20 else "")
         if self._is_system_table(name):
-            return (f"table {name!r} is one of the database's own catalog tables, not a user table of "
-                    f"{self.shown_target}: only user tables are cataloged; tables: {listed}")
+            return (
+                f"table {name!r} is one of the database's own catalog tables, not a user table of "
+                f"{self.shown_target}: only user tables are cataloged; tables: {listed}"
+            )
         return f"table {name!r} not found in {self.shown_target}; tables: {listed}"
 
     def _is_system_table(self, name: str) -> bool:
@@ -561,8 +582,13 @@ class DatabaseResource(dg.ConfigurableResource):
                     f"as text ({type(exc).__name__}: {scrub_secrets(str(exc), self.url).splitlines()[0][:200]})"
                 ) from None
         for column, why in as_text.items():
-            log.info("snapshot of %s: column %r %s (%s)", visible(name), column,
-                     "left out" if why == portable.LEFT_OUT else "carried as text", why)
+            log.info(
+                "snapshot of %s: column %r %s (%s)",
+                visible(name),
+                column,
+                "left out" if why == portable.LEFT_OUT else "carried as text",
+                why,
+            )
         with duckdb.connect(str(path)) as out:
             rows = out.execute(f'SELECT count(*) FROM "{_quote(name)}"').fetchone()[0]  # type: ignore[index]  # a count's row
             for other, columns in (references or {}).items():
@@ -602,7 +628,7 @@ def _sqlite_declared(conn: ibis.BaseBackend, name: str) -> ibis.Table | None:
     from ibis.backends.sql.datatypes import SQLiteType
 
     try:
-        with conn._safe_raw_sql(f"PRAGMA table_info(\"{_quote(name)}\")") as cur:
+        with conn._safe_raw_sql(f'PRAGMA table_info("{_quote(name)}")') as cur:
             declared = [(row[1], row[2]) for row in cur.fetchall()]
         if not declared:
             return None
@@ -625,8 +651,11 @@ DUCKDB_MAX_DECIMAL_DIGITS = 38
 
 def _arrow_safe(table: ibis.Table) -> ibis.Table:
     """`table` with the columns the DuckDB snapshot cannot hold carried as text (exact)."""
-    wide = [name for name, dtype in table.schema().items()
-            if dtype.is_decimal() and (dtype.precision or 0) > DUCKDB_MAX_DECIMAL_DIGITS]
+    wide = [
+        name
+        for name, dtype in table.schema().items()
+        if dtype.is_decimal() and (dtype.precision or 0) > DUCKDB_MAX_DECIMAL_DIGITS
+    ]
     return table.mutate(**{name: table[name].cast("string") for name in wide}) if wide else table
 
 

@@ -54,8 +54,10 @@ class TablePartitionedPickleIOManager(dg.UPathIOManager):
         Dagster's loading of several partitions reads them back."""
         paths = self._get_paths_for_partitions(context)
         if not isinstance(obj, dict) or set(obj) != set(paths):
-            raise TypeError(f"{context.asset_key.to_user_string()}: an output over several tables must map "
-                            f"each of them to its value, got {type(obj).__name__}")
+            raise TypeError(
+                f"{context.asset_key.to_user_string()}: an output over several tables must map "
+                f"each of them to its value, got {type(obj).__name__}"
+            )
         for table, path in paths.items():
             self.make_directory(path.parent)
             self.dump_to_path(context, obj[table], path)
@@ -88,5 +90,6 @@ class TableIOManager(dg.ConfigurableIOManagerFactory):
             return TablePartitionedPickleIOManager(self.base_dir)
         if context.instance is None:
             raise dg.DagsterInvariantViolationError(
-                "the table IO manager needs a folder: give base_dir, or run it with a Dagster instance")
+                "the table IO manager needs a folder: give base_dir, or run it with a Dagster instance"
+            )
         return TablePartitionedPickleIOManager(context.instance.storage_directory())

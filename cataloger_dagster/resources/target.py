@@ -19,7 +19,7 @@ POSTGRES_SYSTEM_PREFIX = "pg_"
 MYSQL_SYSTEM_DATABASES = frozenset({"mysql", "sys", "performance_schema", "information_schema"})
 # SQLite reserves the prefix: sqlite_sequence, sqlite_stat1, sqlite_master...
 SQLITE_INTERNAL_PREFIX = "sqlite_"
-MYSQL_UNKNOWN_DATABASE = 1049   # the server's error number for a database that does not exist
+MYSQL_UNKNOWN_DATABASE = 1049  # the server's error number for a database that does not exist
 
 
 class WrongTarget(ValueError):
@@ -67,19 +67,28 @@ def postgres_target(conn: Any, url: str, shown: str) -> tuple[str, str]:
     [(database, schema)] = _rows(conn, "SELECT current_database(), current_schema()")
     asked = url_schema(url)
     if schema is None:
-        what = f"schema {asked!r} does not exist in {shown}" if asked else (
-            f"{shown} names no schema (?schema=) and its search path finds none (no 'public')")
+        what = (
+            f"schema {asked!r} does not exist in {shown}"
+            if asked
+            else (f"{shown} names no schema (?schema=) and its search path finds none (no 'public')")
+        )
         raise WrongTarget(f"{what}; its schemas: {_listed(postgres_schemas(conn))}: name one with ?schema=")
     if is_postgres_system_schema(schema):
-        raise WrongTarget(f"schema {schema!r} of {shown} is PostgreSQL's own catalog, not user tables; "
-                          f"its schemas: {_listed(postgres_schemas(conn))}: name one with ?schema=")
+        raise WrongTarget(
+            f"schema {schema!r} of {shown} is PostgreSQL's own catalog, not user tables; "
+            f"its schemas: {_listed(postgres_schemas(conn))}: name one with ?schema="
+        )
     return database, schema
 
 
 def postgres_system_table(conn: Any, name: str) -> bool:
     """Whether `name` is a table or view of PostgreSQL's own catalog (pg_class, tables...)."""
-    rows = _rows(conn, "SELECT n.nspname FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n "
-                       "ON n.oid = c.relnamespace WHERE c.relname = %(name)s", params={"name": name})
+    rows = _rows(
+        conn,
+        "SELECT n.nspname FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n "
+        "ON n.oid = c.relnamespace WHERE c.relname = %(name)s",
+        params={"name": name},
+    )
     return any(is_postgres_system_schema(schema) for (schema,) in rows)
 
 
@@ -95,10 +104,14 @@ def mysql_target(conn: Any, shown: str) -> str:
     [(database,)] = _rows(conn, "SELECT DATABASE()")
     if database is None or database.lower() in MYSQL_SYSTEM_DATABASES:
         databases = _user_databases(_rows(conn, "SHOW DATABASES"))
-        what = (f"{shown} names no database" if database is None
-                else f"database {database!r} of {shown} is the server's own catalog, not user tables")
-        raise WrongTarget(f"{what}; its databases: {_listed(databases)}: "
-                          "put one in the URL's path (mysql://user@host/<database>)")
+        what = (
+            f"{shown} names no database"
+            if database is None
+            else f"database {database!r} of {shown} is the server's own catalog, not user tables"
+        )
+        raise WrongTarget(
+            f"{what}; its databases: {_listed(databases)}: put one in the URL's path (mysql://user@host/<database>)"
+        )
     return database
 
 
@@ -117,8 +130,10 @@ def mysql_missing_database(arguments: dict[str, Any], shown: str) -> WrongTarget
             con.close()
     except Exception:  # noqa: BLE001 - the missing database is the message; the list is a courtesy
         databases = "(cannot be listed)"
-    return WrongTarget(f"database {arguments.get('database')!r} does not exist on {shown}; its databases: "
-                       f"{databases}: put one in the URL's path (mysql://user@host/<database>)")
+    return WrongTarget(
+        f"database {arguments.get('database')!r} does not exist on {shown}; its databases: "
+        f"{databases}: put one in the URL's path (mysql://user@host/<database>)"
+    )
 
 
 def mysql_system_table(conn: Any, name: str) -> bool:
@@ -133,5 +148,7 @@ def duckdb_system_table(conn: Any, name: str) -> bool:
     """Whether `name` is one of DuckDB's internal views (duckdb_tables, pg_class, sqlite_master...)."""
     found = conn.con.execute(
         "SELECT 1 FROM duckdb_views() WHERE internal AND view_name = ? "
-        "UNION ALL SELECT 1 FROM duckdb_tables() WHERE internal AND table_name = ?", [name, name]).fetchall()
+        "UNION ALL SELECT 1 FROM duckdb_tables() WHERE internal AND table_name = ?",
+        [name, name],
+    ).fetchall()
     return bool(found)

@@ -28,7 +28,13 @@ from cataloger_dagster.assets.catalog_page import catalog_page
 from cataloger_dagster.assets.checks import issues_for
 from cataloger_dagster.core.alerts import Alert, AlertMessage, alerts_of, owner_of, unsent
 from cataloger_dagster.core.layout import (
-    ALERTS, CATALOG_PAGE, INVESTIGATIONS, ISSUES, new_timestamp, store_name, table_prefix,
+    ALERTS,
+    CATALOG_PAGE,
+    INVESTIGATIONS,
+    ISSUES,
+    new_timestamp,
+    store_name,
+    table_prefix,
 )
 from cataloger_dagster.core.models import AnalysisResultModel, InvestigationsResult
 from cataloger_dagster.core.shown import visible
@@ -51,17 +57,22 @@ def read_cursor(cursor: str | None) -> tuple[int | None, dict[str, list[str]]]:
         return after, {str(t): [str(k) for k in keys] for t, keys in sent.items()}
 
     # starting over would alert again on every table's latest findings
-    return parse_cursor(cursor, parse, sensor="alert_sensor",
-                        empty_means="an empty cursor alerts again on every catalog run recorded",
-                        initial='{"after": null, "sent": {}}')
+    return parse_cursor(
+        cursor,
+        parse,
+        sensor="alert_sensor",
+        empty_means="an empty cursor alerts again on every catalog run recorded",
+        initial='{"after": null, "sent": {}}',
+    )
 
 
 def write_cursor(after: int | None, sent: Mapping[str, list[str]]) -> str:
     return json.dumps({"after": after, "sent": {t: sorted(k) for t, k in sorted(sent.items())}}, sort_keys=True)
 
 
-def run_alerts(record: dg.EventLogRecord, store: ScriptStore, database: str,
-               owners: Mapping[str, str], warn) -> tuple[str, list[Alert]] | None:
+def run_alerts(
+    record: dg.EventLogRecord, store: ScriptStore, database: str, owners: Mapping[str, str], warn
+) -> tuple[str, list[Alert]] | None:
     """(table, alerts) of one catalog_page materialization, from its run folder in the store."""
     event = record.asset_materialization
     table = record.partition_key or (event.partition if event else None)
@@ -81,11 +92,18 @@ def run_alerts(record: dg.EventLogRecord, store: ScriptStore, database: str,
         investigations = InvestigationsResult.model_validate(recorded).investigations if recorded else []
     except ValueError as exc:
         # one unreadable run must not hold back the other tables' alerts
-        warn(f"{visible(table)}: the issues or investigations of run folder {folder} are not readable ({exc}); no alert")
+        warn(
+            f"{visible(table)}: the issues or investigations of run folder {folder} are not readable ({exc}); no alert"
+        )
         return None
-    return table, alerts_of(table, owner_of(table, owners), found, investigations,
-                            page=_url(store.uri(prefix, folder, CATALOG_PAGE)),
-                            evidence=_url(store.uri(prefix, folder, ISSUES)))
+    return table, alerts_of(
+        table,
+        owner_of(table, owners),
+        found,
+        investigations,
+        page=_url(store.uri(prefix, folder, CATALOG_PAGE)),
+        evidence=_url(store.uri(prefix, folder, ISSUES)),
+    )
 
 
 def _url(uri: str) -> str:
@@ -94,15 +112,24 @@ def _url(uri: str) -> str:
 
 
 def record_delivery(store: ScriptStore, database: str, message: AlertMessage, delivery: Delivery) -> str:
-    entry = {"at": new_timestamp(), "run_id": message.run_id, "backend": delivery.backend, "ok": delivery.ok,
-             "attempts": delivery.attempts, "error": delivery.error, "title": message.title,
-             "alerts": [{"table": a.table, "owner": a.owner, "key": a.key} for a in message.alerts]}
-    return store.append_entry(f"{store_name(database)}/{ALERTS}", json.dumps(entry, indent=2).encode("utf-8"),
-                              "an alert delivery")
+    entry = {
+        "at": new_timestamp(),
+        "run_id": message.run_id,
+        "backend": delivery.backend,
+        "ok": delivery.ok,
+        "attempts": delivery.attempts,
+        "error": delivery.error,
+        "title": message.title,
+        "alerts": [{"table": a.table, "owner": a.owner, "key": a.key} for a in message.alerts],
+    }
+    return store.append_entry(
+        f"{store_name(database)}/{ALERTS}", json.dumps(entry, indent=2).encode("utf-8"), "an alert delivery"
+    )
 
 
-def deliver(log, store: ScriptStore, database: str, notifier: NotifierResource,
-            message: AlertMessage) -> tuple[set[tuple[str, str]], int]:
+def deliver(
+    log, store: ScriptStore, database: str, notifier: NotifierResource, message: AlertMessage
+) -> tuple[set[tuple[str, str]], int]:
     """Sends one run's message (per table if a name keeps it from being written whole), records
     each delivery; the (table, alert key)s delivered, and how many deliveries failed."""
     delivered: set[tuple[str, str]] = set()
@@ -114,19 +141,27 @@ def deliver(log, store: ScriptStore, database: str, notifier: NotifierResource,
             log.info(f"{part.title}: sent by {delivery.backend} (try {delivery.attempts})")
         else:
             failed += 1
-            log.warning(f"{part.title}: {delivery.backend} failed after {delivery.attempts} tries "
-                        f"({visible(delivery.error)}); recorded in {where}; the tables' next runs raise them again")
+            log.warning(
+                f"{part.title}: {delivery.backend} failed after {delivery.attempts} tries "
+                f"({visible(delivery.error)}); recorded in {where}; the tables' next runs raise them again"
+            )
     return delivered, failed
 
 
-def alert(context: dg.SensorEvaluationContext, store: ScriptStore, database: DatabaseResource,
-          notifier: NotifierResource, owners: Mapping[str, str]) -> dg.SensorResult:
+def alert(
+    context: dg.SensorEvaluationContext,
+    store: ScriptStore,
+    database: DatabaseResource,
+    notifier: NotifierResource,
+    owners: Mapping[str, str],
+) -> dg.SensorResult:
     """One tick of the sensor."""
     after, sent = read_cursor(context.cursor)
     records = new_materializations(context.instance, after, catalog_page.key)
     name = database.database_name
     messages: dict[str, AlertMessage] = {}
     raised: dict[str, list[Alert]] = {}
+
     def warn(message: str) -> None:
         context.log.warning(visible(message))
 
@@ -142,8 +177,10 @@ def alert(context: dg.SensorEvaluationContext, store: ScriptStore, database: Dat
     delivered: set[tuple[str, str]] = set()
     failed = 0
     if messages and notifier.backend == "none":
-        context.log.info(f"{sum(len(m.alerts) for m in messages.values())} alerts not sent: alerts are off "
-                         f"({variable('alert_notifier')}=none)")
+        context.log.info(
+            f"{sum(len(m.alerts) for m in messages.values())} alerts not sent: alerts are off "
+            f"({variable('alert_notifier')}=none)"
+        )
         messages = {}
     for message in messages.values():
         sent_now, failures = deliver(context.log, store, name, notifier, message)
@@ -169,8 +206,9 @@ def build_alert_sensor(settings: CatalogerSettings) -> dg.SensorDefinition:
         description=f"After each table's catalog run, one message per run (by {variable('alert_notifier')}) on "
         "new high-severity issues, regressions and history anomalies, grouped by owner, each sent once.",
     )
-    def alert_sensor(context: dg.SensorEvaluationContext, store: ScriptStore, database: DatabaseResource,
-                     notifier: NotifierResource) -> dg.SensorResult:
+    def alert_sensor(
+        context: dg.SensorEvaluationContext, store: ScriptStore, database: DatabaseResource, notifier: NotifierResource
+    ) -> dg.SensorResult:
         return alert(context, store, database, notifier, owners)
 
     return alert_sensor

@@ -57,8 +57,13 @@ def read_cursor(cursor: str | None) -> dict[str, str]:
             raise TypeError("fingerprints is not an object")
         return {str(k): str(v) for k, v in fingerprints.items()}
 
-    return parse_cursor(cursor, parse, sensor="database_change_sensor",
-                        empty_means="an empty cursor reruns every table", initial='{"fingerprints": {}}')
+    return parse_cursor(
+        cursor,
+        parse,
+        sensor="database_change_sensor",
+        empty_means="an empty cursor reruns every table",
+        initial='{"fingerprints": {}}',
+    )
 
 
 def write_cursor(fingerprints: Mapping[str, str]) -> str:
@@ -162,15 +167,18 @@ def detect_changes(context: dg.SensorEvaluationContext, database: DatabaseResour
     try:
         tables = list_tables_or_fail(database, "The cursor is kept and the next tick retries.")
         partitions = context.instance.get_dynamic_partitions(TABLES_PARTITIONS)
-        result = plan_changes(tables, database.fingerprint, previous, partitions,
-                              lambda message: context.log.warning(visible(message)))
+        result = plan_changes(
+            tables, database.fingerprint, previous, partitions, lambda message: context.log.warning(visible(message))
+        )
     finally:
         # An open DuckDB handle, even read-only, locks writers out of the file between ticks.
         database.close()
-    context.log.info(visible(
-        f"{len(tables)} tables; {len(result.run_requests or [])} runs requested; partitions added "
-        f"{_keys(result, dg.AddDynamicPartitionsRequest)}, removed {_keys(result, dg.DeleteDynamicPartitionsRequest)}"
-    ))
+    context.log.info(
+        visible(
+            f"{len(tables)} tables; {len(result.run_requests or [])} runs requested; partitions added "
+            f"{_keys(result, dg.AddDynamicPartitionsRequest)}, removed {_keys(result, dg.DeleteDynamicPartitionsRequest)}"
+        )
+    )
     return result
 
 

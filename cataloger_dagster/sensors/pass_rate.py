@@ -53,7 +53,7 @@ RELEARN_RUN_CONFIG = {"ops": {"investigations": {"config": {"explore": True}}}}
 INVESTIGATIONS = dg.AssetKey("investigations")
 PAGE_SIZE = 200
 MAX_PAGES_PER_TICK = 25  # the rest waits for the next tick: the cursor keeps the place
-FINGERPRINTS_KEPT = 5     # per table, so the cursor does not grow with every change
+FINGERPRINTS_KEPT = 5  # per table, so the cursor does not grow with every change
 
 
 @dataclass(frozen=True)
@@ -64,8 +64,8 @@ class Observation:
     table: str
     pass_rate: float
     fingerprint: str
-    relearning: bool   # the run explored afresh because relearning was asked for
-    counted: bool      # this sensor already counted it as an attempt when requesting it
+    relearning: bool  # the run explored afresh because relearning was asked for
+    counted: bool  # this sensor already counted it as an attempt when requesting it
 
 
 @dataclass(frozen=True)
@@ -91,9 +91,13 @@ def read_cursor(cursor: str | None) -> tuple[int | None, dict[str, dict]]:
         return after, {str(k): dict(v) for k, v in tables.items()}
 
     # starting over would reread every materialization and might relearn every table
-    return parse_cursor(cursor, parse, sensor="pass_rate_sensor",
-                        empty_means="an empty cursor rereads every investigations materialization",
-                        initial='{"after": null, "tables": {}}')
+    return parse_cursor(
+        cursor,
+        parse,
+        sensor="pass_rate_sensor",
+        empty_means="an empty cursor rereads every investigations materialization",
+        initial='{"after": null, "tables": {}}',
+    )
 
 
 def write_cursor(after: int | None, tables: Mapping[str, dict]) -> str:
@@ -114,8 +118,10 @@ def observe(record: dg.EventLogRecord, run_tags: Mapping[str, str], warn: Callab
     metadata = event.metadata or {}
     rate = _value(metadata, "pass_rate")
     if not isinstance(rate, (int, float)) or isinstance(rate, bool):
-        warn(f"{table}: investigations materialization {record.storage_id} has no numeric pass_rate "
-             f"metadata ({rate!r}); ignored. Rematerialize the table to record one.")
+        warn(
+            f"{table}: investigations materialization {record.storage_id} has no numeric pass_rate "
+            f"metadata ({rate!r}); ignored. Rematerialize the table to record one."
+        )
         return None
     ours = run_tags.get(REASON_TAG) == PASS_RATE_BELOW_THRESHOLD
     return Observation(
@@ -170,8 +176,11 @@ def plan_relearning(
         if obs.relearning and not obs.counted:
             _count(state, obs.fingerprint)
         if obs.pass_rate < policy.threshold:
-            state["pending"] = {"pass_rate": obs.pass_rate, "fingerprint": obs.fingerprint,
-                                "storage_id": obs.storage_id}
+            state["pending"] = {
+                "pass_rate": obs.pass_rate,
+                "fingerprint": obs.fingerprint,
+                "storage_id": obs.storage_id,
+            }
         else:
             state.pop("pending", None)  # the table recovered: an older low rate no longer matters
 
@@ -189,15 +198,19 @@ def plan_relearning(
         done = int((state.get("attempts") or {}).get(pending["fingerprint"], 0))
         rate = f"{pending['pass_rate']:.0%} < {policy.threshold:.0%}"
         if done >= policy.max_attempts:
-            log(f"{table}: pass rate {rate}, but {done} relearning runs were already made for fingerprint "
+            log(
+                f"{table}: pass rate {rate}, but {done} relearning runs were already made for fingerprint "
                 f"{pending['fingerprint']} (max {policy.max_attempts}, {MAX_ATTEMPTS_ENV}); giving up until "
-                "the data changes. Look at its investigations on the catalog page.")
+                "the data changes. Look at its investigations on the catalog page."
+            )
             state.pop("pending")
             continue
         waited = now - float(state.get("last_request") or 0.0)
         if waited < policy.cooldown_s:
-            log(f"{table}: pass rate {rate}; relearning waits {policy.cooldown_s - waited:.0f}s more "
-                f"(cooldown {policy.cooldown_s}s, {COOLDOWN_ENV})")
+            log(
+                f"{table}: pass rate {rate}; relearning waits {policy.cooldown_s - waited:.0f}s more "
+                f"(cooldown {policy.cooldown_s}s, {COOLDOWN_ENV})"
+            )
             continue
         attempt = _count(state, pending["fingerprint"])
         requests.append(relearn_request(table, pending, attempt, policy))
@@ -207,8 +220,9 @@ def plan_relearning(
     return requests, tables
 
 
-def new_materializations(instance: dg.DagsterInstance, after: int | None,
-                          asset_key: dg.AssetKey = INVESTIGATIONS) -> list[dg.EventLogRecord]:
+def new_materializations(
+    instance: dg.DagsterInstance, after: int | None, asset_key: dg.AssetKey = INVESTIGATIONS
+) -> list[dg.EventLogRecord]:
     records: list[dg.EventLogRecord] = []
     for _ in range(MAX_PAGES_PER_TICK):
         page = instance.fetch_materializations(
@@ -252,6 +266,7 @@ def relearn(context: dg.SensorEvaluationContext, policy: Policy) -> dg.SensorRes
     """One tick of the sensor."""
     after, tables = read_cursor(context.cursor)
     records = new_materializations(context.instance, after)
+
     def warn(message: str) -> None:
         context.log.warning(visible(message))
 
@@ -266,6 +281,7 @@ def relearn(context: dg.SensorEvaluationContext, policy: Policy) -> dg.SensorRes
     skip = None
     if not requests:
         waiting = sorted(t for t, s in tables.items() if s.get("pending"))
-        skip = (f"{len(records)} new investigations materializations; no table to relearn"
-                + (f" now ({len(waiting)} waiting for the cooldown: {', '.join(waiting[:10])})" if waiting else ""))
+        skip = f"{len(records)} new investigations materializations; no table to relearn" + (
+            f" now ({len(waiting)} waiting for the cooldown: {', '.join(waiting[:10])})" if waiting else ""
+        )
     return dg.SensorResult(run_requests=requests, cursor=write_cursor(after, tables), skip_reason=skip)

@@ -21,9 +21,15 @@ from sqlglot import exp
 from cataloger_dagster.core.investigate.codegen import comment_text
 
 # the sqlglot dialect of each database URL scheme
-DIALECTS = {"duckdb": "duckdb", "sqlite": "sqlite", "postgres": "postgres", "postgresql": "postgres",
-            "mysql": "mysql", "mariadb": "mysql"}
-STAGING = "cataloger_fix_rows"      # the temporary table a rewrite of the table goes through
+DIALECTS = {
+    "duckdb": "duckdb",
+    "sqlite": "sqlite",
+    "postgres": "postgres",
+    "postgresql": "postgres",
+    "mysql": "mysql",
+    "mariadb": "mysql",
+}
+STAGING = "cataloger_fix_rows"  # the temporary table a rewrite of the table goes through
 RANK = "cataloger_fix_rank"
 
 
@@ -69,12 +75,15 @@ class FixTarget:
 
     def __post_init__(self) -> None:
         if self.dialect not in set(DIALECTS.values()):
-            raise ValueError(f"no fix scripts for the SQL dialect {self.dialect!r}: one of "
-                             f"{', '.join(sorted(set(DIALECTS.values())))}")
+            raise ValueError(
+                f"no fix scripts for the SQL dialect {self.dialect!r}: one of "
+                f"{', '.join(sorted(set(DIALECTS.values())))}"
+            )
 
     def table_expr(self, name: Optional[str] = None) -> exp.Table:
-        return exp.Table(this=ident(self.table if name is None else name),
-                         db=ident(self.schema) if self.schema else None)
+        return exp.Table(
+            this=ident(self.table if name is None else name), db=ident(self.schema) if self.schema else None
+        )
 
     def column(self, name: str) -> exp.Column:
         return exp.Column(this=ident(name))
@@ -107,9 +116,15 @@ def not_in_keys(value: exp.Expression, target: FixTarget, table: str, column: st
     """``value`` is set and matches no key of ``table.column`` (NULL keys left out, so that NOT IN
     never turns unknown)."""
     key = exp.Column(this=ident(column))
-    keys = exp.select(key).from_(target.table_expr(table)).where(exp.Not(this=exp.Is(this=key.copy(), expression=exp.Null())))
-    return exp.and_(exp.Not(this=exp.Is(this=value.copy(), expression=exp.Null())),
-                    exp.Not(this=exp.In(this=value.copy(), query=exp.Subquery(this=keys))))
+    keys = (
+        exp.select(key)
+        .from_(target.table_expr(table))
+        .where(exp.Not(this=exp.Is(this=key.copy(), expression=exp.Null())))
+    )
+    return exp.and_(
+        exp.Not(this=exp.Is(this=value.copy(), expression=exp.Null())),
+        exp.Not(this=exp.In(this=value.copy(), query=exp.Subquery(this=keys))),
+    )
 
 
 # --------------------------------------------------------------------------- statements
@@ -124,8 +139,9 @@ def delete(target: FixTarget, where: Optional[exp.Expression]) -> exp.Expression
     return statement.where(where) if where is not None else statement
 
 
-def insert_missing_keys(target: FixTarget, value: exp.Expression, where: exp.Expression,
-                        table: str, column: str) -> exp.Expression:
+def insert_missing_keys(
+    target: FixTarget, value: exp.Expression, where: exp.Expression, table: str, column: str
+) -> exp.Expression:
     """INSERT INTO table (column) SELECT DISTINCT value FROM the target WHERE ...: the referenced
     table's other columns take their defaults."""
     select = exp.select(value).distinct().from_(target.table_expr()).where(where)
@@ -134,9 +150,13 @@ def insert_missing_keys(target: FixTarget, value: exp.Expression, where: exp.Exp
 
 
 def _null_count(columns: list[str]) -> exp.Expression:
-    terms = [exp.Case(ifs=[exp.If(this=exp.Is(this=exp.column(ident(c)), expression=exp.Null()),
-                                  true=exp.Literal.number(1))], default=exp.Literal.number(0))
-             for c in columns]
+    terms = [
+        exp.Case(
+            ifs=[exp.If(this=exp.Is(this=exp.column(ident(c)), expression=exp.Null()), true=exp.Literal.number(1))],
+            default=exp.Literal.number(0),
+        )
+        for c in columns
+    ]
     total: exp.Expression = terms[0]
     for term in terms[1:]:
         total = exp.Add(this=total, expression=term)
@@ -148,44 +168,64 @@ def rewrite(target: FixTarget, columns: list[str], kept: exp.Select) -> list[exp
     keeping the table itself (its types, constraints and grants)."""
     staging = exp.Table(this=ident(STAGING))
     names = [ident(c) for c in columns]
-    create = exp.Create(this=staging, kind="TABLE", expression=kept,
-                        properties=exp.Properties(expressions=[exp.TemporaryProperty()]))
-    refill = exp.Insert(this=exp.Schema(this=target.table_expr(), expressions=names),
-                        expression=exp.select(*[exp.column(n.copy()) for n in names]).from_(staging.copy()))
+    create = exp.Create(
+        this=staging, kind="TABLE", expression=kept, properties=exp.Properties(expressions=[exp.TemporaryProperty()])
+    )
+    refill = exp.Insert(
+        this=exp.Schema(this=target.table_expr(), expressions=names),
+        expression=exp.select(*[exp.column(n.copy()) for n in names]).from_(staging.copy()),
+    )
     return [create, delete(target, None), refill]
 
 
 def drop_staging(target: FixTarget) -> exp.Expression:
     # MySQL commits on a plain DROP TABLE; the others know no DROP TEMPORARY
-    return exp.Drop(this=exp.Table(this=ident(STAGING)), kind="TABLE", exists=True,
-                    temporary=target.dialect == "mysql")
+    return exp.Drop(this=exp.Table(this=ident(STAGING)), kind="TABLE", exists=True, temporary=target.dialect == "mysql")
 
 
-def one_row_per_key(target: FixTarget, columns: list[str], key: list[str], *,
-                    latest: Optional[str] = None, comparable: Optional[list[str]] = None) -> exp.Select:
+def one_row_per_key(
+    target: FixTarget,
+    columns: list[str],
+    key: list[str],
+    *,
+    latest: Optional[str] = None,
+    comparable: Optional[list[str]] = None,
+) -> exp.Select:
     """The table with one row per ``key``: the latest by ``latest`` when given, else the one with
     the fewest NULLs (ties broken by the column values, so that the choice is repeatable).  Rows
     whose one-column key is NULL are all kept: a missing key repeats nothing."""
     order: list[exp.Expression] = []
     if latest:
         late = exp.column(ident(latest))
-        order += [exp.Ordered(this=exp.Case(ifs=[exp.If(this=exp.Is(this=late, expression=exp.Null()),
-                                                        true=exp.Literal.number(1))],
-                                            default=exp.Literal.number(0))),
-                  exp.Ordered(this=late.copy(), desc=True)]
+        order += [
+            exp.Ordered(
+                this=exp.Case(
+                    ifs=[exp.If(this=exp.Is(this=late, expression=exp.Null()), true=exp.Literal.number(1))],
+                    default=exp.Literal.number(0),
+                )
+            ),
+            exp.Ordered(this=late.copy(), desc=True),
+        ]
     tie = comparable if comparable is not None else columns
     if tie:
         order.append(exp.Ordered(this=_null_count(tie)))
         order += [exp.Ordered(this=exp.column(ident(c))) for c in tie if c not in key]
-    window = exp.Window(this=exp.RowNumber(), partition_by=[exp.column(ident(k)) for k in key],
-                        order=exp.Order(expressions=order) if order else None)
-    ranked = exp.select(*[exp.column(ident(c)) for c in columns], exp.alias_(window, ident(RANK))) \
-        .from_(target.table_expr())
+    window = exp.Window(
+        this=exp.RowNumber(),
+        partition_by=[exp.column(ident(k)) for k in key],
+        order=exp.Order(expressions=order) if order else None,
+    )
+    ranked = exp.select(*[exp.column(ident(c)) for c in columns], exp.alias_(window, ident(RANK))).from_(
+        target.table_expr()
+    )
     first: exp.Expression = exp.EQ(this=exp.column(ident(RANK)), expression=exp.Literal.number(1))
     if len(key) == 1:
         first = exp.or_(first, exp.Is(this=exp.column(ident(key[0])), expression=exp.Null()))
-    return exp.select(*[exp.column(ident(c)) for c in columns]) \
-        .from_(exp.Subquery(this=ranked, alias=exp.TableAlias(this=ident("ranked")))).where(first)
+    return (
+        exp.select(*[exp.column(ident(c)) for c in columns])
+        .from_(exp.Subquery(this=ranked, alias=exp.TableAlias(this=ident("ranked"))))
+        .where(first)
+    )
 
 
 def distinct_rows(target: FixTarget, columns: list[str]) -> exp.Select:
@@ -195,8 +235,15 @@ def distinct_rows(target: FixTarget, columns: list[str]) -> exp.Select:
 # --------------------------------------------------------------------------- the script
 
 
-def script(target: FixTarget, statements: list[exp.Expression], *, title: str, issue_id: str,
-           notes: Iterable[str] = (), after: Iterable[exp.Expression] = ()) -> str:
+def script(
+    target: FixTarget,
+    statements: list[exp.Expression],
+    *,
+    title: str,
+    issue_id: str,
+    notes: Iterable[str] = (),
+    after: Iterable[exp.Expression] = (),
+) -> str:
     """The file a person runs: a header of comments (names only through `comment_text`), then
     ``statements`` in one transaction, then ``after`` (clean-up that must follow the commit)."""
     header = [

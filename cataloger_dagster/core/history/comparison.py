@@ -9,17 +9,24 @@ nothing but the language itself: no import, no name of this package.
 from __future__ import annotations
 
 __all__ = [
-    "CARRIED_FROM", "NULL_FRACTION_POINTS", "MEAN_STDS", "DISTINCT_RATIO", "rows_change", "schema_change",
-    "null_fraction_notable", "mean_move", "distinct_notable",
+    "CARRIED_FROM",
+    "NULL_FRACTION_POINTS",
+    "MEAN_STDS",
+    "DISTINCT_RATIO",
+    "rows_change",
+    "schema_change",
+    "null_fraction_notable",
+    "mean_move",
+    "distinct_notable",
 ]
 
 CARRIED_FROM = "# --- every summary_script.py carries the code below, as it is ---\n"
 
 # --- every summary_script.py carries the code below, as it is ---
 # A distribution shift worth a reader's attention (flagged `notable`).
-NULL_FRACTION_POINTS = 0.05     # null fraction moved by 5 percentage points or more
-MEAN_STDS = 1.0                 # mean moved by more than one (previous) standard deviation
-DISTINCT_RATIO = 0.2            # distinct values per row changed by more than 20%
+NULL_FRACTION_POINTS = 0.05  # null fraction moved by 5 percentage points or more
+MEAN_STDS = 1.0  # mean moved by more than one (previous) standard deviation
+DISTINCT_RATIO = 0.2  # distinct values per row changed by more than 20%
 
 
 def rows_change(before: int, after: int) -> tuple[int, float | None]:
@@ -28,8 +35,9 @@ def rows_change(before: int, after: int) -> tuple[int, float | None]:
     return delta, (round(delta / before * 100, 2) if before else None)
 
 
-def schema_change(before: dict[str, str], after: dict[str, str]) -> tuple[
-        list[tuple[str, str]], list[tuple[str, str]], list[tuple[str, str, str]]]:
+def schema_change(
+    before: dict[str, str], after: dict[str, str]
+) -> tuple[list[tuple[str, str]], list[tuple[str, str]], list[tuple[str, str, str]]]:
     """From two runs' {column: type}, in the runs' column order: (column, type) of the columns
     added and of those removed, and (column, type before, type after) of those retyped."""
     added = [(name, dtype) for name, dtype in after.items() if name not in before]

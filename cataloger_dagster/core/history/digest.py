@@ -19,12 +19,12 @@ from pydantic_core import from_json, to_json
 from cataloger_dagster.core.layout import PROFILE, normalize_timestamp
 from cataloger_dagster.core.store import Store
 
-HISTORY_RUNS = 90          # earlier runs a table's findings look back over
-DIGEST_VERSION = 1         # a cache of another version is rebuilt, not read
-TOP_VALUES = 20            # top values kept per column, for the drift of categories
-DETAILED_RUNS = 5          # the latest runs whose histograms, top values and ranges the digest keeps:
-                           # the drift and the renames compare with the latest run kept; of older runs
-OLDER_RUNS_KEEP = {"dtype", "kind", "count", "null_fraction", "distinct"}   # only the bands read these
+HISTORY_RUNS = 90  # earlier runs a table's findings look back over
+DIGEST_VERSION = 1  # a cache of another version is rebuilt, not read
+TOP_VALUES = 20  # top values kept per column, for the drift of categories
+DETAILED_RUNS = 5  # the latest runs whose histograms, top values and ranges the digest keeps:
+# the drift and the renames compare with the latest run kept; of older runs
+OLDER_RUNS_KEEP = {"dtype", "kind", "count", "null_fraction", "distinct"}  # only the bands read these
 
 
 class ColumnPoint(BaseModel):
@@ -39,13 +39,13 @@ class ColumnPoint(BaseModel):
     distinct: Optional[int] = None
     min: Any = None
     max: Any = None
-    edges: Optional[list[Any]] = None       # the histogram, as stored
+    edges: Optional[list[Any]] = None  # the histogram, as stored
     counts: Optional[list[int]] = None
-    top: Optional[list[tuple[str, int]]] = None   # value (as text) and count, most frequent first
+    top: Optional[list[tuple[str, int]]] = None  # value (as text) and count, most frequent first
 
 
 class RunPoint(BaseModel):
-    timestamp: str                          # the run folder's
+    timestamp: str  # the run folder's
     rows: int
     fingerprint: str
     max_updated: Optional[str] = None
@@ -74,14 +74,27 @@ def point_of(timestamp: str, profile: dict) -> RunPoint:
         histogram = c.get("histogram") or {}
         top = c.get("top_values")
         columns[c["name"]] = ColumnPoint(
-            dtype=c.get("dtype", ""), kind=c.get("kind", "other"), semantic_type=c.get("semantic_type"),
-            count=c.get("count") or 0, nulls=c.get("nulls") or 0, null_fraction=c.get("null_fraction") or 0.0,
-            distinct=c.get("distinct"), min=c.get("min"), max=c.get("max"),
-            edges=histogram.get("edges"), counts=histogram.get("counts"),
-            top=[(str(v.get("value")), int(v.get("count") or 0)) for v in top[:TOP_VALUES]] if top else None)
-    return RunPoint(timestamp=timestamp, rows=profile.get("row_count") or 0,
-                    fingerprint=str(fingerprint.get("value", "")), max_updated=fingerprint.get("max_updated"),
-                    update_column=fingerprint.get("update_column"), columns=columns)
+            dtype=c.get("dtype", ""),
+            kind=c.get("kind", "other"),
+            semantic_type=c.get("semantic_type"),
+            count=c.get("count") or 0,
+            nulls=c.get("nulls") or 0,
+            null_fraction=c.get("null_fraction") or 0.0,
+            distinct=c.get("distinct"),
+            min=c.get("min"),
+            max=c.get("max"),
+            edges=histogram.get("edges"),
+            counts=histogram.get("counts"),
+            top=[(str(v.get("value")), int(v.get("count") or 0)) for v in top[:TOP_VALUES]] if top else None,
+        )
+    return RunPoint(
+        timestamp=timestamp,
+        rows=profile.get("row_count") or 0,
+        fingerprint=str(fingerprint.get("value", "")),
+        max_updated=fingerprint.get("max_updated"),
+        update_column=fingerprint.get("update_column"),
+        columns=columns,
+    )
 
 
 def _cached(store: Store, prefix: str) -> dict[str, tuple[RunPoint, dict]]:
@@ -97,14 +110,19 @@ def _cached(store: Store, prefix: str) -> dict[str, tuple[RunPoint, dict]]:
         stored = raw.get("points") or []
         points = _POINTS.validate_python(stored)
     except (ValidationError, ValueError):
-        return {}        # a broken cache is rebuilt from the profiles
+        return {}  # a broken cache is rebuilt from the profiles
     return {p.timestamp: (p, d) for p, d in zip(points, stored)}
 
 
 def _slim(data: dict) -> dict:
     """A stored point without what only the latest runs need."""
-    return {**data, "columns": {name: {k: v for k, v in column.items() if k in OLDER_RUNS_KEEP}
-                                for name, column in data.get("columns", {}).items()}}
+    return {
+        **data,
+        "columns": {
+            name: {k: v for k, v in column.items() if k in OLDER_RUNS_KEEP}
+            for name, column in data.get("columns", {}).items()
+        },
+    }
 
 
 def _stored(point: RunPoint, detailed: bool) -> dict:
@@ -112,8 +130,15 @@ def _stored(point: RunPoint, detailed: bool) -> dict:
     return data if detailed else _slim(data)
 
 
-def load_history(store: Store, prefix: str, before: str, *, limit: int = HISTORY_RUNS,
-                 current: Optional[RunPoint] = None, runs: Optional[list[str]] = None) -> list[RunPoint]:
+def load_history(
+    store: Store,
+    prefix: str,
+    before: str,
+    *,
+    limit: int = HISTORY_RUNS,
+    current: Optional[RunPoint] = None,
+    runs: Optional[list[str]] = None,
+) -> list[RunPoint]:
     """The digests of the table's last ``limit`` runs before ``before``, oldest first; ``runs``: the
     table's run folders, if the caller listed them already (a request saved on S3).
 
@@ -141,7 +166,7 @@ def load_history(store: Store, prefix: str, before: str, *, limit: int = HISTORY
     kept = [*points, current] if current is not None else points
     if read or (current is not None and current.timestamp not in cached) or len(cached) > len(kept) + 1:
         # one more than the window: this run's window again (a re-executed run), or the next run's
-        window = kept[-(limit + 1):]
+        window = kept[-(limit + 1) :]
         detailed = len(window) - DETAILED_RUNS
         # only the runs the cache kept in detail can need slimming: the older ones were slimmed before
         was_detailed = set(list(cached)[-DETAILED_RUNS:])

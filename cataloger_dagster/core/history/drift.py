@@ -22,14 +22,14 @@ from cataloger_dagster.core.values import finite_float
 # PSI above which a column counts as drifted, per kind of column: dates and timestamps move by
 # themselves as time passes (each load adds the newest days), so they need more
 PSI_THRESHOLDS = {"numeric": 0.25, "temporal": 0.5, "categorical": 0.25}
-MIN_VALUES = 50             # non-null values each run needs before its distribution is compared
-NULL_FLOOR = 0.05           # the null rate may move 5 points without a finding
-DISTINCT_FLOOR = 0.05       # the distinct ratio (distinct / non-null) may move 5 points
-KEY_RATIO = 0.95           # distinct / non-null from which a column is taken for an identifier
+MIN_VALUES = 50  # non-null values each run needs before its distribution is compared
+NULL_FLOOR = 0.05  # the null rate may move 5 points without a finding
+DISTINCT_FLOOR = 0.05  # the distinct ratio (distinct / non-null) may move 5 points
+KEY_RATIO = 0.95  # distinct / non-null from which a column is taken for an identifier
 # share of the non-null values the top values must hold, in both runs, for a number or date column
 # to be compared on them rather than on its histogram: they are then its distribution, exactly
 TOP_COVERAGE = 0.99
-EPSILON = 1e-4              # share given to an empty bin (PSI takes logarithms)
+EPSILON = 1e-4  # share given to an empty bin (PSI takes logarithms)
 
 
 @dataclass
@@ -101,8 +101,12 @@ def histogram_psi(before: ColumnPoint, now: ColumnPoint) -> Optional[float]:
         return None
     old = [e for e in map(_number, before.edges) if e is not None]
     new = [e for e in map(_number, now.edges) if e is not None]
-    if (len(old) != len(before.edges) or len(new) != len(now.edges)   # an edge that is no number
-            or len(old) != len(before.counts) + 1 or len(new) != len(now.counts) + 1):
+    if (
+        len(old) != len(before.edges)
+        or len(new) != len(now.edges)  # an edge that is no number
+        or len(old) != len(before.counts) + 1
+        or len(new) != len(now.counts) + 1
+    ):
         return None
     return psi(rebin(old, before.counts, new), [0.0, *map(float, now.counts), 0.0])
 
@@ -139,8 +143,9 @@ def _ratio(column: ColumnPoint) -> Optional[float]:
     return column.distinct / column.count if column.distinct is not None and column.count else None
 
 
-def column_drift(name: str, history: list[tuple[datetime, ColumnPoint]],
-                 current: tuple[datetime, ColumnPoint]) -> Optional[Drift]:
+def column_drift(
+    name: str, history: list[tuple[datetime, ColumnPoint]], current: tuple[datetime, ColumnPoint]
+) -> Optional[Drift]:
     """The drift of column ``name`` at ``current`` given its earlier values (oldest first), or None."""
     at, now = current
     before = history[-1][1]
@@ -153,19 +158,22 @@ def column_drift(name: str, history: list[tuple[datetime, ColumnPoint]],
         index, on = distribution_psi(before, now)
         limit = PSI_THRESHOLDS[kind]
         if index is not None and index > limit:
-            reasons.append(f"its distribution moved from the previous run's (PSI {index:.2f}, over {limit} "
-                           f"for a {kind} column)")
+            reasons.append(
+                f"its distribution moved from the previous run's (PSI {index:.2f}, over {limit} for a {kind} column)"
+            )
             evidence["psi"] = {"value": round(index, 4), "threshold": limit, "kind": kind, "on": on}
             severity = "high" if index > 4 * limit else severity
     for label, value, series, floor in (
-            ("null rate", now.null_fraction, [(t, c.null_fraction) for t, c in history], NULL_FLOOR),
-            ("distinct ratio", _ratio(now), [(t, r) for t, c in history if (r := _ratio(c)) is not None],
-             DISTINCT_FLOOR)):
+        ("null rate", now.null_fraction, [(t, c.null_fraction) for t, c in history], NULL_FLOOR),
+        ("distinct ratio", _ratio(now), [(t, r) for t, c in history if (r := _ratio(c)) is not None], DISTINCT_FLOOR),
+    ):
         band = expected_band(series, at, floor=floor) if value is not None else None
         if value is None or band is None or band.holds(value):
             continue
-        reasons.append(f"its {label} is {value:.1%}, outside {max(band.low, 0):.1%} to {min(band.high, 1):.1%} "
-                       f"drawn from {band.describe()}")
+        reasons.append(
+            f"its {label} is {value:.1%}, outside {max(band.low, 0):.1%} to {min(band.high, 1):.1%} "
+            f"drawn from {band.describe()}"
+        )
         evidence[label.replace(" ", "_")] = {"value": round(value, 6), "band": band.evidence()}
         short = short or band.short
         if label == "null rate" and value - band.expected >= 0.5:

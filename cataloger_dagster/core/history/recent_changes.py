@@ -22,7 +22,12 @@ from pydantic import BaseModel, Field
 
 from cataloger_dagster.core.history import comparison
 from cataloger_dagster.core.history.comparison import (
-    NULL_FRACTION_POINTS, distinct_notable, mean_move, null_fraction_notable, rows_change, schema_change,
+    NULL_FRACTION_POINTS,
+    distinct_notable,
+    mean_move,
+    null_fraction_notable,
+    rows_change,
+    schema_change,
 )
 from cataloger_dagster.core.history.timelapse import RunSummary
 from cataloger_dagster.core.investigate.codegen import literal
@@ -30,8 +35,17 @@ from cataloger_dagster.core.models import NUMERIC_KINDS
 from cataloger_dagster.core.values import finite_float
 
 __all__ = [
-    "NULL_FRACTION_POINTS", "ColumnRef", "TypeChange", "ValueChange", "ColumnShift", "IssueRef",
-    "SeverityChange", "VerdictChange", "RecentSummary", "compare_runs", "summary_script",
+    "NULL_FRACTION_POINTS",
+    "ColumnRef",
+    "TypeChange",
+    "ValueChange",
+    "ColumnShift",
+    "IssueRef",
+    "SeverityChange",
+    "VerdictChange",
+    "RecentSummary",
+    "compare_runs",
+    "summary_script",
 ]
 
 
@@ -55,10 +69,10 @@ class ValueChange(BaseModel):
 class ColumnShift(BaseModel):
     column: str
     changes: list[ValueChange] = Field(default_factory=list)
-    notable: list[str] = Field(default_factory=list)    # why this shift deserves attention
+    notable: list[str] = Field(default_factory=list)  # why this shift deserves attention
     top_entered: list[Any] = Field(default_factory=list)
     top_left: list[Any] = Field(default_factory=list)
-    error: Optional[str] = None                          # the column could not be compared
+    error: Optional[str] = None  # the column could not be compared
 
 
 class IssueRef(BaseModel):
@@ -89,21 +103,21 @@ class RecentSummary(BaseModel):
     rows_before: Optional[int] = None
     rows_after: int = 0
     rows_delta: int = 0
-    rows_delta_pct: Optional[float] = None          # None when the table was empty before
+    rows_delta_pct: Optional[float] = None  # None when the table was empty before
     fingerprint_before: Optional[str] = None
     fingerprint_after: Optional[str] = None
     fingerprint_changed: bool = False
     columns_added: list[ColumnRef] = Field(default_factory=list)
     columns_removed: list[ColumnRef] = Field(default_factory=list)
     type_changes: list[TypeChange] = Field(default_factory=list)
-    distributions: list[ColumnShift] = Field(default_factory=list)   # columns that moved
+    distributions: list[ColumnShift] = Field(default_factory=list)  # columns that moved
     issues_compared: bool = False
     issues_new: list[IssueRef] = Field(default_factory=list)
     issues_resolved: list[IssueRef] = Field(default_factory=list)
     severity_changes: list[SeverityChange] = Field(default_factory=list)
     verdicts_compared: bool = False
     verdict_changes: list[VerdictChange] = Field(default_factory=list)
-    headline: list[str] = Field(default_factory=list)                # plain sentences
+    headline: list[str] = Field(default_factory=list)  # plain sentences
     # the last runs (this one last), oldest first: the trend behind the step from the previous run
     trend: list[RunSummary] = Field(default_factory=list)
 
@@ -117,9 +131,17 @@ class RecentSummary(BaseModel):
 
     @property
     def unchanged(self) -> bool:
-        return not (self.first_run or self.rows_delta or self.fingerprint_changed or self.schema_changes
-                    or self.distributions or self.issues_new or self.issues_resolved
-                    or self.severity_changes or self.verdict_changes)
+        return not (
+            self.first_run
+            or self.rows_delta
+            or self.fingerprint_changed
+            or self.schema_changes
+            or self.distributions
+            or self.issues_new
+            or self.issues_resolved
+            or self.severity_changes
+            or self.verdict_changes
+        )
 
 
 # --------------------------------------------------------------------------
@@ -147,8 +169,9 @@ def _set_aside(run: dict) -> set[str]:
     found = run.get("issues")
     if not isinstance(found, dict):
         return set()
-    return {i["id"] for key in ("reviewed", "quieted") for i in found.get(key) or []
-            if isinstance(i, dict) and i.get("id")}
+    return {
+        i["id"] for key in ("reviewed", "quieted") for i in found.get(key) or [] if isinstance(i, dict) and i.get("id")
+    }
 
 
 def _verdicts(run: dict) -> dict[str, str] | None:
@@ -157,15 +180,19 @@ def _verdicts(run: dict) -> dict[str, str] | None:
         return None
     return {
         inv["issue_id"]: inv.get("verdict") or ("no verdict" if inv.get("success") else "error")
-        for inv in found.get("investigations") or [] if isinstance(inv, dict) and inv.get("issue_id")
+        for inv in found.get("investigations") or []
+        if isinstance(inv, dict) and inv.get("issue_id")
     }
 
 
 def _issue_ref(issue: dict) -> IssueRef:
-    return IssueRef(id=str(issue["id"]), type=str(issue.get("type") or ""),
-                    severity=str(issue.get("severity") or ""),
-                    description=str(issue.get("description") or ""),
-                    columns=[str(c) for c in issue.get("affectedColumns") or []])
+    return IssueRef(
+        id=str(issue["id"]),
+        type=str(issue.get("type") or ""),
+        severity=str(issue.get("severity") or ""),
+        description=str(issue.get("description") or ""),
+        columns=[str(c) for c in issue.get("affectedColumns") or []],
+    )
 
 
 def _top(column: dict) -> list[Any]:
@@ -190,14 +217,16 @@ def _shift(name: str, before: dict, after: dict, rows: tuple[int, int]) -> Colum
 
     nf_before, nf_after = finite_float(before.get("null_fraction")), finite_float(after.get("null_fraction"))
     if nf_before is not None and nf_after is not None and null_fraction_notable(nf_before, nf_after):
-        shift.notable.append(f"null fraction {nf_before:.1%} → {nf_after:.1%} "
-                             f"({(nf_after - nf_before) * 100:+.1f} points)")
+        shift.notable.append(
+            f"null fraction {nf_before:.1%} → {nf_after:.1%} ({(nf_after - nf_before) * 100:+.1f} points)"
+        )
     mean_before, mean_after = finite_float(before.get("mean")), finite_float(after.get("mean"))
     std = finite_float(before.get("std"))
     why = mean_move(mean_before, mean_after, std) if mean_before is not None and mean_after is not None else None
     if why == "std":
-        shift.notable.append(f"mean {mean_before:.4g} → {mean_after:.4g} "
-                             f"({abs(mean_after - mean_before) / std:.1f} std)")
+        shift.notable.append(
+            f"mean {mean_before:.4g} → {mean_after:.4g} ({abs(mean_after - mean_before) / std:.1f} std)"
+        )
     elif why == "constant":
         shift.notable.append(f"mean {mean_before:.4g} → {mean_after:.4g} (the column was constant)")
     d_before, d_after = finite_float(before.get("distinct")), finite_float(after.get("distinct"))
@@ -217,8 +246,10 @@ def _shift(name: str, before: dict, after: dict, rows: tuple[int, int]) -> Colum
 
 def _sentences(s: RecentSummary) -> list[str]:
     if s.first_run:
-        return [f"First run of {s.table}: there is no earlier run to compare with "
-                f"({s.rows_after:,} rows, {len(s.columns_added)} columns)."]
+        return [
+            f"First run of {s.table}: there is no earlier run to compare with "
+            f"({s.rows_after:,} rows, {len(s.columns_added)} columns)."
+        ]
     out = []
     if s.rows_delta:
         pct = f", {s.rows_delta_pct:+.1f}%" if s.rows_delta_pct is not None else ""
@@ -254,20 +285,25 @@ def _span(values: list, shown) -> str | None:
     if len(known) < 2:
         return None
     low, high = min(known), max(known)
-    return f"{shown(known[0])} → {shown(known[-1])}" + (f" (between {shown(low)} and {shown(high)})"
-                                                       if (low, high) != tuple(sorted((known[0], known[-1]))) else "")
+    return f"{shown(known[0])} → {shown(known[-1])}" + (
+        f" (between {shown(low)} and {shown(high)})" if (low, high) != tuple(sorted((known[0], known[-1]))) else ""
+    )
 
 
 def trend_sentence(trend: list[RunSummary]) -> str | None:
     """One sentence over the last runs, when there are more than the two a step compares."""
     if len(trend) < 3:
         return None
-    parts = [f"{label} {span}" for label, span in (
-        ("rows", _span([r.rows for r in trend], lambda v: f"{v:,}")),
-        ("standing issues", _span([len(r.issue_ids) for r in trend], str)),
-        ("health", _span([r.health for r in trend], lambda v: f"{v:g}")),
-        ("pass rate", _span([r.pass_rate for r in trend], lambda v: f"{v:.0%}")),
-    ) if span]
+    parts = [
+        f"{label} {span}"
+        for label, span in (
+            ("rows", _span([r.rows for r in trend], lambda v: f"{v:,}")),
+            ("standing issues", _span([len(r.issue_ids) for r in trend], str)),
+            ("health", _span([r.health for r in trend], lambda v: f"{v:g}")),
+            ("pass rate", _span([r.pass_rate for r in trend], lambda v: f"{v:.0%}")),
+        )
+        if span
+    ]
     return f"Over the last {len(trend)} runs (since {trend[0].timestamp}): " + "; ".join(parts) + "."
 
 
@@ -281,7 +317,8 @@ def compare_runs(previous: dict | None, current: dict, trend: list[RunSummary] |
     table = str(now.get("table") or "")
     now_cols = _columns(now)
     summary = RecentSummary(
-        table=table, first_run=previous is None,
+        table=table,
+        first_run=previous is None,
         current_timestamp=current.get("timestamp"),
         rows_after=int(now.get("row_count") or 0),
         fingerprint_after=(now.get("fingerprint") or {}).get("value"),
@@ -293,8 +330,7 @@ def compare_runs(previous: dict | None, current: dict, trend: list[RunSummary] |
         summary.headline = _sentences(summary)
         return summary
     if not isinstance(previous.get("profile"), dict):
-        raise ValueError(f"the previous run of table {table!r} has no profile.json; "
-                         "pass previous=None for a first run")
+        raise ValueError(f"the previous run of table {table!r} has no profile.json; pass previous=None for a first run")
 
     before = previous["profile"]
     before_cols = _columns(before)
@@ -324,8 +360,9 @@ def compare_runs(previous: dict | None, current: dict, trend: list[RunSummary] |
         summary.issues_compared = True
         summary.issues_new = [_issue_ref(i) for k, i in issues_now.items() if k not in issues_before]
         aside = _set_aside(current)
-        summary.issues_resolved = [_issue_ref(i) for k, i in issues_before.items()
-                                   if k not in issues_now and k not in aside]
+        summary.issues_resolved = [
+            _issue_ref(i) for k, i in issues_before.items() if k not in issues_now and k not in aside
+        ]
         summary.severity_changes = [
             SeverityChange(id=k, before=str(issues_before[k].get("severity")), after=str(i.get("severity")))
             for k, i in issues_now.items()
@@ -334,9 +371,11 @@ def compare_runs(previous: dict | None, current: dict, trend: list[RunSummary] |
     verdicts_before, verdicts_now = _verdicts(previous), _verdicts(current)
     if verdicts_before is not None and verdicts_now is not None:
         summary.verdicts_compared = True
-        summary.verdict_changes = [VerdictChange(issue_id=k, before=verdicts_before[k], after=v)
-                                   for k, v in verdicts_now.items()
-                                   if k in verdicts_before and verdicts_before[k] != v]
+        summary.verdict_changes = [
+            VerdictChange(issue_id=k, before=verdicts_before[k], after=v)
+            for k, v in verdicts_now.items()
+            if k in verdicts_before and verdicts_before[k] != v
+        ]
     summary.headline = _sentences(summary)
     over = trend_sentence(summary.trend)
     if over:
@@ -361,12 +400,18 @@ def _script_baseline(previous_profile: dict | None) -> dict | None:
     return {"row_count": previous_profile.get("row_count"), "columns": columns}
 
 
-
-
 def _script_trend(trend: list[RunSummary] | None) -> list[dict]:
-    return [{"timestamp": r.timestamp, "rows": r.rows, "issues": len(r.issue_ids),
-             "high": r.severities.get("high", 0), "health": r.health, "pass_rate": r.pass_rate}
-            for r in trend or []]
+    return [
+        {
+            "timestamp": r.timestamp,
+            "rows": r.rows,
+            "issues": len(r.issue_ids),
+            "high": r.severities.get("high", 0),
+            "health": r.health,
+            "pass_rate": r.pass_rate,
+        }
+        for r in trend or []
+    ]
 
 
 # the summary script's own file marks the part that a generated script holds in its place: the values
@@ -388,13 +433,21 @@ def _script_code() -> tuple[str, str, str]:
     script = package.joinpath("summary_script.py").read_text(encoding="utf-8")
     head, rest = _parts(script, _VALUES_START, f"{__package__}/summary_script.py")
     _, own = _parts(rest, _CODE_START, f"{__package__}/summary_script.py")
-    _, carried = _parts(package.joinpath("comparison.py").read_text(encoding="utf-8"), comparison.CARRIED_FROM,
-                        f"{__package__}/comparison.py")
+    _, carried = _parts(
+        package.joinpath("comparison.py").read_text(encoding="utf-8"),
+        comparison.CARRIED_FROM,
+        f"{__package__}/comparison.py",
+    )
     return head, carried, own
 
 
-def summary_script(table: str, previous_profile: dict | None, *, previous_timestamp: str | None = None,
-                   trend: list[RunSummary] | None = None) -> str:
+def summary_script(
+    table: str,
+    previous_profile: dict | None,
+    *,
+    previous_timestamp: str | None = None,
+    trend: list[RunSummary] | None = None,
+) -> str:
     """The summary_script.py for `table`: standalone, the previous run's numbers and ``trend`` (the
     runs before this one, oldest first) embedded as literals.  The same arguments give the same bytes."""
     if not isinstance(table, str) or not table:

@@ -13,24 +13,24 @@ from datetime import datetime
 from statistics import median
 from typing import Sequence
 
-SEASONAL_DAYS = 14         # two weeks of daily runs before the day of week is used
-MIN_POINTS = 5             # fewer values than this give no band at all
-MIN_SAME_DAY = 2           # values of the same day of week the seasonal band needs
-K = 4.0                    # band half-width in (scaled) MADs: wide, so that a finding is rare and real
-MAD_SCALE = 1.4826         # MAD -> standard deviation of a normal distribution
+SEASONAL_DAYS = 14  # two weeks of daily runs before the day of week is used
+MIN_POINTS = 5  # fewer values than this give no band at all
+MIN_SAME_DAY = 2  # values of the same day of week the seasonal band needs
+K = 4.0  # band half-width in (scaled) MADs: wide, so that a finding is rare and real
+MAD_SCALE = 1.4826  # MAD -> standard deviation of a normal distribution
 WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 
 
 @dataclass(frozen=True)
 class Band:
-    expected: float        # the median
+    expected: float  # the median
     low: float
     high: float
-    method: str            # "day_of_week" or "robust"
-    basis: int             # values the band was drawn from
-    history_days: int      # distinct days in the history
-    short: bool            # less than SEASONAL_DAYS days of daily history
-    weekday: str = ""      # the day of week compared with (day_of_week only)
+    method: str  # "day_of_week" or "robust"
+    basis: int  # values the band was drawn from
+    history_days: int  # distinct days in the history
+    short: bool  # less than SEASONAL_DAYS days of daily history
+    weekday: str = ""  # the day of week compared with (day_of_week only)
 
     def holds(self, value: float) -> bool:
         return self.low <= value <= self.high
@@ -41,8 +41,14 @@ class Band:
     def describe(self) -> str:
         if self.method == "day_of_week":
             return f"the {self.basis} earlier {self.weekday}s (history of {self.history_days} days)"
-        note = (f"; the history is short ({self.history_days} of the {SEASONAL_DAYS} days the day of week "
-                "needs), so the band ignores it") if self.short else ""
+        note = (
+            (
+                f"; the history is short ({self.history_days} of the {SEASONAL_DAYS} days the day of week "
+                "needs), so the band ignores it"
+            )
+            if self.short
+            else ""
+        )
         return f"{self.basis} earlier runs{note}"
 
 
@@ -50,8 +56,9 @@ def _mad(values: Sequence[float], centre: float) -> float:
     return median(abs(v - centre) for v in values)
 
 
-def expected_band(history: Sequence[tuple[datetime, float]], at: datetime, *, k: float = K,
-                  floor: float = 0.0) -> Band | None:
+def expected_band(
+    history: Sequence[tuple[datetime, float]], at: datetime, *, k: float = K, floor: float = 0.0
+) -> Band | None:
     """The band ``at`` is expected in, from ``history`` ((moment, value), any order); None when the
     history is too short to tell.  ``floor`` is the least half-width: a history that never moved
     still allows a change of that size."""
@@ -67,5 +74,13 @@ def expected_band(history: Sequence[tuple[datetime, float]], at: datetime, *, k:
         values, method, weekday = [v for _, v in history], "robust", ""
     centre = median(values)
     half = max(k * MAD_SCALE * _mad(values, centre), floor)
-    return Band(expected=centre, low=centre - half, high=centre + half, method=method, basis=len(values),
-                history_days=len(days), short=not daily, weekday=weekday)
+    return Band(
+        expected=centre,
+        low=centre - half,
+        high=centre + half,
+        method=method,
+        basis=len(values),
+        history_days=len(days),
+        short=not daily,
+        weekday=weekday,
+    )

@@ -23,13 +23,13 @@ import ibis
 # what a generated script defines in their place.
 from cataloger_dagster.core.history.comparison import mean_move, null_fraction_notable, rows_change, schema_change
 
-TABLE: str = ""                       # the table's name
+TABLE: str = ""  # the table's name
 PREVIOUS_TIMESTAMP: str | None = None  # the previous run's timestamp
 # the previous run: {"row_count", "columns": {name: {"dtype", "nulls", "mean", "std"}}}, or None
 PREVIOUS: dict | None = None
 # the runs before this one, oldest first: {"timestamp", "rows", "issues", "high", "health", "pass_rate"}
 TREND: list[dict] = []
-NUMERIC_KINDS: tuple[str, ...] = ()   # the profile's kinds of number columns
+NUMERIC_KINDS: tuple[str, ...] = ()  # the profile's kinds of number columns
 # --- the script's own code starts here ---
 
 
@@ -103,13 +103,19 @@ def column_change(before: dict, after: dict, rows: tuple[int, int]) -> dict:
     if before.get("nulls") is not None and after.get("nulls") is not None and before["nulls"] != after["nulls"]:
         fraction_before = before["nulls"] / rows[0] if rows[0] else 0.0
         fraction_after = after["nulls"] / rows[1] if rows[1] else 0.0
-        entry["nulls"] = {"before": before["nulls"], "after": after["nulls"],
-                          "null_fraction_points": round((fraction_after - fraction_before) * 100, 2),
-                          "notable": null_fraction_notable(fraction_before, fraction_after)}
+        entry["nulls"] = {
+            "before": before["nulls"],
+            "after": after["nulls"],
+            "null_fraction_points": round((fraction_after - fraction_before) * 100, 2),
+            "notable": null_fraction_notable(fraction_before, fraction_after),
+        }
     mean_before, mean_after = before.get("mean"), after.get("mean")
     if mean_before is not None and mean_after is not None and mean_before != mean_after:
-        entry["mean"] = {"before": mean_before, "after": mean_after,
-                         "notable": mean_move(mean_before, mean_after, before.get("std")) is not None}
+        entry["mean"] = {
+            "before": mean_before,
+            "after": mean_after,
+            "notable": mean_move(mean_before, mean_after, before.get("std")) is not None,
+        }
     return entry
 
 
@@ -125,8 +131,9 @@ def compare(previous: dict | None, current: dict) -> dict:
     delta, delta_pct = rows_change(rows_before, rows_after)
     out["rows"] = {"before": rows_before, "after": rows_after, "delta": delta, "delta_pct": delta_pct}
     old, new = previous["columns"], current["columns"]
-    added, removed, retyped = schema_change({n: c["dtype"] for n, c in old.items()},
-                                            {n: c["dtype"] for n, c in new.items()})
+    added, removed, retyped = schema_change(
+        {n: c["dtype"] for n, c in old.items()}, {n: c["dtype"] for n, c in new.items()}
+    )
     out["schema"] = {
         "added": [{"name": n, "dtype": dtype} for n, dtype in added],
         "removed": [{"name": n, "dtype": dtype} for n, dtype in removed],

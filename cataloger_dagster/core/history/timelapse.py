@@ -14,10 +14,19 @@ from pydantic import BaseModel, Field
 
 from cataloger_dagster.core.investigate.outcome import standing
 from cataloger_dagster.core.layout import (
-    INVESTIGATIONS, ISSUES, PROFILE, RUN_SUMMARY, SCRIPT, metrics_filename, normalize_timestamp,
+    INVESTIGATIONS,
+    ISSUES,
+    PROFILE,
+    RUN_SUMMARY,
+    SCRIPT,
+    metrics_filename,
+    normalize_timestamp,
 )
 from cataloger_dagster.core.models import (
-    AnalysisResultModel, InvestigationsResult, TableProfile, severity_counts,
+    AnalysisResultModel,
+    InvestigationsResult,
+    TableProfile,
+    severity_counts,
 )
 from cataloger_dagster.core.health import health_score
 from cataloger_dagster.core.reviews.model import Review
@@ -28,10 +37,10 @@ class RunSummary(BaseModel):
     """One run's numbers (run_summary.json)."""
 
     timestamp: str
-    status: str = "ok"                  # ok, degraded, or incomplete (the run wrote no issues)
+    status: str = "ok"  # ok, degraded, or incomplete (the run wrote no issues)
     rows: Optional[int] = None
     columns: Optional[int] = None
-    issue_ids: list[str] = Field(default_factory=list)    # standing: raised and not refuted
+    issue_ids: list[str] = Field(default_factory=list)  # standing: raised and not refuted
     severities: dict[str, int] = Field(default_factory=dict)
     refuted: int = 0
     health: Optional[float] = None
@@ -39,42 +48,62 @@ class RunSummary(BaseModel):
     cells: Optional[int] = None
     tokens: Optional[int] = None
     explored: Optional[bool] = None
-    fingerprint: Optional[str] = None   # the table's data the run cataloged (`cataloger run` resumes by it)
+    fingerprint: Optional[str] = None  # the table's data the run cataloged (`cataloger run` resumes by it)
 
 
 class TimelapseRow(BaseModel):
     """A run with the reviews in force when it ran (the latest verdict per issue before it)."""
 
     run: RunSummary
-    open: int = 0            # standing issues not dismissed or expected by a review in force
-    dismissed: int = 0       # issues whose verdict in force is "dismiss" (raised again or not)
+    open: int = 0  # standing issues not dismissed or expected by a review in force
+    dismissed: int = 0  # issues whose verdict in force is "dismiss" (raised again or not)
     expected: int = 0
     accepted: int = 0
 
 
-def summarize_run(timestamp: str, profile: TableProfile, issues: AnalysisResultModel,
-                  investigations: Optional[InvestigationsResult], tokens: Optional[int] = None) -> RunSummary:
+def summarize_run(
+    timestamp: str,
+    profile: TableProfile,
+    issues: AnalysisResultModel,
+    investigations: Optional[InvestigationsResult],
+    tokens: Optional[int] = None,
+) -> RunSummary:
     kept = standing(issues, investigations.investigations if investigations else None)
     pass_rate = investigations.pass_rate if investigations else None
     return RunSummary(
-        timestamp=timestamp, status=issues.status, rows=profile.row_count, columns=profile.column_count,
-        issue_ids=[i.id for i in kept.issues], severities=severity_counts(i.severity for i in kept.issues),
-        refuted=len(issues.issues) - len(kept.issues), health=health_score(profile, kept, pass_rate),
-        pass_rate=pass_rate, cells=investigations.cells if investigations else None, tokens=tokens,
-        explored=investigations.explored if investigations else None, fingerprint=profile.fingerprint.value)
+        timestamp=timestamp,
+        status=issues.status,
+        rows=profile.row_count,
+        columns=profile.column_count,
+        issue_ids=[i.id for i in kept.issues],
+        severities=severity_counts(i.severity for i in kept.issues),
+        refuted=len(issues.issues) - len(kept.issues),
+        health=health_score(profile, kept, pass_rate),
+        pass_rate=pass_rate,
+        cells=investigations.cells if investigations else None,
+        tokens=tokens,
+        explored=investigations.explored if investigations else None,
+        fingerprint=profile.fingerprint.value,
+    )
 
 
 def _rebuilt(store: Store, prefix: str, timestamp: str) -> RunSummary:
     """A run from before run_summary.json, summarized from its results."""
     profile, issues = store.read_json(prefix, timestamp, PROFILE), store.read_json(prefix, timestamp, ISSUES)
     if profile is None or issues is None:
-        return RunSummary(timestamp=timestamp, status="incomplete",
-                          rows=(profile or {}).get("row_count") if isinstance(profile, dict) else None)
+        return RunSummary(
+            timestamp=timestamp,
+            status="incomplete",
+            rows=(profile or {}).get("row_count") if isinstance(profile, dict) else None,
+        )
     found = store.read_json(prefix, timestamp, INVESTIGATIONS)
-    summary = summarize_run(timestamp, TableProfile.model_validate(profile),
-                            AnalysisResultModel.model_validate(issues),
-                            InvestigationsResult.model_validate(found) if found else None)
-    if found is None:   # the cells of a run without investigations.json are in its metrics, if anywhere
+    summary = summarize_run(
+        timestamp,
+        TableProfile.model_validate(profile),
+        AnalysisResultModel.model_validate(issues),
+        InvestigationsResult.model_validate(found) if found else None,
+    )
+    if found is None:  # the cells of a run without investigations.json are in its metrics, if anywhere
         metrics = store.read_json(prefix, timestamp, metrics_filename(SCRIPT)) or {}
         summary = summary.model_copy(update={"pass_rate": metrics.get("pass_rate"), "cells": metrics.get("cells")})
     return summary
@@ -85,8 +114,7 @@ def run_summaries(store: Store, prefix: str) -> list[RunSummary]:
     summaries = []
     for timestamp in store.list_runs(prefix):
         found = store.read_json(prefix, timestamp, RUN_SUMMARY)
-        summaries.append(RunSummary.model_validate(found) if found is not None
-                         else _rebuilt(store, prefix, timestamp))
+        summaries.append(RunSummary.model_validate(found) if found is not None else _rebuilt(store, prefix, timestamp))
     return summaries
 
 
@@ -109,7 +137,7 @@ def recent_summaries(store: Store, prefix: str, *, before: str, limit: int) -> l
 def in_force(reviews: list[Review], before: str) -> dict[str, str]:
     """issue id -> verdict of its latest review made before ``before`` (a run's timestamp)."""
     verdicts: dict[str, str] = {}
-    for review in reviews:          # oldest first
+    for review in reviews:  # oldest first
         if normalize_timestamp(review.at) < before:
             verdicts[review.issue_id] = review.verdict
     return verdicts
@@ -121,6 +149,13 @@ def timelapse_rows(summaries: list[RunSummary], reviews: list[Review]) -> list[T
         verdicts = in_force(reviews, run.timestamp)
         counts = {v: sum(1 for x in verdicts.values() if x == v) for v in ("dismiss", "expected", "accept")}
         still_open = [i for i in run.issue_ids if verdicts.get(i) not in ("dismiss", "expected")]
-        rows.append(TimelapseRow(run=run, open=len(still_open), dismissed=counts["dismiss"],
-                                 expected=counts["expected"], accepted=counts["accept"]))
+        rows.append(
+            TimelapseRow(
+                run=run,
+                open=len(still_open),
+                dismissed=counts["dismiss"],
+                expected=counts["expected"],
+                accepted=counts["accept"],
+            )
+        )
     return rows

@@ -90,9 +90,15 @@ def check_args(issue: IssueModel, issues: list[IssueModel]) -> tuple:
     if kind == "outliers":
         return (column, float(d["fence_low"]), float(d["fence_high"]), _sentinels_of(column, issues))
     if kind == "inconsistent_categories":
-        return (column, {k: sorted(v) for k, v in d.get("groups", {}).items()}, d.get("part", "value"),
-                {word: {form: sorted(labels) for form, labels in forms.items()}
-                 for word, forms in (d.get("case_variants") or {}).items()})
+        return (
+            column,
+            {k: sorted(v) for k, v in d.get("groups", {}).items()},
+            d.get("part", "value"),
+            {
+                word: {form: sorted(labels) for form, labels in forms.items()}
+                for word, forms in (d.get("case_variants") or {}).items()
+            },
+        )
     if kind == "duplicate_keys":
         return (d.get("columns") or column,)
     if kind == "numeric_as_text":
@@ -106,22 +112,34 @@ def check_args(issue: IssueModel, issues: list[IssueModel]) -> tuple:
     if kind == "out_of_range":
         # "now" at day resolution: the investigation (and the script fed forward) stays the
         # same from one run to the next within a day, instead of changing every second
-        return (column, sorted(d.get("counts", {})), f"{d['now'][:10]}T00:00:00+00:00",
-                _sentinels_of(column, issues))
+        return (column, sorted(d.get("counts", {})), f"{d['now'][:10]}T00:00:00+00:00", _sentinels_of(column, issues))
     if kind == "orphan_references":
         other_table, other_column = _reference(d)
         return (column, other_table, other_column, d.get("match", "equal"))
     if kind == "rule_violations":
-        return (d.get("rule", ""), d.get("kind", "sum"), d.get("result", column), list(d.get("operands", [])),
-                float(d.get("factor", 1.0)), bool(d.get("divides", False)),
-                {k: float(v) for k, v in (d.get("steps") or {}).items()}, float(d.get("relative", 1e-6)))
+        return (
+            d.get("rule", ""),
+            d.get("kind", "sum"),
+            d.get("result", column),
+            list(d.get("operands", [])),
+            float(d.get("factor", 1.0)),
+            bool(d.get("divides", False)),
+            {k: float(v) for k, v in (d.get("steps") or {}).items()},
+            float(d.get("relative", 1e-6)),
+        )
     if kind in ("scale_errors", "implausible_values"):
         groups = [g for e in d.get("flagged", []) for g in e.get("group", {})]
         group = max(set(groups), key=groups.count) if groups else None
         values = d.get("values") or d.get("examples", [])
-        return (column, values, float(d.get("factor", 1.0)), group) if kind == "scale_errors" else (column, values, group)
+        return (
+            (column, values, float(d.get("factor", 1.0)), group) if kind == "scale_errors" else (column, values, group)
+        )
     if kind == "mixed_units":
-        return (column, units.spellings(d.get("dimension")), sorted(v.strip().lower() for v in d.get("placeholders", {})))
+        return (
+            column,
+            units.spellings(d.get("dimension")),
+            sorted(v.strip().lower() for v in d.get("placeholders", {})),
+        )
     if kind == "generic":
         return (issue.affectedColumns,)
     if kind == "empty_table":
@@ -142,9 +160,11 @@ def investigate_block(issue: IssueModel, issues: list[IssueModel]) -> str:
 def helpers_block() -> str:
     """What the checks share, after the placeholder vocabulary they read (as literals: the script
     stands alone)."""
-    return (f"{_marker('helpers')}UNKNOWN_WORDS = {literal(vocabulary.UNKNOWN_WORDS)}\n"
-            f"TYPED_PLACEHOLDERS = {literal(vocabulary.TYPED_PLACEHOLDERS)}\n"
-            f"PLACEHOLDER_MARKS = {literal(vocabulary.PLACEHOLDER_MARKS)}\n{HELPERS}")
+    return (
+        f"{_marker('helpers')}UNKNOWN_WORDS = {literal(vocabulary.UNKNOWN_WORDS)}\n"
+        f"TYPED_PLACEHOLDERS = {literal(vocabulary.TYPED_PLACEHOLDERS)}\n"
+        f"PLACEHOLDER_MARKS = {literal(vocabulary.PLACEHOLDER_MARKS)}\n{HELPERS}"
+    )
 
 
 def check_block(kind: str) -> str:
@@ -152,13 +172,16 @@ def check_block(kind: str) -> str:
 
 
 def explore_block(issue: IssueModel) -> str:
-    return (f"{_marker('explore', issue.id)}_issue = {literal(issue.id)}\n"
-            f"_columns = {literal(list(issue.affectedColumns[:3]))}\n{_EXPLORE_BODY}")
+    return (
+        f"{_marker('explore', issue.id)}_issue = {literal(issue.id)}\n"
+        f"_columns = {literal(list(issue.affectedColumns[:3]))}\n{_EXPLORE_BODY}"
+    )
 
 
 def connection_block(table: str) -> str:
-    return (f"{_SETUP_HEAD}TABLE = {literal(table)}\n"
-            f"NO_NAN_BACKENDS = {literal(portable.NO_NAN_BACKENDS)}\n{_SETUP_BODY}")
+    return (
+        f"{_SETUP_HEAD}TABLE = {literal(table)}\nNO_NAN_BACKENDS = {literal(portable.NO_NAN_BACKENDS)}\n{_SETUP_BODY}"
+    )
 
 
 def setup_block(table: str) -> str:
@@ -187,7 +210,7 @@ def referenced_tables(issues: list[IssueModel]) -> dict[str, list[str]]:
 @dataclass
 class ParsedScript:
     setup: Optional[str] = None
-    checks: dict[str, str] = field(default_factory=dict)        # issue type -> block
+    checks: dict[str, str] = field(default_factory=dict)  # issue type -> block
     investigations: dict[str, str] = field(default_factory=dict)  # issue id -> block
     # exported by a version that puts names into code only as literals (`codegen.SCRIPT_HEADER`)
     current_format: bool = True
@@ -207,8 +230,7 @@ def _boundaries(source: str) -> Optional[list[tuple[int, str]]]:
                 depth += 1
             elif tok.type == tokenize.OP and tok.string in _CLOSE:
                 depth -= 1
-            elif (tok.type == tokenize.COMMENT and tok.start[1] == 0 and depth == 0
-                  and tok.string.startswith(_BOUNDARY)):
+            elif tok.type == tokenize.COMMENT and tok.start[1] == 0 and depth == 0 and tok.string.startswith(_BOUNDARY):
                 found.append((tok.start[0] - 1, tok.string))
     except (tokenize.TokenError, SyntaxError):
         return None
@@ -218,8 +240,14 @@ def _boundaries(source: str) -> Optional[list[tuple[int, str]]]:
 def _recorded_id(tree: ast.AST) -> Optional[str]:
     """The issue id an investigate block names in code: the literal first argument of record()."""
     for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "record" \
-                and node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id == "record"
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+            and isinstance(node.args[0].value, str)
+        ):
             return node.args[0].value
     return None
 
@@ -239,9 +267,9 @@ def parse_script(code: str) -> ParsedScript:
     for (start, comment), end in zip(found, ends):
         if not comment.startswith(MARKER):
             continue  # a cell boundary only ends the block before it
-        kind, _, name = comment[len(MARKER):].strip().partition(" ")
+        kind, _, name = comment[len(MARKER) :].strip().partition(" ")
         name = name.strip()
-        body = "\n".join(lines[start + 1:end]).rstrip() + "\n"
+        body = "\n".join(lines[start + 1 : end]).rstrip() + "\n"
         try:
             tree = ast.parse(body)
         except SyntaxError:
@@ -276,12 +304,16 @@ def reusable_blocks(code: str, written_for: str, issues: list[IssueModel]) -> Pa
     checks = {k: b for k, b in parsed.checks.items() if k in CHECKS and same(b, check_block(k))}
     by_id = {i.id: i for i in issues}
     return ParsedScript(
-        setup=parsed.setup if parsed.setup and any(same(parsed.setup, b) for b in (
-            connection_block(written_for), setup_block(written_for))) else None,
+        setup=parsed.setup
+        if parsed.setup
+        and any(same(parsed.setup, b) for b in (connection_block(written_for), setup_block(written_for)))
+        else None,
         checks=checks,
-        investigations={k: b for k, b in parsed.investigations.items()
-                        if k in by_id and check_type(by_id[k]) in checks
-                        and same(b, investigate_block(by_id[k], issues))},
+        investigations={
+            k: b
+            for k, b in parsed.investigations.items()
+            if k in by_id and check_type(by_id[k]) in checks and same(b, investigate_block(by_id[k], issues))
+        },
         current_format=False,
     )
 
@@ -294,14 +326,17 @@ def retarget_setup(setup: str, table: str) -> Optional[str]:
         tree = ast.parse("\n".join(lines))
     except SyntaxError:
         return None
-    values = [node.value for node in tree.body if isinstance(node, ast.Assign)
-              and [getattr(t, "id", None) for t in node.targets] == ["TABLE"]]
+    values = [
+        node.value
+        for node in tree.body
+        if isinstance(node, ast.Assign) and [getattr(t, "id", None) for t in node.targets] == ["TABLE"]
+    ]
     for value in reversed(values):  # from the end, so earlier positions stay valid
         # ast gives columns as UTF-8 byte offsets
-        head = lines[value.lineno - 1].encode()[:value.col_offset].decode()
-        end = value.end_lineno or value.lineno   # always set by ast.parse
-        tail = lines[end - 1].encode()[value.end_col_offset:].decode()
-        lines[value.lineno - 1:end] = [head + literal(table) + tail]
+        head = lines[value.lineno - 1].encode()[: value.col_offset].decode()
+        end = value.end_lineno or value.lineno  # always set by ast.parse
+        tail = lines[end - 1].encode()[value.end_col_offset :].decode()
+        lines[value.lineno - 1 : end] = [head + literal(table) + tail]
     return "\n".join(lines) if values else None
 
 

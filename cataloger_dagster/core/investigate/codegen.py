@@ -44,8 +44,10 @@ def literal(value: Any) -> str:
         return f"[{', '.join(items)}]"
     if isinstance(value, dict):
         return "{" + ", ".join(f"{literal(k)}: {literal(v)}" for k, v in value.items()) + "}"
-    raise TypeError(f"no literal for a {type(value).__name__} in generated code: convert it to "
-                    "str, a number, a list or a dict first")
+    raise TypeError(
+        f"no literal for a {type(value).__name__} in generated code: convert it to "
+        "str, a number, a list or a dict first"
+    )
 
 
 def comment_id(text: str, limit: int = 60) -> str:

@@ -44,10 +44,10 @@ class PreviousScript:
 @dataclass
 class InvestigationRun:
     investigations: list[CodeInvestigation]
-    reused: list[str] = field(default_factory=list)     # answered by the earlier script
+    reused: list[str] = field(default_factory=list)  # answered by the earlier script
     relearned: list[str] = field(default_factory=list)  # the earlier script failed on them
     refreshed: list[str] = field(default_factory=list)  # rerun with the detector's current arguments
-    reuse_error: Optional[str] = None                    # the earlier script could not run at all
+    reuse_error: Optional[str] = None  # the earlier script could not run at all
 
 
 @dataclass
@@ -75,8 +75,8 @@ def run_investigations(
     def execute(code: str, ids: list[str], code_of: dict[str, str]) -> bool:
         result = runtime.execute(code)
         records = parse_records(result.stdout)
-        error = None if result.ok else (
-            f"{result.error.type}: {result.error.message}" if result.error else "cell failed"
+        error = (
+            None if result.ok else (f"{result.error.type}: {result.error.message}" if result.error else "cell failed")
         )
         share = result.duration_ms / max(1, len(ids))
         for issue_id in ids:
@@ -92,14 +92,14 @@ def run_investigations(
         stale = {k for k, block in parsed.checks.items() if k in CHECKS and block != check_block(k)}
         parsed.checks = {k: b for k, b in parsed.checks.items() if k not in stale}
         by_id = {i.id: i for i in issues}
-        parsed.investigations = {k: b for k, b in parsed.investigations.items()
-                                 if k not in by_id or check_type(by_id[k]) not in stale}
+        parsed.investigations = {
+            k: b for k, b in parsed.investigations.items() if k not in by_id or check_type(by_id[k]) not in stale
+        }
         same_table = previous.table == table
         setup = parsed.setup if same_table or not parsed.setup else retarget_setup(parsed.setup, table)
         if setup:
             kept = [i for i in issues if same_table and i.id in parsed.investigations]
-            blocks = [setup, helpers_block(), *parsed.checks.values(),
-                      *(parsed.investigations[i.id] for i in kept)]
+            blocks = [setup, helpers_block(), *parsed.checks.values(), *(parsed.investigations[i.id] for i in kept)]
             code_of = {i.id: parsed.checks.get(check_type(i), "") + parsed.investigations[i.id] for i in kept}
             if execute("\n".join(blocks), [i.id for i in kept], code_of):
                 warm = True
@@ -118,8 +118,9 @@ def run_investigations(
                 answers.clear()
                 run.reuse_error = "the earlier script's setup failed here; explored afresh"
         elif parsed.setup:
-            run.reuse_error = (f"the setup of {previous.table}'s script names no TABLE to point at this "
-                               "table; explored afresh")
+            run.reuse_error = (
+                f"the setup of {previous.table}'s script names no TABLE to point at this table; explored afresh"
+            )
         else:
             run.reuse_error = "the earlier script has no setup block; explored afresh"
 
@@ -150,8 +151,9 @@ def run_investigations(
 
 def _investigation(issue: IssueModel, answer: Optional[_Answer]) -> CodeInvestigation:
     if answer is None:
-        return CodeInvestigation(code="", success=False, output=None, issue_id=issue.id,
-                                 error="no result: the investigation did not run")
+        return CodeInvestigation(
+            code="", success=False, output=None, issue_id=issue.id, error="no result: the investigation did not run"
+        )
     outcome = answer.outcome
     error = outcome.get("error") or (None if answer.cell_ok else answer.cell_error)
     verdict = outcome.get("verdict")

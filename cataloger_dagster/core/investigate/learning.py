@@ -67,15 +67,17 @@ def _signatures(store: ScriptStore, database: str, table: str) -> dict[str, set[
     table facts (one read however many tables), and from the latest profile of a table that
     wrote none there (a store written before the log)."""
     found = {name: _signature(facts.get("columns") or []) for name, facts in store.read_table_facts(database).items()}
-    for other in store.list_tables(database):   # names, not folders: the store decodes them
+    for other in store.list_tables(database):  # names, not folders: the store decodes them
         if found.get(other) is not None:
             continue
         prefix = script_store.table_prefix(database, other)
-        stored = next((p for ts in reversed(store.list_runs(prefix)) if (p := store.read_json(prefix, ts, PROFILE))),
-                      None)
+        stored = next(
+            (p for ts in reversed(store.list_runs(prefix)) if (p := store.read_json(prefix, ts, PROFILE))), None
+        )
         if isinstance(stored, dict) and isinstance(stored.get("columns"), list):
-            found[other] = _signature((c.get("name"), c.get("kind", "")) for c in stored["columns"]
-                                      if isinstance(c, dict))
+            found[other] = _signature(
+                (c.get("name"), c.get("kind", "")) for c in stored["columns"] if isinstance(c, dict)
+            )
     return {name: pairs for name, pairs in found.items() if name != table and pairs is not None}
 
 

@@ -34,8 +34,8 @@ class SessionStats:
 class SampleSeen:
     """What the sandbox saw of the table: all of it, or a seeded sample."""
 
-    rows: int          # rows in the snapshot
-    table_rows: int    # rows in the table
+    rows: int  # rows in the snapshot
+    table_rows: int  # rows in the table
     seed: Optional[int] = None
 
     @property
@@ -47,8 +47,9 @@ class SampleSeen:
 COUNT_TOLERANCE = 0.10
 
 
-def honest_counts(investigations: list[CodeInvestigation], issues: list[IssueModel],
-                  seen: Optional[SampleSeen]) -> list[CodeInvestigation]:
+def honest_counts(
+    investigations: list[CodeInvestigation], issues: list[IssueModel], seen: Optional[SampleSeen]
+) -> list[CodeInvestigation]:
     """The investigations with their counts made comparable to the issues': a sample says it is one
     and its counts are scaled to the table beside the counted ones, and where the investigation's
     count and the issue's still differ, it says both (never silently).  The evidence itself stays
@@ -64,11 +65,17 @@ def honest_counts(investigations: list[CodeInvestigation], issues: list[IssueMod
                 counted = round(counted * seen.table_rows / seen.rows)
                 update["affected_in_table"] = counted
         issue = by_id.get(inv.issue_id)
-        if (issue is not None and issue.affectedRows is not None and counted is not None and inv.verdict
-                and abs(counted - issue.affectedRows) > max(2, COUNT_TOLERANCE * issue.affectedRows)):
+        if (
+            issue is not None
+            and issue.affectedRows is not None
+            and counted is not None
+            and inv.verdict
+            and abs(counted - issue.affectedRows) > max(2, COUNT_TOLERANCE * issue.affectedRows)
+        ):
             sampled = " (estimated for the table from the sample)" if "sample" in update else ""
-            update["count_note"] = (f"the detector counted {issue.affectedRows:,} rows and the investigation "
-                                    f"{counted:,}{sampled}")
+            update["count_note"] = (
+                f"the detector counted {issue.affectedRows:,} rows and the investigation {counted:,}{sampled}"
+            )
         out.append(inv.model_copy(update=update) if update else inv)
     return out
 
@@ -89,8 +96,15 @@ def verdict_counts(investigations: list[CodeInvestigation]) -> dict[str, int]:
     return {v: sum(1 for i in investigations if i.verdict == v) for v in VERDICTS}
 
 
-def investigations_result(table: str, run: InvestigationRun, previous: Optional[PreviousScript],
-                          session: SessionStats, *, backend: str, agent: str) -> InvestigationsResult:
+def investigations_result(
+    table: str,
+    run: InvestigationRun,
+    previous: Optional[PreviousScript],
+    session: SessionStats,
+    *,
+    backend: str,
+    agent: str,
+) -> InvestigationsResult:
     return InvestigationsResult(
         table=table,
         investigations=run.investigations,
@@ -108,9 +122,17 @@ def investigations_result(table: str, run: InvestigationRun, previous: Optional[
     )
 
 
-def script_metrics(result: InvestigationsResult, run: InvestigationRun, issues: list[IssueModel],
-                   profile: TableProfile, session: SessionStats, *, why: str,
-                   usage: dict[str, Any], tokens: int) -> dict[str, Any]:
+def script_metrics(
+    result: InvestigationsResult,
+    run: InvestigationRun,
+    issues: list[IssueModel],
+    profile: TableProfile,
+    session: SessionStats,
+    *,
+    why: str,
+    usage: dict[str, Any],
+    tokens: int,
+) -> dict[str, Any]:
     """The metrics stored beside the session script (the next run's ranking reads them)."""
     answered = [i.issue_id for i in run.investigations if i.success and i.verdict]
     return {

@@ -17,21 +17,41 @@ from rapidfuzz.distance import OSA
 
 from cataloger_dagster.core.issues.text_values import best_date_format, parse_date, parse_number
 
-MISSPELLING_MIN_LENGTH = 5     # shorter labels ('PG', 'IL') are one edit from many real ones
+MISSPELLING_MIN_LENGTH = 5  # shorter labels ('PG', 'IL') are one edit from many real ones
 MISSPELLING_MAX_RATIO = 1 / 3  # the variant is at most this share of its canonical value's rows
-TWO_EDITS_MIN_LENGTH = 8       # words this long may be two edits from their spelling ('accomodaton')
-TWO_EDITS_MAX_RATIO = 0.1      # ...when the variant is this much rarer
-CODE_CASE_SHARE = 0.95         # a code column writes its letters one way on this share of rows...
-CODE_CASE_MAX_SHARE = 0.05     # ...and the codes written otherwise are at most this share
+TWO_EDITS_MIN_LENGTH = 8  # words this long may be two edits from their spelling ('accomodaton')
+TWO_EDITS_MAX_RATIO = 0.1  # ...when the variant is this much rarer
+CODE_CASE_SHARE = 0.95  # a code column writes its letters one way on this share of rows...
+CODE_CASE_MAX_SHARE = 0.05  # ...and the codes written otherwise are at most this share
 PREFIX_MIN_LENGTH = 4
 PREFIX_MAX_EXTRA_TOKENS = 2
-FIRST_TOKEN_MAX_SHARE = 0.2    # first words this much rarer than values: they are a category (a make)
+FIRST_TOKEN_MAX_SHARE = 0.2  # first words this much rarer than values: they are a category (a make)
 # Words a company's name may carry or drop: 'AIRBUS' / 'AIRBUS INDUSTRIE' are one maker,
 # 'Sony Pictures' / 'Sony Pictures Classics' are two.
-COMPANY_WORDS = {"inc", "incorporated", "co", "corp", "corporation", "company", "ltd", "limited", "llc",
-                 "plc", "gmbh", "ag", "sa", "industrie", "industries", "aircraft", "group", "intl",
-                 "international", "mfg", "manufacturing"}
-_TOKEN = re.compile(r"[^\W\d_]{3,}")   # a word of letters, for case comparison
+COMPANY_WORDS = {
+    "inc",
+    "incorporated",
+    "co",
+    "corp",
+    "corporation",
+    "company",
+    "ltd",
+    "limited",
+    "llc",
+    "plc",
+    "gmbh",
+    "ag",
+    "sa",
+    "industrie",
+    "industries",
+    "aircraft",
+    "group",
+    "intl",
+    "international",
+    "mfg",
+    "manufacturing",
+}
+_TOKEN = re.compile(r"[^\W\d_]{3,}")  # a word of letters, for case comparison
 _SENTENCE = re.compile(r"[.!?;:]\s+")
 _SPLIT = re.compile(r"[\s\-/]+")
 
@@ -42,7 +62,7 @@ class Variants:
 
     groups: dict[str, dict[str, int]] = field(default_factory=dict)
     why: dict[str, str] = field(default_factory=dict)
-    part: str = "value"          # "value" or "first word" (cars' makes inside their names)
+    part: str = "value"  # "value" or "first word" (cars' makes inside their names)
 
     @property
     def rows(self) -> int:
@@ -112,9 +132,9 @@ def _prefix_variant(short: str, long: str, *, any_words: bool) -> bool:
     """'AIRBUS' / 'AIRBUS INDUSTRIE': one is the other's first words, and the rest are words a
     company name carries or drops (any words at all when comparing makes: 'mercedes' / 'mercedes-benz')."""
     a, b = _SPLIT.split(normal_key(short)), _SPLIT.split(normal_key(long))
-    if len(a) >= len(b) or b[:len(a)] != a or len(b) - len(a) > PREFIX_MAX_EXTRA_TOKENS:
+    if len(a) >= len(b) or b[: len(a)] != a or len(b) - len(a) > PREFIX_MAX_EXTRA_TOKENS:
         return False
-    if not any_words and not set(b[len(a):]) <= COMPANY_WORDS:
+    if not any_words and not set(b[len(a) :]) <= COMPANY_WORDS:
         return False
     return len("".join(a)) >= PREFIX_MIN_LENGTH and not any(ch.isdigit() for ch in long)
 
@@ -130,7 +150,7 @@ def group_variants(values: dict[str, int], *, makes: bool = False) -> Variants:
     total = {key: sum(g.values()) for key, g in groups.items()}
     order = sorted(groups, key=lambda k: (-total[k], k))
     for i, big in enumerate(order):
-        for small in order[i + 1:]:
+        for small in order[i + 1 :]:
             if big not in groups or small not in groups:
                 continue
             rule = None
@@ -225,7 +245,7 @@ def case_inside_labels(values: dict[str, int]) -> dict[str, dict[str, list[str]]
     word -> {spelling: [labels]}.  Only words after the first, where sentence case cannot explain it."""
     forms: dict[str, dict[str, list[str]]] = {}
     for value in sorted(_labels(values)):
-        for sentence in _SENTENCE.split(value):   # a capital after a full stop is no variant
+        for sentence in _SENTENCE.split(value):  # a capital after a full stop is no variant
             for token in _TOKEN.findall(sentence)[1:]:
                 forms.setdefault(token.casefold(), {}).setdefault(token, []).append(value)
     return {word: spellings for word, spellings in forms.items() if len(spellings) > 1}

@@ -21,7 +21,7 @@ from cataloger_dagster.core import vocabulary
 from cataloger_dagster.core.vocabulary import NEVER_IN_PLACEHOLDER_CHARS  # noqa: F401 - read by the detectors
 
 MAX_DISTINCT = 50_000
-FORMAT_SAMPLE = 200      # distinct values tried against every date format before choosing one
+FORMAT_SAMPLE = 200  # distinct values tried against every date format before choosing one
 
 # Values that stand for "unknown" wherever they appear, and those that do only among numbers or
 # dates ('None' in a label column is content): the vocabulary's roles.
@@ -31,15 +31,31 @@ _CODE_WORDS = {"country", "code", "state", "region", "iso", "lang", "language"}
 
 _NUMBER = re.compile(r"^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$")
 _GROUPED_NUMBER = re.compile(r"^[+-]?\d{1,3}(?:,\d{3})+(?:\.\d+)?$")
-_CODE = re.compile(r"^[+-]?0\d")   # '007', '01001': codes whose leading zeros matter
+_CODE = re.compile(r"^[+-]?0\d")  # '007', '01001': codes whose leading zeros matter
 
 # Date formats tried, most specific first; ISO 8601 (with any time part) is tried separately.
 DATE_FORMATS = (
-    "%Y/%m/%d %H:%M:%S", "%Y/%m/%d %H:%M", "%Y/%m/%d",
-    "%m/%d/%Y %H:%M:%S", "%m/%d/%Y %H:%M", "%m/%d/%Y", "%d/%m/%Y", "%m/%d/%y", "%d/%m/%y",
-    "%d.%m.%Y", "%d-%m-%Y",
-    "%b %d %Y", "%b %d, %Y", "%B %d %Y", "%B %d, %Y", "%d %b %Y", "%d %B %Y",
-    "%d-%b-%Y", "%d-%b-%y", "%a %b %d %Y", "%Y-%m",
+    "%Y/%m/%d %H:%M:%S",
+    "%Y/%m/%d %H:%M",
+    "%Y/%m/%d",
+    "%m/%d/%Y %H:%M:%S",
+    "%m/%d/%Y %H:%M",
+    "%m/%d/%Y",
+    "%d/%m/%Y",
+    "%m/%d/%y",
+    "%d/%m/%y",
+    "%d.%m.%Y",
+    "%d-%m-%Y",
+    "%b %d %Y",
+    "%b %d, %Y",
+    "%B %d %Y",
+    "%B %d, %Y",
+    "%d %b %Y",
+    "%d %B %Y",
+    "%d-%b-%Y",
+    "%d-%b-%y",
+    "%a %b %d %Y",
+    "%Y-%m",
 )
 ISO = "ISO 8601"
 
@@ -48,8 +64,9 @@ def value_counts(table: ibis.Table, column: str) -> Optional[dict[str, int]]:
     """Each distinct non-NULL value of a text column with its number of rows, or None when
     there are more than MAX_DISTINCT of them (free text: nothing here applies)."""
     present = table.filter(table[column].notnull())
-    counts = (present.group_by(value=present[column]).aggregate(n=present.count())
-              .order_by("value").limit(MAX_DISTINCT + 1))
+    counts = (
+        present.group_by(value=present[column]).aggregate(n=present.count()).order_by("value").limit(MAX_DISTINCT + 1)
+    )
     rows = counts.to_pyarrow().to_pylist()
     if len(rows) > MAX_DISTINCT:
         return None
@@ -110,15 +127,15 @@ def best_date_format(values: dict[str, int]) -> Optional[str]:
 class TextReading:
     """A text column read value by value.  Counts are rows, not distinct values."""
 
-    usable: int = 0                                   # non-blank values
+    usable: int = 0  # non-blank values
     blank: int = 0
     placeholders: dict[str, int] = field(default_factory=dict)
-    kind: Optional[str] = None                        # "number", "date" or None (labels)
+    kind: Optional[str] = None  # "number", "date" or None (labels)
     date_format: Optional[str] = None
     parsed: dict[str, float | datetime] = field(default_factory=dict)
     parsed_counts: dict[str, int] = field(default_factory=dict)  # value -> rows
     parsed_rows: int = 0
-    unparsed: dict[str, int] = field(default_factory=dict)    # neither placeholder nor `kind`
+    unparsed: dict[str, int] = field(default_factory=dict)  # neither placeholder nor `kind`
 
     @property
     def candidates(self) -> int:

@@ -14,8 +14,13 @@ from cataloger_dagster.core.models import Fingerprint
 # its maximum joins the fingerprint so an in-place UPDATE is noticed even when
 # the row count and schema stay the same.
 DEFAULT_UPDATE_COLUMNS = (
-    "updated_at", "modified_at", "last_modified", "last_updated", "_updated_at",
-    "update_time", "updated",
+    "updated_at",
+    "modified_at",
+    "last_modified",
+    "last_updated",
+    "_updated_at",
+    "update_time",
+    "updated",
 )
 
 
@@ -51,8 +56,10 @@ def compute_fingerprint(
     values = table.aggregate(**aggs).to_pyarrow().to_pylist()[0] if aggs else {}
     n = int(values["n"]) if row_count is None else int(row_count)
     max_updated = values.get("max_updated")
-    max_text = None if max_updated is None else (
-        max_updated.isoformat() if hasattr(max_updated, "isoformat") else str(max_updated)
+    max_text = (
+        None
+        if max_updated is None
+        else (max_updated.isoformat() if hasattr(max_updated, "isoformat") else str(max_updated))
     )
     parts = f"{shash}|{n}|{ucol or ''}|{max_text or ''}"
     return Fingerprint(

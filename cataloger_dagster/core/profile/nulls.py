@@ -34,18 +34,18 @@ import ibis.expr.types as ir
 from cataloger_dagster.core.families import Family, column_families, family_by_member
 from cataloger_dagster.core.models import NUMERIC_KINDS, TEMPORAL_KINDS, ColumnProfile, NullPattern, NullPatternKind
 
-MIN_NULLS = 5                # fewer NULL rows than this, and a pattern could be chance
-MAX_EXPLAINED = 16           # columns with NULLs whose NULLs are explained
-MAX_THRESHOLD_BY = 6         # numbers and dates that may explain them
-MAX_CATEGORY_BY = 4          # categories that may explain them
-CATEGORY_VALUES = 8          # the most values a category may have
-MAX_SET = 3                  # the most values an explanation names
-MAX_RULE_COLUMNS = 16        # columns with NULLs compared two by two for rules
-MIN_RULE_ROWS = 10           # rows where both are NULL: a rule needs that many to stand
+MIN_NULLS = 5  # fewer NULL rows than this, and a pattern could be chance
+MAX_EXPLAINED = 16  # columns with NULLs whose NULLs are explained
+MAX_THRESHOLD_BY = 6  # numbers and dates that may explain them
+MAX_CATEGORY_BY = 4  # categories that may explain them
+CATEGORY_VALUES = 8  # the most values a category may have
+MAX_SET = 3  # the most values an explanation names
+MAX_RULE_COLUMNS = 16  # columns with NULLs compared two by two for rules
+MIN_RULE_ROWS = 10  # rows where both are NULL: a rule needs that many to stand
 RULE_EXCEPTION_SHARE = 0.05  # the rule holds on at least 95% of the rows where Y has a value
-RULE_FOLLOWS = 0.5           # and X is NULL on at least half of the rows where Y is NULL,
-RULE_LIFT = 10               # ten times as often as where Y has a value: not chance
-MAX_AGGREGATES = 800         # the query's width, whatever the table's
+RULE_FOLLOWS = 0.5  # and X is NULL on at least half of the rows where Y is NULL,
+RULE_LIFT = 10  # ten times as often as where Y has a value: not chance
+MAX_AGGREGATES = 800  # the query's width, whatever the table's
 
 _THRESHOLD_KINDS = TEMPORAL_KINDS + NUMERIC_KINDS
 _CATEGORY_KINDS = ("string", "boolean", "integer")
@@ -97,30 +97,51 @@ def _plan(table: ir.Table, columns: list[ColumnProfile], rows: int) -> _Plan:
     for fam in families:
         nulls = [next(c for c in usable if c.name == n).nulls for n in fam.members]
         if not any(nulls) or len(set(nulls)) == 1 or not plan.room(2 * (len(fam.members) - 1)):
-            continue   # no NULL, or the same NULL count in every member: nothing grows
+            continue  # no NULL, or the same NULL count in every member: nothing grows
         plan.families.append(fam)
         for i, (a, b) in enumerate(zip(fam.members, fam.members[1:])):
             plan.aggs[f"f{len(plan.families) - 1}_up{i}"] = _rows(t[a].isnull() & t[b].notnull())
             plan.aggs[f"f{len(plan.families) - 1}_down{i}"] = _rows(t[b].isnull() & t[a].notnull())
-    plan.explained = [c for c in usable if MIN_NULLS <= c.nulls <= rows - MIN_NULLS
-                      and c.name not in member][:MAX_EXPLAINED]
+    plan.explained = [c for c in usable if MIN_NULLS <= c.nulls <= rows - MIN_NULLS and c.name not in member][
+        :MAX_EXPLAINED
+    ]
     explained = {c.name for c in plan.explained}
     plan.thresholds = sorted(
-        (c for c in usable if c.kind in _THRESHOLD_KINDS and c.nulls == 0 and (c.distinct or 0) >= 3
-         and c.name not in explained and not (c.kind == "integer" and c.distinct == rows)),   # a row number
-        key=lambda c: c.kind not in TEMPORAL_KINDS)[:MAX_THRESHOLD_BY]
-    plan.categories = [(c, [v.value for v in c.top_values]) for c in usable
-                       if c.kind in _CATEGORY_KINDS and c.top_values and not c.distinct_approximate
-                       and 2 <= (c.distinct or 0) <= CATEGORY_VALUES and len(c.top_values) >= (c.distinct or 0)
-                       and c.name not in explained][:MAX_CATEGORY_BY]
+        (
+            c
+            for c in usable
+            if c.kind in _THRESHOLD_KINDS
+            and c.nulls == 0
+            and (c.distinct or 0) >= 3
+            and c.name not in explained
+            and not (c.kind == "integer" and c.distinct == rows)
+        ),  # a row number
+        key=lambda c: c.kind not in TEMPORAL_KINDS,
+    )[:MAX_THRESHOLD_BY]
+    plan.categories = [
+        (c, [v.value for v in c.top_values])
+        for c in usable
+        if c.kind in _CATEGORY_KINDS
+        and c.top_values
+        and not c.distinct_approximate
+        and 2 <= (c.distinct or 0) <= CATEGORY_VALUES
+        and len(c.top_values) >= (c.distinct or 0)
+        and c.name not in explained
+    ][:MAX_CATEGORY_BY]
     for xi, x in enumerate(plan.explained):
         missing = t[x.name].isnull()
         for yi, y in enumerate(plan.thresholds):
             if not plan.room(4):
                 break
             null, present = _where(missing, t[y.name]), _where(~missing, t[y.name])
-            plan.aggs.update({f"x{xi}_t{yi}_nlo": null.min(), f"x{xi}_t{yi}_nhi": null.max(),
-                              f"x{xi}_t{yi}_plo": present.min(), f"x{xi}_t{yi}_phi": present.max()})
+            plan.aggs.update(
+                {
+                    f"x{xi}_t{yi}_nlo": null.min(),
+                    f"x{xi}_t{yi}_nhi": null.max(),
+                    f"x{xi}_t{yi}_plo": present.min(),
+                    f"x{xi}_t{yi}_phi": present.max(),
+                }
+            )
     for yi, (y, values) in enumerate(plan.categories):
         if not plan.room(len(values) * (1 + len(plan.explained))):
             plan.categories = plan.categories[:yi]
@@ -131,13 +152,18 @@ def _plan(table: ir.Table, columns: list[ColumnProfile], rows: int) -> _Plan:
             for xi, x in enumerate(plan.explained):
                 plan.aggs[f"x{xi}_c{yi}_{vi}"] = _rows(hit & t[x.name].isnull())
     plan.rule_columns = [c for c in usable if 0 < c.nulls < rows and c.name not in member][:MAX_RULE_COLUMNS]
-    pairs = [(a, b) for i, a in enumerate(plan.rule_columns) for b in plan.rule_columns[i + 1:]
-             if min(a.nulls, b.nulls) >= MIN_RULE_ROWS]
+    pairs = [
+        (a, b)
+        for i, a in enumerate(plan.rule_columns)
+        for b in plan.rule_columns[i + 1 :]
+        if min(a.nulls, b.nulls) >= MIN_RULE_ROWS
+    ]
     for first, second in pairs:
         if not plan.room(1):
             break
         plan.aggs[f"r_{_index(plan.rule_columns, first)}_{_index(plan.rule_columns, second)}"] = _rows(
-            t[first.name].isnull() & t[second.name].isnull())
+            t[first.name].isnull() & t[second.name].isnull()
+        )
     return plan
 
 
@@ -166,10 +192,16 @@ def _monotone(plan: _Plan, got: dict, by_name: dict[str, ColumnProfile]) -> list
             if grows and all(int(got[f"f{fi}_{way}{i}"] or 0) == 0 for i in steps):
                 first, last = fam.members[0], fam.members[-1]
                 order = "the one before it" if way == "up" else "the one after it"
-                found.append(NullPattern(
-                    kind="monotone", columns=list(fam.members), value=way, rows=max(nulls),
-                    sentence=f"{fam.described()} are one measure over several columns: each is NULL wherever "
-                             f"{order} is, from {nulls[0]:,} NULL rows in {first} to {nulls[-1]:,} in {last}."))
+                found.append(
+                    NullPattern(
+                        kind="monotone",
+                        columns=list(fam.members),
+                        value=way,
+                        rows=max(nulls),
+                        sentence=f"{fam.described()} are one measure over several columns: each is NULL wherever "
+                        f"{order} is, from {nulls[0]:,} NULL rows in {first} to {nulls[-1]:,} in {last}.",
+                    )
+                )
     return found
 
 
@@ -206,8 +238,14 @@ def _category(plan: _Plan, got: dict, x: ColumnProfile) -> NullPattern | None:
 
 
 def _explained(x: ColumnProfile, kind: NullPatternKind, by: str, value: Any, condition: str) -> NullPattern:
-    return NullPattern(kind=kind, columns=[x.name], by=by, value=value, rows=x.nulls,
-                       sentence=f"{x.name} is NULL exactly when {condition}.")
+    return NullPattern(
+        kind=kind,
+        columns=[x.name],
+        by=by,
+        value=value,
+        rows=x.nulls,
+        sentence=f"{x.name} is NULL exactly when {condition}.",
+    )
 
 
 def _grouped(found: list[NullPattern]) -> list[NullPattern]:
@@ -218,9 +256,13 @@ def _grouped(found: list[NullPattern]) -> list[NullPattern]:
         if key in out:
             merged = out[key].columns + p.columns
             condition = p.sentence.split(" exactly when ", 1)[1]
-            out[key] = out[key].model_copy(update={
-                "columns": merged, "rows": max(out[key].rows, p.rows),
-                "sentence": f"{', '.join(merged[:-1])} and {merged[-1]} are NULL exactly when {condition}"})
+            out[key] = out[key].model_copy(
+                update={
+                    "columns": merged,
+                    "rows": max(out[key].rows, p.rows),
+                    "sentence": f"{', '.join(merged[:-1])} and {merged[-1]} are NULL exactly when {condition}",
+                }
+            )
         else:
             out[key] = p
     return list(out.values())
@@ -238,16 +280,29 @@ def _rules(plan: _Plan, got: dict, explained: set[str], rows: int) -> list[NullP
             both = int(got[key] or 0)
             b = cols[j]
             # of the two ways round that hold, the one with fewer exceptions: one pair, one rule
-            ways = sorted(((x.nulls - both, x, y) for x, y in ((a, b), (b, a))
-                           if x.name not in explained and _rule_holds(x.nulls - both, both, y.nulls, rows)),
-                          key=lambda w: w[0])
+            ways = sorted(
+                (
+                    (x.nulls - both, x, y)
+                    for x, y in ((a, b), (b, a))
+                    if x.name not in explained and _rule_holds(x.nulls - both, both, y.nulls, rows)
+                ),
+                key=lambda w: w[0],
+            )
             for exceptions, x, y in ways[:1]:
                 if x.name not in best or (exceptions, -both) < (best[x.name][0], -best[x.name][1]):
                     best[x.name] = (exceptions, both, y)
-    return [NullPattern(kind="not_null_when", columns=[x], by=y.name, rows=both, exceptions=exceptions,
-                        sentence=f"{x} holds a value wherever {y.name} does, but on {exceptions:,} "
-                                 f"{'row' if exceptions == 1 else 'rows'}.")
-            for x, (exceptions, both, y) in best.items()]
+    return [
+        NullPattern(
+            kind="not_null_when",
+            columns=[x],
+            by=y.name,
+            rows=both,
+            exceptions=exceptions,
+            sentence=f"{x} holds a value wherever {y.name} does, but on {exceptions:,} "
+            f"{'row' if exceptions == 1 else 'rows'}.",
+        )
+        for x, (exceptions, both, y) in best.items()
+    ]
 
 
 def _rule_holds(exceptions: int, both: int, y_nulls: int, rows: int) -> bool:

@@ -102,7 +102,7 @@ PATTERN_REGEX = {
 _SEMANTIC_ORDER = ("uuid", "email", "url", "date", "number", "phone")
 SEMANTIC_THRESHOLD = 0.8
 CATEGORY_MAX_DISTINCT = 50
-NEAR_UNIQUE = 0.8     # approx distinct / values above which top values are skipped
+NEAR_UNIQUE = 0.8  # approx distinct / values above which top values are skipped
 PATTERNS_GROUPED_DISTINCT = 20_000
 PATTERN_SAMPLE_ROWS = 200_000
 
@@ -153,13 +153,13 @@ class _Col:
     kind: ColumnKind
     expr: ir.Column
     notes: list[str] = field(default_factory=list)
-    text: str | None = None        # why the column is profiled as its text, if it is
+    text: str | None = None  # why the column is profiled as its text, if it is
     # figures the backend cannot compute, computed in process (_local_figures):
     # "q" -> the value quantiles are taken of, "p" -> the text the patterns are matched on
     local: dict[str, ir.Value] = field(default_factory=dict)
     storage_classes: dict[str, int] | None = None
     degradations: list[Degradation] = field(default_factory=list)
-    patterns: list[str] = field(default_factory=list)    # counted by _exact_patterns
+    patterns: list[str] = field(default_factory=list)  # counted by _exact_patterns
 
     @property
     def word(self) -> str:
@@ -185,8 +185,15 @@ class _Col:
         self.degradations.append(Degradation(stage="profile", column=self.name, reason=reason))
 
 
-_STAT_WORDS = {"q": "quantiles", "pat": "pattern counts", "len": "lengths", "true": "true count",
-               "distinct": "distinct count", "nan": "NaN count", "count": "non-null count"}
+_STAT_WORDS = {
+    "q": "quantiles",
+    "pat": "pattern counts",
+    "len": "lengths",
+    "true": "true count",
+    "distinct": "distinct count",
+    "nan": "NaN count",
+    "count": "non-null count",
+}
 
 
 def _stat_words(stat: str) -> str:
@@ -197,7 +204,7 @@ def _stat_words(stat: str) -> str:
 
 @dataclass
 class _Metric:
-    col: int          # -1 for table-level metrics
+    col: int  # -1 for table-level metrics
     stat: str
     expr: ir.Scalar
 
@@ -240,7 +247,7 @@ class _Runner:
     def aggregate(self, metrics: list[_Metric]) -> dict[str, Any]:
         out: dict[str, Any] = {}
         for start in range(0, len(metrics), MAX_AGGREGATES):
-            out.update(self._aggregate(metrics[start:start + MAX_AGGREGATES]))
+            out.update(self._aggregate(metrics[start : start + MAX_AGGREGATES]))
         return out
 
     def _aggregate(self, metrics: list[_Metric]) -> dict[str, Any]:
@@ -296,7 +303,7 @@ class _Runner:
         one UNION ALL query (per MAX_BRANCHES)."""
         rows: list = []
         for start in range(0, len(branches), MAX_BRANCHES):
-            rows += self._union_all(branches[start:start + MAX_BRANCHES])
+            rows += self._union_all(branches[start : start + MAX_BRANCHES])
         return rows
 
     def _union_all(self, branches: list[tuple]) -> list[tuple[int, str, Any, int]]:
@@ -318,7 +325,7 @@ class _Runner:
                     break
                 except Exception as exc:
                     if col >= 0 and n == len(attempts) - 1:
-                        self._note_failure(col, stat, exc)   # table-level branches have a fallback
+                        self._note_failure(col, stat, exc)  # table-level branches have a fallback
         return rows
 
     def _union(self, tables: list[ir.Table]) -> list:
@@ -354,8 +361,10 @@ def _capabilities(table: ir.Table, backend, cols: list[_Col]) -> dict[str, bool]
     # Seeded samples: of the table itself (PostgreSQL's TABLESAMPLE needs a
     # physical table) and of a derived one (DuckDB).
     first = next(iter(table.columns))
-    for name, make in {"sample": lambda: table.sample(0.5, method="row", seed=0).select(first),
-                       "subsample": lambda: table.select(first).sample(0.5, method="row", seed=0)}.items():
+    for name, make in {
+        "sample": lambda: table.sample(0.5, method="row", seed=0).select(first),
+        "subsample": lambda: table.select(first).sample(0.5, method="row", seed=0),
+    }.items():
         try:
             caps[name] = portable.compiles(backend, make())
         except Exception:
@@ -402,10 +411,12 @@ def _pattern_exprs(s: ir.StringValue) -> dict[str, ir.BooleanValue]:
         "date": n.isin(range(6, 33)) & (first.isin(digit) | s.contains(", ")),
     }
     exprs = {k: ibis.ifelse(guards[k], s.re_search(rx), False) for k, rx in PATTERN_REGEX.items()}
-    edge_ws = first.isin(_WS) | last.isin(_WS)      # a regex here costs a scan per value
+    edge_ws = first.isin(_WS) | last.isin(_WS)  # a regex here costs a scan per value
     exprs["sentinel"] = ibis.ifelse(
         (n == 0) | (n.isin(range(1, 13)) & first.isin(_SENTINEL_START + _WS)),
-        s.strip().lower().isin(list(SENTINELS)), False)
+        s.strip().lower().isin(list(SENTINELS)),
+        False,
+    )
     exprs["blank"] = ibis.ifelse(n == 0, True, ibis.ifelse(edge_ws, s.strip() == "", False))
     exprs["padded"] = ibis.ifelse(edge_ws, s.strip() != "", False)
     return exprs
@@ -427,11 +438,13 @@ def _column_metrics(c: _Col, caps, approximate: bool, sampled: bool = False) -> 
         else:
             c.skip("nan_count", "isnan not available on this backend")
     if k in ("nested", "binary", "json"):
-        c.skip("distinct/min/max/mean/std/quantiles/histogram"
-               + ("" if k == "json" else "/top values"))
+        c.skip("distinct/min/max/mean/std/quantiles/histogram" + ("" if k == "json" else "/top values"))
         if k == "nested" and c.dtype.is_array():
-            ms += [_Metric(i, "len_min", x.length().min()), _Metric(i, "len_max", x.length().max()),
-                   _Metric(i, "len_mean", x.length().mean())]
+            ms += [
+                _Metric(i, "len_min", x.length().min()),
+                _Metric(i, "len_max", x.length().max()),
+                _Metric(i, "len_mean", x.length().mean()),
+            ]
         return ms
     if approximate and caps["approx_nunique"]:
         ms.append(_Metric(i, "distinct_approx", x.approx_nunique()))
@@ -445,7 +458,7 @@ def _column_metrics(c: _Col, caps, approximate: bool, sampled: bool = False) -> 
         c.skip("std/quantiles/histogram")
         c.notes.append("mean: fraction of true values")
         return ms
-    if k == "interval":        # no portable Python form: the database's own text
+    if k == "interval":  # no portable Python form: the database's own text
         ms += [_Metric(i, "min", x.min().cast("string")), _Metric(i, "max", x.max().cast("string"))]
     elif k in NUMERIC_KINDS + TEMPORAL_KINDS + ("string", "time"):
         ms += [_Metric(i, "min", x.min()), _Metric(i, "max", x.max())]
@@ -468,8 +481,7 @@ def _column_metrics(c: _Col, caps, approximate: bool, sampled: bool = False) -> 
         c.skip("mean/std/quantiles/histogram")
     if k == "string":
         n = x.length()
-        ms += [_Metric(i, "len_min", n.min()), _Metric(i, "len_max", n.max()),
-               _Metric(i, "len_mean", n.mean())]
+        ms += [_Metric(i, "len_min", n.min()), _Metric(i, "len_max", n.max()), _Metric(i, "len_mean", n.mean())]
         if not approximate:
             c.patterns = _pattern_names(c, caps)
     return ms
@@ -491,13 +503,13 @@ def _exact_patterns(table: ir.Table, cols: list[_Col], res: dict, runner: "_Runn
     """The pattern counts of the text columns of a table profiled exactly (the approximate
     path counts them on a sample in query 2), MAX_BRANCHES columns a query."""
     wanted = [c for c in cols if c.patterns]
-    for c in wanted:    # no rows: no group, and every count is 0
+    for c in wanted:  # no rows: no group, and every count is 0
         res.update({f"m{c.index}_pat_{p}": 0 for p in c.patterns})
     for start in range(0, len(wanted), MAX_BRANCHES):
-        for c, row in runner.stacked(wanted[start:start + MAX_BRANCHES],
-                                     lambda chunk: _stacked_patterns(
-                                         [(c.index, *_column_view(table, c)) for c in chunk],
-                                         chunk[0].patterns)):
+        for c, row in runner.stacked(
+            wanted[start : start + MAX_BRANCHES],
+            lambda chunk: _stacked_patterns([(c.index, *_column_view(table, c)) for c in chunk], chunk[0].patterns),
+        ):
             res.update({f"m{c.index}_pat_{p}": int(row[p] or 0) for p in c.patterns})
 
 
@@ -535,7 +547,7 @@ def _quantile_metrics(c, v, caps, approximate) -> list[_Metric]:
         return [_Metric(c.index, "q", v.quantile(qs))]
     if caps["quantile"]:
         return [_Metric(c.index, f"q{j}", v.quantile(q)) for j, q in enumerate(qs)]
-    c.local["q"] = v          # no quantile function (SQLite): computed in process
+    c.local["q"] = v  # no quantile function (SQLite): computed in process
     return []
 
 
@@ -543,12 +555,11 @@ def _quantile_metrics(c, v, caps, approximate) -> list[_Metric]:
 # figures the backend cannot compute, from its values pulled into DuckDB
 # --------------------------------------------------------------------------
 
-LOCAL_VALUES = 4_000_000    # values pulled into the in-process DuckDB at most
+LOCAL_VALUES = 4_000_000  # values pulled into the in-process DuckDB at most
 _PLAIN_PATTERNS = ("sentinel", "blank", "padded")
 
 
-def _local_figures(table: ir.Table, cols: list[_Col], res: dict, row_count: int,
-                   runner: _Runner) -> None:
+def _local_figures(table: ir.Table, cols: list[_Col], res: dict, row_count: int, runner: _Runner) -> None:
     """Quantiles and regex pattern counts where the backend has no function for them (SQLite
     has no quantiles): the values, all of them or every k-th row, go into an in-process
     DuckDB that computes what the database would have.  The notes say which."""
@@ -557,7 +568,7 @@ def _local_figures(table: ir.Table, cols: list[_Col], res: dict, row_count: int,
         return
     step = max(1, math.ceil(row_count * len(wanted) / LOCAL_VALUES))
     pulled = table.select(**{k: e for k, (_, _, e) in wanted.items()})
-    if step > 1:     # the backend has no seeded sample (that is why we are here): every k-th row
+    if step > 1:  # the backend has no seeded sample (that is why we are here): every k-th row
         pulled = pulled.mutate(_row=ibis.row_number()).filter(ibis._._row % step == 0).drop("_row")
     try:
         runner.queries += 1
@@ -566,36 +577,47 @@ def _local_figures(table: ir.Table, cols: list[_Col], res: dict, row_count: int,
         for c, stat, _ in wanted.values():
             c.fail("quantiles" if stat == "q" else "pattern counts", runner.backend_name, exc)
         return
-    where = (f"in process (DuckDB) on all {values.num_rows:,} rows" if step == 1 else
-             f"in process (DuckDB) on a systematic sample of every {step:,}th row "
-             f"({values.num_rows:,} of {row_count:,})")
+    where = (
+        f"in process (DuckDB) on all {values.num_rows:,} rows"
+        if step == 1
+        else f"in process (DuckDB) on a systematic sample of every {step:,}th row "
+        f"({values.num_rows:,} of {row_count:,})"
+    )
     local = ibis.duckdb.connect()
     try:
         m = local.create_table("local_values", values)
-        _local_quantiles(m, [(key, c) for key, (c, stat, _) in wanted.items() if stat == "q"], res,
-                         f"quantiles: computed {where}; {runner.backend_name} has no quantile function",
-                         runner.backend_name)
+        _local_quantiles(
+            m,
+            [(key, c) for key, (c, stat, _) in wanted.items() if stat == "q"],
+            res,
+            f"quantiles: computed {where}; {runner.backend_name} has no quantile function",
+            runner.backend_name,
+        )
         texts = [(key, c) for key, (c, stat, _) in wanted.items() if stat == "p"]
         regex = [k for k in PATTERN_REGEX if k not in _PLAIN_PATTERNS]
         in_process = _Runner(m, cols, runner.backend_name)
         for start in range(0, len(texts), MAX_BRANCHES):
-            chunk = dict(texts[start:start + MAX_BRANCHES])
+            chunk = dict(texts[start : start + MAX_BRANCHES])
             keys = {c.index: key for key, c in chunk.items()}
+
             def patterns(part: list[_Col], keys: dict[int, str] = keys) -> ir.Table:
                 return _stacked_patterns([(c.index, m, m[keys[c.index]]) for c in part], regex)
 
             for c, row in in_process.stacked(list(chunk.values()), patterns):
                 scale = 1 if step == 1 else (res.get(f"m{c.index}_count") or 0) / max(1, int(row["n"] or 0))
                 res.update({f"m{c.index}_pat_{k}": round(int(row[k] or 0) * scale) for k in regex})
-                c.notes.append(f"pattern counts: matched {where}"
-                               + ("" if step == 1 else ", scaled to the column's values")
-                               + f"; {runner.backend_name} has no regular expressions")
+                c.notes.append(
+                    f"pattern counts: matched {where}"
+                    + ("" if step == 1 else ", scaled to the column's values")
+                    + f"; {runner.backend_name} has no regular expressions"
+                )
     finally:
         local.disconnect()
 
 
 def _local_quantiles(m: ir.Table, wanted: list[tuple[str, _Col]], res: dict, note: str, backend: str) -> None:
     """The quantiles of the pulled columns, in one query (one per column on the error path)."""
+
     def run(part: list[tuple[str, _Col]]) -> None:
         got = m.aggregate(**{key: m[key].quantile(list(QUANTILES.values())) for key, _ in part}).execute()
         for key, c in part:
@@ -627,8 +649,9 @@ def _keep(x: ir.Column, c: _Col, caps) -> ir.BooleanValue:
 
 
 def _tag(t: ir.Table, col: int, stat: str) -> ir.Table:
-    return t.select(c=ibis.literal(col, "int64"), k=ibis.literal(stat),
-                    v=ibis._.v.cast("string"), n=ibis._.n.cast("int64"))
+    return t.select(
+        c=ibis.literal(col, "int64"), k=ibis.literal(stat), v=ibis._.v.cast("string"), n=ibis._.n.cast("int64")
+    )
 
 
 def _sample_of(table: ir.Table, cols: list[_Col], fraction: float) -> ir.Table:
@@ -639,8 +662,9 @@ def _sample_of(table: ir.Table, cols: list[_Col], fraction: float) -> ir.Table:
     Not block sampling: it is 10x cheaper to read in DuckDB, but on sorted
     or clustered columns its histograms came out 30-40% off per bin."""
     sample = table.sample(min(1.0, fraction), method="row", seed=0)
-    return sample.select(**{c.name: portable.as_text(sample, c.name) if c.text else sample[c.name]
-                            for c in cols if c.counted})
+    return sample.select(
+        **{c.name: portable.as_text(sample, c.name) if c.text else sample[c.name] for c in cols if c.counted}
+    )
 
 
 def _counts(source: ir.Table, value: ir.Value, keep: ir.BooleanValue) -> ir.Table:
@@ -649,20 +673,30 @@ def _counts(source: ir.Table, value: ir.Value, keep: ir.BooleanValue) -> ir.Tabl
     # becomes a common table expression that DuckDB materialises (a copy of
     # the table per column), and a filter on the group key is pushed below
     # the aggregate, where it evaluates the key expression a second time.
-    return source.group_by(v=ibis.ifelse(keep, value, ibis.null(value.type()))).aggregate(
-        n=ibis._.count())
+    return source.group_by(v=ibis.ifelse(keep, value, ibis.null(value.type()))).aggregate(n=ibis._.count())
 
 
-def _second_query(table: ir.Table, source: ir.Table, cols: list[_Col], res: dict, caps, plans: dict, *,
-                  top_k: int, bins: int, approximate: bool, sampled: bool,
-                  source_rows: int, backend: str) -> list:
+def _second_query(
+    table: ir.Table,
+    source: ir.Table,
+    cols: list[_Col],
+    res: dict,
+    caps,
+    plans: dict,
+    *,
+    top_k: int,
+    bins: int,
+    approximate: bool,
+    sampled: bool,
+    source_rows: int,
+    backend: str,
+) -> list:
     """Branches of query 2 over `table`'s columns (those profiled as text as text), or over
     `source`, their sample, when `sampled`."""
     branches: list = []
     wide_text = None
     if sampled:
-        branches.append((-1, "sample size", _tag(
-            source.aggregate(v=ibis.null("string"), n=ibis._.count()), -1, "s")))
+        branches.append((-1, "sample size", _tag(source.aggregate(v=ibis.null("string"), n=ibis._.count()), -1, "s")))
     for c in cols:
         if not c.counted:
             if c.kind not in ("nested", "binary", "json"):
@@ -678,21 +712,29 @@ def _second_query(table: ir.Table, source: ir.Table, cols: list[_Col], res: dict
             continue
         distinct = res.get(f"m{c.index}_distinct_approx")
         valid = (res.get(f"m{c.index}_count") or 0) - (res.get(f"m{c.index}_nan") or 0)
-        if top_k > 0 and approximate and distinct is not None and valid > 0 \
-                and distinct >= NEAR_UNIQUE * valid:
+        if top_k > 0 and approximate and distinct is not None and valid > 0 and distinct >= NEAR_UNIQUE * valid:
             # Every value appears about once: the top values would be an
             # arbitrary list with count 1, and cost a hash table of the column.
-            c.notes.append(f"top values: omitted, the column is nearly unique "
-                           f"(~{int(distinct):,} distinct of {int(valid):,} values)")
+            c.notes.append(
+                f"top values: omitted, the column is nearly unique "
+                f"(~{int(distinct):,} distinct of {int(valid):,} values)"
+            )
         elif top_k > 0:
             try:
-                def top(v: ir.Value, src=src, keep=keep, c=c) -> ir.Table:   # + 1 for the NULL group
+
+                def top(v: ir.Value, src=src, keep=keep, c=c) -> ir.Table:  # + 1 for the NULL group
                     return _tag(_counts(src, v, keep).order_by([ibis.desc("n"), "v"]).limit(top_k + 1), c.index, "t")
 
                 # if the type cannot be grouped (json and timetz on some backends), the same on
                 # the values as text
-                branches.append((c.index, "top values", top(x),
-                                 *([] if x.type().is_string() else [lambda x=x, top=top: top(x.cast("string"))])))
+                branches.append(
+                    (
+                        c.index,
+                        "top values",
+                        top(x),
+                        *([] if x.type().is_string() else [lambda x=x, top=top: top(x.cast("string"))]),
+                    )
+                )
             except Exception as exc:
                 c.fail("top values", backend, exc)
         if c.kind in NUMERIC_KINDS + TEMPORAL_KINDS and bins > 0:
@@ -701,7 +743,7 @@ def _second_query(table: ir.Table, source: ir.Table, cols: list[_Col], res: dict
                 continue
             lo, hi, nbins = plans[c.index] = plan
             if hi == lo:
-                continue               # one bin holding everything, no query needed
+                continue  # one bin holding everything, no query needed
             e = _epoch_of(x, c) if c.kind in TEMPORAL_KINDS else x.cast("float64")
             bucket = ((e.cast("float64") - lo) / ((hi - lo) / nbins)).floor().cast("int64")
             bucket = ibis.least(bucket, nbins - 1)
@@ -731,8 +773,11 @@ def _pattern_sample(source: ir.Table, cols, res, source_rows: int, caps) -> ir.T
     for the shares the semantic type needs."""
     if source_rows <= PATTERN_SAMPLE_ROWS or not caps["subsample"]:
         return source
-    names = [c.name for c in cols if c.kind == "string"
-             and (res.get(f"m{c.index}_distinct_approx") or 0) > PATTERNS_GROUPED_DISTINCT]
+    names = [
+        c.name
+        for c in cols
+        if c.kind == "string" and (res.get(f"m{c.index}_distinct_approx") or 0) > PATTERNS_GROUPED_DISTINCT
+    ]
     return source.select(*names).sample(PATTERN_SAMPLE_ROWS / source_rows, method="row", seed=1)
 
 
@@ -749,15 +794,15 @@ def _sample_quantiles(c: _Col, e: ir.FloatingValue, caps) -> ir.ArrayValue | Non
 def _pattern_counts_grouped(source: ir.Table, x: ir.StringValue, c: _Col, caps) -> ir.Table:
     """_pattern_counts for few distinct values: the regexes run once per value."""
     g = source.group_by(v=x).aggregate(w=ibis._.count())
-    pats = [ibis.ifelse(e, g.w, 0).sum().fill_null(0).cast("string")
-            for e in _patterns(c, g.v, caps, note=False).values()]
+    pats = [
+        ibis.ifelse(e, g.w, 0).sum().fill_null(0).cast("string") for e in _patterns(c, g.v, caps, note=False).values()
+    ]
     return g.aggregate(v=ibis.literal(",").join(pats), n=ibis.ifelse(g.v.notnull(), g.w, 0).sum())
 
 
 def _pattern_counts(source: ir.Table, x: ir.StringValue, c: _Col, caps) -> ir.Table:
     """One row: v = the pattern counts joined by commas, n = values counted."""
-    pats = [_ones(e).fill_null(0).cast("string")
-            for e in _patterns(c, x, caps, note=False).values()]
+    pats = [_ones(e).fill_null(0).cast("string") for e in _patterns(c, x, caps, note=False).values()]
     return source.aggregate(v=ibis.literal(",").join(pats), n=x.count())
 
 
@@ -770,16 +815,14 @@ def _scale_sampled(cols, res, tops, hist, row_count: int, sample_total: int) -> 
             # HyperLogLog can be 10% off, so some nearly unique columns get
             # here: their "top values" would be arbitrary values seen once.
             del tops[c.index]
-            c.notes.append(f"top values: omitted, every value in {where} appears once "
-                           "(nearly unique column)")
+            c.notes.append(f"top values: omitted, every value in {where} appears once (nearly unique column)")
         elif c.index in tops:
             tops[c.index] = [(v, round(n * factor)) for v, n in tops[c.index]]
             c.notes.append(f"top values: counted in {where}; counts are scaled estimates")
         if c.index in hist:
             valid = (res.get(f"m{c.index}_count") or 0) - (res.get(f"m{c.index}_nan") or 0)
             hist[c.index] = _apportion(hist[c.index], int(valid))
-            c.notes.append(f"histogram: shape from {where}; counts scaled to the "
-                           f"{int(valid):,} values")
+            c.notes.append(f"histogram: shape from {where}; counts scaled to the {int(valid):,} values")
 
 
 def _apportion(counts: dict[int, int], total: int) -> dict[int, int]:
@@ -789,7 +832,7 @@ def _apportion(counts: dict[int, int], total: int) -> dict[int, int]:
         return counts
     exact = {k: n * total / have for k, n in counts.items()}
     out = {k: int(x) for k, x in exact.items()}
-    for k in sorted(exact, key=lambda k: exact[k] - out[k], reverse=True)[:total - sum(out.values())]:
+    for k in sorted(exact, key=lambda k: exact[k] - out[k], reverse=True)[: total - sum(out.values())]:
         out[k] += 1
     return out
 
@@ -828,9 +871,12 @@ def json_safe(v: Any) -> Any:
     if isinstance(v, str):
         return v
     if isinstance(v, decimal.Decimal):
-        exponent = v.as_tuple().exponent   # a letter for NaN and infinity, which is_finite() sets aside
-        return None if not v.is_finite() else (
-            int(v) if v == v.to_integral_value() and isinstance(exponent, int) and exponent >= 0 else float(v))
+        exponent = v.as_tuple().exponent  # a letter for NaN and infinity, which is_finite() sets aside
+        return (
+            None
+            if not v.is_finite()
+            else (int(v) if v == v.to_integral_value() and isinstance(exponent, int) and exponent >= 0 else float(v))
+        )
     if isinstance(v, (dt.datetime, dt.date, dt.time)):
         if hasattr(v, "to_pydatetime") and str(v) == "NaT":
             return None
@@ -845,7 +891,7 @@ def json_safe(v: Any) -> Any:
         return {str(k): json_safe(x) for k, x in v.items()}
     if isinstance(v, (list, tuple, set)):
         return [json_safe(x) for x in v]
-    if hasattr(v, "tolist"):           # numpy scalars and arrays
+    if hasattr(v, "tolist"):  # numpy scalars and arrays
         return json_safe(v.tolist())
     if type(v).__name__ in ("NaTType", "NAType"):
         return None
@@ -962,7 +1008,7 @@ def compute_profile(
     for c in cols:
         try:
             metrics += _column_metrics(c, caps, approximate, sampled=sampled)
-        except Exception as exc:      # an expression ibis cannot even build
+        except Exception as exc:  # an expression ibis cannot even build
             c.fail("statistics", backend_name, exc)
     if backend_name == "sqlite":
         metrics += [_Metric(-1, k, e) for k, e in portable.sqlite_storage_metrics(table).items()]
@@ -974,10 +1020,20 @@ def compute_profile(
     say(f"{table_name}: top values, histograms" + (" and text patterns on a sample" if sampled else ""))
     source = _sample_of(table, cols, sample_rows / max(row_count, 1)) if sampled else _as_profiled(table, cols)
     plans: dict[int, tuple] = {}
-    branches = _second_query(table, source, cols, res, caps, plans, top_k=top_k, bins=histogram_bins,
-                             approximate=approximate, sampled=sampled,
-                             source_rows=min(row_count, sample_rows) if sampled else row_count,
-                             backend=backend_name)
+    branches = _second_query(
+        table,
+        source,
+        cols,
+        res,
+        caps,
+        plans,
+        top_k=top_k,
+        bins=histogram_bins,
+        approximate=approximate,
+        sampled=sampled,
+        source_rows=min(row_count, sample_rows) if sampled else row_count,
+        backend=backend_name,
+    )
     rows = runner.union(branches)
 
     say(f"{table_name}: sample rows")
@@ -989,7 +1045,7 @@ def compute_profile(
     for ci, k, v, n in rows:
         ci, n = int(ci), int(n or 0)
         if v is None and k in "th":
-            continue                          # the NULL / NaN group
+            continue  # the NULL / NaN group
         if k == "t":
             tops.setdefault(ci, []).append((v, n))
         elif k == "h":
@@ -998,21 +1054,22 @@ def compute_profile(
             res[f"m{ci}_q_sample"] = _float_list(v)
         elif k == "s":
             sample_total = n
-        elif k == "p" and v is not None:     # n: the column's values in the sample
+        elif k == "p" and v is not None:  # n: the column's values in the sample
             names = _pattern_names(cols[ci], caps)
             count = int(res.get(f"m{ci}_count") or 0)
             scale = count / n if n else 0.0
             if n != count:
-                cols[ci].notes.append(f"pattern counts: counted on a seeded random sample of {n:,} "
-                                      f"values, scaled to the column's {count:,} values")
-            res.update({f"m{ci}_pat_{name}": round(int(x) * scale)
-                        for name, x in zip(names, v.split(","))})
+                cols[ci].notes.append(
+                    f"pattern counts: counted on a seeded random sample of {n:,} "
+                    f"values, scaled to the column's {count:,} values"
+                )
+            res.update({f"m{ci}_pat_{name}": round(int(x) * scale) for name, x in zip(names, v.split(","))})
     _local_figures(table, cols, res, row_count, runner)
-    for ci in tops:     # the database's order does not survive the UNION
+    for ci in tops:  # the database's order does not survive the UNION
         tops[ci] = sorted(tops[ci], key=lambda vn: (-vn[1], str(vn[0])))[:top_k]
     if sampled:
         _scale_sampled(cols, res, tops, hist, row_count, sample_total or sample_rows)
-    pats: dict[int, dict[str, int]] = {}     # one pass: a lookup per column would be quadratic
+    pats: dict[int, dict[str, int]] = {}  # one pass: a lookup per column would be quadratic
     for key, v in res.items():
         index, sep, name = key[1:].partition("_pat_")
         if sep and index.isdigit():
@@ -1021,17 +1078,25 @@ def compute_profile(
     say(f"{table_name}: NULL patterns")
     patterns, degradations = _null_patterns(table, columns, row_count, runner, backend_name)
     return TableProfile(
-        database=database, table=table_name, row_count=row_count, column_count=len(cols),
-        columns=columns, sample_rows=sample, fingerprint=fingerprint, approximate=approximate,
-        queries=runner.queries, duration_s=round(time.perf_counter() - started, 3),
+        database=database,
+        table=table_name,
+        row_count=row_count,
+        column_count=len(cols),
+        columns=columns,
+        sample_rows=sample,
+        fingerprint=fingerprint,
+        approximate=approximate,
+        queries=runner.queries,
+        duration_s=round(time.perf_counter() - started, 3),
         profiled_at=dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
         degradations=[d for c in cols for d in c.degradations] + degradations,
         null_patterns=patterns,
     )
 
 
-def _null_patterns(table: ir.Table, columns: list[ColumnProfile], row_count: int, runner: "_Runner",
-                   backend: str) -> tuple[list[NullPattern], list[Degradation]]:
+def _null_patterns(
+    table: ir.Table, columns: list[ColumnProfile], row_count: int, runner: "_Runner", backend: str
+) -> tuple[list[NullPattern], list[Degradation]]:
     """The table's structural NULLs (core/profile/nulls.py): one more query, when there are NULLs."""
     if not any(c.nulls for c in columns):
         return [], []
@@ -1040,8 +1105,11 @@ def _null_patterns(table: ir.Table, columns: list[ColumnProfile], row_count: int
         return null_patterns(table, columns, row_count), []
     except Exception as exc:  # the statistics stand without them: every NULL is then judged alone
         log.warning("NULL patterns skipped on %s: %s", backend, type(exc).__name__)
-        return [], [Degradation(stage="profile", reason=f"the NULL patterns could not be read "
-                                                          f"({type(exc).__name__} from the database)")]
+        return [], [
+            Degradation(
+                stage="profile", reason=f"the NULL patterns could not be read ({type(exc).__name__} from the database)"
+            )
+        ]
 
 
 def _columns(table: ir.Table, backend_name: str) -> list[_Col]:
@@ -1066,10 +1134,16 @@ def _reprofile_as_text(table, cols, res, runner, caps, approximate, sampled) -> 
       ibis expects a decimal, its enums have no length(), its oid no avg();
     * a SQLite column whose values are of several storage classes (counted in query 1):
       integers, reals, text and blobs in one column are text in effect, so a string column."""
-    mixed = portable.sqlite_mixed(table, {k[len("mT_"):]: v for k, v in res.items()
-                                          if k.startswith("mT_sc")}) if runner.backend_name == "sqlite" else {}
-    redo = {c.index: f"{runner.backend_name} could not compute the statistics of its type ({c.word})"
-            for c in cols if c.degradations and not c.text}
+    mixed = (
+        portable.sqlite_mixed(table, {k[len("mT_") :]: v for k, v in res.items() if k.startswith("mT_sc")})
+        if runner.backend_name == "sqlite"
+        else {}
+    )
+    redo = {
+        c.index: f"{runner.backend_name} could not compute the statistics of its type ({c.word})"
+        for c in cols
+        if c.degradations and not c.text
+    }
     for c in cols:
         if c.name in mixed:
             c.storage_classes = mixed[c.name]
@@ -1107,8 +1181,7 @@ def _sample(table: ir.Table, cols: list[_Col], size: int, runner: _Runner) -> li
     for c in cols:
         why = reasons.get(c.name)
         if why == portable.LEFT_OUT:
-            c.degradations.append(Degradation(stage="profile", column=c.name,
-                                              reason=f"sample rows: {why}"))
+            c.degradations.append(Degradation(stage="profile", column=c.name, reason=f"sample rows: {why}"))
             c.notes.append(f"sample rows: {why}")
         elif why and not c.text:
             c.notes.append(f"sample rows: shown as text, {why}")
@@ -1116,7 +1189,7 @@ def _sample(table: ir.Table, cols: list[_Col], size: int, runner: _Runner) -> li
     text = {name for name, why in reasons.items() if why}
     maps = {name for name, dtype in table.schema().items() if dtype.is_map() and name not in text}
     for r in rows:
-        for name in maps:          # Arrow gives maps as (key, value) pairs
+        for name in maps:  # Arrow gives maps as (key, value) pairs
             if isinstance(r[name], list):
                 r[name] = {str(k): v for k, v in r[name]}
     return [{k: json_safe(v) for k, v in r.items()} for r in rows]
@@ -1130,10 +1203,16 @@ def _finish(c: _Col, res, row_count, approximate, tops, hist, plans, pats) -> Co
     count = int(get("count") or 0)
     nulls = row_count - count if f"m{c.index}_count" in res else 0
     p = ColumnProfile(
-        name=c.name, dtype=portable.type_text(c.dtype) if c.dtype.is_unknown() else str(c.dtype),
-        kind=c.kind, nullable=c.dtype.nullable,
-        count=count, nulls=nulls, null_fraction=(nulls / row_count) if row_count else 0.0,
-        notes=c.notes, storage_classes=c.storage_classes, profiled_as_text=c.text,
+        name=c.name,
+        dtype=portable.type_text(c.dtype) if c.dtype.is_unknown() else str(c.dtype),
+        kind=c.kind,
+        nullable=c.dtype.nullable,
+        count=count,
+        nulls=nulls,
+        null_fraction=(nulls / row_count) if row_count else 0.0,
+        notes=c.notes,
+        storage_classes=c.storage_classes,
+        profiled_as_text=c.text,
     )
     if c.kind == "float" and get("nan") is not None:
         p.nan_count = int(get("nan"))
@@ -1155,8 +1234,7 @@ def _finish(c: _Col, res, row_count, approximate, tops, hist, plans, pats) -> Co
     if c.kind in NUMERIC_KINDS + TEMPORAL_KINDS:
         p.quantiles = _quantiles(c, get, approximate)
     if get("len_min") is not None:
-        p.length = LengthStats(min=int(get("len_min")), max=int(get("len_max")),
-                               mean=finite_float(get("len_mean")))
+        p.length = LengthStats(min=int(get("len_min")), max=int(get("len_max")), mean=finite_float(get("len_mean")))
     if c.index in tops:
         p.top_values = [ValueCount(value=_from_text(c.kind, v), count=n) for v, n in tops[c.index]]
     if c.index in plans and (c.index in hist or plans[c.index][0] == plans[c.index][1]):
@@ -1167,7 +1245,7 @@ def _finish(c: _Col, res, row_count, approximate, tops, hist, plans, pats) -> Co
         p.semantic_type = _semantic(p)
     else:
         p.semantic_type = c.kind
-    p.notes = list(c.notes)        # the model copied the list; take the late notes too
+    p.notes = list(c.notes)  # the model copied the list; take the late notes too
     return p
 
 
@@ -1212,7 +1290,6 @@ def _semantic(p: ColumnProfile) -> str:
         for name in _SEMANTIC_ORDER:
             if pats.get(name, 0) >= SEMANTIC_THRESHOLD * base:
                 return name
-    if p.distinct is not None and p.count and p.distinct <= CATEGORY_MAX_DISTINCT \
-            and p.distinct <= 0.5 * p.count:
+    if p.distinct is not None and p.count and p.distinct <= CATEGORY_MAX_DISTINCT and p.distinct <= 0.5 * p.count:
         return "category"
     return "text"

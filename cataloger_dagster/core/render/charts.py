@@ -21,12 +21,13 @@ from markupsafe import Markup
 from cataloger_dagster.core.models import Histogram, ValueCount
 
 ELLIPSIS = "…"
-LOG_SCALE_RATIO = 50     # a histogram's largest bin this many times its smallest: heights on a log scale
-SIGNIFICANT_DIGITS = 4   # a measured number's fourth digit is rarely worth reading, its fifth never
+LOG_SCALE_RATIO = 50  # a histogram's largest bin this many times its smallest: heights on a log scale
+SIGNIFICANT_DIGITS = 4  # a measured number's fourth digit is rarely worth reading, its fifth never
 # a date, a time of day or a timestamp written as text: shown whole or not at all, never cut
 _TEMPORAL_TEXT = re.compile(
     r"^(\d{4,}-\d{2}-\d{2}([ T]\d{2}:\d{2}(:\d{2}(\.\d+)?)?)?|\d{2}:\d{2}(:\d{2}(\.\d+)?)?)"
-    r"(Z|[+-]\d{2}(:?\d{2})?)?$")
+    r"(Z|[+-]\d{2}(:?\d{2})?)?$"
+)
 
 
 def is_temporal_text(text: str) -> bool:
@@ -39,7 +40,7 @@ def truncate(text: str, limit: int) -> str:
 
 def _fmt_float(value: float, grouped: bool = True) -> str:
     if value == 0:
-        return "0"   # -0.0 too: a sign on nothing says nothing
+        return "0"  # -0.0 too: a sign on nothing says nothing
     magnitude = abs(value)
     if magnitude >= 1e12 or magnitude < 1e-4:
         return f"{value:.{SIGNIFICANT_DIGITS}g}"
@@ -88,7 +89,7 @@ def _compact_number(value: Any, grouped: bool = True) -> str:
         if len(text) >= 19 and text[10] in "T " and text[11:19] == "00:00:00":
             return text[:10]
         if is_temporal_text(text):
-            return text[:19]   # to the second, never cut within a field
+            return text[:19]  # to the second, never cut within a field
         return truncate(text, 19)
     if not grouped:
         return fmt_value(value, grouped=False)
@@ -96,7 +97,7 @@ def _compact_number(value: Any, grouped: bool = True) -> str:
         return fmt_value(value)
     magnitude = abs(value)
     if magnitude >= 1e15:
-        return fmt_value(float(value))   # an exponent: "1e+300", never "1e+288T"
+        return fmt_value(float(value))  # an exponent: "1e+300", never "1e+288T"
     # below 10,000 the plain number is short enough and exact
     for threshold, divisor, suffix in ((1e12, 1e12, "T"), (1e9, 1e9, "G"), (1e6, 1e6, "M"), (1e4, 1e3, "k")):
         if magnitude >= threshold:
@@ -152,12 +153,14 @@ def svg_histogram(
     step = plot_w / len(counts)
     gap = 1.0 if step > 4 else 0.0
     parts = [
-        Markup('<svg class="chart histogram" viewBox="0 0 {w} {h}" width="{w}" height="{h}" '
-               'role="img" aria-label="{t}" preserveAspectRatio="none">').format(
-            w=width, h=height, t=title or "histogram"),
+        Markup(
+            '<svg class="chart histogram" viewBox="0 0 {w} {h}" width="{w}" height="{h}" '
+            'role="img" aria-label="{t}" preserveAspectRatio="none">'
+        ).format(w=width, h=height, t=title or "histogram"),
         Markup("<title>{}</title>").format(title or "histogram"),
         Markup('<line class="axis" x1="{x1}" y1="{y}" x2="{x2}" y2="{y}"/>').format(
-            x1=left, x2=width - right, y=top + plot_h + 0.5),
+            x1=left, x2=width - right, y=top + plot_h + 0.5
+        ),
     ]
     for i, count in enumerate(counts):
         bar_h = height_of(count)
@@ -165,22 +168,30 @@ def svg_histogram(
             bar_h = 1.0  # a non-empty bin must stay visible
         tip = f"{fmt_value(edges[i], 40, grouped)} – {fmt_value(edges[i + 1], 40, grouped)}: {count:,}"
         parts.append(
-            Markup('<rect class="bar" x="{x:.2f}" y="{y:.2f}" width="{w:.2f}" height="{h:.2f}">'
-                   "<title>{tip}</title></rect>").format(
-                x=left + i * step + gap / 2, y=top + plot_h - bar_h,
-                w=max(step - gap, 0.5), h=bar_h, tip=tip))
+            Markup(
+                '<rect class="bar" x="{x:.2f}" y="{y:.2f}" width="{w:.2f}" height="{h:.2f}"><title>{tip}</title></rect>'
+            ).format(x=left + i * step + gap / 2, y=top + plot_h - bar_h, w=max(step - gap, 0.5), h=bar_h, tip=tip)
+        )
     label_y = height - 4
-    parts.append(Markup('<text class="label" x="{x}" y="{y}">{t}</text>').format(
-        x=left, y=label_y, t=_compact_number(edges[0], grouped)))
-    parts.append(Markup('<text class="label" x="{x}" y="{y}" text-anchor="end">{t}</text>').format(
-        x=width - right, y=label_y, t=_compact_number(edges[-1], grouped)))
-    parts.append(Markup('<text class="label" x="{x}" y="11">max {t}</text>').format(
-        x=left, t=f"{peak:,}"))
+    parts.append(
+        Markup('<text class="label" x="{x}" y="{y}">{t}</text>').format(
+            x=left, y=label_y, t=_compact_number(edges[0], grouped)
+        )
+    )
+    parts.append(
+        Markup('<text class="label" x="{x}" y="{y}" text-anchor="end">{t}</text>').format(
+            x=width - right, y=label_y, t=_compact_number(edges[-1], grouped)
+        )
+    )
+    parts.append(Markup('<text class="label" x="{x}" y="11">max {t}</text>').format(x=left, t=f"{peak:,}"))
     if log_scale:
-        parts.append(Markup('<text class="label scale" x="{x}" y="11" text-anchor="end">log scale'
-                            "<title>Bar heights on a log scale: the largest bin holds {r:,.0f} times the "
-                            "smallest, which would otherwise not show</title></text>").format(
-            x=width - right, r=peak / smallest))
+        parts.append(
+            Markup(
+                '<text class="label scale" x="{x}" y="11" text-anchor="end">log scale'
+                "<title>Bar heights on a log scale: the largest bin holds {r:,.0f} times the "
+                "smallest, which would otherwise not show</title></text>"
+            ).format(x=width - right, r=peak / smallest)
+        )
     parts.append(Markup("</svg>"))
     return Markup("").join(parts)
 
@@ -205,6 +216,7 @@ def _bar_items(values: Any) -> list[tuple[Any, float]]:
 def visible_whitespace(text: str) -> str:
     """Mark leading and trailing blanks, which are invisible in a label but
     are exactly what tells ' shipped' from 'shipped'."""
+
     def mark(part: str) -> str:
         return part.replace(" ", "␣").replace("\t", "⇥").replace("\n", "↵")
 
@@ -247,8 +259,9 @@ def svg_bar(
     height = row_h * len(items) + 2
     peak = max((float(v or 0) for _, v in items), default=0) or 1.0
     parts = [
-        Markup('<svg class="chart bars" viewBox="0 0 {w} {h}" width="{w}" height="{h}" '
-               'role="img" aria-label="{t}">').format(w=width, h=height, t=title or "bar chart"),
+        Markup(
+            '<svg class="chart bars" viewBox="0 0 {w} {h}" width="{w}" height="{h}" role="img" aria-label="{t}">'
+        ).format(w=width, h=height, t=title or "bar chart"),
         Markup("<title>{}</title>").format(title or "bar chart"),
     ]
     for i, (label, number) in enumerate(items):
@@ -258,14 +271,26 @@ def svg_bar(
         shown = truncate(full, label_chars)
         length = max(number / peak * bar_w, 1.0 if number else 0.0)
         count_text = _compact_number(int(number) if number.is_integer() else number)
-        parts.append(Markup(
-            '<g class="row"><title>{full}: {count}</title>'
-            '<text class="label{cls}" x="{lx}" y="{ty}" text-anchor="end">{shown}</text>'
-            '<rect class="bar" x="{bx}" y="{by}" width="{bw:.2f}" height="{bh}"/>'
-            '<text class="value" x="{vx:.2f}" y="{ty}">{count}</text></g>').format(
-            full=full, count=count_text, shown=shown, cls=" special" if label is None or label == "" else "",
-            lx=label_w - 6, ty=y + 13, bx=label_w, by=y + 3, bw=length, bh=row_h - 6,
-            vx=label_w + length + 4))
+        parts.append(
+            Markup(
+                '<g class="row"><title>{full}: {count}</title>'
+                '<text class="label{cls}" x="{lx}" y="{ty}" text-anchor="end">{shown}</text>'
+                '<rect class="bar" x="{bx}" y="{by}" width="{bw:.2f}" height="{bh}"/>'
+                '<text class="value" x="{vx:.2f}" y="{ty}">{count}</text></g>'
+            ).format(
+                full=full,
+                count=count_text,
+                shown=shown,
+                cls=" special" if label is None or label == "" else "",
+                lx=label_w - 6,
+                ty=y + 13,
+                bx=label_w,
+                by=y + 3,
+                bw=length,
+                bh=row_h - 6,
+                vx=label_w + length + 4,
+            )
+        )
     parts.append(Markup("</svg>"))
     return Markup("").join(parts)
 
@@ -282,9 +307,15 @@ def script_diff(previous: str | None, current: str | None) -> str:
         return Markup('<p class="muted">First script for this table: nothing earlier to compare with.</p>')
     if current is None:
         return Markup('<p class="muted">This run wrote no script.</p>')
-    lines = list(difflib.unified_diff(
-        previous.splitlines(), current.splitlines(),
-        fromfile="previous/catalog_script.py", tofile="this run/catalog_script.py", lineterm=""))
+    lines = list(
+        difflib.unified_diff(
+            previous.splitlines(),
+            current.splitlines(),
+            fromfile="previous/catalog_script.py",
+            tofile="this run/catalog_script.py",
+            lineterm="",
+        )
+    )
     if not lines:
         return Markup('<p class="muted">Unchanged: this run reused the previous script as it was.</p>')
     added = sum(1 for text in lines if text.startswith("+") and not text.startswith("+++"))
@@ -304,7 +335,8 @@ def script_diff(previous: str | None, current: str | None) -> str:
         spans.append(Markup('<span class="{}">{}</span>').format(cls, line or " "))
     # block spans, so no newline between them: a newline would double the spacing
     stat = Markup('<p class="diffstat"><span class="add-n">+{}</span> <span class="del-n">−{}</span> lines</p>').format(
-        added, removed)
+        added, removed
+    )
     return stat + Markup('<pre class="diff">') + Markup("").join(spans) + Markup("</pre>")
 
 
@@ -335,15 +367,23 @@ def svg_trend(
         return f"{value:.0%}" if percent else _compact_number(int(value) if float(value).is_integer() else value)
 
     parts = [
-        Markup('<svg class="chart trend" viewBox="0 0 {w} {h}" width="{w}" height="{h}" role="img" '
-               'aria-label="{t}">').format(w=width, h=height, t=title or "trend"),
+        Markup(
+            '<svg class="chart trend" viewBox="0 0 {w} {h}" width="{w}" height="{h}" role="img" aria-label="{t}">'
+        ).format(w=width, h=height, t=title or "trend"),
         Markup("<title>{}</title>").format(title or "trend"),
         Markup('<line class="axis" x1="{x1}" y1="{y}" x2="{x2}" y2="{y}"/>').format(
-            x1=left, x2=width - right, y=top + plot_h + 0.5),
+            x1=left, x2=width - right, y=top + plot_h + 0.5
+        ),
     ]
     for n, (name, points) in enumerate(series.items()):
-        xy = [(left + i * step if len(labels) > 1 else left + plot_w / 2,
-               top + plot_h - max(float(v or 0), 0.0) / peak * plot_h, v) for i, v in enumerate(points)]
+        xy = [
+            (
+                left + i * step if len(labels) > 1 else left + plot_w / 2,
+                top + plot_h - max(float(v or 0), 0.0) / peak * plot_h,
+                v,
+            )
+            for i, v in enumerate(points)
+        ]
         runs: list[list[tuple[float, float]]] = []
         current: list[tuple[float, float]] = []
         for x, y, v in xy:
@@ -354,23 +394,39 @@ def svg_trend(
                 current.append((x, y))
         runs.append(current)
         for run in (r for r in runs if len(r) > 1):
-            parts.append(Markup('<polyline class="line s{n}" fill="none" points="{p}"/>').format(
-                n=n, p=" ".join(f"{x:.1f},{y:.1f}" for x, y in run)))
+            parts.append(
+                Markup('<polyline class="line s{n}" fill="none" points="{p}"/>').format(
+                    n=n, p=" ".join(f"{x:.1f},{y:.1f}" for x, y in run)
+                )
+            )
         for i, (x, y, v) in enumerate(xy):
             if v is not None:
-                parts.append(Markup('<circle class="point s{n}" cx="{x:.1f}" cy="{y:.1f}" r="2.5">'
-                                    "<title>{label} · {name}: {value}</title></circle>").format(
-                    n=n, x=x, y=y, label=labels[i], name=name, value=shown(v)))
+                parts.append(
+                    Markup(
+                        '<circle class="point s{n}" cx="{x:.1f}" cy="{y:.1f}" r="2.5">'
+                        "<title>{label} · {name}: {value}</title></circle>"
+                    ).format(n=n, x=x, y=y, label=labels[i], name=name, value=shown(v))
+                )
     last = [(name, v) for name, points in series.items() if points and (v := points[-1]) is not None]
-    legend = " · ".join(f"{name} {shown(v)}" for name, v in last) if len(series) > 1 else (
-        f"last {shown(values[-1])}" if last else "")
+    legend = (
+        " · ".join(f"{name} {shown(v)}" for name, v in last)
+        if len(series) > 1
+        else (f"last {shown(values[-1])}" if last else "")
+    )
     parts.append(Markup('<text class="label" x="{x}" y="11">max {t}</text>').format(x=left, t=shown(max(values))))
-    parts.append(Markup('<text class="label" x="{x}" y="11" text-anchor="end">{t}</text>').format(
-        x=width - right, t=legend))
-    parts.append(Markup('<text class="label" x="{x}" y="{y}">{t}</text>').format(
-        x=left, y=height - 4, t=truncate(str(labels[0]), 19)))
+    parts.append(
+        Markup('<text class="label" x="{x}" y="11" text-anchor="end">{t}</text>').format(x=width - right, t=legend)
+    )
+    parts.append(
+        Markup('<text class="label" x="{x}" y="{y}">{t}</text>').format(
+            x=left, y=height - 4, t=truncate(str(labels[0]), 19)
+        )
+    )
     if len(labels) > 1:
-        parts.append(Markup('<text class="label" x="{x}" y="{y}" text-anchor="end">{t}</text>').format(
-            x=width - right, y=height - 4, t=truncate(str(labels[-1]), 19)))
+        parts.append(
+            Markup('<text class="label" x="{x}" y="{y}" text-anchor="end">{t}</text>').format(
+                x=width - right, y=height - 4, t=truncate(str(labels[-1]), 19)
+            )
+        )
     parts.append(Markup("</svg>"))
     return Markup("").join(parts)

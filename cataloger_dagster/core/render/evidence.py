@@ -24,12 +24,22 @@ __all__ = ["evidence_blocks", "details_blocks", "raw_json", "humanise"]
 # keys a page draws elsewhere (the chart) or that say nothing to a reader
 HIDDEN = {"chart"}
 # keys whose whole number counts rows: shown with its share of the table
-ROW_COUNT_KEYS = {"rows", "exceptions", "count", "affected", "nulls", "missing", "blanks", "violations",
-                  "duplicates", "matches"}
+ROW_COUNT_KEYS = {
+    "rows",
+    "exceptions",
+    "count",
+    "affected",
+    "nulls",
+    "missing",
+    "blanks",
+    "violations",
+    "duplicates",
+    "matches",
+}
 WORDS = {"psi": "PSI", "id": "ID", "ids": "IDs", "sql": "SQL", "nan": "NaN", "pct": "%", "n": "number"}
 # keys whose number is a share (0 to 1): shown as a percentage
 SHARE_KEYS = {"fraction", "support", "share", "rate", "null_fraction", "null_rate", "distinct_ratio"}
-LIMIT = 200   # characters of one value shown in a cell; the raw JSON keeps all of it
+LIMIT = 200  # characters of one value shown in a cell; the raw JSON keeps all of it
 
 
 def humanise(key: Any) -> str:
@@ -66,7 +76,7 @@ def _table(headers: list[str], rows: list[list[str]], caption: str | None = None
 
 
 def _counted(value: Any, total: int | None) -> str:
-    share = _share(value, total) if value != total else ""   # "1,000 (100.0% of rows)" says nothing
+    share = _share(value, total) if value != total else ""  # "1,000 (100.0% of rows)" says nothing
     return f"{fmt_value(value)} ({share} of rows)" if share else _value(value)
 
 
@@ -83,15 +93,19 @@ def _scalar(key: str, value: Any, total: int | None) -> str:
 
 def _counts_table(key: str, counts: Mapping[Any, Any], total: int | None) -> dict:
     """Values (or causes) with how many rows each: counts with percentages."""
-    rows = [[_value(k), fmt_value(n), _share(n, total) or "—"]
-            for k, n in sorted(counts.items(), key=lambda kv: -kv[1])]
+    rows = [
+        [_value(k), fmt_value(n), _share(n, total) or "—"] for k, n in sorted(counts.items(), key=lambda kv: -kv[1])
+    ]
     return _table(["Value", "Rows", "Share of rows"], rows, humanise(key))
 
 
 def _grouped_counts_table(key: str, groups: Mapping[Any, Mapping[Any, Any]], total: int | None) -> dict:
     """Groups of values with their counts ({"shipped": {"shipped": 900, "Shipped": 9}})."""
-    rows = [[_value(group), _value(value), fmt_value(n), _share(n, total) or "—"]
-            for group, counts in groups.items() for value, n in counts.items()]
+    rows = [
+        [_value(group), _value(value), fmt_value(n), _share(n, total) or "—"]
+        for group, counts in groups.items()
+        for value, n in counts.items()
+    ]
     return _table(["Group", "Value", "Rows", "Share of rows"], rows, humanise(key))
 
 
@@ -104,7 +118,7 @@ def _records_table(key: str, records: list[Mapping[str, Any]]) -> dict:
 def _cell(value: Any) -> str:
     if _is_scalar(value):
         return _value(value)
-    if isinstance(value, Mapping):   # its keys may be data (column names, values): shown as they are
+    if isinstance(value, Mapping):  # its keys may be data (column names, values): shown as they are
         return "; ".join(f"{k}: {_cell(v)}" for k, v in value.items())
     return ", ".join(_cell(v) for v in value)
 
@@ -159,17 +173,29 @@ def _rule_blocks(details: Mapping[str, Any], total: int | None) -> list[dict]:
     holds, applies = details.get("holds"), details.get("applies")
     blocks = []
     if _is_count(holds) and _is_count(applies) and applies:
-        blocks.append(_text(f"The rule {rule} holds on {holds:,} of {count_noun(applies, 'row', zero=None)} "
-                            f"({holds / applies:.1%} support)."))
+        blocks.append(
+            _text(
+                f"The rule {rule} holds on {holds:,} of {count_noun(applies, 'row', zero=None)} "
+                f"({holds / applies:.1%} support)."
+            )
+        )
     else:
         blocks.append(_text(f"The rule: {rule}."))
     if _is_count(exceptions):
-        blocks.append(_text(f"{count_noun(exceptions, 'row', zero=None)} {verb_for(exceptions, 'breaks')} it"
-                            + (f" ({exceptions / total:.1%} of the table)." if total else ".")))
+        blocks.append(
+            _text(
+                f"{count_noun(exceptions, 'row', zero=None)} {verb_for(exceptions, 'breaks')} it"
+                + (f" ({exceptions / total:.1%} of the table)." if total else ".")
+            )
+        )
     column, when, both = details.get("column"), details.get("when_column"), details.get("rows")
     if details.get("kind") == "not_null_when" and column and when and _is_count(both) and _is_count(exceptions):
-        blocks.append(_text(f"{column} is NULL on {count_noun(both + exceptions, 'row', zero=None)}: {both:,} where "
-                            f"{when} is NULL too, {exceptions:,} where {when} has a value."))
+        blocks.append(
+            _text(
+                f"{column} is NULL on {count_noun(both + exceptions, 'row', zero=None)}: {both:,} where "
+                f"{when} is NULL too, {exceptions:,} where {when} has a value."
+            )
+        )
     examples = details.get("examples") or details.get("when_examples")
     if _is_records(examples):
         blocks.append(_records_table("examples of rows that break it", list(examples)))
@@ -195,16 +221,22 @@ def _drift_blocks(details: Mapping[str, Any], total: int | None) -> list[dict]:
             continue
         past = [v for v in (series.get(label) or [])[:-1] if v is not None]
         band = measure.get("band") or {}
-        expected = (f"{_percent(max(band['low'], 0.0))} to {_percent(min(band['high'], 1.0))}"
-                    if isinstance(band.get("low"), (int, float)) and isinstance(band.get("high"), (int, float))
-                    else "—")
+        expected = (
+            f"{_percent(max(band['low'], 0.0))} to {_percent(min(band['high'], 1.0))}"
+            if isinstance(band.get("low"), (int, float)) and isinstance(band.get("high"), (int, float))
+            else "—"
+        )
         rows.append([humanise(label), _percent(past[-1]) if past else "—", _percent(measure.get("value")), expected])
     blocks = []
     psi = details.get("psi")
     if isinstance(psi, Mapping):
-        blocks.append(_text(f"Its distribution moved: a PSI of {fmt_value(psi.get('value'))}, over the "
-                            f"{fmt_value(psi.get('threshold'))} allowed for a {psi.get('kind', 'column')} column, "
-                            f"computed on its {psi.get('on', 'values')}."))
+        blocks.append(
+            _text(
+                f"Its distribution moved: a PSI of {fmt_value(psi.get('value'))}, over the "
+                f"{fmt_value(psi.get('threshold'))} allowed for a {psi.get('kind', 'column')} column, "
+                f"computed on its {psi.get('on', 'values')}."
+            )
+        )
     if rows:
         blocks.append(_table(["Measure", "Previous run", "This run", "Expected"], rows, "Before and after"))
     if details.get("previous_run"):

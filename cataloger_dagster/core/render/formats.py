@@ -18,8 +18,22 @@ from cataloger_dagster.core.grammar import count_noun
 from cataloger_dagster.core.models import ColumnProfile, DatasetUnderstandingModel, TableProfile
 
 # the last word of a name that says the column identifies or codes something, not measures it
-IDENTIFIER_WORDS = {"id", "ids", "key", "code", "uuid", "sku", "no", "nr", "num", "number", "ref", "zip",
-                    "postcode", "year"}
+IDENTIFIER_WORDS = {
+    "id",
+    "ids",
+    "key",
+    "code",
+    "uuid",
+    "sku",
+    "no",
+    "nr",
+    "num",
+    "number",
+    "ref",
+    "zip",
+    "postcode",
+    "year",
+}
 _ROLE_WORDS = re.compile(r"\b(identifier|identifies|key|code)\b", re.I)
 _UNITS = (("week", 7 * 86400), ("day", 86400), ("hour", 3600), ("minute", 60))
 
@@ -72,14 +86,14 @@ def ago(value: Any, now: datetime) -> str:
         return str(value or "")
     now = now if now.tzinfo else now.replace(tzinfo=timezone.utc)
     seconds = (now - moment).total_seconds()
-    months = _whole_months(*sorted((moment, now)))   # on the calendar, so years and leap days count right
+    months = _whole_months(*sorted((moment, now)))  # on the calendar, so years and leap days count right
     if months >= 12:
         return _said(round(months / 12), "year", seconds)
     if months >= 1:
         return _said(months, "month", seconds)
     for unit, size in _UNITS:
         if abs(seconds) >= size:
-            return _said(round(abs(seconds) / size), unit, seconds)   # 1 h 59 min is "2 hours"
+            return _said(round(abs(seconds) / size), unit, seconds)  # 1 h 59 min is "2 hours"
     return "just now"
 
 
@@ -108,4 +122,5 @@ def time_ago(value: Any, now: datetime) -> Markup:
     if moment is None:
         return Markup("{}").format(value if value not in (None, "") else "—")
     return Markup('<time datetime="{}" title="{}">{}</time>').format(
-        moment.astimezone(timezone.utc).isoformat().replace("+00:00", "Z"), exact(moment), ago(moment, now))
+        moment.astimezone(timezone.utc).isoformat().replace("+00:00", "Z"), exact(moment), ago(moment, now)
+    )

@@ -34,7 +34,12 @@ from cataloger_dagster.core.investigate.outcome import dismissed, standing
 from cataloger_dagster.core.grammar import count_noun, noun_for, verb_for
 from cataloger_dagster.core.health import health_band, health_score
 from cataloger_dagster.core.render.charts import (
-    fmt_moment_or_value, fmt_value, script_diff, svg_bar, svg_histogram, svg_trend,
+    fmt_moment_or_value,
+    fmt_value,
+    script_diff,
+    svg_bar,
+    svg_histogram,
+    svg_trend,
 )
 from cataloger_dagster.core.render.evidence import evidence_blocks, raw_json
 from cataloger_dagster.core.render.formats import generation_time, identifier_columns, time_ago
@@ -42,8 +47,14 @@ from cataloger_dagster.core.reviews.commands import review_control
 from cataloger_dagster.core.reviews.record import NOTE_LIMIT, reviewable
 
 __all__ = [
-    "IndexEntry", "render_catalog_page", "render_index",
-    "svg_histogram", "svg_bar", "script_diff", "template_environment", "pass_rate_of",
+    "IndexEntry",
+    "render_catalog_page",
+    "render_index",
+    "svg_histogram",
+    "svg_bar",
+    "script_diff",
+    "template_environment",
+    "pass_rate_of",
 ]
 
 LINK_LABELS = {
@@ -101,18 +112,35 @@ def template_environment() -> jinja2.Environment:
     env = jinja2.Environment(
         loader=jinja2.PackageLoader("cataloger_dagster", "templates"),
         autoescape=jinja2.select_autoescape(
-            enabled_extensions=("html", "htm", "xml", "j2"), default_for_string=True, default=True),
+            enabled_extensions=("html", "htm", "xml", "j2"), default_for_string=True, default=True
+        ),
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    env.filters.update(fmt=fmt_value, pct=_pct, tojson_pretty=_to_json, safe_href=_safe_href,
-                       shown_script=shown_script, open_for=_open_for, ago=time_ago, quantile=fmt_moment_or_value,
-                       count_noun=count_noun, noun=lambda noun, n: noun_for(n, noun),
-                       verb=lambda verb, n: verb_for(n, verb), raw_json=raw_json)
+    env.filters.update(
+        fmt=fmt_value,
+        pct=_pct,
+        tojson_pretty=_to_json,
+        safe_href=_safe_href,
+        shown_script=shown_script,
+        open_for=_open_for,
+        ago=time_ago,
+        quantile=fmt_moment_or_value,
+        count_noun=count_noun,
+        noun=lambda noun, n: noun_for(n, noun),
+        verb=lambda verb, n: verb_for(n, verb),
+        raw_json=raw_json,
+    )
     env.tests["scalar"] = _is_scalar
-    env.globals.update(svg_histogram=svg_histogram, svg_bar=svg_bar, svg_trend=svg_trend, version=__version__,
-                       health_band=health_band, evidence_blocks=evidence_blocks)
+    env.globals.update(
+        svg_histogram=svg_histogram,
+        svg_bar=svg_bar,
+        svg_trend=svg_trend,
+        version=__version__,
+        health_band=health_band,
+        evidence_blocks=evidence_blocks,
+    )
     return env
 
 
@@ -127,9 +155,23 @@ pass_rate_of = pass_rate  # the design's definition lives with the models
 def _history_table(history: list[dict] | None) -> dict | None:
     if not history:
         return None
-    preferred = ("timestamp", "run", "status", "row_count", "rows", "fingerprint", "issues",
-                 "pass_rate", "sandbox_cells", "sandbox_seconds", "seconds", "duration_s",
-                 "tokens", "explored", "previous_script")
+    preferred = (
+        "timestamp",
+        "run",
+        "status",
+        "row_count",
+        "rows",
+        "fingerprint",
+        "issues",
+        "pass_rate",
+        "sandbox_cells",
+        "sandbox_seconds",
+        "seconds",
+        "duration_s",
+        "tokens",
+        "explored",
+        "previous_script",
+    )
     seen: list[str] = []
     for entry in history:
         for key in entry:
@@ -147,16 +189,23 @@ def _history_table(history: list[dict] | None) -> dict | None:
                 cells.append(", ".join(f"{k} {fmt_value(v)}" for k, v in value.items()) or "—")
             else:
                 cells.append(fmt_value(value))
-        rows.append({"cells": cells, "href": _safe_href(entry["href"]) if entry.get("href") else None,
-                     "current": bool(entry.get("current"))})
+        rows.append(
+            {
+                "cells": cells,
+                "href": _safe_href(entry["href"]) if entry.get("href") else None,
+                "current": bool(entry.get("current")),
+            }
+        )
     return {"headers": [k.replace("_", " ") for k in keys], "rows": rows}
 
 
 def _links(links: dict[str, str] | None) -> list[dict]:
     # a link with a scheme other than http(s) (javascript:, data:) is dropped
-    return [{"key": key, "label": LINK_LABELS.get(key, key.replace("_", " ").capitalize()),
-             "href": _safe_href(href)} for key, href in (links or {}).items()
-            if href and _safe_href(href) != "#"]
+    return [
+        {"key": key, "label": LINK_LABELS.get(key, key.replace("_", " ").capitalize()), "href": _safe_href(href)}
+        for key, href in (links or {}).items()
+        if href and _safe_href(href) != "#"
+    ]
 
 
 def _issue_sort_key(issue: IssueModel):
@@ -181,12 +230,16 @@ def column_groups(profile: TableProfile) -> list[dict[str, Any]]:
     return groups
 
 
-EXAMPLES = 3   # example values per column in the dictionary
+EXAMPLES = 3  # example values per column in the dictionary
 
 
-def column_dictionary(profile: TableProfile, understanding: DatasetUnderstandingModel,
-                      issues_by_column: dict[str, list[IssueModel]], column_anchor: dict[str, str],
-                      issue_anchor: dict[str, str]) -> list[dict[str, Any]]:
+def column_dictionary(
+    profile: TableProfile,
+    understanding: DatasetUnderstandingModel,
+    issues_by_column: dict[str, list[IssueModel]],
+    column_anchor: dict[str, str],
+    issue_anchor: dict[str, str],
+) -> list[dict[str, Any]]:
     """One entry per column (a column family as one), for a reader: its name, type, meaning (from
     the understanding), completeness (from the profile), a few example values and its flags (the
     types of the open findings on it, each linking to its first issue)."""
@@ -200,25 +253,29 @@ def column_dictionary(profile: TableProfile, understanding: DatasetUnderstanding
         flags: dict[str, dict[str, str]] = {}
         for c in columns:
             for issue in issues_by_column.get(c.name, []):
-                flags.setdefault(issue.type, {"type": issue.type, "severity": issue.severity,
-                                              "anchor": issue_anchor[issue.id]})
+                flags.setdefault(
+                    issue.type, {"type": issue.type, "severity": issue.severity, "anchor": issue_anchor[issue.id]}
+                )
         nulls = sum(c.nulls for c in columns)
         values = sum(c.nulls + c.count for c in columns)
-        shown = [v.value for v in (first.top_values or []) if v.value is not None] or \
-            [v for v in samples.get(first.name) or [] if v is not None]
-        entries.append({
-            "name": family.label if family else first.name,
-            "anchor": f"family-{family.stem}" if family else column_anchor[first.name],
-            "family": family is not None,
-            "size": len(columns),
-            "dtype": family.dtype if family else first.dtype,
-            "semantic_type": None if family else first.semantic_type,
-            "meaning": meaning.get(first.name) or "",
-            "completeness": _pct((values - nulls) / values if values else None, 1),
-            "missing": f"{count_noun(nulls, 'missing value', zero='no')} of {values:,}",
-            "examples": [fmt_value(v, 40, grouped=first.name not in plain) for v in shown[:EXAMPLES]],
-            "flags": list(flags.values()),
-        })
+        shown = [v.value for v in (first.top_values or []) if v.value is not None] or [
+            v for v in samples.get(first.name) or [] if v is not None
+        ]
+        entries.append(
+            {
+                "name": family.label if family else first.name,
+                "anchor": f"family-{family.stem}" if family else column_anchor[first.name],
+                "family": family is not None,
+                "size": len(columns),
+                "dtype": family.dtype if family else first.dtype,
+                "semantic_type": None if family else first.semantic_type,
+                "meaning": meaning.get(first.name) or "",
+                "completeness": _pct((values - nulls) / values if values else None, 1),
+                "missing": f"{count_noun(nulls, 'missing value', zero='no')} of {values:,}",
+                "examples": [fmt_value(v, 40, grouped=first.name not in plain) for v in shown[:EXAMPLES]],
+                "flags": list(flags.values()),
+            }
+        )
     return entries
 
 
@@ -248,12 +305,16 @@ def render_catalog_page(
     column_anchor = {c.name: f"col-{i}" for i, c in enumerate(profile.columns, 1)}
     issue_anchor = {issue.id: f"issue-{i}" for i, issue in enumerate(issues.issues, 1)}
     inv_anchor = {inv.issue_id: f"inv-{i}" for i, inv in enumerate(investigations, 1) if inv.issue_id}
-    verdict_by_issue = {inv.issue_id: inv.verdict or ("error" if not inv.success else "no verdict")
-                        for inv in investigations if inv.issue_id}
+    verdict_by_issue = {
+        inv.issue_id: inv.verdict or ("error" if not inv.success else "no verdict")
+        for inv in investigations
+        if inv.issue_id
+    }
     gone = dismissed(investigations)
     kept = standing(issues, investigations)
-    by_severity = {sev: sorted((i for i in kept.issues if i.severity == sev), key=_issue_sort_key)
-                   for sev in SEVERITIES}
+    by_severity = {
+        sev: sorted((i for i in kept.issues if i.severity == sev), key=_issue_sort_key) for sev in SEVERITIES
+    }
     issues_by_column: dict[str, list[IssueModel]] = {}
     for issue in kept.issues:
         for name in issue.affectedColumns:
@@ -279,12 +340,12 @@ def render_catalog_page(
         "dismissed": [(i, gone[i.id]) for i in sorted(issues.issues, key=_issue_sort_key) if i.id in gone],
         "issue_by_id": {i.id: i for i in issues.issues},
         "column_anchor": column_anchor,
-        "column_groups": [{**g, "issues": list({i.id: i for c in g["columns"]
-                                                 for i in issues_by_column.get(c.name, [])}.values())}
-                          for g in column_groups(profile)],
+        "column_groups": [
+            {**g, "issues": list({i.id: i for c in g["columns"] for i in issues_by_column.get(c.name, [])}.values())}
+            for g in column_groups(profile)
+        ],
         "column_text": {c.name: c for c in understanding.columns},
-        "column_dictionary": column_dictionary(profile, understanding, issues_by_column, column_anchor,
-                                               issue_anchor),
+        "column_dictionary": column_dictionary(profile, understanding, issues_by_column, column_anchor, issue_anchor),
         "issues_by_column": issues_by_column,
         "sample_table": [[row.get(c.name) for c in profile.columns] for row in profile.sample_rows],
         "investigations": investigations,
@@ -316,8 +377,10 @@ def _review_controls(table: str, issues: AnalysisResultModel, review: dict) -> d
     controls = {}
     for n, issue in enumerate(reviewable(issues), 1):
         control = review_control(table, issue.id, database=review.get("database"), store=review.get("store"))
-        controls[issue.id] = {**{k: _exact(v) if k in ("tail", "head", "command", "config") else v
-                                 for k, v in control.items()}, "key": f"review-{n}"}
+        controls[issue.id] = {
+            **{k: _exact(v) if k in ("tail", "head", "command", "config") else v for k, v in control.items()},
+            "key": f"review-{n}",
+        }
     return controls
 
 
@@ -334,9 +397,9 @@ class IndexEntry(BaseModel):
     pass_rate: float | None = None
     health: float = 0.0
     href: str = ""
-    timelapse: str = ""             # the table's timelapse.html, relative to the index
+    timelapse: str = ""  # the table's timelapse.html, relative to the index
     updated: str = ""
-    status: str = "ok"              # "ok", "degraded" or "failed" (anything else is shown as is)
+    status: str = "ok"  # "ok", "degraded" or "failed" (anything else is shown as is)
     error: str | None = None
 
 

@@ -13,13 +13,19 @@ from cataloger_dagster.core.render.pages import template_environment
 __all__ = ["render_recent_summary", "trend_charts"]
 
 
-def render_recent_summary(summary: RecentSummary, *, database: str = "",
-                          links: dict[str, str] | None = None) -> str:
+def render_recent_summary(summary: RecentSummary, *, database: str = "", links: dict[str, str] | None = None) -> str:
     """`recent_summary.html`: a complete page with no external resources."""
     links = {"Catalog page": "catalog.html", **(links or {})}
-    return template_environment().get_template("pages/recent_summary.html.j2").render(
-        s=summary, database=database, links=links, charts=trend_charts(summary.trend),
-        generated_at=datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+    return (
+        template_environment()
+        .get_template("pages/recent_summary.html.j2")
+        .render(
+            s=summary,
+            database=database,
+            links=links,
+            charts=trend_charts(summary.trend),
+            generated_at=datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        )
     )
 
 
@@ -30,8 +36,11 @@ def trend_charts(trend: list[RunSummary]) -> list[tuple[str, Any]]:
     labels = [r.timestamp[:19].replace("T", " ") for r in trend]
     series: list[tuple[str, dict[str, list[float | None]], bool]] = [
         ("Rows", {"rows": [r.rows for r in trend]}, False),
-        ("Issues", {"standing": [len(r.issue_ids) for r in trend],
-                    "high": [r.severities.get("high", 0) for r in trend]}, False),
+        (
+            "Issues",
+            {"standing": [len(r.issue_ids) for r in trend], "high": [r.severities.get("high", 0) for r in trend]},
+            False,
+        ),
         ("Health", {"health": [r.health for r in trend]}, False),
         ("Pass rate", {"pass rate": [r.pass_rate for r in trend]}, True),
     ]

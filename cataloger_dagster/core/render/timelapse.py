@@ -21,27 +21,40 @@ def _charts(rows: list[TimelapseRow]) -> list[tuple[str, object]]:
     runs = [r.run for r in rows]
     trends: list[tuple[str, dict[str, list[float | None]], bool]] = [
         ("Rows", {"rows": [r.rows for r in runs]}, False),
-        ("Issues", {"open": [r.open for r in rows], "dismissed": [r.dismissed for r in rows],
-                    "refuted": [r.run.refuted for r in rows]}, False),
+        (
+            "Issues",
+            {
+                "open": [r.open for r in rows],
+                "dismissed": [r.dismissed for r in rows],
+                "refuted": [r.run.refuted for r in rows],
+            },
+            False,
+        ),
         ("Health", {"health": [r.health for r in runs]}, False),
         ("Pass rate", {"pass rate": [r.pass_rate for r in runs]}, True),
         ("Sandbox cells", {"cells": [r.cells for r in runs]}, False),
         ("Tokens", {"tokens": [r.tokens for r in runs]}, False),
     ]
-    return [(title, svg_trend(series, labels, title=title, percent=percent))
-            for title, series, percent in trends]
+    return [(title, svg_trend(series, labels, title=title, percent=percent)) for title, series, percent in trends]
 
 
-def render_timelapse(*, database: str, table: str, rows: list[TimelapseRow], reviews: list[Review],
-                     now: datetime | None = None) -> str:
+def render_timelapse(
+    *, database: str, table: str, rows: list[TimelapseRow], reviews: list[Review], now: datetime | None = None
+) -> str:
     """The page; ``rows`` oldest first (shown newest first), ``reviews`` the table's log; ``now``
     the page's generation time, which its times are said relative to."""
     now = generation_time(now)
     links = []
     for row in reversed(rows):
         folder = quote(row.run.timestamp, safe="")
-        links.append({"catalog": f"{folder}/{CATALOG_PAGE}", "summary": f"{folder}/{RECENT_SUMMARY}",
-                      "script": f"{folder}/{SCRIPT}", "folder": f"{folder}/"})
+        links.append(
+            {
+                "catalog": f"{folder}/{CATALOG_PAGE}",
+                "summary": f"{folder}/{RECENT_SUMMARY}",
+                "script": f"{folder}/{SCRIPT}",
+                "folder": f"{folder}/",
+            }
+        )
     context = {
         "database": database,
         "table": table,

@@ -2,7 +2,12 @@
 append-only beside the table's runs and remembered by the next run."""
 
 from cataloger_dagster.core.reviews.model import (
-    REVIEW_VERDICTS, IssueSnapshot, Review, ReviewVerdict, column_kind, snapshot_of,
+    REVIEW_VERDICTS,
+    IssueSnapshot,
+    Review,
+    ReviewVerdict,
+    column_kind,
+    snapshot_of,
 )
 
 __all__ = ["REVIEW_VERDICTS", "IssueSnapshot", "Review", "ReviewVerdict", "column_kind", "snapshot_of"]

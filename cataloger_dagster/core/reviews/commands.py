@@ -15,8 +15,8 @@ from typing import Optional
 
 from cataloger_dagster.core.shown import shell_word
 
-JOB = "review_issue"          # cataloger_dagster.jobs.REVIEW_JOB (the core cannot import it)
-OP = "record_review"          # cataloger_dagster.jobs.REVIEW_OP
+JOB = "review_issue"  # cataloger_dagster.jobs.REVIEW_JOB (the core cannot import it)
+OP = "record_review"  # cataloger_dagster.jobs.REVIEW_OP
 DEFAULT_VERDICT = "dismiss"
 
 
@@ -38,8 +38,7 @@ def yaml_quote(text: str) -> str:
     return "".join(out)
 
 
-def command_tail(table: str, issue_id: str, *, database: Optional[str] = None,
-                 store: Optional[str] = None) -> str:
+def command_tail(table: str, issue_id: str, *, database: Optional[str] = None, store: Optional[str] = None) -> str:
     """Everything after the verdict and the note; `--` keeps a name starting with '-' a name."""
     parts = []
     if database:
@@ -54,19 +53,23 @@ def review_command(tail: str, verdict: str = DEFAULT_VERDICT, note: str = "") ->
 
 
 def launchpad_head(table: str, issue_id: str) -> str:
-    return (f"ops:\n  {OP}:\n    config:\n      table: {yaml_quote(table)}\n"
-            f"      issue_id: {yaml_quote(issue_id)}\n")
+    return f"ops:\n  {OP}:\n    config:\n      table: {yaml_quote(table)}\n      issue_id: {yaml_quote(issue_id)}\n"
 
 
 def launchpad_config(head: str, verdict: str = DEFAULT_VERDICT, note: str = "") -> str:
     return f"{head}      verdict: {verdict}\n      note: {yaml_quote(note)}\n"
 
 
-def review_control(table: str, issue_id: str, *, database: Optional[str] = None,
-                   store: Optional[str] = None) -> dict:
+def review_control(table: str, issue_id: str, *, database: Optional[str] = None, store: Optional[str] = None) -> dict:
     """What the page's review control of one issue needs: the fixed parts, and both texts
     as shown before the reader changes anything."""
     tail = command_tail(table, issue_id, database=database, store=store)
     head = launchpad_head(table, issue_id)
-    return {"tail": tail, "head": head, "verdict": DEFAULT_VERDICT, "job": JOB,
-            "command": review_command(tail), "config": launchpad_config(head)}
+    return {
+        "tail": tail,
+        "head": head,
+        "verdict": DEFAULT_VERDICT,
+        "job": JOB,
+        "command": review_command(tail),
+        "config": launchpad_config(head),
+    }

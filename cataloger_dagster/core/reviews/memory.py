@@ -26,17 +26,17 @@ from cataloger_dagster.core.reviews.model import Review, latest_reviews
 from cataloger_dagster.core.reviews.precision import DEFAULT_DISMISSALS, lowered, precision_mark
 
 DEFAULT_TOLERANCE = 0.5
-PROMPT_REVIEWS = 50          # the latest entries of the log an agent reads
+PROMPT_REVIEWS = 50  # the latest entries of the log an agent reads
 
 
 @dataclass(frozen=True)
 class ReviewMemory:
     """What the store says about a table before its issues are decided."""
 
-    reviews: list[Review] = field(default_factory=list)      # this table's log, oldest first
-    dismissals: Counter = field(default_factory=Counter)      # the database's, (type, kind) -> count
-    renames: dict[str, str] = field(default_factory=dict)     # column when reviewed -> its name now
-    opened: dict[str, str] = field(default_factory=dict)      # issue id -> open since, as last run said
+    reviews: list[Review] = field(default_factory=list)  # this table's log, oldest first
+    dismissals: Counter = field(default_factory=Counter)  # the database's, (type, kind) -> count
+    renames: dict[str, str] = field(default_factory=dict)  # column when reviewed -> its name now
+    opened: dict[str, str] = field(default_factory=dict)  # issue id -> open since, as last run said
     tolerance: float = DEFAULT_TOLERANCE
     precision_threshold: int = DEFAULT_DISMISSALS
 
@@ -44,8 +44,13 @@ class ReviewMemory:
         """The log as an agent reads it: data (verdicts, notes, the issue as it was), never code."""
         shown = []
         for r in self.reviews[-PROMPT_REVIEWS:]:
-            entry: dict[str, Any] = {"issue_id": r.issue_id, "verdict": r.verdict, "note": r.note, "reviewer": r.reviewer,
-                     "at": r.at}
+            entry: dict[str, Any] = {
+                "issue_id": r.issue_id,
+                "verdict": r.verdict,
+                "note": r.note,
+                "reviewer": r.reviewer,
+                "at": r.at,
+            }
             if r.issue is not None:
                 entry["issue"] = r.issue.model_dump(include={"type", "severity", "affectedColumns", "affectedRows"})
             shown.append(entry)
@@ -55,8 +60,8 @@ class ReviewMemory:
 @dataclass
 class Remembered:
     raised: list[IssueModel] = field(default_factory=list)
-    reviewed: list[IssueModel] = field(default_factory=list)   # dismissed or expected: not raised
-    quieted: list[IssueModel] = field(default_factory=list)    # learned precision: not raised
+    reviewed: list[IssueModel] = field(default_factory=list)  # dismissed or expected: not raised
+    quieted: list[IssueModel] = field(default_factory=list)  # learned precision: not raised
 
 
 def _fresh(issue: IssueModel) -> IssueModel:
@@ -67,8 +72,9 @@ def _fresh(issue: IssueModel) -> IssueModel:
     return issue.model_copy(update={"review": None, "precision": None, "severity": severity})
 
 
-def _review_of(issue: IssueModel, latest: dict[str, Review],
-               renames: dict[str, str]) -> tuple[Optional[Review], dict[str, str]]:
+def _review_of(
+    issue: IssueModel, latest: dict[str, Review], renames: dict[str, str]
+) -> tuple[Optional[Review], dict[str, str]]:
     """The latest review of ``issue``: under its id, or under the id it had before a column rename."""
     if issue.id in latest:
         return latest[issue.id], {}
@@ -87,8 +93,9 @@ def _review_of(issue: IssueModel, latest: dict[str, Review],
     return found, {c: renames[c] for c in found.issue.affectedColumns if c in renames}
 
 
-def _changed(issue: IssueModel, review: Review, renamed: dict[str, str], tolerance: float,
-             both_ways: bool) -> tuple[bool, list[str]]:
+def _changed(
+    issue: IssueModel, review: Review, renamed: dict[str, str], tolerance: float, both_ways: bool
+) -> tuple[bool, list[str]]:
     """(beyond the tolerance, columns affected now that were not then)."""
     snap = review.issue
     if snap is None:
@@ -128,9 +135,16 @@ def _marked(issue: IssueModel, review: Review, renamed: dict[str, str], memory: 
     else:
         state = "changed_since_expected" if beyond else "expected"
     return ReviewMark(
-        state=state, verdict=review.verdict, reviewer=review.reviewer, at=review.at, note=review.note,
-        reviewed_id=review.issue_id, rows_then=review.issue.affectedRows if review.issue else None,
-        rows_now=issue.affectedRows, new_columns=new_columns, renamed=renamed,
+        state=state,
+        verdict=review.verdict,
+        reviewer=review.reviewer,
+        at=review.at,
+        note=review.note,
+        reviewed_id=review.issue_id,
+        rows_then=review.issue.affectedRows if review.issue else None,
+        rows_now=issue.affectedRows,
+        new_columns=new_columns,
+        renamed=renamed,
         open_since=_open_since(issue.id, review, memory.reviews, memory.opened) if state == "accepted" else None,
     )
 
@@ -179,8 +193,12 @@ def _sentence(reviewed: list[IssueModel], quieted: list[IssueModel], raised: lis
     return f" Reviews: {'; '.join(parts)}." if parts else ""
 
 
-def review_with_memory(review: Callable[[list[IssueModel]], AnalysisResultModel], detected: list[IssueModel],
-                       profile: Optional[TableProfile], memory: Optional[ReviewMemory]) -> AnalysisResultModel:
+def review_with_memory(
+    review: Callable[[list[IssueModel]], AnalysisResultModel],
+    detected: list[IssueModel],
+    profile: Optional[TableProfile],
+    memory: Optional[ReviewMemory],
+) -> AnalysisResultModel:
     """``review`` (an agent's) over the issues the memory still raises, and the memory applied again
     to its answer, which a model may have re-rated or added to."""
     first = remember(detected, profile, memory)
@@ -189,10 +207,14 @@ def review_with_memory(review: Callable[[list[IssueModel]], AnalysisResultModel]
     seen = {i.id for i in again.raised}
     reviewed = _unique([*first.reviewed, *again.reviewed], seen)
     quieted = _unique([*first.quieted, *again.quieted], seen | {i.id for i in reviewed})
-    return result.model_copy(update={
-        "issues": again.raised, "reviewed": reviewed, "quieted": quieted,
-        "summary": result.summary + _sentence(reviewed, quieted, again.raised),
-    })
+    return result.model_copy(
+        update={
+            "issues": again.raised,
+            "reviewed": reviewed,
+            "quieted": quieted,
+            "summary": result.summary + _sentence(reviewed, quieted, again.raised),
+        }
+    )
 
 
 def _unique(issues: list[IssueModel], taken: set[str]) -> list[IssueModel]:

@@ -40,9 +40,9 @@ class Review(BaseModel):
     note: str = ""
     reviewer: str
     at: str = Field(default_factory=lambda: datetime.now(timezone.utc).isoformat(timespec="microseconds"))
-    run: Optional[str] = None            # timestamp of the run whose finding was reviewed
+    run: Optional[str] = None  # timestamp of the run whose finding was reviewed
     issue: Optional[IssueSnapshot] = None
-    via: Optional[str] = None            # how it was recorded: "cli", "dagster run <id>", ...
+    via: Optional[str] = None  # how it was recorded: "cli", "dagster run <id>", ...
 
     @field_validator("issue_id", "reviewer")
     @classmethod
@@ -53,9 +53,9 @@ class Review(BaseModel):
 
 
 def column_kind(profile: Optional[TableProfile], column: str) -> str:
-    """"kind/semantic type" of a column ("string/email", "float/-"): what makes two
+    """ "kind/semantic type" of a column ("string/email", "float/-"): what makes two
     columns of different tables "similar" for a detector's learned precision."""
-    for cp in (profile.columns if profile else []):
+    for cp in profile.columns if profile else []:
         if cp.name == column:
             return f"{cp.kind}/{cp.semantic_type or '-'}"
     return "?/-"
@@ -64,10 +64,15 @@ def column_kind(profile: Optional[TableProfile], column: str) -> str:
 def snapshot_of(issue: IssueModel, profile: Optional[TableProfile] = None) -> IssueSnapshot:
     """The issue as a review records it, with the kinds of its columns from ``profile``."""
     columns = list(issue.affectedColumns)
-    return IssueSnapshot(type=issue.type, severity=issue.severity, affectedColumns=columns,
-                         affectedRows=issue.affectedRows, source=issue.source,
-                         description=issue.description,
-                         column_kinds={c: column_kind(profile, c) for c in columns[:50]})
+    return IssueSnapshot(
+        type=issue.type,
+        severity=issue.severity,
+        affectedColumns=columns,
+        affectedRows=issue.affectedRows,
+        source=issue.source,
+        description=issue.description,
+        column_kinds={c: column_kind(profile, c) for c in columns[:50]},
+    )
 
 
 def latest_reviews(reviews: Iterable[Review]) -> dict[str, Review]:

@@ -41,8 +41,9 @@ def lowered(severity: str) -> Optional[str]:
     return order[at + 1] if at + 1 < len(order) else None
 
 
-def precision_mark(issue: IssueModel, profile: Optional[TableProfile], counts: Counter,
-                   threshold: int = DEFAULT_DISMISSALS) -> Optional[PrecisionMark]:
+def precision_mark(
+    issue: IssueModel, profile: Optional[TableProfile], counts: Counter, threshold: int = DEFAULT_DISMISSALS
+) -> Optional[PrecisionMark]:
     """The mark lowering ``issue`` when its detector was dismissed ``threshold`` times or more on
     columns like its own; None when it stands as found."""
     if threshold <= 0 or len(issue.affectedColumns) != 1:
@@ -51,5 +52,9 @@ def precision_mark(issue: IssueModel, profile: Optional[TableProfile], counts: C
     times = counts.get((issue.type, kind), 0)
     if times < threshold:
         return None
-    return PrecisionMark(dismissals=times, column_kind=kind, severity_was=issue.severity,
-                         note=f"raised less often: dismissed {times} times on similar columns ({kind})")
+    return PrecisionMark(
+        dismissals=times,
+        column_kind=kind,
+        severity_was=issue.severity,
+        note=f"raised less often: dismissed {times} times on similar columns ({kind})",
+    )

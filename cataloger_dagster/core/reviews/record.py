@@ -16,7 +16,7 @@ from cataloger_dagster.core.models import AnalysisResultModel, IssueModel, Table
 from cataloger_dagster.core.reviews.model import REVIEW_VERDICTS, Review, ReviewVerdict, snapshot_of
 from cataloger_dagster.core.store import Store
 
-NOTE_LIMIT = 2000          # characters: a reason, not a document; longer is refused, never cut
+NOTE_LIMIT = 2000  # characters: a reason, not a document; longer is refused, never cut
 REVIEWER_LIMIT = 200
 
 
@@ -30,7 +30,7 @@ def default_reviewer(setting: Optional[str] = None) -> str:
         return setting.strip()
     try:
         user = getpass.getuser()
-    except (OSError, KeyError):   # no login name and no passwd entry (some containers)
+    except (OSError, KeyError):  # no login name and no passwd entry (some containers)
         user = ""
     return user.strip() or f"uid-{os.getuid()}"
 
@@ -50,24 +50,39 @@ def latest_issues(store: Store, database: str, table: str) -> tuple[str, Analysi
         if found is None:
             continue
         profile = store.read_json(prefix, timestamp, PROFILE)
-        return (timestamp, AnalysisResultModel.model_validate(found),
-                TableProfile.model_validate(profile) if profile is not None else None)
+        return (
+            timestamp,
+            AnalysisResultModel.model_validate(found),
+            TableProfile.model_validate(profile) if profile is not None else None,
+        )
     what = f"{len(runs)} run(s) but none with {ISSUES}" if runs else "no run"
     raise ReviewError(
         f"table {table!r} of database {database!r} has {what} in {store.describe()}: catalog it first "
-        f"(`cataloger run --table {shlex.quote(table)}` or materialize its partition), or check the store and database")
+        f"(`cataloger run --table {shlex.quote(table)}` or materialize its partition), or check the store and database"
+    )
 
 
-def record_review(store: Store, database: str, table: str, issue_id: str, verdict: str, note: str = "",
-                  reviewer: Optional[str] = None, *, via: Optional[str] = None) -> tuple[Review, str]:
+def record_review(
+    store: Store,
+    database: str,
+    table: str,
+    issue_id: str,
+    verdict: str,
+    note: str = "",
+    reviewer: Optional[str] = None,
+    *,
+    via: Optional[str] = None,
+) -> tuple[Review, str]:
     """Append one review of ``issue_id`` (an issue of the table's latest run) to the table's
     log; returns the review and where it was written.  ``reviewer`` None or blank: the OS user."""
     if verdict not in REVIEW_VERDICTS:
         raise ReviewError(f"verdict {verdict!r} is not one of {', '.join(REVIEW_VERDICTS)}")
     note = note or ""
     if len(note) > NOTE_LIMIT:
-        raise ReviewError(f"the note on issue {issue_id!r} of table {table!r} has {len(note):,} characters; "
-                          f"keep it to {NOTE_LIMIT:,} (link to a longer text instead)")
+        raise ReviewError(
+            f"the note on issue {issue_id!r} of table {table!r} has {len(note):,} characters; "
+            f"keep it to {NOTE_LIMIT:,} (link to a longer text instead)"
+        )
     name = (reviewer or "").strip() or default_reviewer()
     if len(name) > REVIEWER_LIMIT:
         raise ReviewError(f"the reviewer name has {len(name):,} characters; keep it to {REVIEWER_LIMIT}")
@@ -76,10 +91,17 @@ def record_review(store: Store, database: str, table: str, issue_id: str, verdic
     issue = next((i for i in findings if i.id == issue_id), None)
     if issue is None:
         known = ", ".join(repr(i.id) for i in findings) or "none (the run found no issue)"
-        raise ReviewError(f"table {table!r} has no issue {issue_id!r} in its latest run ({timestamp}); "
-                          f"known issue ids: {known}")
-    review = Review(table=table, issue_id=issue_id, verdict=cast(ReviewVerdict, verdict), note=note, reviewer=name,
-                    run=timestamp, issue=snapshot_of(issue, profile), via=via)
+        raise ReviewError(
+            f"table {table!r} has no issue {issue_id!r} in its latest run ({timestamp}); known issue ids: {known}"
+        )
+    review = Review(
+        table=table,
+        issue_id=issue_id,
+        verdict=cast(ReviewVerdict, verdict),
+        note=note,
+        reviewer=name,
+        run=timestamp,
+        issue=snapshot_of(issue, profile),
+        via=via,
+    )
     return review, store.append_review(table_prefix(database, table), review)
-
-

@@ -101,9 +101,13 @@ def _why_null(profile: TableProfile) -> dict[str, str]:
     why = {}
     for name, p in structural_nulls(profile.null_patterns).items():
         condition = p.sentence.split(" exactly when ", 1)
-        why[name] = (f"exactly when {condition[1].rstrip('.')}" if len(condition) == 2
-                     else "NULL wherever the column before it is" if p.value == "up"
-                     else "NULL wherever the column after it is")
+        why[name] = (
+            f"exactly when {condition[1].rstrip('.')}"
+            if len(condition) == 2
+            else "NULL wherever the column before it is"
+            if p.value == "up"
+            else "NULL wherever the column after it is"
+        )
     return why
 
 
@@ -127,8 +131,9 @@ def heuristic_understanding(profile: TableProfile) -> DatasetUnderstandingModel:
     for c in dates[:2]:
         observations.append(f"{c.name} runs from {c.min} to {c.max}.")
     observations += structure_observations(profile)
-    gappy = sorted((c for c in profile.columns if c.null_fraction > 0 and c.name not in why),
-                   key=lambda c: -c.null_fraction)
+    gappy = sorted(
+        (c for c in profile.columns if c.null_fraction > 0 and c.name not in why), key=lambda c: -c.null_fraction
+    )
     if gappy:
         observations.append(
             "Most often missing: " + ", ".join(f"{c.name} ({c.null_fraction:.0%})" for c in gappy[:3]) + "."

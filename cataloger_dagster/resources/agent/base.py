@@ -43,24 +43,33 @@ class AgentUsage(BaseModel):
         """Two calls of one stage as one usage (the issues review and its follow-ups)."""
         counts = ("calls", "input_tokens", "output_tokens", "cache_read_tokens", "cache_creation_tokens")
         reasons = "; ".join(r for r in (self.fallback_reason, other.fallback_reason) if r)
-        return self.model_copy(update={**{k: getattr(self, k) + getattr(other, k) for k in counts},
-                                       "prompt_version": self.prompt_version or other.prompt_version,
-                                       "fallback_reason": reasons or None})
+        return self.model_copy(
+            update={
+                **{k: getattr(self, k) + getattr(other, k) for k in counts},
+                "prompt_version": self.prompt_version or other.prompt_version,
+                "fallback_reason": reasons or None,
+            }
+        )
 
 
 class AgentResource(dg.ConfigurableResource, ABC):
     # how every agent weighs people's reviews (`core.reviews.memory`)
     review_tolerance: float = Field(
-        default=DEFAULT_TOLERANCE, ge=0.0,
-        description="a dismissed issue comes back once its affected rows grow beyond 1 + this share")
+        default=DEFAULT_TOLERANCE,
+        ge=0.0,
+        description="a dismissed issue comes back once its affected rows grow beyond 1 + this share",
+    )
     review_precision_dismissals: int = Field(
-        default=DEFAULT_DISMISSALS, ge=0,
-        description="dismissals on similar columns after which a detector is raised less often (0: never)")
+        default=DEFAULT_DISMISSALS,
+        ge=0,
+        description="dismissals on similar columns after which a detector is raised less often (0: never)",
+    )
 
     def memory(self, **facts) -> ReviewMemory:
         """The review memory of one table with this agent's tolerance and precision threshold."""
-        return ReviewMemory(tolerance=self.review_tolerance, precision_threshold=self.review_precision_dismissals,
-                            **facts)
+        return ReviewMemory(
+            tolerance=self.review_tolerance, precision_threshold=self.review_precision_dismissals, **facts
+        )
 
     @property
     @abstractmethod

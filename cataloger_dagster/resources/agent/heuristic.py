@@ -31,8 +31,9 @@ class HeuristicAgent(AgentResource):
         return heuristic_understanding(profile), AgentUsage(agent=self.kind)
 
     def review_issues(self, profile, understanding, detected, *, previous=None, memory=None):
-        result = review_with_memory(lambda raised: heuristic_analysis(profile, raised, previous=previous),
-                                    detected, profile, memory)
+        result = review_with_memory(
+            lambda raised: heuristic_analysis(profile, raised, previous=previous), detected, profile, memory
+        )
         return result, AgentUsage(agent=self.kind)
 
     def investigate(self, runtime, profile, understanding, issues, previous, *, reviews=None):

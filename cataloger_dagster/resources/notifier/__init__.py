@@ -5,5 +5,4 @@ from cataloger_dagster.resources.notifier.email import SmtpNotifier
 from cataloger_dagster.resources.notifier.slack import SlackWebhookNotifier
 from cataloger_dagster.resources.notifier.webhook import JsonWebhookNotifier
 
-__all__ = ["Delivery", "JsonWebhookNotifier", "NoNotifier", "NotifierResource", "SlackWebhookNotifier",
-           "SmtpNotifier"]
+__all__ = ["Delivery", "JsonWebhookNotifier", "NoNotifier", "NotifierResource", "SlackWebhookNotifier", "SmtpNotifier"]

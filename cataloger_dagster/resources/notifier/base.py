@@ -68,8 +68,14 @@ class NotifierResource(dg.ConfigurableResource, abc.ABC):
         sent = []
         for part in message.per_table():
             error = self._composing_error(part)
-            sent.append((part, self.send(part) if error is None else
-                         Delivery(False, self.backend, 0, f"cannot be written for {self.backend}: {error}")))
+            sent.append(
+                (
+                    part,
+                    self.send(part)
+                    if error is None
+                    else Delivery(False, self.backend, 0, f"cannot be written for {self.backend}: {error}"),
+                )
+            )
         return sent
 
     def masked(self, text: str) -> str:

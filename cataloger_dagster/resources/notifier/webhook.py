@@ -18,9 +18,12 @@ def json_body(payload: dict) -> bytes:
 def post_json(url: str, payload: dict, timeout_s: float) -> None:
     if not url.lower().startswith(("http://", "https://")):
         raise ValueError("the webhook URL must be http:// or https://")
-    request = urllib.request.Request(url, data=json_body(payload), method="POST",
-                                     headers={"Content-Type": "application/json",
-                                              "User-Agent": "cataloger-dagster"})
+    request = urllib.request.Request(
+        url,
+        data=json_body(payload),
+        method="POST",
+        headers={"Content-Type": "application/json", "User-Agent": "cataloger-dagster"},
+    )
     # urlopen raises HTTPError on a status of 400 or more; the error names the status, not the URL
     with urllib.request.urlopen(request, timeout=timeout_s) as response:
         response.read()

@@ -17,8 +17,7 @@ from .datadir import make_private_dir, remove_stale
 from .pool import active_pool
 
 
-__all__ = ["SandboxResource", "SandboxRuntime", "ExecutionResult", "ErrorInfo", "Cell",
-           "SandboxError", "DEFAULT_IMAGE"]
+__all__ = ["SandboxResource", "SandboxRuntime", "ExecutionResult", "ErrorInfo", "Cell", "SandboxError", "DEFAULT_IMAGE"]
 
 
 class SandboxResource(dg.ConfigurableResource):
@@ -66,8 +65,9 @@ class SandboxResource(dg.ConfigurableResource):
         if spare is not None:
             spare.close()
 
-    def open_session(self, data_dir: str, env: Optional[dict[str, str]] = None,
-                     reusable: bool = False) -> SandboxRuntime:
+    def open_session(
+        self, data_dir: str, env: Optional[dict[str, str]] = None, reusable: bool = False
+    ) -> SandboxRuntime:
         """A started runtime; the caller must ``close()`` it (``session`` does).  A `reusable` one
         keeps a zygote (an interpreter with `warmup` done) that forks each session's worker, and
         can be cleaned for another session (``runtime.recycled()``)."""
@@ -77,29 +77,45 @@ class SandboxResource(dg.ConfigurableResource):
             from .local import start_local
 
             def start():
-                return start_local(data_dir=str(data_dir), env=env, isolation=self.isolation,
-                                   memory_mb=self.memory_mb, pids=self.pids, timeout_s=self.timeout_s,
-                                   tmp_size_mb=self.tmp_size_mb, output_cap_bytes=self.output_cap_bytes,
-                                   warmup=self.warmup, zygote=reusable)
+                return start_local(
+                    data_dir=str(data_dir),
+                    env=env,
+                    isolation=self.isolation,
+                    memory_mb=self.memory_mb,
+                    pids=self.pids,
+                    timeout_s=self.timeout_s,
+                    tmp_size_mb=self.tmp_size_mb,
+                    output_cap_bytes=self.output_cap_bytes,
+                    warmup=self.warmup,
+                    zygote=reusable,
+                )
         elif self.backend == "docker":
             from .docker import start_docker
 
             def start():
-                return start_docker(data_dir=str(data_dir), env=env, image=self.image,
-                                    memory_mb=self.memory_mb, pids=self.pids, cpus=self.cpus,
-                                    timeout_s=self.timeout_s, tmp_size_mb=self.tmp_size_mb,
-                                    output_cap_bytes=self.output_cap_bytes, warmup=self.warmup,
-                                    zygote=reusable)
+                return start_docker(
+                    data_dir=str(data_dir),
+                    env=env,
+                    image=self.image,
+                    memory_mb=self.memory_mb,
+                    pids=self.pids,
+                    cpus=self.cpus,
+                    timeout_s=self.timeout_s,
+                    tmp_size_mb=self.tmp_size_mb,
+                    output_cap_bytes=self.output_cap_bytes,
+                    warmup=self.warmup,
+                    zygote=reusable,
+                )
         else:  # pragma: no cover - pydantic rejects it first
             raise SandboxError(f"unknown sandbox backend {self.backend!r}: use 'local' or 'docker'")
-        runtime = SandboxRuntime(start, timeout_s=self.timeout_s, output_cap_bytes=self.output_cap_bytes,
-                                 label=f"{self.backend} sandbox")
+        runtime = SandboxRuntime(
+            start, timeout_s=self.timeout_s, output_cap_bytes=self.output_cap_bytes, label=f"{self.backend} sandbox"
+        )
         runtime.data_dir = str(data_dir)
         return runtime
 
     @contextmanager
-    def session(self, data_dir: Optional[str] = None,
-                env: Optional[dict[str, str]] = None) -> Iterator[SandboxRuntime]:
+    def session(self, data_dir: Optional[str] = None, env: Optional[dict[str, str]] = None) -> Iterator[SandboxRuntime]:
         """A session over `data_dir`, or, without one, over a private folder of its own
         (``runtime.data_dir``, empty, 0700 for the sandbox's user, removed afterwards) for
         the caller to fill."""

@@ -133,8 +133,15 @@ def sandbox_env(env: dict[str, str] | None) -> dict[str, str]:
 class SandboxRuntime:
     """A persistent interpreter inside one sandbox, restarted and replayed when it must be."""
 
-    def __init__(self, start: Callable[[], Channel], *, timeout_s: float, output_cap_bytes: int,
-                 label: str = "", adopt: Optional[tuple[Channel, FrameReader]] = None) -> None:
+    def __init__(
+        self,
+        start: Callable[[], Channel],
+        *,
+        timeout_s: float,
+        output_cap_bytes: int,
+        label: str = "",
+        adopt: Optional[tuple[Channel, FrameReader]] = None,
+    ) -> None:
         self._start = start
         self.timeout_s = timeout_s
         self.cap = output_cap_bytes
@@ -250,8 +257,13 @@ class SandboxRuntime:
                     callback()
                 raise
             self._channel = None
-            runtime = SandboxRuntime(self._start, timeout_s=self.timeout_s, output_cap_bytes=self.cap,
-                                     label=self.label, adopt=(channel, self._reader))
+            runtime = SandboxRuntime(
+                self._start,
+                timeout_s=self.timeout_s,
+                output_cap_bytes=self.cap,
+                label=self.label,
+                adopt=(channel, self._reader),
+            )
             runtime.supervisor_pid, runtime.worker_pid = self.supervisor_pid, self.worker_pid
             self.supervisor_pid, self.worker_pid = pids
             runtime.recyclable, runtime.data_dir = self.recyclable, self.data_dir
@@ -332,8 +344,7 @@ class SandboxRuntime:
         streams = {k: CappedBuffer(self.cap) for k in "OE"}
         dropped = {"O": 0, "E": 0}
         try:
-            channel.send(encode({"op": "exec", "nonce": nonce, "code": code}),
-                         time.monotonic() + SEND_TIMEOUT_S)
+            channel.send(encode({"op": "exec", "nonce": nonce, "code": code}), time.monotonic() + SEND_TIMEOUT_S)
         except (OSError, SandboxError) as exc:
             return self._failure("InterpreterDied", f"could not send the cell: {exc}"), True
         deadline = time.monotonic() + timeout_s
@@ -343,11 +354,18 @@ class SandboxRuntime:
             if now >= deadline:
                 if interrupted:
                     channel.kill()
-                    return self._finish(streams, dropped, ExecutionResult(
-                        ok=False, timed_out=True, error=ErrorInfo(
-                            type="TimeoutError",
-                            message=f"cell exceeded its {timeout_s:g}s limit and ignored the interrupt; "
-                                    "the interpreter was killed and restarted")),
+                    return self._finish(
+                        streams,
+                        dropped,
+                        ExecutionResult(
+                            ok=False,
+                            timed_out=True,
+                            error=ErrorInfo(
+                                type="TimeoutError",
+                                message=f"cell exceeded its {timeout_s:g}s limit and ignored the interrupt; "
+                                "the interpreter was killed and restarted",
+                            ),
+                        ),
                     ), True
                 interrupted = True
                 try:
@@ -360,31 +378,41 @@ class SandboxRuntime:
             if data is None:
                 continue
             if data == b"":
-                return self._finish(streams, dropped, self._failure(
-                    "InterpreterDied", f"the sandbox died during the cell {channel.diagnostics()}".rstrip())), True
+                return self._finish(
+                    streams,
+                    dropped,
+                    self._failure(
+                        "InterpreterDied", f"the sandbox died during the cell {channel.diagnostics()}".rstrip()
+                    ),
+                ), True
             try:
                 for kind, payload in self._reader.feed(data):
                     if kind != "J":
-                        if payload[:len(tag)] == tag:
-                            streams["O" if kind in "OP" else "E"].feed(payload[len(tag):])
+                        if payload[: len(tag)] == tag:
+                            streams["O" if kind in "OP" else "E"].feed(payload[len(tag) :])
                         continue
                     msg = decode_message(payload)
                     if msg["op"] == "dead":
-                        return self._finish(streams, dropped, self._failure(
-                            "InterpreterDied", str(msg.get("message", ""))[:8192])), True
+                        return self._finish(
+                            streams, dropped, self._failure("InterpreterDied", str(msg.get("message", ""))[:8192])
+                        ), True
                     if msg["op"] != "result" or msg.get("nonce") != nonce:
-                        raise ProtocolError(f"expected the result of call {nonce[:8]}, got {msg['op']!r} "
-                                            f"for {str(msg.get('nonce'))[:8]!r}")
+                        raise ProtocolError(
+                            f"expected the result of call {nonce[:8]}, got {msg['op']!r} "
+                            f"for {str(msg.get('nonce'))[:8]!r}"
+                        )
                     result, restart = self._result(msg, dropped, interrupted, timeout_s)
                     return self._finish(streams, dropped, result), restart
             except ProtocolError as exc:
                 # The channel can no longer be trusted to be in step: a fresh sandbox.
-                return self._finish(streams, dropped, self._failure(
-                    "ProtocolError", f"{exc}; the sandbox was restarted")), True
+                return self._finish(
+                    streams, dropped, self._failure("ProtocolError", f"{exc}; the sandbox was restarted")
+                ), True
 
     @staticmethod
-    def _result(msg: dict, dropped: dict[str, int], interrupted: bool,
-                timeout_s: float) -> tuple[ExecutionResult, bool]:
+    def _result(
+        msg: dict, dropped: dict[str, int], interrupted: bool, timeout_s: float
+    ) -> tuple[ExecutionResult, bool]:
         """The supervisor's result message as a result, and whether to restart; ProtocolError if malformed."""
         try:
             counts = [msg.get(k, 0) for k in ("dropped_O", "dropped_E", "new_threads")]
@@ -393,11 +421,17 @@ class SandboxRuntime:
             err = msg.get("error")
             timed_out = interrupted and msg.get("interrupted") is True
             if timed_out:
-                err = {"type": "TimeoutError",
-                       "message": f"cell exceeded its {timeout_s:g}s limit and was interrupted",
-                       "traceback": err.get("traceback", "") if isinstance(err, dict) else ""}
-            result = ExecutionResult(ok=msg["ok"], result=msg.get("result"), timed_out=timed_out,
-                                     error=None if err is None else ErrorInfo.model_validate(err))
+                err = {
+                    "type": "TimeoutError",
+                    "message": f"cell exceeded its {timeout_s:g}s limit and was interrupted",
+                    "traceback": err.get("traceback", "") if isinstance(err, dict) else "",
+                }
+            result = ExecutionResult(
+                ok=msg["ok"],
+                result=msg.get("result"),
+                timed_out=timed_out,
+                error=None if err is None else ErrorInfo.model_validate(err),
+            )
         except (ValidationError, ValueError) as exc:
             raise ProtocolError(f"a malformed result from the sandbox ({str(exc).splitlines()[0][:200]})") from None
         dropped["O"], dropped["E"], threads = counts

@@ -32,14 +32,17 @@ class SandboxCgroup:
         name = f"{PREFIX}{os.getpid()}-{uuid.uuid4().hex[:8]}"
         bases = _v1_bases(root)
         if bases is not None:  # controller -> where to make ours
-            limits = {"memory": [("memory.limit_in_bytes", memory_bytes),
-                                 ("memory.memsw.limit_in_bytes", memory_bytes)],  # no swapping past it
-                      "pids": [("pids.max", pids)]}
+            limits = {
+                "memory": [
+                    ("memory.limit_in_bytes", memory_bytes),
+                    ("memory.memsw.limit_in_bytes", memory_bytes),
+                ],  # no swapping past it
+                "pids": [("pids.max", pids)],
+            }
         else:
             base = _v2_base(root)
             bases = {"memory+pids": base} if base is not None else {}
-            limits = {"memory+pids": [("memory.max", memory_bytes), ("memory.swap.max", 0),
-                                      ("pids.max", pids)]}
+            limits = {"memory+pids": [("memory.max", memory_bytes), ("memory.swap.max", 0), ("pids.max", pids)]}
         missing = [c for c in ("memory", "pids") if not any(c in key for key in bases)]
         if missing:
             self.problem = f"no cgroup with the {' and '.join(missing)} controller under {root}"
@@ -118,7 +121,7 @@ def _remove_abandoned(base: Path) -> None:
     except OSError:
         return
     for entry in entries:
-        owner = entry.name[len(PREFIX):].split("-")[0]
+        owner = entry.name[len(PREFIX) :].split("-")[0]
         if entry.name.startswith(PREFIX) and owner.isdigit() and not pid_alive(int(owner)):
             _kill_all(entry)
             try:
@@ -144,7 +147,6 @@ def _kill_all(path: Path) -> None:
             except OSError:
                 pass
         time.sleep(0.01)
-
 
 
 def _read(path: Path) -> str:

@@ -43,7 +43,7 @@ def _started(pid: int) -> Optional[str]:
             data = f.read()
     except OSError:
         return None
-    return data[data.rfind(b")") + 2:].split()[19].decode()
+    return data[data.rfind(b")") + 2 :].split()[19].decode()
 
 
 def make_private_dir() -> str:

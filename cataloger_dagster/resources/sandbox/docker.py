@@ -72,7 +72,7 @@ class DockerChannel(Channel):
     def __init__(self, client, container, bootstrap: bytes) -> None:
         self.client = client
         self.container = container
-        self._sock: Any = None   # the attach socket (the Docker SDK's, untyped)
+        self._sock: Any = None  # the attach socket (the Docker SDK's, untyped)
         self._mux = bytearray()
         self._diag = bytearray()
         self._eof = False
@@ -96,7 +96,7 @@ class DockerChannel(Channel):
             _, writable, _ = select.select([], [self._sock], [], remaining)
             if writable:
                 try:
-                    view = view[self._sock.send(view):]
+                    view = view[self._sock.send(view) :]
                 except BlockingIOError:
                     continue
 
@@ -130,8 +130,8 @@ class DockerChannel(Channel):
             stream, size = _MUX.unpack_from(self._mux)
             if len(self._mux) < _MUX.size + size:
                 break
-            payload = self._mux[_MUX.size:_MUX.size + size]
-            del self._mux[:_MUX.size + size]
+            payload = self._mux[_MUX.size : _MUX.size + size]
+            del self._mux[: _MUX.size + size]
             if stream == 1:
                 out += payload
             else:
@@ -155,9 +155,20 @@ class DockerChannel(Channel):
                 pass
 
 
-def start_docker(*, data_dir: str, env: dict[str, str], image: str, memory_mb: int, pids: int,
-                 cpus: float, timeout_s: float, tmp_size_mb: int, output_cap_bytes: int,
-                warmup: str = "", zygote: bool = False) -> DockerChannel:
+def start_docker(
+    *,
+    data_dir: str,
+    env: dict[str, str],
+    image: str,
+    memory_mb: int,
+    pids: int,
+    cpus: float,
+    timeout_s: float,
+    tmp_size_mb: int,
+    output_cap_bytes: int,
+    warmup: str = "",
+    zygote: bool = False,
+) -> DockerChannel:
     docker = _docker()
 
     data = os.path.realpath(data_dir)
@@ -165,9 +176,15 @@ def start_docker(*, data_dir: str, env: dict[str, str], image: str, memory_mb: i
         raise SandboxError(f"data_dir {data} is not a directory")
     client = _client()
     reap_orphans(client)
-    config = {"boot": BOOT, "warmup": warmup, "pidns": True, "zygote": zygote, "cap": output_cap_bytes, "cwd": "/tmp",
-              "rlimits": {k: v for k, v in rlimits(memory_mb, pids, timeout_s, tmp_size_mb).items()
-                          if k != "RLIMIT_NPROC"}}  # pids are the cgroup's job here
+    config = {
+        "boot": BOOT,
+        "warmup": warmup,
+        "pidns": True,
+        "zygote": zygote,
+        "cap": output_cap_bytes,
+        "cwd": "/tmp",
+        "rlimits": {k: v for k, v in rlimits(memory_mb, pids, timeout_s, tmp_size_mb).items() if k != "RLIMIT_NPROC"},
+    }  # pids are the cgroup's job here
     try:
         # detach=False makes docker-py set AttachStdin and StdinOnce: the host's end of
         # the attach closing (the host died) is then EOF on the supervisor's stdin
@@ -189,7 +206,9 @@ def start_docker(*, data_dir: str, env: dict[str, str], image: str, memory_mb: i
             image,
             command=["python3", "-I", "-u", "-c", BOOT, "0"],
             name=f"cataloger-sandbox-{uuid.uuid4().hex[:12]}",
-            stdin_open=True, tty=False, detach=False,
+            stdin_open=True,
+            tty=False,
+            detach=False,
             environment=sandbox_env(env),
             working_dir="/tmp",
             user=container_user(),

@@ -152,18 +152,32 @@ def _pip_platform_args() -> list[str]:
     return args
 
 
-def _pip_download(requirements: Path, dest: Path, progress: Progress | None, *,
-                  resolve: Sequence[str] = ()) -> None:
+def _pip_download(requirements: Path, dest: Path, progress: Progress | None, *, resolve: Sequence[str] = ()) -> None:
     """Wheels for the images' Python (3.11, manylinux up to glibc 2.36) into `dest`.
 
     Without `resolve` every requirement is taken as pinned and alone (`--no-deps`); with it
     pip resolves the dependencies itself, `resolve` holding its further options (constraints)."""
     abi = "cp" + PYTHON_VERSION.replace(".", "")
     cmd = [
-        sys.executable, "-m", "pip", "download", "--only-binary=:all:",
-        "--progress-bar", "off", "--disable-pip-version-check",
-        "--python-version", PYTHON_VERSION, "--implementation", "cp", "--abi", abi,
-        *_pip_platform_args(), "-d", str(dest), "-r", str(requirements),
+        sys.executable,
+        "-m",
+        "pip",
+        "download",
+        "--only-binary=:all:",
+        "--progress-bar",
+        "off",
+        "--disable-pip-version-check",
+        "--python-version",
+        PYTHON_VERSION,
+        "--implementation",
+        "cp",
+        "--abi",
+        abi,
+        *_pip_platform_args(),
+        "-d",
+        str(dest),
+        "-r",
+        str(requirements),
         *(resolve or ["--no-deps"]),
     ]
     _run_streaming(cmd, progress, _PIP_TIMEOUT_S, what=f"fetching the wheels of {requirements.name} with pip")
@@ -173,9 +187,7 @@ def _run_streaming(cmd: list[str], progress: Progress | None, timeout: float, *,
     """Run `cmd`, forwarding its output to `progress`; raise with its tail on failure."""
     tail: deque[str] = deque(maxlen=30)
     try:
-        proc = subprocess.Popen(
-            cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace"
-        )
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace")
     except FileNotFoundError as exc:
         raise SandboxImageError(f"{what} failed: {cmd[0]} not found") from exc
     # The kill timer bounds the whole run even if the child stops printing.
@@ -223,9 +235,7 @@ def _consume_build(chunks: Iterator[dict], progress: Progress | None, tag: str) 
     for chunk in chunks:
         if "error" in chunk:
             detail = (chunk.get("errorDetail") or {}).get("message") or chunk["error"]
-            raise SandboxImageError(
-                f"build of {tag!r} failed: {detail.strip()}\n--- last output ---\n{''.join(tail)}"
-            )
+            raise SandboxImageError(f"build of {tag!r} failed: {detail.strip()}\n--- last output ---\n{''.join(tail)}")
         text = chunk.get("stream") or chunk.get("status") or ""
         if text:
             tail.append(text if text.endswith("\n") else text + "\n")
@@ -255,8 +265,11 @@ def build_image(
     """Build the sandbox image from `base_image` and the recipe in `recipe` (default: the
     one shipped), tag it, return its image id."""
     return build_in_context(
-        base_image, tag, lambda ctx: _prepare_context(ctx, progress, recipe),
-        labels={LABEL: "1", HASH_LABEL: recipe_hash(recipe), BASE_LABEL: base_image}, progress=progress,
+        base_image,
+        tag,
+        lambda ctx: _prepare_context(ctx, progress, recipe),
+        labels={LABEL: "1", HASH_LABEL: recipe_hash(recipe), BASE_LABEL: base_image},
+        progress=progress,
     )
 
 
@@ -301,9 +314,7 @@ def build_in_context(
         try:
             new_id = client.api.inspect_image(tag)["Id"]
         except docker.errors.ImageNotFound:
-            raise SandboxImageError(
-                f"the build finished (image {streamed_id}) but {tag!r} is not tagged"
-            ) from None
+            raise SandboxImageError(f"the build finished (image {streamed_id}) but {tag!r} is not tagged") from None
         if old_id and old_id != new_id:
             _remove_if_untagged(client, old_id)
         return new_id
@@ -321,8 +332,7 @@ def _check_debootstrap_possible() -> None:
         )
     if shutil.which("debootstrap") is None:
         raise SandboxImageError(
-            "debootstrap is not installed: `apt-get install debootstrap` "
-            "(or run `bash .ci/sandbox.sh`)"
+            "debootstrap is not installed: `apt-get install debootstrap` (or run `bash .ci/sandbox.sh`)"
         )
 
 
@@ -360,9 +370,10 @@ def make_debootstrap_base(
     try:
         _emit(progress, f"debootstrap {suite} from {mirror} into {rootfs}\n")
         _run_streaming(
-            ["debootstrap", "--variant=minbase", "--include=python3", "--components=main",
-             suite, str(rootfs), mirror],
-            progress, _DEBOOTSTRAP_TIMEOUT_S, what="debootstrap",
+            ["debootstrap", "--variant=minbase", "--include=python3", "--components=main", suite, str(rootfs), mirror],
+            progress,
+            _DEBOOTSTRAP_TIMEOUT_S,
+            what="debootstrap",
         )
         for junk in ("var/cache/apt/archives", "var/lib/apt/lists"):
             for entry in (rootfs / junk).glob("*"):
@@ -391,7 +402,9 @@ def _import_rootfs(client: docker.DockerClient, rootfs: Path, tag: str) -> str:
         # A generator makes requests send the tar chunked, never whole in memory.
         body = iter(lambda: stdout.read(1 << 20), b"")
         client.api.import_image_from_stream(
-            body, repository=repo, tag=version,
+            body,
+            repository=repo,
+            tag=version,
             changes=["ENV LANG=C.UTF-8", 'CMD ["python3"]'],
         )
     finally:

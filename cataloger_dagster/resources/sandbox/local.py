@@ -29,19 +29,38 @@ from .protocol import BOOT, bootstrap_payload
 from .seccomp import filter_fd, filter_program
 
 # Only what an interpreter needs from /etc: nothing that could hold a secret.
-ETC_FILES = ["ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives", "ssl", "ca-certificates",
-             "localtime", "nsswitch.conf", "mime.types", "hosts"]
+ETC_FILES = [
+    "ld.so.cache",
+    "ld.so.conf",
+    "ld.so.conf.d",
+    "alternatives",
+    "ssl",
+    "ca-certificates",
+    "localtime",
+    "nsswitch.conf",
+    "mime.types",
+    "hosts",
+]
 
 
 class ProcessChannel(Channel):
-    def __init__(self, argv: list[str], env: dict[str, str], bootstrap: bytes, *,
-                 preexec=None, pass_fds=(), cleanup=None) -> None:
+    def __init__(
+        self, argv: list[str], env: dict[str, str], bootstrap: bytes, *, preexec=None, pass_fds=(), cleanup=None
+    ) -> None:
         self._cleanup = cleanup
         self.proc = subprocess.Popen(
-            argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
-            start_new_session=True, preexec_fn=preexec, pass_fds=pass_fds, close_fds=True)
+            argv,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=env,
+            start_new_session=True,
+            preexec_fn=preexec,
+            pass_fds=pass_fds,
+            close_fds=True,
+        )
         stdin, stdout, stderr = self.proc.stdin, self.proc.stdout, self.proc.stderr
-        if stdin is None or stdout is None or stderr is None:   # Popen opens all three with PIPE
+        if stdin is None or stdout is None or stderr is None:  # Popen opens all three with PIPE
             raise SandboxError("the sandbox's pipes did not open")
         self.stdin, self.stdout, self.stderr = stdin, stdout, stderr
         for stream in (stdin, stdout, stderr):
@@ -60,7 +79,7 @@ class ProcessChannel(Channel):
             _, writable, _ = select.select([], [fd], [], remaining)
             if writable:
                 try:
-                    view = view[os.write(fd, view):]
+                    view = view[os.write(fd, view) :]
                 except BlockingIOError:
                     continue
 
@@ -126,9 +145,11 @@ def rlimits(memory_mb: int, pids: int, timeout_s: float, tmp_size_mb: int) -> di
 
 
 MIB = 1024 * 1024
-ROOT_HELP = ("the local sandbox is running as root, and runs cells as uid {uid} with memory capped "
-             "for the whole sandbox only with {needs}; {missing}. Fix that, use backend='docker', "
-             "or run as a non-root user (bubblewrap then uses an unprivileged user namespace)")
+ROOT_HELP = (
+    "the local sandbox is running as root, and runs cells as uid {uid} with memory capped "
+    "for the whole sandbox only with {needs}; {missing}. Fix that, use backend='docker', "
+    "or run as a non-root user (bubblewrap then uses an unprivileged user namespace)"
+)
 
 
 def _on_the_host(value: str, data: Path) -> str:
@@ -138,9 +159,19 @@ def _on_the_host(value: str, data: Path) -> str:
     return re.sub(r"(?<![^:/])/data(?=/|$)", lambda _: str(data), value)
 
 
-def start_local(*, data_dir: str, env: dict[str, str], isolation: str, memory_mb: int, pids: int,
-                timeout_s: float, tmp_size_mb: int, output_cap_bytes: int,
-                warmup: str = "", zygote: bool = False) -> ProcessChannel:
+def start_local(
+    *,
+    data_dir: str,
+    env: dict[str, str],
+    isolation: str,
+    memory_mb: int,
+    pids: int,
+    timeout_s: float,
+    tmp_size_mb: int,
+    output_cap_bytes: int,
+    warmup: str = "",
+    zygote: bool = False,
+) -> ProcessChannel:
     data = Path(data_dir).resolve()
     if not data.is_dir():
         raise SandboxError(f"data_dir {data} is not a directory")
@@ -153,42 +184,72 @@ def start_local(*, data_dir: str, env: dict[str, str], isolation: str, memory_mb
             "SandboxResource(backend='local', isolation='none') runs cells as plain child processes "
             "with only rlimits: no namespaces, the network and the host filesystem are reachable. "
             "Use it only for trusted code; install bubblewrap or use backend='docker' otherwise.",
-            RuntimeWarning, stacklevel=4)
-        config = {"boot": BOOT, "warmup": warmup, "pidns": False, "rlimits": limits, "cap": output_cap_bytes,
-                  "cwd": str(data)}
+            RuntimeWarning,
+            stacklevel=4,
+        )
+        config = {
+            "boot": BOOT,
+            "warmup": warmup,
+            "pidns": False,
+            "rlimits": limits,
+            "cap": output_cap_bytes,
+            "cwd": str(data),
+        }
         senv = {key: _on_the_host(value, data) for key, value in senv.items()}
         senv["DATA_DIR"] = str(data)
         return ProcessChannel([python, "-I", "-u", "-c", BOOT, "0"], senv, bootstrap_payload(config))
     if bwrap is None:
         raise SandboxError(
             "the local sandbox needs bubblewrap (apt-get install bubblewrap); install it, use "
-            "backend='docker', or set isolation='none' to run untrusted code without isolation")
+            "backend='docker', or set isolation='none' to run untrusted code without isolation"
+        )
 
     as_root = os.geteuid() == 0
     setpriv = shutil.which("setpriv")
     if as_root and setpriv is None:
-        raise SandboxError(ROOT_HELP.format(uid=SANDBOX_UID, needs="setpriv",
-                                            missing="setpriv is missing (apt-get install util-linux)"))
+        raise SandboxError(
+            ROOT_HELP.format(
+                uid=SANDBOX_UID, needs="setpriv", missing="setpriv is missing (apt-get install util-linux)"
+            )
+        )
     if as_root and not _readable_by_sandbox(data):
-        raise SandboxError(f"data_dir {data} is not readable by the sandbox's uid {SANDBOX_UID}: "
-                           f"chown it to {SANDBOX_UID} or make it world-readable")
+        raise SandboxError(
+            f"data_dir {data} is not readable by the sandbox's uid {SANDBOX_UID}: "
+            f"chown it to {SANDBOX_UID} or make it world-readable"
+        )
     filter_program()  # refuses an architecture it does not know
     cgroup = SandboxCgroup(memory_mb * MIB, pids + 8)  # bwrap and the supervisor take a few
     if cgroup.problem and as_root:
-        raise SandboxError(ROOT_HELP.format(uid=SANDBOX_UID, needs="a cgroup with the memory and pids "
-                                            "controllers it may write to", missing=cgroup.problem))
+        raise SandboxError(
+            ROOT_HELP.format(
+                uid=SANDBOX_UID,
+                needs="a cgroup with the memory and pids controllers it may write to",
+                missing=cgroup.problem,
+            )
+        )
     if not cgroup.problem:
         # As root every sandbox is the same host uid, so RLIMIT_NPROC would be one count
         # shared by all of them; the sandbox's own pids cgroup is the limit instead.
         limits.pop("RLIMIT_NPROC")
     else:
-        warnings.warn(f"the local sandbox caps memory per process only ({cgroup.problem})",
-                      RuntimeWarning, stacklevel=4)
+        warnings.warn(
+            f"the local sandbox caps memory per process only ({cgroup.problem})", RuntimeWarning, stacklevel=4
+        )
 
     seccomp_fd = filter_fd()
-    argv = [bwrap, *(_drop_root_args() if as_root else _user_namespace_args(bwrap)),
-            "--die-with-parent", "--new-session", "--as-pid-1", "--hostname", "sandbox", "--clearenv",
-            *_filesystem_args(data, tmp_size_mb), "--seccomp", str(seccomp_fd)]
+    argv = [
+        bwrap,
+        *(_drop_root_args() if as_root else _user_namespace_args(bwrap)),
+        "--die-with-parent",
+        "--new-session",
+        "--as-pid-1",
+        "--hostname",
+        "sandbox",
+        "--clearenv",
+        *_filesystem_args(data, tmp_size_mb),
+        "--seccomp",
+        str(seccomp_fd),
+    ]
     for key, value in senv.items():
         argv += ["--setenv", key, value]
     argv.append("--")
@@ -196,17 +257,32 @@ def start_local(*, data_dir: str, env: dict[str, str], isolation: str, memory_mb
         # bwrap as root makes no user namespace (whose uid 10001 would be host
         # root): setpriv becomes host uid 10001 with no capabilities before Python starts.
         # A change of uid clears the parent-death signal, so it is set again.
-        assert setpriv is not None   # refused above when missing as root
-        argv += [os.path.realpath(setpriv), f"--reuid={SANDBOX_UID}", f"--regid={SANDBOX_UID}",
-                 "--clear-groups", "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs",
-                 "--pdeathsig=KILL", "--"]
-    argv += [os.path.realpath(python) if sys.prefix == sys.base_prefix else python,
-             "-I", "-u", "-c", BOOT, "0"]
-    config = {"boot": BOOT, "warmup": warmup, "pidns": True, "zygote": zygote, "rlimits": limits,
-              "cap": output_cap_bytes, "cwd": "/tmp"}
+        assert setpriv is not None  # refused above when missing as root
+        argv += [
+            os.path.realpath(setpriv),
+            f"--reuid={SANDBOX_UID}",
+            f"--regid={SANDBOX_UID}",
+            "--clear-groups",
+            "--inh-caps=-all",
+            "--bounding-set=-all",
+            "--no-new-privs",
+            "--pdeathsig=KILL",
+            "--",
+        ]
+    argv += [os.path.realpath(python) if sys.prefix == sys.base_prefix else python, "-I", "-u", "-c", BOOT, "0"]
+    config = {
+        "boot": BOOT,
+        "warmup": warmup,
+        "pidns": True,
+        "zygote": zygote,
+        "rlimits": limits,
+        "cap": output_cap_bytes,
+        "cwd": "/tmp",
+    }
     try:
-        return ProcessChannel(argv, {}, bootstrap_payload(config), preexec=cgroup.join,
-                              pass_fds=(seccomp_fd,), cleanup=cgroup.remove)
+        return ProcessChannel(
+            argv, {}, bootstrap_payload(config), preexec=cgroup.join, pass_fds=(seccomp_fd,), cleanup=cgroup.remove
+        )
     except BaseException:
         cgroup.remove()
         raise
@@ -216,16 +292,36 @@ def start_local(*, data_dir: str, env: dict[str, str], isolation: str, memory_mb
 
 def _drop_root_args() -> list[str]:
     # only what setpriv needs to change uid and empty the bounding set
-    return ["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try",
-            "--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID",
-            "--cap-add", "CAP_SETPCAP"]
+    return [
+        "--unshare-ipc",
+        "--unshare-pid",
+        "--unshare-net",
+        "--unshare-uts",
+        "--unshare-cgroup-try",
+        "--cap-drop",
+        "ALL",
+        "--cap-add",
+        "CAP_SETUID",
+        "--cap-add",
+        "CAP_SETGID",
+        "--cap-add",
+        "CAP_SETPCAP",
+    ]
 
 
 def _user_namespace_args(bwrap: str) -> list[str]:
     # bwrap runs as the invoking user, who can bind what it can read (a pyenv under
     # $HOME, pytest's 0700 folders); uid 10001 inside is that user outside.
-    argv = ["--unshare-all", "--unshare-user", "--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_UID),
-            "--cap-drop", "ALL"]
+    argv = [
+        "--unshare-all",
+        "--unshare-user",
+        "--uid",
+        str(SANDBOX_UID),
+        "--gid",
+        str(SANDBOX_UID),
+        "--cap-drop",
+        "ALL",
+    ]
     # the seccomp filter already refuses new namespaces; this holds even without it
     if _bwrap_version(bwrap) >= (0, 8):
         argv.append("--disable-userns")
@@ -253,9 +349,18 @@ def _filesystem_args(data: Path, tmp_size_mb: int) -> list[str]:
     # bwrap covers /proc/sys read-only only if it may write the directory itself, which
     # is 0555 while the files in it are not; its /dev is a tmpfs without a size.  Both
     # are made read-only (device nodes still work); /dev/shm and /tmp get a size.
-    argv += ["--proc", "/proc", "--remount-ro", "/proc", "--dev", "/dev",
-             *_sized_tmpfs("/dev/shm", tmp_size_mb), "--remount-ro", "/dev",
-             *_sized_tmpfs("/tmp", tmp_size_mb)]
+    argv += [
+        "--proc",
+        "/proc",
+        "--remount-ro",
+        "/proc",
+        "--dev",
+        "/dev",
+        *_sized_tmpfs("/dev/shm", tmp_size_mb),
+        "--remount-ro",
+        "/dev",
+        *_sized_tmpfs("/tmp", tmp_size_mb),
+    ]
     made |= {"/proc", "/dev", "/tmp"}
     # after the private /tmp, so that an interpreter living under /tmp stays visible
     for prefix in sorted({os.path.realpath(p) for p in (sys.prefix, sys.base_prefix)}):

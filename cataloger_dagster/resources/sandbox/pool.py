@@ -65,10 +65,10 @@ class SandboxPool:
         # --die-with-parent is the parent *thread*'s death, so a sandbox started in a thread
         # that ends at once would lose its bwrap (killed) and outlive it, reparented to init.
         self._starter = ThreadPoolExecutor(max_workers=depth, thread_name_prefix="cataloger-sandbox-pool")
-        self.handed_out = 0     # sessions served warm from the pool
-        self.started = 0        # sandboxes the pool started
-        self.recycled = 0       # sandboxes cleaned for another session
-        self.unclean = 0        # sandboxes stopped because they could not be cleaned
+        self.handed_out = 0  # sessions served warm from the pool
+        self.started = 0  # sandboxes the pool started
+        self.recycled = 0  # sandboxes cleaned for another session
+        self.unclean = 0  # sandboxes stopped because they could not be cleaned
         self.last_unclean: Optional[str] = None  # why the last of those could not be
 
     def take(self, resource: "SandboxResource", env: dict[str, str]) -> SandboxRuntime:
@@ -105,7 +105,8 @@ class SandboxPool:
             keep = not self._closed and len(self._spares.get(key, [])) + self._lent[key] < self.depth
             if keep:
                 self._spares.setdefault(key, []).append(
-                    _Slot(self._starter.submit(self._recycle, resource, env, runtime)))
+                    _Slot(self._starter.submit(self._recycle, resource, env, runtime))
+                )
         if not keep:
             runtime.close()
 

@@ -88,8 +88,8 @@ class FrameReader:
                 raise ProtocolError(f"frame of unknown kind {kind} from the sandbox")
             if len(self.buf) < HEADER.size + n:
                 break
-            frames.append((chr(kind), bytes(self.buf[HEADER.size:HEADER.size + n])))
-            del self.buf[:HEADER.size + n]
+            frames.append((chr(kind), bytes(self.buf[HEADER.size : HEADER.size + n])))
+            del self.buf[: HEADER.size + n]
         return frames
 
 

@@ -169,8 +169,7 @@ def _restore_stdio(saved, allowed):
             pass
         orig = getattr(sys, "__%s__" % attr)
         if orig is None or orig.closed:
-            orig = io.TextIOWrapper(io.FileIO(fd, "w", closefd=False),
-                                    write_through=True, errors="backslashreplace")
+            orig = io.TextIOWrapper(io.FileIO(fd, "w", closefd=False), write_through=True, errors="backslashreplace")
             setattr(sys, "__%s__" % attr, orig)
         setattr(sys, attr, _Gate(lambda attr=attr: getattr(sys, "__%s__" % attr), allowed))
 
@@ -258,8 +257,11 @@ def worker_main(cmd_fd, res_fd, warmup=""):
             while tb is not None and tb.tb_frame.f_code.co_filename != name:
                 tb = tb.tb_next  # hide the worker's own frames
             lines = traceback.format_exception(type(exc), exc, tb)
-            reply["error"] = {"type": type(exc).__name__, "message": str(exc)[:8192],
-                              "traceback": "".join(lines)[-65536:]}
+            reply["error"] = {
+                "type": type(exc).__name__,
+                "message": str(exc)[:8192],
+                "traceback": "".join(lines)[-65536:],
+            }
         if os.getpid() != my_pid:
             os._exit(0)
         for stream in (sys.stdout, sys.stderr):
@@ -290,8 +292,10 @@ def _set_undumpable():
             return
     except Exception:
         pass
-    sys.stderr.write("sandbox supervisor: cannot make itself non-dumpable (prctl via ctypes); "
-                     "refusing to run cells that could reach the host channel\n")
+    sys.stderr.write(
+        "sandbox supervisor: cannot make itself non-dumpable (prctl via ctypes); "
+        "refusing to run cells that could reach the host channel\n"
+    )
     sys.exit(78)
 
 
@@ -318,6 +322,7 @@ def _rlimits(limits):
         except Exception:
             pass
         _apply_limits(limits)
+
     return apply
 
 
@@ -362,8 +367,11 @@ def process_attributes():
     import resource
 
     me = os.getpid()
-    attrs = {name: list(resource.getrlimit(getattr(resource, name)))
-             for name in sorted(dir(resource)) if name.startswith("RLIMIT_")}
+    attrs = {
+        name: list(resource.getrlimit(getattr(resource, name)))
+        for name in sorted(dir(resource))
+        if name.startswith("RLIMIT_")
+    }
     attrs["nice value"] = os.getpriority(os.PRIO_PROCESS, 0)
     attrs["CPU affinity"] = sorted(os.sched_getaffinity(0))
     attrs["scheduling policy"] = [os.sched_getscheduler(0), os.sched_getparam(0).sched_priority]
@@ -432,7 +440,11 @@ def restore_attributes(recorded, whose):
     for name, value in now.items():
         if value != recorded.get(name):
             return "%s %s is %s, not %s as it began, and cannot be put back" % (
-                whose, name, str(value)[:200], str(recorded.get(name))[:200])
+                whose,
+                name,
+                str(value)[:200],
+                str(recorded.get(name))[:200],
+            )
     return None
 
 
@@ -440,8 +452,23 @@ def restore_attributes(recorded, whose):
 # Every signal the zygote may ignore; every worker starts with Python's defaults for them.
 # (SIGPIPE and SIGXFSZ are not among them: Python itself ignores both, so that a write past
 # RLIMIT_FSIZE is an OSError, not a death.)
-_IGNORED = ("SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT", "SIGUSR1", "SIGUSR2", "SIGALRM", "SIGTSTP",
-            "SIGTTIN", "SIGTTOU", "SIGXCPU", "SIGVTALRM", "SIGPROF", "SIGIO", "SIGWINCH")
+_IGNORED = (
+    "SIGINT",
+    "SIGTERM",
+    "SIGHUP",
+    "SIGQUIT",
+    "SIGUSR1",
+    "SIGUSR2",
+    "SIGALRM",
+    "SIGTSTP",
+    "SIGTTIN",
+    "SIGTTOU",
+    "SIGXCPU",
+    "SIGVTALRM",
+    "SIGPROF",
+    "SIGIO",
+    "SIGWINCH",
+)
 
 
 def _default_signals():
@@ -529,8 +556,23 @@ def _forked_worker(sock, fds, req):
 
 
 # ---------------------------------------------------------------- between sessions
-_VIRTUAL = ("proc", "sysfs", "devpts", "cgroup", "cgroup2", "devtmpfs", "securityfs", "debugfs",
-            "tracefs", "bpf", "pstore", "configfs", "fusectl", "hugetlbfs", "binfmt_misc")
+_VIRTUAL = (
+    "proc",
+    "sysfs",
+    "devpts",
+    "cgroup",
+    "cgroup2",
+    "devtmpfs",
+    "securityfs",
+    "debugfs",
+    "tracefs",
+    "bpf",
+    "pstore",
+    "configfs",
+    "fusectl",
+    "hugetlbfs",
+    "binfmt_misc",
+)
 _WIPED = ("tmpfs", "mqueue")
 
 
@@ -585,8 +627,11 @@ def _remove_ipc():
     import ctypes
 
     libc = ctypes.CDLL(None, use_errno=True)
-    remove = {"shm": lambda i: libc.shmctl(i, 0, None), "msg": lambda i: libc.msgctl(i, 0, None),
-              "sem": lambda i: libc.semctl(i, 0, 0)}  # IPC_RMID
+    remove = {
+        "shm": lambda i: libc.shmctl(i, 0, None),
+        "msg": lambda i: libc.msgctl(i, 0, None),
+        "sem": lambda i: libc.semctl(i, 0, 0),
+    }  # IPC_RMID
     for kind, rm in remove.items():
         for ident in _ipc_ids(kind):
             rm(ident)
@@ -649,7 +694,7 @@ def _proc_stat(pid):
             data = f.read()
     except OSError:
         return None
-    fields = data[data.rfind(b")") + 2:].split()
+    fields = data[data.rfind(b")") + 2 :].split()
     return int(fields[1]), int(fields[2]), int(fields[3]), fields[0]  # ppid, pgrp, session, state
 
 
@@ -740,10 +785,17 @@ def reap(keep, spared=()):
 
 
 def _malformed(why):
-    return {"ok": False, "result": None, "interrupted": False, "new_threads": 0,
-            "error": {"type": "ProtocolError", "traceback": "",
-                      "message": "the cell's result frame was malformed (%s): only code in "
-                                 "the cell can write one" % why}}
+    return {
+        "ok": False,
+        "result": None,
+        "interrupted": False,
+        "new_threads": 0,
+        "error": {
+            "type": "ProtocolError",
+            "traceback": "",
+            "message": "the cell's result frame was malformed (%s): only code in the cell can write one" % why,
+        },
+    }
 
 
 def checked_reply(reply):
@@ -757,14 +809,22 @@ def checked_reply(reply):
         return _malformed("'result' is not a string")
     if error is not None:
         fields = ("type", "message", "traceback")
-        if not isinstance(error, dict) or "type" not in error or "message" not in error \
-                or not all(isinstance(error.get(k, ""), str) for k in fields):
+        if (
+            not isinstance(error, dict)
+            or "type" not in error
+            or "message" not in error
+            or not all(isinstance(error.get(k, ""), str) for k in fields)
+        ):
             return _malformed("'error' is not {type, message, traceback} strings")
-        error = {k: error.get(k, "")[:CAPS[k]] for k in fields}
+        error = {k: error.get(k, "")[: CAPS[k]] for k in fields}
     threads = reply.get("new_threads")
-    return {"ok": ok, "result": None if result is None else result[:CAPS["result"]], "error": error,
-            "interrupted": reply.get("interrupted") is True,
-            "new_threads": threads if type(threads) is int and threads >= 0 else 0}
+    return {
+        "ok": ok,
+        "result": None if result is None else result[: CAPS["result"]],
+        "error": error,
+        "interrupted": reply.get("interrupted") is True,
+        "new_threads": threads if type(threads) is int and threads >= 0 else 0,
+    }
 
 
 class _Forked:
@@ -821,16 +881,28 @@ class Supervisor:
         import socket
         import subprocess
 
-        if not (self.cfg.get("zygote") and self.cfg.get("pidns") and os.getpid() == 1
-                and hasattr(socket, "send_fds")):
+        if not (self.cfg.get("zygote") and self.cfg.get("pidns") and os.getpid() == 1 and hasattr(socket, "send_fds")):
             return
         mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         src_r, src_w = os.pipe()
         proc = subprocess.Popen(
-            [sys.executable, "-I", "-u", "-c", self.cfg["boot"], str(src_r), "zygote", str(theirs.fileno()),
-             base64.b64encode((self.cfg.get("warmup") or "").encode()).decode()],
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, pass_fds=(src_r, theirs.fileno()),
-            preexec_fn=os.setsid, cwd=self.cfg.get("cwd") or None)
+            [
+                sys.executable,
+                "-I",
+                "-u",
+                "-c",
+                self.cfg["boot"],
+                str(src_r),
+                "zygote",
+                str(theirs.fileno()),
+                base64.b64encode((self.cfg.get("warmup") or "").encode()).decode(),
+            ],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            pass_fds=(src_r, theirs.fileno()),
+            preexec_fn=os.setsid,
+            cwd=self.cfg.get("cwd") or None,
+        )
         os.close(src_r)
         theirs.close()
         write_all(src_w, b"%d\n" % len(self.source) + self.source)
@@ -873,10 +945,24 @@ class Supervisor:
                 self.proc = self.fork_worker((cmd_r, res_w, out_w, err_w))
             else:
                 self.proc = subprocess.Popen(
-                    [sys.executable, "-I", "-u", "-c", self.cfg["boot"], str(cmd_r), "worker", str(cmd_r),
-                     str(res_w), base64.b64encode((self.cfg.get("warmup") or "").encode()).decode()],
-                    stdin=subprocess.DEVNULL, stdout=out_w, stderr=err_w, pass_fds=(cmd_r, res_w),
-                    preexec_fn=_rlimits(self.cfg.get("rlimits", {})), cwd=self.cfg.get("cwd") or None,
+                    [
+                        sys.executable,
+                        "-I",
+                        "-u",
+                        "-c",
+                        self.cfg["boot"],
+                        str(cmd_r),
+                        "worker",
+                        str(cmd_r),
+                        str(res_w),
+                        base64.b64encode((self.cfg.get("warmup") or "").encode()).decode(),
+                    ],
+                    stdin=subprocess.DEVNULL,
+                    stdout=out_w,
+                    stderr=err_w,
+                    pass_fds=(cmd_r, res_w),
+                    preexec_fn=_rlimits(self.cfg.get("rlimits", {})),
+                    cwd=self.cfg.get("cwd") or None,
                 )
         finally:
             for fd in (cmd_r, res_w, out_w, err_w):
@@ -911,8 +997,11 @@ class Supervisor:
             if not self.zygote_alive():
                 problem = "its zygote is gone"
             else:
-                problem = (restore_attributes(self.attributes, "the supervisor's")
-                           or clean_between_sessions(self.roots) or self.survivors())
+                problem = (
+                    restore_attributes(self.attributes, "the supervisor's")
+                    or clean_between_sessions(self.roots)
+                    or self.survivors()
+                )
             if problem is None:
                 self.spawn()  # the zygote puts back and proves its own attributes first
         except Unclean as exc:
@@ -981,7 +1070,7 @@ class Supervisor:
         start = len(marker)
         if len(buf) < start + 8:
             return None
-        size = bytes(buf[start:start + 8])
+        size = bytes(buf[start : start + 8])
         if not all(c in b"0123456789abcdef" for c in size):
             return _malformed("its length is not 8 hex digits")
         n = int(size, 16)
@@ -990,7 +1079,7 @@ class Supervisor:
         if len(buf) < start + 8 + n:
             return None
         try:
-            reply = json.loads(bytes(buf[start + 8:start + 8 + n]).decode())
+            reply = json.loads(bytes(buf[start + 8 : start + 8 + n]).decode())
         except Exception as exc:  # bad UTF-8, bad JSON, or nested past the recursion limit
             return _malformed("not JSON: %s" % type(exc).__name__)
         return checked_reply(reply)
@@ -1034,8 +1123,7 @@ class Supervisor:
                 raise
             self.stop_zygote()  # it did not fork: a worker of its own, and a sandbox not to reuse
             self.spawn()
-        self.reply({"op": "ready", "pid": os.getpid(), "worker": self.proc.pid,
-                    "recyclable": self.zygote is not None})
+        self.reply({"op": "ready", "pid": os.getpid(), "worker": self.proc.pid, "recyclable": self.zygote is not None})
         cap = int(self.cfg.get("cap", 1 << 20))
         while True:
             fds = [0, self.res_r, self.out_r, self.err_r]
@@ -1078,8 +1166,14 @@ class Supervisor:
                         pass
                     etype, message = self.worker_death()
                     if self.current is not None:
-                        self.finish_call({"ok": False, "result": None, "dead": True,
-                                          "error": {"type": etype, "message": message, "traceback": ""}})
+                        self.finish_call(
+                            {
+                                "ok": False,
+                                "result": None,
+                                "dead": True,
+                                "error": {"type": etype, "message": message, "traceback": ""},
+                            }
+                        )
                     self.reply({"op": "dead", "message": message})
                     kill_strays(-1, self.cfg.get("pidns", False))  # the zygote too: the sandbox ends
                     return

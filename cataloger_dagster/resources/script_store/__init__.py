@@ -47,6 +47,7 @@ def __getattr__(name: str):
         return S3ScriptStore
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
+
 __all__ = [
     "ArtifactExistsError",
     "HASH_MARK",
@@ -90,9 +91,7 @@ def script_store_from_url(url: str, *, s3: S3Resource | None = None) -> ScriptSt
     if scheme == "file":
         return LocalScriptStore(root=unquote(urlparse(url).path))
     if len(scheme) > 1 and "://" in url:
-        raise ValueError(
-            f"unsupported script store URL {url!r}: use a folder path or s3://bucket/prefix"
-        )
+        raise ValueError(f"unsupported script store URL {url!r}: use a folder path or s3://bucket/prefix")
     return LocalScriptStore(root=str(Path(url).expanduser()))
 
 

@@ -56,7 +56,7 @@ from cataloger_dagster.core.investigate.ranking import rank_scripts
 if TYPE_CHECKING:
     from cataloger_dagster.core.reviews.model import Review
 
-RUN_LOOKBACK = 32                 # run folders searched for an open run's id
+RUN_LOOKBACK = 32  # run folders searched for an open run's id
 
 
 class ScriptStoreError(RuntimeError):
@@ -72,8 +72,6 @@ class ArtifactExistsError(FileExistsError):
             "(open a new run with open_run, or pick another file name)"
         )
         self.path = path
-
-
 
 
 def _json_default(value: Any) -> Any:
@@ -218,8 +216,9 @@ class ScriptStore(dg.ConfigurableResource, abc.ABC):
         if not isinstance(run_id, str) or not run_id:
             raise ValueError(f"run_id must be a non-empty string, not {run_id!r}")
         if table is not None and store_name(table) != prefix.split("/")[1]:
-            raise ValueError(f"table {table!r} does not live under prefix {prefix!r}; "
-                             "use table_prefix(database, table)")
+            raise ValueError(
+                f"table {table!r} does not live under prefix {prefix!r}; use table_prefix(database, table)"
+            )
         cached = self._runs_seen.get((prefix, run_id))
         if cached:
             return cached
@@ -270,8 +269,7 @@ class ScriptStore(dg.ConfigurableResource, abc.ABC):
 
     # ---- artifacts
 
-    def write_artifact(self, prefix: str, timestamp: str, filename: str,
-                       content: str | bytes) -> str:
+    def write_artifact(self, prefix: str, timestamp: str, filename: str, content: str | bytes) -> str:
         key = self._file_key(prefix, timestamp, filename)
         self._write_new(key, _to_bytes(content))
         return self._key_uri(key)
@@ -293,9 +291,7 @@ class ScriptStore(dg.ConfigurableResource, abc.ABC):
         try:
             return json.loads(data)
         except ValueError as e:
-            raise ScriptStoreError(
-                f"{self.uri(prefix, timestamp, filename)} is not valid JSON: {e}"
-            ) from None
+            raise ScriptStoreError(f"{self.uri(prefix, timestamp, filename)} is not valid JSON: {e}") from None
 
     def write_index(self, database: str, html: str) -> str:
         database = store_name(database)
@@ -418,8 +414,11 @@ class ScriptStore(dg.ConfigurableResource, abc.ABC):
         """{table: the facts of its latest run that wrote them}, in a few requests."""
         from cataloger_dagster.resources.script_store.database_log import facts_log
 
-        return {name: facts for name, facts in facts_log(self, database).read().items()
-                if isinstance(facts.get("table"), str)}
+        return {
+            name: facts
+            for name, facts in facts_log(self, database).read().items()
+            if isinstance(facts.get("table"), str)
+        }
 
     def read_database_reviews(self, database: str) -> tuple[dict[str, list["Review"]], list[str]]:
         """({table: its reviews, oldest first}, entries left out and why) over ``database``."""
@@ -444,8 +443,7 @@ class ScriptStore(dg.ConfigurableResource, abc.ABC):
                 return timestamp, code
         return None
 
-    def write_script_with_metrics(self, prefix: str, timestamp: str, filename: str,
-                                  content: str, metrics: dict) -> str:
+    def write_script_with_metrics(self, prefix: str, timestamp: str, filename: str, content: str, metrics: dict) -> str:
         if not isinstance(metrics, dict):
             raise TypeError(f"metrics must be a dict, not {type(metrics).__name__}")
         uri = self.write_script(prefix, timestamp, filename, content)
@@ -468,17 +466,26 @@ class ScriptStore(dg.ConfigurableResource, abc.ABC):
             code = self.read_script(prefix, timestamp, filename)
             if code is None:
                 continue
-            records.append(ScriptRecord(
-                timestamp=timestamp, code=code,
-                metrics=self.read_metrics(prefix, timestamp, filename),
-                uri=self.uri(prefix, timestamp, filename),
-            ))
+            records.append(
+                ScriptRecord(
+                    timestamp=timestamp,
+                    code=code,
+                    metrics=self.read_metrics(prefix, timestamp, filename),
+                    uri=self.uri(prefix, timestamp, filename),
+                )
+            )
         return records
 
-    def best_script(self, prefix: str, filename: str, *, limit: int = LATEST_WINDOW,
-                    key: Callable[[ScriptRecord], Any] | None = None,
-                    current_ids: set[str] | None = None,
-                    schema_hash: str | None = None) -> ScriptRecord | None:
+    def best_script(
+        self,
+        prefix: str,
+        filename: str,
+        *,
+        limit: int = LATEST_WINDOW,
+        key: Callable[[ScriptRecord], Any] | None = None,
+        current_ids: set[str] | None = None,
+        schema_hash: str | None = None,
+    ) -> ScriptRecord | None:
         """The best of the last ``limit`` scripts: by `rank_scripts` against the current
         issues and schema (the feedback loop's one ranking), or by ``key`` (higher is
         better); ties go to the newest.  By the ranking, None when only scripts from

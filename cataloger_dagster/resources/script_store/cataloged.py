@@ -15,10 +15,20 @@ from pydantic import BaseModel, ValidationError
 
 from cataloger_dagster.core.cataloged import CatalogedTable, cataloged_table
 from cataloger_dagster.core.layout import (
-    CATALOG_PAGE, INVESTIGATIONS, ISSUES, PROFILE, SCRIPT, UNDERSTANDING, metrics_filename, table_prefix,
+    CATALOG_PAGE,
+    INVESTIGATIONS,
+    ISSUES,
+    PROFILE,
+    SCRIPT,
+    UNDERSTANDING,
+    metrics_filename,
+    table_prefix,
 )
 from cataloger_dagster.core.models import (
-    AnalysisResultModel, DatasetUnderstandingModel, InvestigationsResult, TableProfile,
+    AnalysisResultModel,
+    DatasetUnderstandingModel,
+    InvestigationsResult,
+    TableProfile,
 )
 from cataloger_dagster.core.shown import visible
 from cataloger_dagster.resources.script_store.base import ScriptStoreError
@@ -26,7 +36,7 @@ from cataloger_dagster.resources.script_store.base import ScriptStoreError
 if TYPE_CHECKING:
     from cataloger_dagster.resources.script_store.base import ScriptStore
 
-READERS = 8   # tables read at once: each is a few requests, which an S3 store answers in tens of ms
+READERS = 8  # tables read at once: each is a few requests, which an S3 store answers in tens of ms
 
 
 class UnreadableResults(ValueError):
@@ -55,12 +65,14 @@ def cataloged(store: ScriptStore, database: str, table: str) -> CatalogedTable |
     for run in reversed(store.list_runs(prefix)):
         files = set(store._list(f"{prefix}/{run}")[1])
         if CATALOG_PAGE not in files or PROFILE not in files or ISSUES not in files:
-            continue   # a run under way, or one that failed before its page
+            continue  # a run under way, or one that failed before its page
         understanding = _model(store, prefix, run, UNDERSTANDING, DatasetUnderstandingModel, files)
         metrics = store.read_metrics(prefix, run, SCRIPT) if metrics_filename(SCRIPT) in files else None
         rate = (metrics or {}).get("pass_rate")
         return cataloged_table(
-            database=database, table=table, run=run,
+            database=database,
+            table=table,
+            run=run,
             profile=_model(store, prefix, run, PROFILE, TableProfile, files),
             understanding=understanding,
             issues=_model(store, prefix, run, ISSUES, AnalysisResultModel, files),
@@ -82,5 +94,7 @@ def _model(store: ScriptStore, prefix: str, run: str, filename: str, model: type
         first = e.errors()[0]
         where = ".".join(str(part) for part in first["loc"]) or "its top level"
         # the error's own text may quote the stored value (the table's data): only where and what
-        raise UnreadableResults(f"{store.uri(prefix, run, filename)} is not a valid {model.__name__} "
-                                f"({e.error_count()} errors, first at {where}: {first['msg']})") from None
+        raise UnreadableResults(
+            f"{store.uri(prefix, run, filename)} is not a valid {model.__name__} "
+            f"({e.error_count()} errors, first at {where}: {first['msg']})"
+        ) from None

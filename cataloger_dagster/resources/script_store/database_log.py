@@ -25,7 +25,14 @@ from datetime import timedelta
 from typing import TYPE_CHECKING, Any, Callable
 
 from cataloger_dagster.core.layout import (
-    _TS_RE, ENTRY_RE, REVIEW_LOG, REVIEWS_FOLDER, TABLE_FACTS, format_timestamp, parse_timestamp, store_name,
+    _TS_RE,
+    ENTRY_RE,
+    REVIEW_LOG,
+    REVIEWS_FOLDER,
+    TABLE_FACTS,
+    format_timestamp,
+    parse_timestamp,
+    store_name,
     table_prefix,
 )
 from cataloger_dagster.core.models import TableProfile
@@ -34,10 +41,10 @@ if TYPE_CHECKING:
     from cataloger_dagster.core.reviews.model import Review
     from cataloger_dagster.resources.script_store.base import ScriptStore
 
-SETTLE = timedelta(minutes=2)   # far beyond a write's time in flight and NTP's clock skew
-DIGEST = ".digest.json"     # dot names: never listed as entries
-MIGRATED = ".migrated"      # the review log: the tables' own logs have been copied in
-FOLD_AT = 16                # entries read beyond the digest before a reader replaces it
+SETTLE = timedelta(minutes=2)  # far beyond a write's time in flight and NTP's clock skew
+DIGEST = ".digest.json"  # dot names: never listed as entries
+MIGRATED = ".migrated"  # the review log: the tables' own logs have been copied in
+FOLD_AT = 16  # entries read beyond the digest before a reader replaces it
 _STAMP = len("2026-11-22T10:00:00.123456Z")
 _VERSION = 1
 
@@ -46,10 +53,11 @@ class DatabaseLog:
     """The log in ``folder`` (<database segment>/<name>) of ``store``.  ``key`` says which entries replace each
     other (the later wins): by entry name to keep them all, by table to keep each table's latest."""
 
-    def __init__(self, store: ScriptStore, folder: str,
-                 key: Callable[[str, dict], str] = lambda entry_name, entry: entry_name) -> None:
+    def __init__(
+        self, store: ScriptStore, folder: str, key: Callable[[str, dict], str] = lambda entry_name, entry: entry_name
+    ) -> None:
         self.store, self.folder, self.key = store, folder, key
-        self.problems: list[str] = []   # entries left out by the last read, and why
+        self.problems: list[str] = []  # entries left out by the last read, and why
 
     def append(self, entry: dict | bytes, *, name: str | None = None) -> str:
         """Add ``entry`` (a JSON object, or its bytes); with ``name`` (an entry copied from
@@ -70,13 +78,13 @@ class DatabaseLog:
             if entry is None:
                 continue
             key = self.key(entry_name, entry)
-            if key not in latest or latest[key][0] < entry_name:   # a late write never undoes a newer one
+            if key not in latest or latest[key][0] < entry_name:  # a late write never undoes a newer one
                 latest[key] = [entry_name, entry]
         if len(names) >= FOLD_AT:
             through = max(through, names[-1])
             since = format_timestamp(parse_timestamp(through[:_STAMP]) - SETTLE)
             refused = self._write_digest(through, latest, sorted(n for n in (*recent, *names) if n >= since))
-            if refused:   # a reader that may not write (a read-only key): only slower
+            if refused:  # a reader that may not write (a read-only key): only slower
                 self.problems.append(f"the digest of {self.store._key_uri(self.folder)} was not updated: {refused}")
         return {key: entry for key, (_, entry) in sorted(latest.items(), key=lambda item: item[1][0])}
 
@@ -101,29 +109,41 @@ class DatabaseLog:
             digest = json.loads(data) if data is not None else None
         except ValueError:
             digest = None
-        if not (isinstance(digest, dict) and digest.get("version") == _VERSION
-                and ENTRY_RE.match(str(digest.get("through"))) and isinstance(digest.get("entries"), dict)
-                and isinstance(digest.get("recent"), list)
-                and all(isinstance(v, list) and len(v) == 2 and isinstance(v[0], str) and isinstance(v[1], dict)
-                        for v in digest["entries"].values())):
-            return "", {}, set()     # none yet, or unreadable: every entry is read again
+        if not (
+            isinstance(digest, dict)
+            and digest.get("version") == _VERSION
+            and ENTRY_RE.match(str(digest.get("through")))
+            and isinstance(digest.get("entries"), dict)
+            and isinstance(digest.get("recent"), list)
+            and all(
+                isinstance(v, list) and len(v) == 2 and isinstance(v[0], str) and isinstance(v[1], dict)
+                for v in digest["entries"].values()
+            )
+        ):
+            return "", {}, set()  # none yet, or unreadable: every entry is read again
         return digest["through"], digest["entries"], set(map(str, digest["recent"]))
 
     def _write_digest(self, through: str, entries: dict[str, list[Any]], recent: list[str]) -> str | None:
-        data = json.dumps({"version": _VERSION, "through": through, "recent": recent, "entries": entries},
-                          ensure_ascii=False)
+        data = json.dumps(
+            {"version": _VERSION, "through": through, "recent": recent, "entries": entries}, ensure_ascii=False
+        )
         return self.store._replace_cache(f"{self.folder}/{DIGEST}", data.encode("utf-8"))
 
 
 # ---- the two logs: each table's facts for the others' runs, and every review of the database
+
 
 def table_facts(profile: TableProfile, run: str, keys: TableProfile) -> dict:
     """What the other tables' runs read of this one: its run, its columns' names and kinds (the
     similarity of two tables) and its key profile (the reference search's candidates), without
     the fields left at their defaults (most of a key profile: every table's run reads all the
     others', and at a third less to parse, reads them in half the time; validating restores them)."""
-    return {"table": profile.table, "run": run, "columns": [[c.name, c.kind] for c in profile.columns],
-            "keys": keys.model_dump(mode="json", exclude_defaults=True)}
+    return {
+        "table": profile.table,
+        "run": run,
+        "columns": [[c.name, c.kind] for c in profile.columns],
+        "keys": keys.model_dump(mode="json", exclude_defaults=True),
+    }
 
 
 def facts_log(store: ScriptStore, database: str) -> DatabaseLog:

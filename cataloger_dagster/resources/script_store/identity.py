@@ -54,11 +54,13 @@ def check_catalog(store: "ScriptStore", name: str, source: str, *, explicit: boo
     raise CatalogIdentityError(
         f"the catalog {name!r} in {store.describe()} holds the results of {recorded['sources'][0]}, "
         f"not of {source}: pass --name (or set CATALOGER_NAME) to give this database a catalog of its own, "
-        f"or --name {name!r} to add its results to that one")
+        f"or --name {name!r} to add its results to that one"
+    )
 
 
-def claim_catalog(store: "ScriptStore", name: str, source: str, *, explicit: bool,
-                  stem_name: str | None = None) -> list[str]:
+def claim_catalog(
+    store: "ScriptStore", name: str, source: str, *, explicit: bool, stem_name: str | None = None
+) -> list[str]:
     """Make `name` the catalog of `source` (recorded in its catalog.json), or raise
     `CatalogIdentityError` when it is another source's.  Returns notes for the user: where the
     source's earlier results are, when this is its first run under a new default name."""
@@ -66,17 +68,18 @@ def claim_catalog(store: "ScriptStore", name: str, source: str, *, explicit: boo
         return []
     key = f"{store_name(name)}/{CATALOG_FILE}"
     notes: list[str] = []
-    for _ in range(3):   # two first writers: one creates the file, the other reads it again
+    for _ in range(3):  # two first writers: one creates the file, the other reads it again
         recorded = check_catalog(store, name, source, explicit=explicit)
         if recorded is not None and source in recorded["sources"]:
             break
-        if recorded is not None:   # a name the user gave: the catalog now holds this source too
+        if recorded is not None:  # a name the user gave: the catalog now holds this source too
             data = {**recorded, "sources": [*recorded["sources"], source]}
             store._replace(key, json.dumps(data, indent=2).encode())
             break
         try:
-            store._write_new(key, json.dumps({"name": name, "sources": [source], "created": new_timestamp()},
-                                             indent=2).encode())
+            store._write_new(
+                key, json.dumps({"name": name, "sources": [source], "created": new_timestamp()}, indent=2).encode()
+            )
         except ArtifactExistsError:
             continue
         notes += _earlier_results(store, name, source, stem_name)
@@ -88,19 +91,26 @@ def claim_catalog(store: "ScriptStore", name: str, source: str, *, explicit: boo
 def _earlier_results(store: "ScriptStore", name: str, source: str, stem_name: str | None) -> list[str]:
     """A note when the catalog of the source's former default name (its stem) holds results and
     no identity: they may be this source's, or another's of the same stem, so they are not read."""
-    if not stem_name or stem_name == name or read_catalog(store, stem_name) is not None \
-            or not store.list_tables(stem_name):
+    if (
+        not stem_name
+        or stem_name == name
+        or read_catalog(store, stem_name) is not None
+        or not store.list_tables(stem_name)
+    ):
         return []
-    return [f"this database's catalog is now {name!r} (a catalog's default name is its whole source: the "
-            f"file's name with its extension, or host_port/database/schema); earlier results under "
-            f"{stem_name!r} in {store.describe()} may be of {source}: to keep adding to them, pass "
-            f"--name {stem_name!r} (or set CATALOGER_NAME)"]
+    return [
+        f"this database's catalog is now {name!r} (a catalog's default name is its whole source: the "
+        f"file's name with its extension, or host_port/database/schema); earlier results under "
+        f"{stem_name!r} in {store.describe()} may be of {source}: to keep adding to them, pass "
+        f"--name {stem_name!r} (or set CATALOGER_NAME)"
+    ]
 
 
 def claim_database_catalog(store: "ScriptStore", database: "DatabaseResource") -> list[str]:
     """`claim_catalog` for the database's catalog: its name, given (explicit) or its default."""
-    return claim_catalog(store, database.database_name, database.source, explicit=bool(database.name),
-                         stem_name=database.stem_name)
+    return claim_catalog(
+        store, database.database_name, database.source, explicit=bool(database.name), stem_name=database.stem_name
+    )
 
 
 def check_database_catalog(store: "ScriptStore", database: "DatabaseResource") -> None:

@@ -25,11 +25,12 @@ class _StoredProfiles(Mapping[str, TableProfile]):
     before the log) is read from its folder: its latest key profile (KEYS), or the whole profile
     of a run that has none."""
 
-    def __init__(self, store: ScriptStore, database: DatabaseResource, catalog: Mapping[str, ibis.Table],
-                 table: str) -> None:
+    def __init__(
+        self, store: ScriptStore, database: DatabaseResource, catalog: Mapping[str, ibis.Table], table: str
+    ) -> None:
         self._store, self._catalog, self._table = store, catalog, table
         self._read: dict[str, TableProfile | None] = {}
-        self._database_name = database.database_name   # resolved once: each table's prefix needs it
+        self._database_name = database.database_name  # resolved once: each table's prefix needs it
         self._facts: dict[str, dict] | None = None
         self._folders: set[str] | None = None
 
@@ -40,7 +41,7 @@ class _StoredProfiles(Mapping[str, TableProfile]):
         try:
             return TableProfile.model_validate(keys) if isinstance(keys, dict) else None
         except ValueError:
-            return None   # a malformed entry: the table's folder says it again
+            return None  # a malformed entry: the table's folder says it again
 
     def _latest(self, name: str) -> TableProfile | None:
         found = self._from_facts(name)
@@ -49,7 +50,7 @@ class _StoredProfiles(Mapping[str, TableProfile]):
         if self._folders is None:
             self._folders = set(self._store.list_tables(self._database_name))
         if name not in self._folders:
-            return None   # never stored: no request for it
+            return None  # never stored: no request for it
         prefix = table_prefix(self._database_name, name)
         for ts in reversed(self._store.list_runs(prefix)):
             for filename in (KEYS, PROFILE):
@@ -75,7 +76,8 @@ class _StoredProfiles(Mapping[str, TableProfile]):
         return sum(1 for _ in self)
 
 
-def stored_profiles(store: ScriptStore, database: DatabaseResource, catalog: Mapping[str, ibis.Table],
-                    table: str) -> Mapping[str, TableProfile]:
+def stored_profiles(
+    store: ScriptStore, database: DatabaseResource, catalog: Mapping[str, ibis.Table], table: str
+) -> Mapping[str, TableProfile]:
     """The latest stored key profile of each table of `catalog` but `table`, by name, read lazily."""
     return _StoredProfiles(store, database, catalog, table)

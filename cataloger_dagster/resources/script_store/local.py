@@ -27,8 +27,7 @@ class LocalScriptStore(ScriptStore):
     def _error(self, action: str, path: Path, e: OSError) -> ScriptStoreError:
         if self._root.exists() and not self._root.is_dir():
             return ScriptStoreError(
-                f"the script store {self._root} is a file, not a folder; point "
-                "--store / CATALOGER_STORE at a folder"
+                f"the script store {self._root} is a file, not a folder; point --store / CATALOGER_STORE at a folder"
             )
         return ScriptStoreError(
             f"cannot {action} {path} in the script store {self._root}: "

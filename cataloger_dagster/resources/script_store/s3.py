@@ -48,8 +48,7 @@ class S3ScriptStore(ScriptStore, ResourceWithS3Configuration):
     _client: Any = PrivateAttr(default=None)
     _client_lock: Any = PrivateAttr(default_factory=threading.Lock)
 
-    def __init__(self, *, bucket: str, prefix: str = "", s3: S3Resource | None = None,
-                 **settings: Any):
+    def __init__(self, *, bucket: str, prefix: str = "", s3: S3Resource | None = None, **settings: Any):
         if s3 is not None:
             for name in _S3_FIELDS:
                 settings.setdefault(name, getattr(s3, name))
@@ -109,8 +108,14 @@ class S3ScriptStore(ScriptStore, ResourceWithS3Configuration):
             code = e.response.get("Error", {}).get("Code", "")
             if code == "NoSuchBucket":
                 return self._missing_bucket()
-            if code in ("AccessDenied", "403", "InvalidAccessKeyId", "SignatureDoesNotMatch",
-                        "ExpiredToken", "InvalidToken"):
+            if code in (
+                "AccessDenied",
+                "403",
+                "InvalidAccessKeyId",
+                "SignatureDoesNotMatch",
+                "ExpiredToken",
+                "InvalidToken",
+            ):
                 return ScriptStoreError(
                     f"S3 refused access to {where} ({code}); check the AWS credentials "
                     "(AWS_PROFILE, or AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY) and the "
@@ -139,8 +144,7 @@ class S3ScriptStore(ScriptStore, ResourceWithS3Configuration):
         except EndpointConnectionError:
             endpoint = url_without_userinfo(self.endpoint_url) if self.endpoint_url else "AWS S3"
             raise ScriptStoreError(
-                f"cannot reach {endpoint} for s3://{self.bucket}; check the network and "
-                "the endpoint (AWS_ENDPOINT_URL)"
+                f"cannot reach {endpoint} for s3://{self.bucket}; check the network and the endpoint (AWS_ENDPOINT_URL)"
             ) from None
         except BotoCoreError as e:
             raise self._translate(e, key) from None
@@ -183,8 +187,9 @@ class S3ScriptStore(ScriptStore, ResourceWithS3Configuration):
         content_type = mimetypes.guess_type(key)[0]
         if content_type:
             kwargs["ContentType"] = (
-                f"{content_type}; charset=utf-8" if content_type.startswith("text/")
-                or content_type == "application/json" else content_type
+                f"{content_type}; charset=utf-8"
+                if content_type.startswith("text/") or content_type == "application/json"
+                else content_type
             )
         if if_absent:
             kwargs["IfNoneMatch"] = "*"
@@ -216,12 +221,10 @@ class S3ScriptStore(ScriptStore, ResourceWithS3Configuration):
         folders, files = [], []
         try:
             with self._errors(key):
-                pages = client.get_paginator("list_objects_v2").paginate(
-                    Bucket=self.bucket, Prefix=base, Delimiter="/")
+                pages = client.get_paginator("list_objects_v2").paginate(Bucket=self.bucket, Prefix=base, Delimiter="/")
                 for page in pages:
-                    folders += [p["Prefix"][len(base):].rstrip("/")
-                                for p in page.get("CommonPrefixes", [])]
-                    files += [o["Key"][len(base):] for o in page.get("Contents", [])]
+                    folders += [p["Prefix"][len(base) :].rstrip("/") for p in page.get("CommonPrefixes", [])]
+                    files += [o["Key"][len(base) :] for o in page.get("Contents", [])]
         except ClientError as e:
             raise self._translate(e, key) from None
         return folders, files
@@ -236,9 +239,10 @@ class S3ScriptStore(ScriptStore, ResourceWithS3Configuration):
         try:
             with self._errors(folder):
                 pages = client.get_paginator("list_objects_v2").paginate(
-                    Bucket=self.bucket, Prefix=base, Delimiter="/", StartAfter=base + after)
+                    Bucket=self.bucket, Prefix=base, Delimiter="/", StartAfter=base + after
+                )
                 for page in pages:
-                    names += [o["Key"][len(base):] for o in page.get("Contents", [])]
+                    names += [o["Key"][len(base) :] for o in page.get("Contents", [])]
         except ClientError as e:
             raise self._translate(e, folder) from None
         return sorted(n for n in names if n > after and not n.startswith("."))
@@ -249,7 +253,7 @@ class S3ScriptStore(ScriptStore, ResourceWithS3Configuration):
         # threads could otherwise both win the same folder there.
         with _process_lock("claim", self._key_uri(folder.rsplit("/", 1)[0])):
             if any(self._list(folder)):
-                return False   # someone wrote into this folder without a claim
+                return False  # someone wrote into this folder without a claim
             try:
                 self._put(f"{folder}/{RUN_FILE}", run_file, if_absent=True)
             except ArtifactExistsError:

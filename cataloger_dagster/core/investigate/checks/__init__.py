@@ -28,7 +28,7 @@ BLOCK_START = "# --- the block sent to the sandbox starts here ---\n"
 
 # files of this package that are not a check: the setup and explore blocks' code, what every
 # check shares, and the declarations of the names the blocks' heads and the setup define
-SCRIPT_FILES = ("explore.py", "setup.py")   # top-level code that reads the table: run, never imported
+SCRIPT_FILES = ("explore.py", "setup.py")  # top-level code that reads the table: run, never imported
 _NOT_CHECKS = ("__init__.py", "helpers.py", "session.py", *SCRIPT_FILES)
 
 

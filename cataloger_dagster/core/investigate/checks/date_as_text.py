@@ -7,9 +7,11 @@ from cataloger_dagster.core.investigate.checks.helpers import outcome, share, te
 if TYPE_CHECKING:  # defined by the session script's setup block
     from cataloger_dagster.core.investigate.checks.session import ROWS, pct, t
 
+
 # --- the block sent to the sandbox starts here ---
 def check_date_as_text(column, date_format, placeholders):
     from datetime import datetime
+
     hypothesis = f"{column} holds dates, stored as text"
 
     def parses(value):
@@ -28,14 +30,25 @@ def check_date_as_text(column, date_format, placeholders):
         # dates written as integers (20011229): their digits are read in the same format
         hypothesis = f"{column} holds dates, stored as integers"
         counts = value_counts(t[column].cast("string"))
-        found = (sum(k for _, k in counts), sum(k for v, k in counts if parses(v)),
-                 sorted(v for v, _ in counts if not parses(v))[:5])
+        found = (
+            sum(k for _, k in counts),
+            sum(k for v, k in counts if parses(v)),
+            sorted(v for v, _ in counts if not parses(v))[:5],
+        )
     if found is None:
-        return outcome(hypothesis, "refuted", f"the column is typed {t.schema()[column]}", 0,
-                       type=str(t.schema()[column]))
+        return outcome(
+            hypothesis, "refuted", f"the column is typed {t.schema()[column]}", 0, type=str(t.schema()[column])
+        )
     n, dates, others = found
     ok = n and dates / n >= 0.9
-    return outcome(hypothesis, "confirmed" if ok else "refuted",
-                   f"{share(dates, n)} of the values read as dates in the format {date_format}",
-                   ROWS if ok else 0, dates=dates, usable=n, percent=pct(dates, n), format=date_format,
-                   not_dates=others)
+    return outcome(
+        hypothesis,
+        "confirmed" if ok else "refuted",
+        f"{share(dates, n)} of the values read as dates in the format {date_format}",
+        ROWS if ok else 0,
+        dates=dates,
+        usable=n,
+        percent=pct(dates, n),
+        format=date_format,
+        not_dates=others,
+    )

@@ -14,18 +14,23 @@ if TYPE_CHECKING:  # defined by the session script's setup block, and literals o
     )
 
 # --- the block sent to the sandbox starts here ---
-LIMIT = 200_000   # distinct values (or group pairs) a check reads; beyond it, it says so
+LIMIT = 200_000  # distinct values (or group pairs) a check reads; beyond it, it says so
 
 
 def outcome(hypothesis, verdict, reason, affected, **evidence):
-    return {"hypothesis": hypothesis, "verdict": verdict, "reason": reason,
-            "affected": int(affected), "evidence": evidence}
+    return {
+        "hypothesis": hypothesis,
+        "verdict": verdict,
+        "reason": reason,
+        "affected": int(affected),
+        "evidence": evidence,
+    }
 
 
 # The sandbox has no inflect: these three follow core/grammar.py for the regular nouns and
 # verbs the checks use, and a test holds them to it.
 def count(n, noun):
-    """"1 row", "2 rows": a number with its noun in the right number."""
+    """ "1 row", "2 rows": a number with its noun in the right number."""
     return f"{n:,} {noun}" if n == 1 else f"{n:,} {noun}s"
 
 
@@ -35,7 +40,7 @@ def verb(n, one, many):
 
 
 def listing(names):
-    """"a", "a and b", "a, b and c"."""
+    """ "a", "a and b", "a, b and c"."""
     names = [str(n) for n in names]
     return " and ".join(names) if len(names) <= 2 else ", ".join(names[:-1]) + " and " + names[-1]
 
@@ -57,6 +62,7 @@ def value_counts(expr, where=None, limit=LIMIT, rel=None):
 def as_number(value):
     """A float from a number or from text that holds one (thousands separators allowed), else None."""
     import math
+
     if value is None or isinstance(value, bool):
         return None
     try:
@@ -78,6 +84,7 @@ def is_placeholder(value, typed=False):
 def as_date(value):
     """The datetime that text reads as in a common format, else None."""
     from datetime import datetime
+
     text = " ".join(str(value).split())
     try:
         return datetime.fromisoformat(text.replace("Z", "+00:00"))
@@ -108,8 +115,13 @@ def quartiles(expr, where):
     database (a window every backend has) and two rows back."""
     rel = t.filter(where & expr.notnull()).select(v=expr)
     ranked = rel.mutate(r=ibis.row_number().over(order_by="v"), m=rel.v.count().over())
-    rows = ranked.filter((ranked.r == ranked.m // 4) | (ranked.r == (3 * ranked.m) // 4)).select(
-        "r", "v", q3=ranked.r == (3 * ranked.m) // 4).limit(2).to_pyarrow().to_pylist()
+    rows = (
+        ranked.filter((ranked.r == ranked.m // 4) | (ranked.r == (3 * ranked.m) // 4))
+        .select("r", "v", q3=ranked.r == (3 * ranked.m) // 4)
+        .limit(2)
+        .to_pyarrow()
+        .to_pylist()
+    )
     if not rows:
         return None, None
     at = {bool(r["q3"]): float(r["v"]) for r in rows}
@@ -124,8 +136,10 @@ def normal_within_groups(v, g, where, beyond):
     rel = t.filter(where).select(g=g, v=v)
     whole = ibis.window(group_by="g")
     ranked = rel.mutate(r=ibis.row_number().over(group_by="g", order_by="v"), m=rel.v.count().over(whole))
-    fenced = ranked.mutate(q1=ranked.v.max(where=ranked.r == ranked.m // 4).over(whole),
-                           q3=ranked.v.max(where=ranked.r == (3 * ranked.m) // 4).over(whole))
+    fenced = ranked.mutate(
+        q1=ranked.v.max(where=ranked.r == ranked.m // 4).over(whole),
+        q3=ranked.v.max(where=ranked.r == (3 * ranked.m) // 4).over(whole),
+    )
     judged = fenced.filter(beyond(fenced.v) & (fenced.m >= 10))
     iqr = judged.q3 - judged.q1
     inside = (judged.v >= judged.q1 - 1.5 * iqr) & (judged.v <= judged.q3 + 1.5 * iqr)
@@ -164,6 +178,7 @@ def flagged_among_peers(column, values, group, most=20):
     group's other positive values).  The peers are the other positive values of the same group
     (the whole column without `group`); a group with no positive quartiles is skipped."""
     import math
+
     c = t[column].cast("float64")
     flagged = c.notnull() & c.isin([float(v) for v in values])
     key = t[group].cast("string") if group else ibis.literal("")

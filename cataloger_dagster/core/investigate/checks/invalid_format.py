@@ -7,6 +7,7 @@ from cataloger_dagster.core.investigate.checks.helpers import count, outcome
 if TYPE_CHECKING:  # defined by the session script's setup block
     from cataloger_dagster.core.investigate.checks.session import pct, rows_of, t
 
+
 # --- the block sent to the sandbox starts here ---
 def check_invalid_format(column, pattern, ignore):
     s = t[column].strip()
@@ -16,7 +17,13 @@ def check_invalid_format(column, pattern, ignore):
     n, valid = int(stats["usable"]), int(stats["valid"] or 0)
     bad = n - valid
     examples = [r[column] for r in rows_of(usable.filter(~ok).select(column).distinct().order_by(column))]
-    return outcome(f"values of {column} break the format the column follows ({pattern})",
-                   "confirmed" if bad else "refuted",
-                   f"{bad} of {count(n, 'value')} do not match it" if bad else "every value matches it",
-                   bad, invalid=bad, usable=n, percent=pct(bad, n), examples=examples)
+    return outcome(
+        f"values of {column} break the format the column follows ({pattern})",
+        "confirmed" if bad else "refuted",
+        f"{bad} of {count(n, 'value')} do not match it" if bad else "every value matches it",
+        bad,
+        invalid=bad,
+        usable=n,
+        percent=pct(bad, n),
+        examples=examples,
+    )

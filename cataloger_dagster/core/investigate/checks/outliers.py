@@ -18,19 +18,25 @@ from cataloger_dagster.core.investigate.checks.helpers import (
 if TYPE_CHECKING:  # defined by the session script's setup block
     from cataloger_dagster.core.investigate.checks.session import HOLDS_NAN, ROWS, pct, t
 
+
 # --- the block sent to the sandbox starts here ---
 def check_outliers(column, low, high, exclude):
     import math
+
     hypothesis = f"the values of {column} beyond [{low:g}, {high:g}] are errors, not the tail of its distribution"
     dtype = t.schema()[column]
     # below a fence above zero, only values above zero count: a zero is no low outlier of a skewed column
     is_beyond = lambda v: v > high or (v < low and (v > 0 or low <= 0))
-    if dtype.is_string():   # numbers stored as text: read them in Python
-        pairs = [(as_number(v), k) for v, k in value_counts(t[column])
-                 if str(v).strip() not in map(str, exclude) and as_number(v) is not None]
+    if dtype.is_string():  # numbers stored as text: read them in Python
+        pairs = [
+            (as_number(v), k)
+            for v, k in value_counts(t[column])
+            if str(v).strip() not in map(str, exclude) and as_number(v) is not None
+        ]
         capped = len(pairs) >= LIMIT
         values = sorted((v, k) for v, k in pairs)
         total = sum(k for _, k in values)
+
         def rank(p):
             seen = 0
             for v, k in values:
@@ -38,6 +44,7 @@ def check_outliers(column, low, high, exclude):
                 if seen > p * total:
                     return v
             return values[-1][0] if values else None
+
         q1, q3 = rank(0.25), rank(0.75)
     else:
         c = t[column].cast("float64")
@@ -78,8 +85,9 @@ def check_outliers(column, low, high, exclude):
 
     high_side = sorted((v, k) for v, k in flagged if v > high)
     low_side = sorted(((v, k) for v, k in flagged if v < low), reverse=True)
-    isolated = (isolated_side(high_side, max((v for v in inliers if v <= high), default=None))
-                + isolated_side(low_side, min((v for v in inliers if v >= low), default=None)))
+    isolated = isolated_side(high_side, max((v for v in inliers if v <= high), default=None)) + isolated_side(
+        low_side, min((v for v in inliers if v >= low), default=None)
+    )
     top_value, top_rows = max(flagged, key=lambda p: p[1])
     # normal within its group or season? (the group's own quartiles, from all its values)
     explained_by = {}
@@ -88,16 +96,41 @@ def check_outliers(column, low, high, exclude):
             judged, hits = normal_within_groups(c, g, valid, over_fence)
             if judged >= 0.5 * n and hits >= 0.8 * judged:
                 explained_by[name] = hits
-    evidence = dict(rows=n, percent=pct(n, ROWS), fence=[low, high], isolated_rows=isolated,
-                    quartiles=[q1, q3], values_beyond=len(flagged), most_repeated=[top_value, top_rows],
-                    normal_within=explained_by, examples=sorted({v for v, _ in flagged}, key=lambda v: -abs(v))[:5],
-                    **({"read": f"the {LIMIT:,} most frequent values"} if capped else {}))
+    evidence = dict(
+        rows=n,
+        percent=pct(n, ROWS),
+        fence=[low, high],
+        isolated_rows=isolated,
+        quartiles=[q1, q3],
+        values_beyond=len(flagged),
+        most_repeated=[top_value, top_rows],
+        normal_within=explained_by,
+        examples=sorted({v for v, _ in flagged}, key=lambda v: -abs(v))[:5],
+        **({"read": f"the {LIMIT:,} most frequent values"} if capped else {}),
+    )
     if explained_by:
         name = next(iter(explained_by))
-        return outcome(hypothesis, "refuted", f"{share(explained_by[name], n)} of them are normal within their "
-                       f"{name} group", n, **evidence)
+        return outcome(
+            hypothesis,
+            "refuted",
+            f"{share(explained_by[name], n)} of them are normal within their {name} group",
+            n,
+            **evidence,
+        )
     if not isolated:
-        return outcome(hypothesis, "refuted", "they continue the tail of the distribution: no gap wider than 1.5 "
-                       "interquartile ranges separates them from the ordinary values", n, **evidence)
-    return outcome(hypothesis, "confirmed", f"{count(isolated, 'row')} {'lies' if isolated == 1 else 'lie'} apart from every other value, and no "
-                   "category or month of the table makes them normal", isolated, **evidence)
+        return outcome(
+            hypothesis,
+            "refuted",
+            "they continue the tail of the distribution: no gap wider than 1.5 "
+            "interquartile ranges separates them from the ordinary values",
+            n,
+            **evidence,
+        )
+    return outcome(
+        hypothesis,
+        "confirmed",
+        f"{count(isolated, 'row')} {'lies' if isolated == 1 else 'lie'} apart from every other value, and no "
+        "category or month of the table makes them normal",
+        isolated,
+        **evidence,
+    )

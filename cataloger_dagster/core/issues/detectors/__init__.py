@@ -58,7 +58,18 @@ import ibis
 from cataloger_dagster.core import portable
 from cataloger_dagster.core.families import families_of
 from cataloger_dagster.core.issues.detectors import (
-    duplicates, keys, labels, magnitudes, missing, null_rules, ranges, references, rules, types, units, whitespace,
+    duplicates,
+    keys,
+    labels,
+    magnitudes,
+    missing,
+    null_rules,
+    ranges,
+    references,
+    rules,
+    types,
+    units,
+    whitespace,
 )
 from cataloger_dagster.core.issues.detectors.families import merge_family_issues
 from cataloger_dagster.core.issues.detectors.empty import empty_table
@@ -124,14 +135,19 @@ def detect_issues(
         return portable.portable(portable.narrow(table, names), {n: as_text[n] for n in names if n in as_text})[0]
 
     # `is None`, not `or`: the truth of a lazy mapping would open every table or read every profile
-    ctx = Context(portable.portable(table, as_text)[0], profile, {} if catalog is None else catalog, now,
-                  {} if profiles is None else profiles,
-                  carried_as_text={n for n in as_text if not original[n].is_string()},
-                  shared={} if shared is None else shared)
+    ctx = Context(
+        portable.portable(table, as_text)[0],
+        profile,
+        {} if catalog is None else catalog,
+        now,
+        {} if profiles is None else profiles,
+        carried_as_text={n for n in as_text if not original[n].is_string()},
+        shared={} if shared is None else shared,
+    )
     ctx.whole = ctx.table
     failed = degradations if degradations is not None else []
     issues: list[IssueModel] = []
-    if profile.row_count == 0:   # nothing else can be judged of a table without rows
+    if profile.row_count == 0:  # nothing else can be judged of a table without rows
         return [empty_table(ctx)]
     for type_, check in TABLE_CHECKS:
         _run(issues, failed, ctx, type_, None, partial(check, ctx))
@@ -143,18 +159,22 @@ def detect_issues(
             log.warning("table %s: profiled column %r is not in the table; skipped", visible(ctx.name), col.name)
             continue
         dtype = schema[col.name]
-        one = dataclasses.replace(ctx, table=view([col.name]))   # a column's checks read that column
+        one = dataclasses.replace(ctx, table=view([col.name]))  # a column's checks read that column
         for type_, check in COLUMN_CHECKS:
             _run(issues, failed, one, type_, col.name, partial(check, one, col, dtype))
     # one root cause, one issue: a column's own causes first (a unit mix, a scale error), then the
     # causes several columns share (a placeholder convention, a column family)
     issues = units.merge_mixed_units(magnitudes.merge_outliers(issues))
-    return merge_family_issues(ctx.name, merge_shared_placeholders(ctx.name, merge_placeholder_text(ctx.name, issues)),
-                               families_of(profile))
+    return merge_family_issues(
+        ctx.name, merge_shared_placeholders(ctx.name, merge_placeholder_text(ctx.name, issues)), families_of(profile)
+    )
 
 
-def _merge_alike(issues: list[IssueModel], mark: Callable[[IssueModel], Optional[frozenset]],
-                 merge: Callable[[frozenset, list[IssueModel]], dict[str, Any]]) -> list[IssueModel]:
+def _merge_alike(
+    issues: list[IssueModel],
+    mark: Callable[[IssueModel], Optional[frozenset]],
+    merge: Callable[[frozenset, list[IssueModel]], dict[str, Any]],
+) -> list[IssueModel]:
     """Issues with the same `mark` (None: not merged), two or more of them, become one: the first
     one's issue (its id the same from one run to the next) updated with `merge(mark, group)`."""
     groups: dict[frozenset, list[IssueModel]] = {}
@@ -173,6 +193,7 @@ def _merge_alike(issues: list[IssueModel], mark: Callable[[IssueModel], Optional
 def merge_placeholder_text(table: str, issues: list[IssueModel]) -> list[IssueModel]:
     """One root cause, one issue: columns that the same placeholders ('NA') made text are one
     issue (a load that did not read 'NA' as NULL), not one per column."""
+
     def mark(i: IssueModel) -> Optional[frozenset]:
         placeholders = (i.details or {}).get("placeholders")
         return frozenset(placeholders) if i.type in ("numeric_as_text", "date_as_text") and placeholders else None
@@ -184,13 +205,17 @@ def merge_placeholder_text(table: str, issues: list[IssueModel]) -> list[IssueMo
             "affectedColumns": [c for i in group for c in i.affectedColumns],
             "affectedRows": max(i.affectedRows or 0 for i in group),
             "description": f"{len(group)} columns of {table} write missing values as {shown}: "
-                           f"{', '.join(i.affectedColumns[0] for i in group)} are stored as text because of it"
-                           f" ({sum(placeholder_rows.values()):,} placeholders in all).",
+            f"{', '.join(i.affectedColumns[0] for i in group)} are stored as text because of it"
+            f" ({sum(placeholder_rows.values()):,} placeholders in all).",
             "suggestedAction": f"Load the table again reading {shown} as NULL (for example nullstr / na_values), "
-                               "so that these columns get their numeric or date types back.",
-            "details": {"placeholders": sorted(marks), "placeholder_rows": placeholder_rows,
-                        "columns": {i.affectedColumns[0]: i.details for i in group}},
+            "so that these columns get their numeric or date types back.",
+            "details": {
+                "placeholders": sorted(marks),
+                "placeholder_rows": placeholder_rows,
+                "columns": {i.affectedColumns[0]: i.details for i in group},
+            },
         }
+
     return _merge_alike(issues, mark, merge)
 
 
@@ -198,6 +223,7 @@ def merge_shared_placeholders(table: str, issues: list[IssueModel]) -> list[Issu
     """One root cause, one issue: placeholders written the same way in several columns ('NA' for
     every unanswered question of a survey) are one convention of the table, so one issue naming
     the columns, not one per column.  Columns with placeholders of their own stay apart."""
+
     def mark(i: IssueModel) -> Optional[frozenset]:
         values = (i.details or {}).get("values")
         return frozenset(values) if i.type == "sentinel_values" and values else None
@@ -211,17 +237,28 @@ def merge_shared_placeholders(table: str, issues: list[IssueModel]) -> list[Issu
             "severity": max((i.severity for i in group), key=lambda s: rank.get(s, 0)),
             "affectedRows": max(i.affectedRows or 0 for i in group),
             "description": f"{len(group)} columns of {table} write unknown values as {shown}: "
-                           + ", ".join(f"{c} ({n:,})" for c, n in per_column.items()) + ".",
+            + ", ".join(f"{c} ({n:,})" for c, n in per_column.items())
+            + ".",
             "suggestedAction": f"Store {shown} as NULL in these columns (or load the table again reading "
-                               f"{shown} as NULL), so that counts and averages treat them as unknown.",
-            "details": {**group[0].details, "columns": per_column,
-                        "values": {m: sum(i.details["values"].get(m, 0) for i in group) for m in sorted(marks)}},
+            f"{shown} as NULL), so that counts and averages treat them as unknown.",
+            "details": {
+                **group[0].details,
+                "columns": per_column,
+                "values": {m: sum(i.details["values"].get(m, 0) for i in group) for m in sorted(marks)},
+            },
         }
+
     return _merge_alike(issues, mark, merge)
 
 
-def _run(issues: list[IssueModel], failed: list[Degradation], ctx: Context, type_: str,
-         column: Optional[str], fn: Callable[[], Any]) -> None:
+def _run(
+    issues: list[IssueModel],
+    failed: list[Degradation],
+    ctx: Context,
+    type_: str,
+    column: Optional[str],
+    fn: Callable[[], Any],
+) -> None:
     try:
         found = fn()
     except Exception as exc:  # one bad column or backend quirk must not stop the rest
@@ -229,8 +266,11 @@ def _run(issues: list[IssueModel], failed: list[Degradation], ctx: Context, type
         # the error's text may quote the table's values: the log gets its kind only
         log.warning("detector %s skipped on %s: %s", type_, visible(where), type(exc).__name__)
         why = str(exc) if isinstance(exc, references.UnreadableTable) else f"{type(exc).__name__} from the database"
-        failed.append(Degradation(stage="detectors", column=column,
-                                  reason=f"the {type_.replace('_', ' ')} check could not run ({why})"))
+        failed.append(
+            Degradation(
+                stage="detectors", column=column, reason=f"the {type_.replace('_', ' ')} check could not run ({why})"
+            )
+        )
         return
     if isinstance(found, list):
         issues.extend(found)

@@ -70,10 +70,11 @@ def too_many_values(cp: ColumnProfile) -> bool:
     # an approximate count (HyperLogLog) is never twice the true one: past twice the limit, the
     # column surely has too many values, and the query would group every row for nothing
     return cp.distinct is not None and cp.distinct > text_values.MAX_DISTINCT * (
-        APPROXIMATE_MARGIN if cp.distinct_approximate else 1)
+        APPROXIMATE_MARGIN if cp.distinct_approximate else 1
+    )
 
 
-SAMPLE_ROWS = 200_000   # a bigger table's first look is a seeded sample of about this many rows
+SAMPLE_ROWS = 200_000  # a bigger table's first look is a seeded sample of about this many rows
 
 
 def seeded_sample(ctx: Context) -> Optional[tuple[ibis.Table, float]]:
@@ -91,12 +92,16 @@ def seeded_sample(ctx: Context) -> Optional[tuple[ibis.Table, float]]:
     return ctx.cache[key]
 
 
-COLUMNS_PER_SCAN = 30   # a few figures a column: within SQLite's and PostgreSQL's limits
+COLUMNS_PER_SCAN = 30  # a few figures a column: within SQLite's and PostgreSQL's limits
 
 
-def counted_together(ctx: Context, cp: ColumnProfile, kind: str,
-                     wanted: Callable[[ColumnProfile, dt.DataType], bool],
-                     counts: Callable[[ibis.Table, list[str]], dict[str, dict[str, Any]]]) -> dict[str, Any]:
+def counted_together(
+    ctx: Context,
+    cp: ColumnProfile,
+    kind: str,
+    wanted: Callable[[ColumnProfile, dt.DataType], bool],
+    counts: Callable[[ibis.Table, list[str]], dict[str, dict[str, Any]]],
+) -> dict[str, Any]:
     """`counts` of column `cp`, figured in one scan with every other column of the table that
     `wanted` picks (the same figures, which their own checks will ask for): the first check
     pays the scan, the others read the cache.  A scan that fails counts `cp` alone, so that
@@ -105,10 +110,13 @@ def counted_together(ctx: Context, cp: ColumnProfile, kind: str,
     if key not in ctx.cache:
         whole = ctx.table if ctx.whole is None else ctx.whole
         schema = whole.schema()
-        batch = [c.name for c in ctx.profile.columns if c.name != cp.name and c.name in schema
-                 and (kind, c.name) not in ctx.cache and wanted(c, schema[c.name])]
+        batch = [
+            c.name
+            for c in ctx.profile.columns
+            if c.name != cp.name and c.name in schema and (kind, c.name) not in ctx.cache and wanted(c, schema[c.name])
+        ]
         try:
-            counted = counts(whole, [cp.name, *batch[:COLUMNS_PER_SCAN - 1]])
+            counted = counts(whole, [cp.name, *batch[: COLUMNS_PER_SCAN - 1]])
         except Exception:
             counted = counts(ctx.table, [cp.name])
         for name, stats in counted.items():
@@ -120,14 +128,15 @@ def free_text_counts(ctx: Context, cp: ColumnProfile) -> dict[str, Any]:
     """A text column with too many values to read on the host: its values, those wrapped in double
     quotes, those with a space at either end, and those that could be placeholders (with the lowest and highest of them), shared
     by its checks and counted with the table's other such columns."""
-    return counted_together(ctx, cp, "free text", lambda c, dtype: dtype.is_string() and too_many_values(c),
-                            _free_text_stats)
+    return counted_together(
+        ctx, cp, "free text", lambda c, dtype: dtype.is_string() and too_many_values(c), _free_text_stats
+    )
 
 
 def _free_text_stats(table: ibis.Table, columns: list[str]) -> dict[str, dict[str, Any]]:
     aggs: dict[str, Any] = {}
     for i, name in enumerate(columns):
-        s = table[name]   # a NULL is in none of them: count(), sum(), min() and max() pass over it
+        s = table[name]  # a NULL is in none of them: count(), sum(), min() and max() pass over it
         maybe = might_be_placeholder(s)
         aggs[f"values{i}"], aggs[f"quoted{i}"] = s.count(), is_quoted(s).sum()
         aggs[f"padded{i}"] = is_padded(s).sum()
@@ -135,11 +144,17 @@ def _free_text_stats(table: ibis.Table, columns: list[str]) -> dict[str, dict[st
         # and the placeholder check needs no query of its own
         aggs[f"maybe{i}"], aggs[f"first{i}"], aggs[f"last{i}"] = maybe.sum(), s.min(where=maybe), s.max(where=maybe)
     stats = one(table, **aggs)
-    return {name: {"values": int(stats[f"values{i}"] or 0), "quoted": int(stats[f"quoted{i}"] or 0),
-                   "padded": int(stats[f"padded{i}"] or 0),
-                   "maybe_placeholders": int(stats[f"maybe{i}"] or 0),
-                   "first_maybe": stats[f"first{i}"], "last_maybe": stats[f"last{i}"]}
-            for i, name in enumerate(columns)}
+    return {
+        name: {
+            "values": int(stats[f"values{i}"] or 0),
+            "quoted": int(stats[f"quoted{i}"] or 0),
+            "padded": int(stats[f"padded{i}"] or 0),
+            "maybe_placeholders": int(stats[f"maybe{i}"] or 0),
+            "first_maybe": stats[f"first{i}"],
+            "last_maybe": stats[f"last{i}"],
+        }
+        for i, name in enumerate(columns)
+    }
 
 
 def might_be_placeholder(s: ibis.StringValue) -> ibis.BooleanValue:
@@ -149,8 +164,7 @@ def might_be_placeholder(s: ibis.StringValue) -> ibis.BooleanValue:
     DuckDB's regex takes four times as long over ten million values (SQLite has no regex of its
     own: ibis adds one in Python)."""
     # a NULL passes every WHEN (its tests are NULL, not true) and is no placeholder
-    return ibis.cases(*((s.contains(ch), False) for ch in text_values.NEVER_IN_PLACEHOLDER_CHARS),
-                      else_=s.notnull())
+    return ibis.cases(*((s.contains(ch), False) for ch in text_values.NEVER_IN_PLACEHOLDER_CHARS), else_=s.notnull())
 
 
 def is_quoted(s: ibis.StringValue) -> ibis.BooleanValue:
@@ -172,8 +186,9 @@ def not_nan(ctx: Context, value: ibis.Value) -> ibis.Value:
     return ~value.isnan()
 
 
-def issue(ctx: Context, type_: str, column: Optional[str], *, columns: Optional[list[str]] = None,
-          **fields: Any) -> IssueModel:
+def issue(
+    ctx: Context, type_: str, column: Optional[str], *, columns: Optional[list[str]] = None, **fields: Any
+) -> IssueModel:
     ident = f"{ctx.name}_{type_}" + (f"_{column}" if column else "")
     affected = columns or ([column] if column else list(ctx.table.columns))
     return IssueModel(id=ident, type=type_, affectedColumns=affected, **fields)
@@ -207,8 +222,7 @@ def one(table: ibis.Table, **aggs: Any) -> dict[str, Any]:
 
 def is_identifier(name: str) -> bool:
     lname = name.lower()
-    return bool(re.search(r"(?:^|_| )(?:id|key|uuid|code|sku|no|num|number)$", lname)
-                or re.search(r"[a-z]Id$", name))
+    return bool(re.search(r"(?:^|_| )(?:id|key|uuid|code|sku|no|num|number)$", lname) or re.search(r"[a-z]Id$", name))
 
 
 def numeric_sentinels(cp: ColumnProfile) -> list[float]:

@@ -23,13 +23,32 @@ from cataloger_dagster.core.grammar import verb_for
 from cataloger_dagster.core.issues.detectors.context import Context, count, is_identifier, issue, name_words, pct
 from cataloger_dagster.core import portable
 from cataloger_dagster.core.issues.detectors.keys import (
-    BITS_MAX_RANGE, _comparable, _distinct_by_bits, _large_integer_range, _repeats, _unique_column, distinct_rows,
+    BITS_MAX_RANGE,
+    _comparable,
+    _distinct_by_bits,
+    _large_integer_range,
+    _repeats,
+    _unique_column,
+    distinct_rows,
 )
 from cataloger_dagster.core.models import ColumnProfile, IssueModel
 
 # words of a column's name that say it records when the row was loaded, not what the row says
-LOAD_WORDS = {"created", "inserted", "loaded", "load", "ingested", "ingest", "imported", "import",
-              "updated", "modified", "etl", "synced", "extracted"}
+LOAD_WORDS = {
+    "created",
+    "inserted",
+    "loaded",
+    "load",
+    "ingested",
+    "ingest",
+    "imported",
+    "import",
+    "updated",
+    "modified",
+    "etl",
+    "synced",
+    "extracted",
+}
 # words of a column's name that say it numbers the rows (R's row names, a CSV's unnamed index)
 ROW_NUMBER_WORDS = {"rownames", "rowname", "row", "rownum", "rowid", "index", "idx", "column0", "unnamed"}
 # the share of chance repeats (rows drawn at random from the combinations the columns allow) above
@@ -40,7 +59,7 @@ CHANCE_SHARE = 0.25
 # such columns only (a catalogue of configurations, a survey's answers) are alike by nature, their
 # columns too dependent on one another for the chance above to say how often
 KIND_SQRT = 4.0
-NEAR_MAX_ROWS = 2_500_000   # rows but a row number are compared up to this size, or where a proof comes cheap
+NEAR_MAX_ROWS = 2_500_000  # rows but a row number are compared up to this size, or where a proof comes cheap
 EXAMPLES = 3
 EXAMPLE_COLUMNS = 6
 
@@ -69,8 +88,7 @@ def ignored_columns(ctx: Context) -> dict[str, str]:
             why = "a row number" if numbered else "a surrogate id"
         elif full and (dtype.is_uuid() or cp.semantic_type == "uuid"):
             why = "a surrogate id (a UUID per row)"
-        elif ((dtype.is_timestamp() or dtype.is_date()) and name_words(cp.name) & LOAD_WORDS
-              and (cp.distinct or 0) > 1):
+        elif (dtype.is_timestamp() or dtype.is_date()) and name_words(cp.name) & LOAD_WORDS and (cp.distinct or 0) > 1:
             ignored[cp.name] = "a load time"
             continue
         else:
@@ -128,8 +146,9 @@ def _examples(ctx: Context, compared: list[str], ignored: list[str]) -> list[dic
     found = groups.order_by([ibis.desc("copies"), *compared]).limit(EXAMPLES).to_pyarrow().to_pylist()
     examples = []
     for row in found:
-        example: dict[str, Any] = {name: None if row[name] is None else str(row[name])
-                                   for name in compared[:EXAMPLE_COLUMNS]}
+        example: dict[str, Any] = {
+            name: None if row[name] is None else str(row[name]) for name in compared[:EXAMPLE_COLUMNS]
+        }
         example["copies"] = int(row["copies"])
         for i, name in enumerate(ignored):
             example[name] = [str(row[f"first{i}"]), str(row[f"last{i}"])]
@@ -141,8 +160,11 @@ def _dense_integers(ctx: Context, column: str) -> bool:
     """A large integer column whose values span at most twice their count: a bit per value is one
     quick pass (a sparse span scatters the bits over memory and costs as much as a grouping)."""
     found = _large_integer_range(ctx, column)
-    return (found is not None and portable.backend_name(ctx.table) == "duckdb"
-            and found[2] - found[1] < min(BITS_MAX_RANGE, 2 * found[0]))
+    return (
+        found is not None
+        and portable.backend_name(ctx.table) == "duckdb"
+        and found[2] - found[1] < min(BITS_MAX_RANGE, 2 * found[0])
+    )
 
 
 def _proven_unique(ctx: Context, compared: list[str]) -> bool:
@@ -155,9 +177,13 @@ def _proven_unique(ctx: Context, compared: list[str]) -> bool:
             return True
         if ctx.cache.get(("repeats", cp.name)) == (0, 0):
             return True
-    return any(_dense_integers(ctx, c) and _distinct_by_bits(ctx, c) for c in compared
-               if (profiled := next((p for p in ctx.profile.columns if p.name == c), None)) is not None
-               and profiled.count == ctx.rows and (profiled.distinct or 0) >= 0.9 * ctx.rows)
+    return any(
+        _dense_integers(ctx, c) and _distinct_by_bits(ctx, c)
+        for c in compared
+        if (profiled := next((p for p in ctx.profile.columns if p.name == c), None)) is not None
+        and profiled.count == ctx.rows
+        and (profiled.distinct or 0) >= 0.9 * ctx.rows
+    )
 
 
 def repeated_rows(ctx: Context, compared: list[str], near: bool) -> Optional[int]:
@@ -178,32 +204,47 @@ def duplicate_rows(ctx: Context) -> Optional[IssueModel]:
     ignored = {c: why for c, why in ignored_columns(ctx).items() if c in comparable}
     compared = [c for c in comparable if c not in ignored]
     if not compared or (ignored and len(compared) < 2):
-        return None   # one value beside a row's number is no record that could have been copied
+        return None  # one value beside a row's number is no record that could have been copied
     if kinds_only(ctx, compared):
-        return None   # rows of kinds: alike by nature, whatever their number (and not counted)
+        return None  # rows of kinds: alike by nature, whatever their number (and not counted)
     dups = repeated_rows(ctx, compared, near=bool(ignored))
     if not dups or dups <= 0:
         return None
     expected = chance_repeats(ctx, compared, dups)
     if expected >= CHANCE_SHARE * dups:
-        return None   # the columns take so few values that rows are alike by nature
+        return None  # the columns take so few values that rows are alike by nature
     frac = dups / ctx.rows
     severity = "high" if frac > 0.1 else "medium" if frac > 0.01 else "low"
     rows_text = f"{count(dups, 'row')} ({pct(dups, ctx.rows)}) of {ctx.name}"
     verb = verb_for(dups, "repeats")
     if ignored:
         but = ", ".join(f"{c} ({why.split(':')[0]})" for c, why in ignored.items())
-        description = (f"{rows_text} {verb} another row in every column but {but}: "
-                       "the same record entered twice.")
-        action = (f"Keep one row of each record (compare every column but {', '.join(ignored)}) and find "
-                  "which load step inserts records twice.")
+        description = f"{rows_text} {verb} another row in every column but {but}: the same record entered twice."
+        action = (
+            f"Keep one row of each record (compare every column but {', '.join(ignored)}) and find "
+            "which load step inserts records twice."
+        )
     else:
         description = f"{rows_text} {verb} another row exactly."
         action = "Keep one copy of each row (SELECT DISTINCT) and find which load step inserts rows twice."
     return issue(
-        ctx, "duplicate_rows", None, columns=compared, severity=severity, category="quick_fixes",
-        affectedRows=dups, description=description, suggestedAction=action,
-        details={"rows": ctx.rows, "distinct_rows": ctx.rows - dups, "duplicate_rows": dups,
-                 "fraction": frac, "compared_columns": compared, "ignored_columns": ignored,
-                 "chance_repeats": round(expected, 3), "example_rows": _examples(ctx, compared, list(ignored))},
+        ctx,
+        "duplicate_rows",
+        None,
+        columns=compared,
+        severity=severity,
+        category="quick_fixes",
+        affectedRows=dups,
+        description=description,
+        suggestedAction=action,
+        details={
+            "rows": ctx.rows,
+            "distinct_rows": ctx.rows - dups,
+            "duplicate_rows": dups,
+            "fraction": frac,
+            "compared_columns": compared,
+            "ignored_columns": ignored,
+            "chance_repeats": round(expected, 3),
+            "example_rows": _examples(ctx, compared, list(ignored)),
+        },
     )

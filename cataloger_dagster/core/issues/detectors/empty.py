@@ -15,11 +15,13 @@ def empty_table(ctx: Context) -> IssueModel:
     columns = list(ctx.table.columns)
     # table-wide: it names no column, or the page would tag every column with it
     return IssueModel(
-        id=f"{ctx.name}_empty_table", type="empty_table", affectedColumns=[], severity="medium",
+        id=f"{ctx.name}_empty_table",
+        type="empty_table",
+        affectedColumns=[],
+        severity="medium",
         category="smart_fixes",
-        description=f"{ctx.name} has no rows: its {count(len(columns), 'column')} hold nothing to profile "
-                    "or check.",
+        description=f"{ctx.name} has no rows: its {count(len(columns), 'column')} hold nothing to profile or check.",
         suggestedAction="Check the load that fills it (a failed or truncated load, a load into another "
-                        "schema); drop the table if nothing uses it, or dismiss this if it is empty by design.",
+        "schema); drop the table if nothing uses it, or dismiss this if it is empty by design.",
         details={"rows": 0, "columns": len(columns)},
     )

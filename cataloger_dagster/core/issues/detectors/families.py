@@ -35,8 +35,9 @@ def merge_family_issues(table: str, issues: list[IssueModel], families: list[Fam
     groups: dict[tuple, list[IssueModel]] = {}
     for i in issues:
         if len(i.affectedColumns) == 1 and i.affectedColumns[0] in member:
-            groups.setdefault((member[i.affectedColumns[0]].key, member[i.affectedColumns[0]].dtype,
-                               i.type, _cause(i)), []).append(i)
+            groups.setdefault(
+                (member[i.affectedColumns[0]].key, member[i.affectedColumns[0]].dtype, i.type, _cause(i)), []
+            ).append(i)
     merged: dict[str, IssueModel] = {}
     drop: set[str] = set()
     for group in groups.values():
@@ -60,18 +61,26 @@ def _merged(table: str, fam: Family, group: list[IssueModel]) -> IssueModel:
     span = f"{low:,} rows each" if low == high else f"{low:,} to {high:,} rows each"
     what = first.type.replace("_", " ")
     severity = min((i.severity for i in group), key=SEVERITIES.index)
-    return first.model_copy(update={
-        "id": f"{table}_{first.type}_{fam.stem}",
-        "severity": severity,
-        "affectedColumns": columns,
-        "affectedRows": high,
-        "description": f"{what.capitalize()} in {len(columns)} of the {len(fam.members)} columns of the family "
-                       f"{fam.label}, judged as one: {span} ({shown}{more}). "
-                       f"In {first.affectedColumns[0]}: {first.description}",
-        "suggestedAction": f"Treat {fam.label} as one measure: {first.suggestedAction}",
-        "details": {**(first.details or {}),
-                    "family": {"label": fam.label, "stem": fam.stem, "members": list(fam.members),
-                               "count": len(fam.members)},
-                    "members": rows,
-                    "member_details": {i.affectedColumns[0]: i.details for i in group}},
-    })
+    return first.model_copy(
+        update={
+            "id": f"{table}_{first.type}_{fam.stem}",
+            "severity": severity,
+            "affectedColumns": columns,
+            "affectedRows": high,
+            "description": f"{what.capitalize()} in {len(columns)} of the {len(fam.members)} columns of the family "
+            f"{fam.label}, judged as one: {span} ({shown}{more}). "
+            f"In {first.affectedColumns[0]}: {first.description}",
+            "suggestedAction": f"Treat {fam.label} as one measure: {first.suggestedAction}",
+            "details": {
+                **(first.details or {}),
+                "family": {
+                    "label": fam.label,
+                    "stem": fam.stem,
+                    "members": list(fam.members),
+                    "count": len(fam.members),
+                },
+                "members": rows,
+                "member_details": {i.affectedColumns[0]: i.details for i in group},
+            },
+        }
+    )

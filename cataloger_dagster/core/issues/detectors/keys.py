@@ -13,16 +13,22 @@ import ibis.expr.datatypes as dt
 from cataloger_dagster.core import portable, text
 from cataloger_dagster.core.grammar import verb_for
 from cataloger_dagster.core.issues.detectors.context import (
-    Context, count, is_identifier, issue, name_words, one, pct,
+    Context,
+    count,
+    is_identifier,
+    issue,
+    name_words,
+    one,
+    pct,
 )
 from cataloger_dagster.core.models import ColumnProfile, IssueModel
 
-SLICE_VALUES = 2_500_000    # values of an integer column grouped per query when proving it unique
+SLICE_VALUES = 2_500_000  # values of an integer column grouped per query when proving it unique
 KEY_NAMES = {"email", "sku", "username", "uuid", "code", "key"}
-COMPOSITE_MAX_SHARE = 0.002   # a composite key repeats on at most this share of rows...
-COMPOSITE_MAX_ROWS = 50       # ...and this many rows; more means the columns are no key at all
+COMPOSITE_MAX_SHARE = 0.002  # a composite key repeats on at most this share of rows...
+COMPOSITE_MAX_ROWS = 50  # ...and this many rows; more means the columns are no key at all
 ENTITY_MAX_DISTINCT = 1000
-TIME_MIN_SHARE = 0.05         # the time part of a key tells most rows apart
+TIME_MIN_SHARE = 0.05  # the time part of a key tells most rows apart
 
 
 def _comparable(schema) -> list[str]:
@@ -36,10 +42,16 @@ COUNT_DISTINCT_WIDTH = 100
 
 def _stand_in(dtype: dt.DataType) -> Any:
     """A value of the type, to stand in for NULL beside an "is NULL" flag; None if there is none."""
-    for test, value in ((dtype.is_string, ""), (dtype.is_boolean, False), (dtype.is_integer, 0),
-                        (dtype.is_floating, 0.0), (dtype.is_decimal, Decimal(0)),
-                        (dtype.is_timestamp, datetime(1970, 1, 1)), (dtype.is_date, date(1970, 1, 1)),
-                        (dtype.is_time, time_of_day(0))):
+    for test, value in (
+        (dtype.is_string, ""),
+        (dtype.is_boolean, False),
+        (dtype.is_integer, 0),
+        (dtype.is_floating, 0.0),
+        (dtype.is_decimal, Decimal(0)),
+        (dtype.is_timestamp, datetime(1970, 1, 1)),
+        (dtype.is_date, date(1970, 1, 1)),
+        (dtype.is_time, time_of_day(0)),
+    ):
         if test():
             return value
     return None
@@ -56,8 +68,11 @@ def distinct_rows(table: ibis.Table, columns: list[str]) -> int:
     columns: the server refuses a COUNT(DISTINCT ...) of 2,000 expressions (a 1,000-column table)."""
     schema = table.schema()
     stand_ins = {c: _stand_in(schema[c]) for c in columns}
-    if (portable.backend_name(table) != "mysql" or len(columns) > COUNT_DISTINCT_WIDTH
-            or any(v is None for v in stand_ins.values())):
+    if (
+        portable.backend_name(table) != "mysql"
+        or len(columns) > COUNT_DISTINCT_WIDTH
+        or any(v is None for v in stand_ins.values())
+    ):
         return int(table.select(*columns).distinct().count().execute())
     parts = {}
     for i, c in enumerate(columns):
@@ -92,7 +107,7 @@ def _bit_count(bits: dt.binary) -> dt.int64:  # type: ignore[empty-body]
     """DuckDB: the bits set."""
 
 
-BITS_MAX_RANGE = 1 << 27   # 16 MiB of bits: an integer column of values in a range this wide
+BITS_MAX_RANGE = 1 << 27  # 16 MiB of bits: an integer column of values in a range this wide
 
 
 def _large_integer_range(ctx: Context, column: str) -> Optional[tuple[int, int, int]]:
@@ -121,7 +136,7 @@ def _distinct_by_bits(ctx: Context, column: str) -> bool:
     c = ctx.table[column]
     try:
         stats = one(ctx.table, bits=_bit_count(_bitstring_agg(c.cast("int64"), low, high)), values=c.count())
-    except Exception:   # a value outside the profiled range: the table changed since its profile
+    except Exception:  # a value outside the profiled range: the table changed since its profile
         return False
     return int(stats["bits"] or 0) == int(stats["values"] or 0)
 
@@ -149,9 +164,11 @@ def _unique_column(ctx: Context, comparable: list[str]) -> Optional[str]:
     """A column whose values are all distinct, if one is likely (by the profile) and proven (by
     one query): then no two rows are equal, without hashing every column of every row."""
     schema = ctx.table.schema()
-    likely = [cp for cp in ctx.profile.columns
-              if cp.name in comparable and cp.count == ctx.rows and not cp.nulls
-              and (cp.distinct or 0) >= 0.9 * ctx.rows]
+    likely = [
+        cp
+        for cp in ctx.profile.columns
+        if cp.name in comparable and cp.count == ctx.rows and not cp.nulls and (cp.distinct or 0) >= 0.9 * ctx.rows
+    ]
     if not likely:
         return None
     # the column the duplicate-key check reads anyway, else the most distinct one
@@ -188,12 +205,16 @@ def duplicate_keys(ctx: Context, cp: ColumnProfile, dtype: dt.DataType) -> Optio
     examples = [r["key"] for r in groups.order_by([ibis.desc("n"), "key"]).limit(5).to_pyarrow().to_pylist()]
     own = cp.name.lower() in ("id", f"{text.singular(ctx.name).lower()}_id")
     return issue(
-        ctx, "duplicate_keys", cp.name, severity="high" if own else "medium", category="smart_fixes",
+        ctx,
+        "duplicate_keys",
+        cp.name,
+        severity="high" if own else "medium",
+        category="smart_fixes",
         affectedRows=rows,
         description=f"{cp.name} looks like a unique key but {count(keys, 'value')} {verb_for(keys, 'repeats')}, "
-                    f"on {count(rows, 'row')} ({pct(rows, ctx.rows)}).",
+        f"on {count(rows, 'row')} ({pct(rows, ctx.rows)}).",
         suggestedAction=f"Decide which record wins for each repeated {cp.name} (latest, most complete), "
-                        f"merge or delete the others, then add a UNIQUE constraint on {cp.name}.",
+        f"merge or delete the others, then add a UNIQUE constraint on {cp.name}.",
         details={"duplicated_values": keys, "rows": rows, "examples": [str(e) for e in examples]},
     )
 
@@ -207,8 +228,11 @@ def _key_parts(ctx: Context) -> tuple[list[str], list[list[str]]]:
     schema = ctx.table.schema()
     entities: list[str] = []
     times: list[list[str]] = []
-    parts = {cp.name.lower(): cp.name for cp in ctx.profile.columns
-             if cp.name.lower() in DATE_PARTS and cp.name in schema and schema[cp.name].is_integer()}
+    parts = {
+        cp.name.lower(): cp.name
+        for cp in ctx.profile.columns
+        if cp.name.lower() in DATE_PARTS and cp.name in schema and schema[cp.name].is_integer()
+    }
     if len(parts) >= 3 and "year" in parts:
         times.append([parts[p] for p in DATE_PARTS if p in parts])
     for cp in ctx.profile.columns:
@@ -230,7 +254,7 @@ def _key_parts(ctx: Context) -> tuple[list[str], list[list[str]]]:
     return entities, times
 
 
-CHANCE_SHARE = 0.5   # a designed key repeats far less often than rows placed at random times would
+CHANCE_SHARE = 0.5  # a designed key repeats far less often than rows placed at random times would
 
 
 def _chance_repeats(ctx: Context, entity: str, time: list[str]) -> float:
@@ -247,7 +271,7 @@ def _chance_repeats(ctx: Context, entity: str, time: list[str]) -> float:
 def composite_key(ctx: Context) -> Optional[IssueModel]:
     """An entity and a time (a station and an hour) that identify every row but a few."""
     if ctx.rows < 100 or any((cp.distinct or 0) >= ctx.rows and not cp.nulls for cp in ctx.profile.columns):
-        return None   # a one-column key exists: duplicate_keys covers it
+        return None  # a one-column key exists: duplicate_keys covers it
     entities, times = _key_parts(ctx)
     exact = _exact_duplicates(ctx) or 0
     limit = min(COMPOSITE_MAX_ROWS, COMPOSITE_MAX_SHARE * ctx.rows)
@@ -259,25 +283,34 @@ def composite_key(ctx: Context) -> Optional[IssueModel]:
             if 0 < extra - exact <= limit and (best is None or extra < best[0]):
                 best = (extra, entity, time)
             if extra == 0:
-                break   # this time with fewer columns is a key: adding entities changes nothing
+                break  # this time with fewer columns is a key: adding entities changes nothing
     if best is None:
         return None
     extra, entity, time = best
     columns = time if entity is None else [entity, *time]
     if entity is not None and extra >= CHANCE_SHARE * _chance_repeats(ctx, entity, time):
-        return None   # no more unique than chance: event times, not a key
+        return None  # no more unique than chance: event times, not a key
     t = ctx.table
     groups = t.group_by(columns).aggregate(n=t.count()).filter(lambda g: g.n > 1)
     examples = groups.order_by([ibis.desc("n"), *columns]).limit(5).to_pyarrow().to_pylist()
     rows = int(one(groups, rows=groups.n.sum())["rows"] or 0)
     joined = ", ".join(columns)
     return issue(
-        ctx, "duplicate_keys", joined, columns=columns, severity="medium", category="smart_fixes",
+        ctx,
+        "duplicate_keys",
+        joined,
+        columns=columns,
+        severity="medium",
+        category="smart_fixes",
         affectedRows=rows,
         description=f"({joined}) identifies every row of {ctx.name} but {extra:,}: {count(rows, 'row')} {verb_for(rows, 'shares')} "
-                    f"their ({joined}) with another row that differs elsewhere.",
+        f"their ({joined}) with another row that differs elsewhere.",
         suggestedAction=f"Find why ({joined}) repeats (a clock change, a reload), keep one row per "
-                        f"({joined}) and add a UNIQUE constraint on it.",
-        details={"columns": columns, "extra_rows": extra, "rows": rows,
-                 "examples": [{k: str(v) for k, v in e.items()} for e in examples]},
+        f"({joined}) and add a UNIQUE constraint on it.",
+        details={
+            "columns": columns,
+            "extra_rows": extra,
+            "rows": rows,
+            "examples": [{k: str(v) for k, v in e.items()} for e in examples],
+        },
     )

@@ -20,13 +20,13 @@ FORMATS = {
     "uuid": r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$",
     "phone": r"^\+?[0-9][0-9 ().\-]{5,18}[0-9]$",
 }
-FORMAT_SHARE = 0.8       # share that must match a format before the rest count as invalid
+FORMAT_SHARE = 0.8  # share that must match a format before the rest count as invalid
 
 
 def _labels(ctx: Context, cp: ColumnProfile) -> Optional[dict[str, int]]:
     reading = ctx.reading(cp)
     if reading is None or reading.kind:
-        return None   # free text, or numbers / dates: never category variants
+        return None  # free text, or numbers / dates: never category variants
     values = ctx.values(cp) or {}
     # spaces at the ends are whitespace_values' finding: 'shipped ' counts as 'shipped' here
     return categories.merge_spacing({v: n for v, n in values.items() if v.strip() and not is_placeholder(v, cp.name)})
@@ -59,26 +59,44 @@ def inconsistent_categories(ctx: Context, cp: ColumnProfile, dtype: dt.DataType)
         groups = "; ".join(" / ".join(repr(v) for v in g) for g in variants.groups.values())
         where = "" if variants.part == "value" else f" in its {variants.part}"
         n = len(variants.groups)
-        facts.append(f"{cp.name} writes {count(n, 'value')} in several ways{where} ({groups}); "
-                     f"{count(rows, 'row')} {verb_for(rows, 'uses')} a rarer spelling")
+        facts.append(
+            f"{cp.name} writes {count(n, 'value')} in several ways{where} ({groups}); "
+            f"{count(rows, 'row')} {verb_for(rows, 'uses')} a rarer spelling"
+        )
     if cased:
         shown = "; ".join(" / ".join(repr(f) for f in spellings) for spellings in cased.values())
-        minority = {label for spellings in cased.values()
-                    for label in min(spellings.values(), key=lambda ls: sum(labels[x] for x in ls))}
+        minority = {
+            label
+            for spellings in cased.values()
+            for label in min(spellings.values(), key=lambda ls: sum(labels[x] for x in ls))
+        }
         cased_rows = sum(labels[x] for x in minority)
         rows = max(rows, cased_rows)
-        facts.append(f"{cp.name} capitalises the same word differently inside its labels ({shown}), "
-                     f"on {count(cased_rows, 'row')}")
+        facts.append(
+            f"{cp.name} capitalises the same word differently inside its labels ({shown}), "
+            f"on {count(cased_rows, 'row')}"
+        )
     canons = list(variants.groups) if variants else []
     return issue(
-        ctx, "inconsistent_categories", cp.name, severity="medium", category="quick_fixes",
+        ctx,
+        "inconsistent_categories",
+        cp.name,
+        severity="medium",
+        category="quick_fixes",
         affectedRows=rows,
         description="; ".join(facts) + ".",
-        suggestedAction=(f"Map each spelling of {cp.name} to one canonical value"
-                         + (f" ({', '.join(repr(k) for k in canons[:5])})" if canons else "")
-                         + " and validate new values against a reference list."),
-        details={"groups": variants.groups, "rules": variants.why, "part": variants.part,
-                 "case_variants": cased, "rows": rows},
+        suggestedAction=(
+            f"Map each spelling of {cp.name} to one canonical value"
+            + (f" ({', '.join(repr(k) for k in canons[:5])})" if canons else "")
+            + " and validate new values against a reference list."
+        ),
+        details={
+            "groups": variants.groups,
+            "rules": variants.why,
+            "part": variants.part,
+            "case_variants": cased,
+            "rows": rows,
+        },
     )
 
 
@@ -95,17 +113,17 @@ QUOTED_SHARE = 0.5
 def _quoted(ctx: Context, cp: ColumnProfile, dtype: dt.DataType) -> Optional[IssueModel]:
     """Text wrapped in literal double quotes ('"Avatar"'): a load that kept the JSON or CSV quoting."""
     values = ctx.values(cp) if dtype.is_string() else None
-    if values is not None:   # the value counts are at hand: no scan
+    if values is not None:  # the value counts are at hand: no scan
         quoted_values = [v for v in values if len(v) >= 2 and v.startswith('"') and v.endswith('"')]
         n, quoted = sum(values.values()), sum(values[v] for v in quoted_values)
-        examples = sorted(quoted_values)[:3]   # the same on every backend, whatever its order
+        examples = sorted(quoted_values)[:3]  # the same on every backend, whatever its order
         if not n or quoted < QUOTED_SHARE * n:
             return None
         return _quoted_issue(ctx, cp, dtype, n, quoted, examples)
     s = ctx.table[cp.name].cast("string")
     present = ctx.table.filter(s.notnull())
     q = present[cp.name].cast("string")
-    if dtype.is_string():   # the scan the placeholder check shares
+    if dtype.is_string():  # the scan the placeholder check shares
         stats = free_text_counts(ctx, cp)
         n, quoted = stats["values"], stats["quoted"]
     else:
@@ -113,22 +131,36 @@ def _quoted(ctx: Context, cp: ColumnProfile, dtype: dt.DataType) -> Optional[Iss
         n, quoted = int(stats["n"] or 0), int(stats["quoted"] or 0)
     if not n or quoted < QUOTED_SHARE * n:
         return None
-    examples = [r["v"] for r in present.filter(is_quoted(q)).select(v=q).distinct().order_by("v").limit(3)
-                .to_pyarrow().to_pylist()]
+    examples = [
+        r["v"]
+        for r in present.filter(is_quoted(q)).select(v=q).distinct().order_by("v").limit(3).to_pyarrow().to_pylist()
+    ]
     return _quoted_issue(ctx, cp, dtype, n, quoted, examples)
 
 
-def _quoted_issue(ctx: Context, cp: ColumnProfile, dtype: dt.DataType, n: int, quoted: int,
-                  examples: list[str]) -> IssueModel:
+def _quoted_issue(
+    ctx: Context, cp: ColumnProfile, dtype: dt.DataType, n: int, quoted: int, examples: list[str]
+) -> IssueModel:
     return issue(
-        ctx, "invalid_format", cp.name, severity="medium", category="quick_fixes", affectedRows=quoted,
+        ctx,
+        "invalid_format",
+        cp.name,
+        severity="medium",
+        category="quick_fixes",
+        affectedRows=quoted,
         description=f"{pct(quoted, n)} of {cp.name}'s values ({count(quoted, 'row')}) carry literal double quotes "
-                    f"({', '.join(examples)}), kept from the file they were loaded from"
-                    + (f"; the column is typed {dtype}" if dtype.is_json() else "") + ".",
+        f"({', '.join(examples)}), kept from the file they were loaded from"
+        + (f"; the column is typed {dtype}" if dtype.is_json() else "")
+        + ".",
         suggestedAction=f"Reload {cp.name} as text without its quotes (or strip them: trim(both '\"' from ...)), "
-                        "so that searches and joins on it match.",
-        details={"format": "unquoted text", "quoted": quoted, "values": n, "fraction": quoted / n,
-                 "examples": examples},
+        "so that searches and joins on it match.",
+        details={
+            "format": "unquoted text",
+            "quoted": quoted,
+            "values": n,
+            "fraction": quoted / n,
+            "examples": examples,
+        },
     )
 
 
@@ -162,13 +194,23 @@ def invalid_format(ctx: Context, cp: ColumnProfile, dtype: dt.DataType) -> Optio
         return None
     frac = bad / usable
     return issue(
-        ctx, "invalid_format", cp.name, severity="medium" if frac >= 0.05 else "low",
-        category="quick_fixes", affectedRows=bad,
+        ctx,
+        "invalid_format",
+        cp.name,
+        severity="medium" if frac >= 0.05 else "low",
+        category="quick_fixes",
+        affectedRows=bad,
         description=f"{count(bad, 'value')} of {cp.name} ({pct(bad, usable)}) "
-                    f"{verb_for(bad, 'is')} not valid {fmt} values, e.g. "
-                    f"{', '.join(repr(e) for e in examples[:3])}.",
+        f"{verb_for(bad, 'is')} not valid {fmt} values, e.g. "
+        f"{', '.join(repr(e) for e in examples[:3])}.",
         suggestedAction=f"Validate {cp.name} as {fmt} at entry; correct the malformed values "
-                        "from the source or set them to NULL.",
-        details={"format": fmt, "pattern": FORMATS[fmt], "usable": usable, "invalid": bad,
-                 "fraction": frac, "examples": examples},
+        "from the source or set them to NULL.",
+        details={
+            "format": fmt,
+            "pattern": FORMATS[fmt],
+            "usable": usable,
+            "invalid": bad,
+            "fraction": frac,
+            "examples": examples,
+        },
     )

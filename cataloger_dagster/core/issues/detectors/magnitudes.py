@@ -37,31 +37,38 @@ import pyarrow.compute as pc
 from cataloger_dagster.core.grammar import verb_for
 from cataloger_dagster.core.issues.detectors import slips
 from cataloger_dagster.core.issues.detectors.context import (
-    SAMPLE_ROWS, Context, count, is_measure, issue, name_words, not_nan, seeded_sample,
+    SAMPLE_ROWS,
+    Context,
+    count,
+    is_measure,
+    issue,
+    name_words,
+    not_nan,
+    seeded_sample,
 )
 from cataloger_dagster.core.issues.detectors.ranges import COORDINATES
 from cataloger_dagster.core.models import ColumnProfile, IssueModel
 from cataloger_dagster.core.values import finite_float
 
-RESOLUTION = 20            # histogram bins per decade (a bin is a factor of 1.12)
-GAP_BINS = 7               # an empty stretch wider than this (a factor of 2.2) cuts a value off its bulk
-MIN_GROUP_ROWS = 8         # a group judged has this many positive values
+RESOLUTION = 20  # histogram bins per decade (a bin is a factor of 1.12)
+GAP_BINS = 7  # an empty stretch wider than this (a factor of 2.2) cuts a value off its bulk
+MIN_GROUP_ROWS = 8  # a group judged has this many positive values
 MIN_BULK_ROWS = 5
-MAX_APART_SHARE = 0.2      # more than this of a group apart is two populations, not errors
-MAX_COLUMN_SHARE = 0.02    # scale errors and implausible values are a few rows of a column (or 3)
-ROBUST_Z = 4.0             # distance to the median, in robust standard deviations of the log
+MAX_APART_SHARE = 0.2  # more than this of a group apart is two populations, not errors
+MAX_COLUMN_SHARE = 0.02  # scale errors and implausible values are a few rows of a column (or 3)
+ROBUST_Z = 4.0  # distance to the median, in robust standard deviations of the log
 IMPLAUSIBLE_DECADES = 1.0  # an implausible value is ten times or more from its group's median
-TELLING_SHARE = 0.75       # a group this much narrower than its column tells the values' level
-WIDE_DECADES = 0.8         # a group's 10th to 90th percentiles wider than this recognise no factor
-TIGHT_DECADES = 0.2        # a group this tight (log interquartile range) tells 2.54 from 2.2
-SMALL_WHOLE = 10           # whole numbers below this are never low outliers: a count of 3 is a count
+TELLING_SHARE = 0.75  # a group this much narrower than its column tells the values' level
+WIDE_DECADES = 0.8  # a group's 10th to 90th percentiles wider than this recognise no factor
+TIGHT_DECADES = 0.2  # a group this tight (log interquartile range) tells 2.54 from 2.2
+SMALL_WHOLE = 10  # whole numbers below this are never low outliers: a count of 3 is a count
 UNIQUE_SHARE = 0.9
 MAX_MEASURES = 8
 MAX_GROUP_COLUMNS = 3
 MAX_GROUPS = 30
 MAX_VALUES_SHOWN = 100
-FETCHED = 2000             # (bin, groups) cells judged for a column's values apart
-MAX_OUTSIDE = 100_000      # rows outside the bulks read back exactly; more, and the table is not judged
+FETCHED = 2000  # (bin, groups) cells judged for a column's values apart
+MAX_OUTSIDE = 100_000  # rows outside the bulks read back exactly; more, and the table is not judged
 BIG = 1e300
 
 # factor -> what it usually means.  Powers of ten are tried first: they are the common slips.
@@ -79,9 +86,28 @@ FACTORS: dict[float, str] = {
 POWERS_OF_TEN = (10.0, 100.0, 1000.0)
 YEAR_WORDS = {"year", "yr", "years", "decade"}
 # numbers that name or order things rather than measure them (a flight number, a rank)
-LABEL_WORDS = {"flight", "route", "zip", "postal", "postcode", "phone", "room", "gate", "platform", "channel",
-               "version", "rank", "position", "index", "order", "seq", "sequence", "fips", "isbn"}
-CLOCK_WORDS = {"time", "hhmm", "clock"}     # 1330 for 13:30: not a quantity
+LABEL_WORDS = {
+    "flight",
+    "route",
+    "zip",
+    "postal",
+    "postcode",
+    "phone",
+    "room",
+    "gate",
+    "platform",
+    "channel",
+    "version",
+    "rank",
+    "position",
+    "index",
+    "order",
+    "seq",
+    "sequence",
+    "fips",
+    "isbn",
+}
+CLOCK_WORDS = {"time", "hhmm", "clock"}  # 1330 for 13:30: not a quantity
 FRACTION_WORDS = {"percent", "pct", "percentage", "rate", "ratio", "share", "fraction", "proportion"}
 
 
@@ -90,9 +116,9 @@ class Shape:
     """One group's histogram of orders of magnitude, read robustly."""
 
     rows: int
-    median: float      # in bins
-    mad: float         # in bins
-    low: int           # the bulk: the occupied bins joined to the median's by gaps <= GAP_BINS
+    median: float  # in bins
+    mad: float  # in bins
+    low: int  # the bulk: the occupied bins joined to the median's by gaps <= GAP_BINS
     high: int
     p10: float
     p25: float
@@ -122,7 +148,7 @@ def _quantile(bins: list[tuple[int, float]], q: float) -> float:
 
 def shape(hist: Mapping[int, float]) -> Optional[Shape]:
     bins = sorted(hist.items())
-    rows = round(sum(n for _, n in bins))   # a sample's counts are weighted
+    rows = round(sum(n for _, n in bins))  # a sample's counts are weighted
     if rows < MIN_GROUP_ROWS:
         return None
     median = _quantile(bins, 0.5)
@@ -134,12 +160,11 @@ def shape(hist: Mapping[int, float]) -> Optional[Shape]:
         lo -= 1
     while hi < len(occupied) - 1 and occupied[hi + 1] - occupied[hi] <= GAP_BINS:
         hi += 1
-    bulk = sum(hist[b] for b in occupied[lo:hi + 1])
+    bulk = sum(hist[b] for b in occupied[lo : hi + 1])
     if bulk < MIN_BULK_ROWS or rows - bulk > MAX_APART_SHARE * rows:
         return None
     inside = [(b, n) for b, n in bins if occupied[lo] <= b <= occupied[hi]]
-    return Shape(rows, median, mad, occupied[lo], occupied[hi],
-                 *(_quantile(inside, q) for q in (0.1, 0.25, 0.75, 0.9)))
+    return Shape(rows, median, mad, occupied[lo], occupied[hi], *(_quantile(inside, q) for q in (0.1, 0.25, 0.75, 0.9)))
 
 
 def too_wide(s: Shape) -> bool:
@@ -190,8 +215,12 @@ def low_side_judged(cp: ColumnProfile) -> bool:
 def _is_year(cp: ColumnProfile) -> bool:
     low, high = finite_float(cp.min), finite_float(cp.max)
     return bool(name_words(cp.name) & YEAR_WORDS) or (
-        cp.dtype.lstrip("!").startswith(("int", "uint")) and low is not None and high is not None
-        and 1000 <= low and high <= 2200)
+        cp.dtype.lstrip("!").startswith(("int", "uint"))
+        and low is not None
+        and high is not None
+        and 1000 <= low
+        and high <= 2200
+    )
 
 
 def measures(ctx: Context) -> list[str]:
@@ -201,14 +230,19 @@ def measures(ctx: Context) -> list[str]:
     found = []
     for cp in ctx.profile.columns:
         dtype = schema[cp.name] if cp.name in schema else None
-        if (dtype is None or not is_measure(cp, dtype) or name_words(cp.name) & (COORDINATES | LABEL_WORDS) or _is_year(cp)
-                or _is_clock(cp, dtype)):
+        if (
+            dtype is None
+            or not is_measure(cp, dtype)
+            or name_words(cp.name) & (COORDINATES | LABEL_WORDS)
+            or _is_year(cp)
+            or _is_clock(cp, dtype)
+        ):
             continue
         low, median = finite_float(cp.min), finite_float((cp.quantiles or {}).get("p50"))
         if low is None or low < 0 or median is None or median <= 0 or (cp.distinct or 0) < 5:
             continue
         if dtype.is_integer() and (cp.distinct or 0) >= UNIQUE_SHARE * cp.count:
-            continue   # whole numbers, all different: a numbering, not a measure
+            continue  # whole numbers, all different: a numbering, not a measure
         found.append(cp.name)
     return found[:MAX_MEASURES]
 
@@ -252,7 +286,7 @@ def analysis(ctx: Context) -> dict[str, dict[str, Finding]]:
     return ctx.cache[key]
 
 
-Hists = dict[tuple[int, int, Any], dict[int, float]]   # (measure, view, group) -> {bin: rows}
+Hists = dict[tuple[int, int, Any], dict[int, float]]  # (measure, view, group) -> {bin: rows}
 
 
 def _analyse(ctx: Context) -> dict[str, dict[str, Finding]]:
@@ -279,22 +313,33 @@ def _analyse(ctx: Context) -> dict[str, dict[str, Finding]]:
         outside = read
         exact = _histograms(outside, columns, groups)
         # within a bulk the sample's (or the group-bys') counts stand; outside it, every row was read
-        hists = {k: {**{b: n for b, n in hists[k].items() if s.normal(b)},
-                     **{b: n for b, n in exact.get(k, {}).items() if not s.normal(b)}}
-                 for k, s in bulks.items()}
+        hists = {
+            k: {
+                **{b: n for b, n in hists[k].items() if s.normal(b)},
+                **{b: n for b, n in exact.get(k, {}).items() if not s.normal(b)},
+            }
+            for k, s in bulks.items()
+        }
     shapes = {k: s for k, h in hists.items() if (s := shape(h)) is not None}
     whole_shapes = {m: shapes[(mi, 0, "")] for mi, m in enumerate(columns) if (mi, 0, "") in shapes}
     corroboration = Corroboration(outside, columns, whole_shapes, unit)
     found: dict[str, dict[str, Finding]] = {}
     for mi, m in enumerate(columns):
-        apart = {b for (i, vi, grp), s in shapes.items() if i == mi
-                 for b in hists[(i, vi, grp)] if s.apart(b)}
+        apart = {b for (i, vi, grp), s in shapes.items() if i == mi for b in hists[(i, vi, grp)] if s.apart(b)}
         if not apart:
             continue
         cp = next(c for c in ctx.profile.columns if c.name == m)
-        result = _judge(ctx, t, m, groups, _cells(outside, mi, len(groups), apart),
-                        {(vi, grp): s for (i, vi, grp), s in shapes.items() if i == mi}, low_side_judged(cp),
-                        {(vi, grp): h for (i, vi, grp), h in hists.items() if i == mi}, corroboration)
+        result = _judge(
+            ctx,
+            t,
+            m,
+            groups,
+            _cells(outside, mi, len(groups), apart),
+            {(vi, grp): s for (i, vi, grp), s in shapes.items() if i == mi},
+            low_side_judged(cp),
+            {(vi, grp): h for (i, vi, grp), h in hists.items() if i == mi},
+            corroboration,
+        )
         if result:
             found[m] = result
     return found
@@ -338,8 +383,9 @@ def _histograms(rows: pa.Table, columns: list[str], groups: list[str], weight: f
     return hists
 
 
-def _sampled_histograms(ctx: Context, t: ibis.Table, binned: ibis.Table, columns: list[str],
-                        groups: list[str]) -> Hists:
+def _sampled_histograms(
+    ctx: Context, t: ibis.Table, binned: ibis.Table, columns: list[str], groups: list[str]
+) -> Hists:
     """A big table's histograms: from its seeded sample where the database draws one (read in one
     scan), else counted by the database (a group-by per measure and view)."""
     drawn = seeded_sample(ctx)
@@ -355,7 +401,8 @@ def _sampled_histograms(ctx: Context, t: ibis.Table, binned: ibis.Table, columns
         for mi in range(len(columns)):
             grp = ibis.literal("", type="string") if g is None else binned[g]
             part = binned.filter(binned[f"b{mi}"].notnull()).select(
-                m=ibis.literal(mi, type="int64"), grp=grp, bin=binned[f"b{mi}"])
+                m=ibis.literal(mi, type="int64"), grp=grp, bin=binned[f"b{mi}"]
+            )
             branches.append(part.group_by(["m", "grp", "bin"]).aggregate(n=part.count()))
         counted = ibis.union(*branches) if len(branches) > 1 else branches[0]
         for r in counted.to_pyarrow().to_pylist():
@@ -363,11 +410,13 @@ def _sampled_histograms(ctx: Context, t: ibis.Table, binned: ibis.Table, columns
     return hists
 
 
-def _outside(t: ibis.Table, binned: ibis.Table, columns: list[str], groups: list[str],
-             bulks: dict[tuple[int, int, Any], Shape]) -> Optional[pa.Table]:
+def _outside(
+    t: ibis.Table, binned: ibis.Table, columns: list[str], groups: list[str], bulks: dict[tuple[int, int, Any], Shape]
+) -> Optional[pa.Table]:
     """The rows whose value lies outside the bulk of one of its views (the whole column, its group
     of each group column), read exactly in one scan.  None when more than MAX_OUTSIDE rows are
     (a bulk this loose judges nothing)."""
+
     def bound(b: float, margin: float) -> ibis.Value:
         return ibis.literal(10 ** (b / RESOLUTION) * margin, type="float64")
 
@@ -397,8 +446,16 @@ def _cells(rows: pa.Table, mi: int, groups: int, apart: set[int]) -> list[dict[s
     keys = [b, *(f"g{i}" for i in range(groups))]
     chosen = rows.filter(pc.is_in(rows[b], value_set=pa.array(sorted(apart), type=rows.schema.field(b).type)))
     counted = chosen.group_by(keys).aggregate([(v, "count"), (v, "min"), (v, "max")]).to_pylist()
-    cells = [{"bin": int(c[b]), "n": c[f"{v}_count"], "lo": c[f"{v}_min"], "hi": c[f"{v}_max"],
-              **{f"g{i}": c[f"g{i}"] for i in range(groups)}} for c in counted]
+    cells = [
+        {
+            "bin": int(c[b]),
+            "n": c[f"{v}_count"],
+            "lo": c[f"{v}_min"],
+            "hi": c[f"{v}_max"],
+            **{f"g{i}": c[f"g{i}"] for i in range(groups)},
+        }
+        for c in counted
+    ]
     return sorted(cells, key=lambda c: (c["n"], c["bin"]))[:FETCHED]
 
 
@@ -425,9 +482,17 @@ class Corroboration:
         return [{c: r[f"v{i}"] for i, c in enumerate(self.columns)} for r in picked.to_pylist()]
 
 
-def _judge(ctx: Context, t: ibis.Table, m: str, groups: list[str], cells: list[dict[str, Any]],
-           shapes: dict[tuple[int, Any], Shape], low_side: bool, hists: dict[tuple[int, Any], dict[int, float]],
-           corroboration: Corroboration) -> dict[str, Finding]:
+def _judge(
+    ctx: Context,
+    t: ibis.Table,
+    m: str,
+    groups: list[str],
+    cells: list[dict[str, Any]],
+    shapes: dict[tuple[int, Any], Shape],
+    low_side: bool,
+    hists: dict[tuple[int, Any], dict[int, float]],
+    corroboration: Corroboration,
+) -> dict[str, Finding]:
     whole = t.schema()[m].is_integer()
     whole_shape = shapes.get((0, ""))
     out: dict[str, list[tuple[dict, int, Optional[float]]]] = {"scale_errors": [], "implausible_values": []}
@@ -440,16 +505,19 @@ def _judge(ctx: Context, t: ibis.Table, m: str, groups: list[str], cells: list[d
         views = [(0, "")] + [(i + 1, r[f"g{i}"]) for i in range(len(groups))]
         judged = [(vi, grp, shapes[(vi, grp)]) for vi, grp in views if (vi, grp) in shapes]
         if any(vi and s.normal(b) and telling(s, whole_shape) for vi, _, s in judged):
-            continue   # normal within the group of a telling category: a real extreme of its kind
-        far = [(vi, grp, s) for vi, grp, s in judged
-               if s.apart(b) and (low_side or b > s.median) and (not vi or telling(s, whole_shape))]
+            continue  # normal within the group of a telling category: a real extreme of its kind
+        far = [
+            (vi, grp, s)
+            for vi, grp, s in judged
+            if s.apart(b) and (low_side or b > s.median) and (not vi or telling(s, whole_shape))
+        ]
         if not far:
             continue
         high = b > far[0][2].median
         if not high and all(vi for vi, _, _ in far):
-            continue   # small values have a long natural tail (tiny budgets, fog, taxiing): the
+            continue  # small values have a long natural tail (tiny budgets, fog, taxiing): the
             # low side needs the whole column's view too
-        far.sort(key=lambda x: x[0] == 0)   # a group's view says more than the whole column's
+        far.sort(key=lambda x: x[0] == 0)  # a group's view says more than the whole column's
         # a unit slip is undone by one factor whichever peers the value is compared with
         fits = {fitting_factor(value, s) for _, _, s in far}
         if len(fits) == 1 and None not in fits:
@@ -457,7 +525,7 @@ def _judge(ctx: Context, t: ibis.Table, m: str, groups: list[str], cells: list[d
             f = fits.pop()
             kind = "scale_errors"
             if not slips.cut_off(hists[(vi, grp)], b, s, corroboration.unit):
-                continue   # the last value of a tail that thins out towards it: a true extreme
+                continue  # the last value of a tail that thins out towards it: a true extreme
         else:
             vi, grp, s = far[0]
             f = None
@@ -466,8 +534,14 @@ def _judge(ctx: Context, t: ibis.Table, m: str, groups: list[str], cells: list[d
                 continue
             kind = "implausible_values"
         ratio = value / s.median_value
-        example = {"value": value, "ratio": ratio, "median": s.median_value, "group_size": s.rows,
-                   "rows": int(r["n"]), "values": sorted({lo, hi})}
+        example = {
+            "value": value,
+            "ratio": ratio,
+            "median": s.median_value,
+            "group_size": s.rows,
+            "rows": int(r["n"]),
+            "values": sorted({lo, hi}),
+        }
         if vi:
             example["group"] = {groups[vi - 1]: grp}
         if f:
@@ -491,15 +565,19 @@ def _judge(ctx: Context, t: ibis.Table, m: str, groups: list[str], cells: list[d
             if f:
                 factors[f"{f:g}"] = factors.get(f"{f:g}", 0) + n
         hits.sort(key=lambda h: -abs(math.log10(h[0]["ratio"])))
-        result[kind] = Finding(total, [h[0] for h in hits[:5]], factors,
-                               sorted({v for h in hits for v in h[0]["values"]})[:MAX_VALUES_SHOWN])
+        result[kind] = Finding(
+            total,
+            [h[0] for h in hits[:5]],
+            factors,
+            sorted({v for h in hits for v in h[0]["values"]})[:MAX_VALUES_SHOWN],
+        )
     return result
 
 
 def _where(example: dict[str, Any]) -> str:
     if "group" not in example:
         return "the column's median"
-    (g, value), = example["group"].items()
+    ((g, value),) = example["group"].items()
     return f"the median of its group ({g} = {value!r})"
 
 
@@ -522,20 +600,33 @@ def scale_errors(ctx: Context, cp: ColumnProfile, dtype: dt.DataType) -> Optiona
     top = max(found.factors, key=found.factors.__getitem__)
     meaning = FACTORS[float(top)]
     first = found.examples[0]
-    shown = ", ".join(f"{e['value']:g} (about {_times(e['ratio'])} {_where(e)}; /{e['factor']:g} -> {e['corrected']:.4g})"
-                      if e["ratio"] > 1 else
-                      f"{e['value']:g} (about {_times(e['ratio'])} {_where(e)}; x{e['factor']:g} -> {e['corrected']:.4g})"
-                      for e in found.examples[:3])
+    shown = ", ".join(
+        f"{e['value']:g} (about {_times(e['ratio'])} {_where(e)}; /{e['factor']:g} -> {e['corrected']:.4g})"
+        if e["ratio"] > 1
+        else f"{e['value']:g} (about {_times(e['ratio'])} {_where(e)}; x{e['factor']:g} -> {e['corrected']:.4g})"
+        for e in found.examples[:3]
+    )
     return issue(
-        ctx, "scale_errors", cp.name, severity="medium", category="smart_fixes", affectedRows=found.rows,
+        ctx,
+        "scale_errors",
+        cp.name,
+        severity="medium",
+        category="smart_fixes",
+        affectedRows=found.rows,
         description=f"{count(found.rows, 'value')} of {cp.name} {verb_for(found.rows, 'is')} off from "
-                    f"{'its peers' if found.rows == 1 else 'their peers'} by a unit factor, most by {meaning}: {shown}.",
+        f"{'its peers' if found.rows == 1 else 'their peers'} by a unit factor, most by {meaning}: {shown}.",
         suggestedAction=f"Check the {count(found.rows, 'row')} of {cp.name} against their source; where the unit "
-                        f"slipped, store the corrected value (for example {first['value']:g} -> {first['corrected']:.4g}) "
-                        "and record the column's unit in its name or documentation.",
-        details={"rows": found.rows, "factors": found.factors, "factor": float(top), "meaning": meaning,
-                 "examples": [e["value"] for e in found.examples], "flagged": found.examples,
-                 "values": found.values},
+        f"slipped, store the corrected value (for example {first['value']:g} -> {first['corrected']:.4g}) "
+        "and record the column's unit in its name or documentation.",
+        details={
+            "rows": found.rows,
+            "factors": found.factors,
+            "factor": float(top),
+            "meaning": meaning,
+            "examples": [e["value"] for e in found.examples],
+            "flagged": found.examples,
+            "values": found.values,
+        },
     )
 
 
@@ -547,14 +638,23 @@ def implausible_values(ctx: Context, cp: ColumnProfile, dtype: dt.DataType) -> O
         return None
     shown = ", ".join(f"{e['value']:g} (about {_times(e['ratio'])} {_where(e)})" for e in found.examples[:3])
     return issue(
-        ctx, "implausible_values", cp.name, severity="medium", category="smart_fixes", affectedRows=found.rows,
+        ctx,
+        "implausible_values",
+        cp.name,
+        severity="medium",
+        category="smart_fixes",
+        affectedRows=found.rows,
         description=f"{count(found.rows, 'value')} of {cp.name} {verb_for(found.rows, 'is')} ten times or "
-                    f"more away from {'its' if found.rows == 1 else 'their'} group, with nothing in between, though "
-                    f"usual for the column as a whole: {shown}.",
+        f"more away from {'its' if found.rows == 1 else 'their'} group, with nothing in between, though "
+        f"usual for the column as a whole: {shown}.",
         suggestedAction=f"Check the {count(found.rows, 'row')} of {cp.name} against their source: a value this far "
-                        "from every other of its group is usually an entry error; keep it if the source confirms it.",
-        details={"rows": found.rows, "examples": [e["value"] for e in found.examples], "flagged": found.examples,
-                 "values": found.values},
+        "from every other of its group is usually an entry error; keep it if the source confirms it.",
+        details={
+            "rows": found.rows,
+            "examples": [e["value"] for e in found.examples],
+            "flagged": found.examples,
+            "values": found.values,
+        },
     )
 
 
@@ -571,7 +671,10 @@ def merge_outliers(issues: list[IssueModel]) -> list[IssueModel]:
     def covered(i: IssueModel) -> bool:
         column = i.affectedColumns[0] if len(i.affectedColumns) == 1 else None
         ends = [(i.details or {}).get(k) for k in ("min_outlier", "max_outlier")]
-        return (column in flagged and (i.affectedRows or 0) <= rows[column]
-                and all(e is not None and float(e) in flagged[column] for e in ends))
+        return (
+            column in flagged
+            and (i.affectedRows or 0) <= rows[column]
+            and all(e is not None and float(e) in flagged[column] for e in ends)
+        )
 
     return [i for i in issues if not (i.type == "outliers" and covered(i))]

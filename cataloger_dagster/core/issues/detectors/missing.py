@@ -10,15 +10,23 @@ import ibis.expr.datatypes as dt
 from cataloger_dagster.core.issues import text_values
 from cataloger_dagster.core.profile.nulls import structural_nulls
 from cataloger_dagster.core.issues.detectors.context import (
-    Context, count, counted_together, free_text_counts, is_measure, issue, might_be_placeholder, numeric_sentinels,
-    one, pct,
+    Context,
+    count,
+    counted_together,
+    free_text_counts,
+    is_measure,
+    issue,
+    might_be_placeholder,
+    numeric_sentinels,
+    one,
+    pct,
 )
 from cataloger_dagster.core.values import finite_float
 from cataloger_dagster.core.models import ColumnProfile, IssueModel, missing_severity
 
 MAYBE_PLACEHOLDERS = 1000
 ZERO_MIN_ROWS = 3
-ZERO_MAX_SHARE = 0.5       # zero on most rows is the usual value ("no cost"), not a placeholder
+ZERO_MAX_SHARE = 0.5  # zero on most rows is the usual value ("no cost"), not a placeholder
 ZERO_ISOLATION_STEPS = 100  # no value between zero and this many steps of the column's resolution
 ZERO_NEAR_SHARE = 0.01
 
@@ -40,21 +48,32 @@ def missing_values(ctx: Context, cp: ColumnProfile, dtype: dt.DataType) -> Optio
     # wherever another is, but on a few rows, has no NULL of its own: the other column's
     # missing values and the rule's exceptions (rule_violations) are the two root causes
     explained = cp.name in structural_nulls(ctx.profile.null_patterns) or any(
-        p.kind == "not_null_when" and p.columns == [cp.name] for p in ctx.profile.null_patterns)
+        p.kind == "not_null_when" and p.columns == [cp.name] for p in ctx.profile.null_patterns
+    )
     nulls = 0 if explained else cp.nulls
     missing = nulls + blanks + nans
     if missing == 0:
         return None
     frac = missing / ctx.rows
-    parts = ([] if explained else [f"{nulls:,} NULL"]) + ([f"{blanks:,} blank"] if blanks else []) \
+    parts = (
+        ([] if explained else [f"{nulls:,} NULL"])
+        + ([f"{blanks:,} blank"] if blanks else [])
         + ([f"{nans:,} NaN"] if nans else [])
+    )
     return issue(
-        ctx, "missing_values", cp.name, severity=missing_severity(frac), category="quick_fixes",
+        ctx,
+        "missing_values",
+        cp.name,
+        severity=missing_severity(frac),
+        category="quick_fixes",
         affectedRows=missing,
         description=f"{cp.name} is missing in {missing:,} of {count(ctx.rows, 'row')} ({pct(missing, ctx.rows)}: "
-                    f"{', '.join(parts)}).",
-        suggestedAction=(f"Find out why {cp.name} is missing so often before relying on it." if frac > 0.5 else
-                         f"Fill {cp.name} from its source where it is known, and store blanks as NULL."),
+        f"{', '.join(parts)}).",
+        suggestedAction=(
+            f"Find out why {cp.name} is missing so often before relying on it."
+            if frac > 0.5
+            else f"Fill {cp.name} from its source where it is known, and store blanks as NULL."
+        ),
         details={"nulls": nulls, "blanks": blanks, "nan": nans, "missing": missing, "fraction": frac},
     )
 
@@ -66,7 +85,7 @@ def _text_placeholders(ctx: Context, cp: ColumnProfile) -> dict[str, int]:
         return {} if reading.kind else dict(reading.placeholders)
     stats = free_text_counts(ctx, cp)
     if not stats["maybe_placeholders"]:
-        return {}   # every value holds a character no placeholder has
+        return {}  # every value holds a character no placeholder has
     if stats["first_maybe"] == stats["last_maybe"]:
         # one value could be a placeholder ('cust-0' among 'cust-1234'...): it is, or there is none
         only = str(stats["first_maybe"])
@@ -79,15 +98,22 @@ def _text_placeholders(ctx: Context, cp: ColumnProfile) -> dict[str, int]:
     candidates = [str(v) for v in maybe.to_pyarrow().column("value").to_pylist()]
     if len(candidates) <= MAYBE_PLACEHOLDERS and not any(text_values.is_placeholder(v, cp.name) for v in candidates):
         return {}
-    found = (present.group_by(value=present[cp.name]).aggregate(n=present.count())
-             .order_by([ibis.desc("n"), "value"]).limit(1000))
-    return {str(r["value"]): int(r["n"]) for r in found.to_pyarrow().to_pylist()
-            if text_values.is_placeholder(str(r["value"]), cp.name)}
+    found = (
+        present.group_by(value=present[cp.name])
+        .aggregate(n=present.count())
+        .order_by([ibis.desc("n"), "value"])
+        .limit(1000)
+    )
+    return {
+        str(r["value"]): int(r["n"])
+        for r in found.to_pyarrow().to_pylist()
+        if text_values.is_placeholder(str(r["value"]), cp.name)
+    }
 
 
 SMALLEST = 2000
-SMALLEST_FEW_DISTINCT = 100_000   # up to this many distinct values, grouping them all is cheap
-SMALLEST_MAX_ROWS = 100_000       # the most rows sorted to find the smallest distinct values
+SMALLEST_FEW_DISTINCT = 100_000  # up to this many distinct values, grouping them all is cheap
+SMALLEST_MAX_ROWS = 100_000  # the most rows sorted to find the smallest distinct values
 
 
 def _smallest_positive(ctx: Context, cp: ColumnProfile, c: ibis.Value) -> list:
@@ -99,11 +125,11 @@ def _smallest_positive(ctx: Context, cp: ColumnProfile, c: ibis.Value) -> list:
     repeats = (cp.count or 0) / max(cp.distinct or 1, 1)
     rows = int(4 * SMALLEST * max(repeats, 1.0))
     if (cp.distinct or 0) <= SMALLEST_FEW_DISTINCT or rows > SMALLEST_MAX_ROWS:
-        return every.to_pyarrow().column("v").to_pylist()   # a small hash table is cheaper than a sort
+        return every.to_pyarrow().column("v").to_pylist()  # a small hash table is cheaper than a sort
     found = positive.order_by("v").limit(rows).distinct().order_by("v").limit(SMALLEST)
     smallest = found.to_pyarrow().column("v").to_pylist()
     if len(smallest) == SMALLEST or rows >= (cp.count or 0):
-        return smallest   # the smallest rows held them all, or were every row
+        return smallest  # the smallest rows held them all, or were every row
     return every.to_pyarrow().column("v").to_pylist()
 
 
@@ -118,12 +144,12 @@ def _zero_placeholder(ctx: Context, cp: ColumnProfile, dtype: dt.DataType) -> in
     zeros, positive = stats["zeros"], stats["positive"]
     if stats["negative"] or zeros < ZERO_MIN_ROWS or zeros > ZERO_MAX_SHARE * cp.count:
         return 0
-    smallest = _smallest_positive(ctx, cp, c)   # only for the few columns that got this far
+    smallest = _smallest_positive(ctx, cp, c)  # only for the few columns that got this far
     if len(smallest) < 20:
         return 0
     step = min(float(b) - float(a) for a, b in zip(smallest, smallest[1:]))
     if not _whole_numbers(smallest):
-        return 0   # a measured share (0.0545, 0.1381...) has no resolution that sets zero apart
+        return 0  # a measured share (0.0545, 0.1381...) has no resolution that sets zero apart
     near = int(ctx.table.filter((c > 0) & (c < ZERO_ISOLATION_STEPS * step)).count().execute())
     return zeros if near <= ZERO_NEAR_SHARE * positive else 0
 
@@ -155,8 +181,10 @@ def _sign_counts(table: ibis.Table, columns: list[str]) -> dict[str, dict[str, i
         c = table[name]
         aggs[f"zeros{i}"], aggs[f"negative{i}"], aggs[f"positive{i}"] = (c == 0).sum(), (c < 0).sum(), (c > 0).sum()
     stats = one(table, **aggs)
-    return {name: {k: int(stats[f"{k}{i}"] or 0) for k in ("zeros", "negative", "positive")}
-            for i, name in enumerate(columns)}
+    return {
+        name: {k: int(stats[f"{k}{i}"] or 0) for k in ("zeros", "negative", "positive")}
+        for i, name in enumerate(columns)
+    }
 
 
 def sentinel_values(ctx: Context, cp: ColumnProfile, dtype: dt.DataType) -> Optional[IssueModel]:
@@ -183,12 +211,16 @@ def sentinel_values(ctx: Context, cp: ColumnProfile, dtype: dt.DataType) -> Opti
     shown = ", ".join(f"{v!r} ({n:,})" for v, n in counts.items())
     zero = "0" in counts and not dtype.is_string()
     return issue(
-        ctx, "sentinel_values", cp.name, severity=missing_severity(frac), category="quick_fixes",
+        ctx,
+        "sentinel_values",
+        cp.name,
+        severity=missing_severity(frac),
+        category="quick_fixes",
         affectedRows=total,
         description=f"{cp.name} stands in for unknown values with placeholders on {count(total, 'row')} "
-                    f"({pct(total, ctx.rows)}): {shown}."
-                    + (" Its other values never come near zero, so a 0 here means unknown." if zero else ""),
+        f"({pct(total, ctx.rows)}): {shown}."
+        + (" Its other values never come near zero, so a 0 here means unknown." if zero else ""),
         suggestedAction=f"Store {', '.join(repr(v) for v in counts)} in {cp.name} as NULL, so that counts "
-                        "and averages treat them as unknown.",
+        "and averages treat them as unknown.",
         details={"values": counts, "rows": total, "fraction": frac},
     )

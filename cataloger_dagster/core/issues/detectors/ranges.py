@@ -15,22 +15,77 @@ import ibis.expr.datatypes as dt
 
 from cataloger_dagster.core.grammar import count_noun, noun_for, verb_for
 from cataloger_dagster.core.issues.detectors.context import (
-    Context, is_measure, issue, name_words, not_nan, numeric_sentinels, one, pct,
+    Context,
+    is_measure,
+    issue,
+    name_words,
+    not_nan,
+    numeric_sentinels,
+    one,
+    pct,
 )
 from cataloger_dagster.core.issues.text_values import weighted_quantile
 from cataloger_dagster.core.models import ColumnProfile, IssueModel
 from cataloger_dagster.core.values import finite_float
 
-OUTLIER_K = 1.5          # fence = p95 + K * (p95 - p05), on a log scale for positive data
+OUTLIER_K = 1.5  # fence = p95 + K * (p95 - p05), on a log scale for positive data
 OUTLIER_MAX_RATE = 0.01  # more than this beyond the fence is a heavy tail, not outliers
 # Names that must not be negative.  Matched as whole words of the column name.
-NON_NEGATIVE = {"quantity", "qty", "price", "amount", "total", "count", "age", "weight", "duration",
-                "length", "height", "width", "size", "stock", "salary", "cost", "fee", "distance",
-                "population", "units", "revenue", "ms", "seconds", "minutes", "hours", "days", "kg",
-                "gross", "budget", "sales", "mm", "g", "lbs", "votes", "km", "miles"}
+NON_NEGATIVE = {
+    "quantity",
+    "qty",
+    "price",
+    "amount",
+    "total",
+    "count",
+    "age",
+    "weight",
+    "duration",
+    "length",
+    "height",
+    "width",
+    "size",
+    "stock",
+    "salary",
+    "cost",
+    "fee",
+    "distance",
+    "population",
+    "units",
+    "revenue",
+    "ms",
+    "seconds",
+    "minutes",
+    "hours",
+    "days",
+    "kg",
+    "gross",
+    "budget",
+    "sales",
+    "mm",
+    "g",
+    "lbs",
+    "votes",
+    "km",
+    "miles",
+}
 # Date columns whose values may legitimately lie in the future.
-FUTURE_OK = ("expir", "due", "deliver", "expected", "schedul", "plan", "until", "valid", "end",
-             "deadline", "forecast", "next", "renew", "start")
+FUTURE_OK = (
+    "expir",
+    "due",
+    "deliver",
+    "expected",
+    "schedul",
+    "plan",
+    "until",
+    "valid",
+    "end",
+    "deadline",
+    "forecast",
+    "next",
+    "renew",
+    "start",
+)
 EARLIEST = datetime(1900, 1, 1)
 # Coordinates have a known valid range; a value far from the others is a far-away place.
 COORDINATES = {"lat", "latitude", "lon", "lng", "long", "longitude"}
@@ -52,7 +107,7 @@ def fence(p05: float, p95: float, p50: Optional[float] = None) -> tuple[float, f
     return p05 - OUTLIER_K * (p95 - p05), p95 + OUTLIER_K * (p95 - p05), False
 
 
-ISOLATION = 4.0          # an outlier's gap to the nearest usual value, in the widest step between usual values
+ISOLATION = 4.0  # an outlier's gap to the nearest usual value, in the widest step between usual values
 ISOLATION_NEIGHBOURS = 10
 # ... and in the scale of the usual values' tail (Hill's estimator: the nearest usual values' mean
 # distance to the next one in).  On a tail falling off exponentially on its scale (a power law on
@@ -72,7 +127,7 @@ def isolated(beyond: float, inside: list[float], log: bool) -> bool:
     of 1048 among speeds under 45, or a budget of $218 among millions, is.  The gap is also read
     against the tail's scale (TAIL_ISOLATION): the lowest of 300 values a factor 1.4 below the next,
     where the next ten thin out over a factor 1.15, is a tail's end, not an error."""
-    inside = sorted({v for v in inside if not log or v > 0}, key=lambda v: abs(v - beyond))[:ISOLATION_NEIGHBOURS + 1]
+    inside = sorted({v for v in inside if not log or v > 0}, key=lambda v: abs(v - beyond))[: ISOLATION_NEIGHBOURS + 1]
     if len(inside) < 3 or (log and beyond <= 0):
         return False
     points = sorted(_scale(v, log) for v in inside)
@@ -84,21 +139,46 @@ def isolated(beyond: float, inside: list[float], log: bool) -> bool:
     return widest > 0 and gap >= ISOLATION * widest and gap >= TAIL_ISOLATION * scale
 
 
-def _outlier_issue(ctx: Context, cp: ColumnProfile, n: int, low: float, high: float, p05: float,
-                   p95: float, lo: float, hi: float, examples: list, parsed: bool) -> Optional[IssueModel]:
+def _outlier_issue(
+    ctx: Context,
+    cp: ColumnProfile,
+    n: int,
+    low: float,
+    high: float,
+    p05: float,
+    p95: float,
+    lo: float,
+    hi: float,
+    examples: list,
+    parsed: bool,
+) -> Optional[IssueModel]:
     if n == 0 or n > OUTLIER_MAX_RATE * ctx.rows:
         return None
     values = noun_for(n, "value")
     lies = verb_for(n, "lies")
     return issue(
-        ctx, "outliers", cp.name, severity="medium", category="smart_fixes", affectedRows=n,
+        ctx,
+        "outliers",
+        cp.name,
+        severity="medium",
+        category="smart_fixes",
+        affectedRows=n,
         description=f"{n:,} {values} of {cp.name}{' (read as numbers)' if parsed else ''} {lies} far outside "
-                    f"its usual range ({p05:g} to {p95:g} for the middle 90%), from {low:g} to {high:g}, "
-                    "well apart from every usual value.",
+        f"its usual range ({p05:g} to {p95:g} for the middle 90%), from {low:g} to {high:g}, "
+        "well apart from every usual value.",
         suggestedAction=f"Check the {count_noun(n, 'row', zero=None)} of {cp.name} outside [{lo:.4g}, {hi:.4g}] "
-                        "against their source; correct entry errors and keep true extremes.",
-        details={"rows": n, "fence_low": lo, "fence_high": hi, "p05": p05, "p95": p95,
-                 "min_outlier": low, "max_outlier": high, "examples": examples, "parsed_from_text": parsed},
+        "against their source; correct entry errors and keep true extremes.",
+        details={
+            "rows": n,
+            "fence_low": lo,
+            "fence_high": hi,
+            "p05": p05,
+            "p95": p95,
+            "min_outlier": low,
+            "max_outlier": high,
+            "examples": examples,
+            "parsed_from_text": parsed,
+        },
     )
 
 
@@ -112,13 +192,25 @@ def _text_outliers(ctx: Context, cp: ColumnProfile, pairs: list[tuple[float, int
     inside = [v for v, _ in pairs if lo <= v <= hi]
     high = [(v, n) for v, n in pairs if v > hi]
     low = [(v, n) for v, n in pairs if v < lo and (v > 0 or not log)]
-    hits = (high if high and isolated(high[0][0], inside, log) else []) + \
-           (low if low and isolated(low[-1][0], inside, log) else [])
+    hits = (high if high and isolated(high[0][0], inside, log) else []) + (
+        low if low and isolated(low[-1][0], inside, log) else []
+    )
     if not hits:
         return None
     hits.sort()
-    return _outlier_issue(ctx, cp, sum(n for _, n in hits), hits[0][0], hits[-1][0], p05, p95, lo, hi,
-                          [v for v, _ in sorted(hits, reverse=True)[:5]], True)
+    return _outlier_issue(
+        ctx,
+        cp,
+        sum(n for _, n in hits),
+        hits[0][0],
+        hits[-1][0],
+        p05,
+        p95,
+        lo,
+        hi,
+        [v for v, _ in sorted(hits, reverse=True)[:5]],
+        True,
+    )
 
 
 def outliers(ctx: Context, cp: ColumnProfile, dtype: dt.DataType) -> Optional[IssueModel]:
@@ -142,8 +234,9 @@ def outliers(ctx: Context, cp: ColumnProfile, dtype: dt.DataType) -> Optional[Is
     if dtype.is_floating():
         usable = usable & not_nan(ctx, c)
     above, below = usable & (c > hi), usable & (c < lo) & ((c > 0) if log else True)
-    stats = one(ctx.table, n_high=above.sum(), n_low=below.sum(),
-                first_high=c.min(where=above), last_low=c.max(where=below))
+    stats = one(
+        ctx.table, n_high=above.sum(), n_low=below.sum(), first_high=c.min(where=above), last_low=c.max(where=below)
+    )
     t = ctx.table.filter(usable & (c >= lo) & (c <= hi))
     sides = []
     for side, beyond, nearest in (("high", stats["first_high"], ibis.desc("v")), ("low", stats["last_low"], "v")):
@@ -183,8 +276,7 @@ def _date_bounds(ctx: Context, cp: ColumnProfile) -> dict[str, Any]:
     return rules
 
 
-def _range_issue(ctx: Context, cp: ColumnProfile, found: dict[str, int],
-                 parsed: Optional[str]) -> Optional[IssueModel]:
+def _range_issue(ctx: Context, cp: ColumnProfile, found: dict[str, int], parsed: Optional[str]) -> Optional[IssueModel]:
     """`parsed`: what a text column was read as ("number", "date"), None for a typed column."""
     total = sum(found.values())
     if not total:
@@ -192,12 +284,16 @@ def _range_issue(ctx: Context, cp: ColumnProfile, found: dict[str, int],
     frac = total / ctx.rows
     what = ", ".join(f"{n:,} {label}" for label, n in found.items())
     return issue(
-        ctx, "out_of_range", cp.name, severity="high" if frac > 0.05 else "medium",
-        category="smart_fixes", affectedRows=total,
+        ctx,
+        "out_of_range",
+        cp.name,
+        severity="high" if frac > 0.05 else "medium",
+        category="smart_fixes",
+        affectedRows=total,
         description=f"{cp.name}{' (read as ' + ('dates' if parsed == 'date' else 'numbers') + ')' if parsed else ''} "
-                    f"has implausible values: {what} ({pct(total, ctx.rows)} of rows).",
+        f"has implausible values: {what} ({pct(total, ctx.rows)} of rows).",
         suggestedAction=f"Correct the {total:,} implausible {cp.name} values from the source (sign "
-                        "errors, mistyped or two-digit years) and add a CHECK constraint for the valid range.",
+        "errors, mistyped or two-digit years) and add a CHECK constraint for the valid range.",
         details={"counts": found, "rows": total, "fraction": frac, "now": ctx.now.isoformat()},
     )
 
@@ -208,8 +304,9 @@ def out_of_range(ctx: Context, cp: ColumnProfile, dtype: dt.DataType) -> Optiona
         rules = _number_rules(cp) if reading.kind == "number" else _date_bounds(ctx, cp)
         found = {}
         for label, broken in rules.items():
-            n = sum(k for v, k in reading.weighted()
-                    if broken(v.replace(tzinfo=None) if isinstance(v, datetime) else v))
+            n = sum(
+                k for v, k in reading.weighted() if broken(v.replace(tzinfo=None) if isinstance(v, datetime) else v)
+            )
             if n:
                 found[label] = n
         return _range_issue(ctx, cp, found, reading.kind)
@@ -253,9 +350,14 @@ def constant_column(ctx: Context, cp: ColumnProfile, dtype: dt.DataType) -> Opti
             return None
     value = cp.top_values[0].value if cp.top_values else c.max().execute()
     return issue(
-        ctx, "constant_column", cp.name, severity="low", category="quick_fixes", affectedRows=ctx.rows,
+        ctx,
+        "constant_column",
+        cp.name,
+        severity="low",
+        category="quick_fixes",
+        affectedRows=ctx.rows,
         description=f"{cp.name} holds the same value ({value!r}) on all {ctx.rows:,} rows.",
         suggestedAction=f"Drop {cp.name} or move it to table-level metadata; if it should vary, "
-                        "check the load that fills it.",
+        "check the load that fills it.",
         details={"value": str(value), "rows": ctx.rows},
     )

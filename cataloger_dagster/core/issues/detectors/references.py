@@ -22,11 +22,11 @@ from cataloger_dagster.core.grammar import verb_for
 from cataloger_dagster.core.issues.detectors.context import Context, count, is_identifier, issue, one, pct
 from cataloger_dagster.core.models import ColumnProfile, IssueModel, TableProfile
 
-MIN_DISTINCT = 5          # fewer distinct values match some key by chance
-MIN_INCLUSION = 0.8       # share of the distinct values found among the keys
-CROSS_TYPE_MAX_KEYS = 500_000   # keys pulled to the host to match text codes against numbers
+MIN_DISTINCT = 5  # fewer distinct values match some key by chance
+MIN_INCLUSION = 0.8  # share of the distinct values found among the keys
+CROSS_TYPE_MAX_KEYS = 500_000  # keys pulled to the host to match text codes against numbers
 KEY_COLUMNS_PER_QUERY = 100
-APPROXIMATELY_UNIQUE = 0.8   # a HyperLogLog count this near the rows may be a key (it errs by up to ~10%)
+APPROXIMATELY_UNIQUE = 0.8  # a HyperLogLog count this near the rows may be a key (it errs by up to ~10%)
 
 
 @dataclass(frozen=True)
@@ -37,7 +37,7 @@ class Key:
     distinct: int
     low: Any
     high: Any
-    shortest: Optional[int] = None   # text keys: their lengths, as the database counts them
+    shortest: Optional[int] = None  # text keys: their lengths, as the database counts them
     longest: Optional[int] = None
 
 
@@ -63,9 +63,11 @@ def _other(ctx: Context, name: str) -> ibis.Table:
             raise Unopened(name)
         columns = list(table.columns)
         mixed: dict[str, str] = {}
-        if portable.backend_name(table) == "sqlite":   # the only backend with mixed columns
-            for start in range(0, len(columns), KEY_COLUMNS_PER_QUERY):   # SQLite's column limit again
-                mixed.update(portable.sqlite_mixed_reasons(table.select(columns[start:start + KEY_COLUMNS_PER_QUERY])))
+        if portable.backend_name(table) == "sqlite":  # the only backend with mixed columns
+            for start in range(0, len(columns), KEY_COLUMNS_PER_QUERY):  # SQLite's column limit again
+                mixed.update(
+                    portable.sqlite_mixed_reasons(table.select(columns[start : start + KEY_COLUMNS_PER_QUERY]))
+                )
         # this table's checks only: an ibis table never crosses tables (its connection may close)
         ctx.cache[("other", name)] = portable.portable(table, mixed)[0]
     return ctx.cache[("other", name)]
@@ -81,7 +83,7 @@ def _keys_of(ctx: Context, name: str) -> list[Key]:
             ctx.shared[cache_key] = _find_keys(ctx, name)
         except Unopened:
             raise
-        except Exception as exc:   # read once: every column (and table) after meets the same error
+        except Exception as exc:  # read once: every column (and table) after meets the same error
             unreadable = UnreadableTable(name, exc)
             unreadable.__cause__ = exc
             ctx.shared[cache_key] = unreadable
@@ -105,15 +107,32 @@ def _find_keys(ctx: Context, name: str) -> list[Key]:
             if cp.count and not cp.nulls and (cp.distinct or 0) >= MIN_DISTINCT:
                 if not cp.distinct_approximate and cp.distinct == cp.count:
                     lengths = cp.length if dtype.is_string() and cp.length else None
-                    keys.append(Key(name, cp.name, dtype, cp.distinct, cp.min, cp.max,
-                                    lengths.min if lengths else None, lengths.max if lengths else None))
+                    keys.append(
+                        Key(
+                            name,
+                            cp.name,
+                            dtype,
+                            cp.distinct,
+                            cp.min,
+                            cp.max,
+                            lengths.min if lengths else None,
+                            lengths.max if lengths else None,
+                        )
+                    )
                 elif cp.distinct_approximate and (cp.distinct or 0) >= APPROXIMATELY_UNIQUE * cp.count:
                     counted.append(cp.name)
         if counted:
             other = _other(ctx, name)
             schema = other.schema()
-            keys += _counted_keys(name, other, [c for c in dict.fromkeys(counted) if c in schema
-                                                and (schema[c].is_integer() or schema[c].is_string())])
+            keys += _counted_keys(
+                name,
+                other,
+                [
+                    c
+                    for c in dict.fromkeys(counted)
+                    if c in schema and (schema[c].is_integer() or schema[c].is_string())
+                ],
+            )
     else:
         other = _other(ctx, name)
         keys = _counted_keys(name, other, [c for c, d in other.schema().items() if d.is_integer() or d.is_string()])
@@ -125,12 +144,27 @@ def key_profile(profile: TableProfile) -> TableProfile:
     columns without their distributions, and the profile's degradations.  Stored beside the
     profile, it is what the other tables' searches read (a fraction of the profile's size, and
     of the time to read and parse it), and `_find_keys` finds the same keys in it."""
-    slim = {"quantiles": None, "top_values": None, "histogram": None, "pattern_counts": None,
-            "storage_classes": None, "mean": None, "std": None}
-    columns = [cp.model_copy(update=slim) for cp in profile.columns
-               if (dtype := _profiled_type(cp)) is not None and (dtype.is_integer() or dtype.is_string())]
-    return profile.model_copy(update={"columns": columns, "sample_rows": [],
-                                      "degradations": [d for d in profile.degradations if d.stage == "profile"]})
+    slim = {
+        "quantiles": None,
+        "top_values": None,
+        "histogram": None,
+        "pattern_counts": None,
+        "storage_classes": None,
+        "mean": None,
+        "std": None,
+    }
+    columns = [
+        cp.model_copy(update=slim)
+        for cp in profile.columns
+        if (dtype := _profiled_type(cp)) is not None and (dtype.is_integer() or dtype.is_string())
+    ]
+    return profile.model_copy(
+        update={
+            "columns": columns,
+            "sample_rows": [],
+            "degradations": [d for d in profile.degradations if d.stage == "profile"],
+        }
+    )
 
 
 def _profiled_type(cp: ColumnProfile) -> Optional[dt.DataType]:
@@ -146,7 +180,7 @@ def _parsed_type(name: str) -> Optional[dt.DataType]:
     other table's columns, and parsing a name costs more than the rest of the look-up."""
     try:
         return dt.dtype(name)
-    except Exception:   # a type this ibis cannot parse back is no key type anyway
+    except Exception:  # a type this ibis cannot parse back is no key type anyway
         return None
 
 
@@ -171,14 +205,15 @@ def _counted_keys(name: str, other: ibis.Table, usable: list[str]) -> list[Key]:
     stats: dict[str, Any] = {}
     # a few columns per query: wide tables meet PostgreSQL's and SQLite's column limits
     for start in range(0, len(usable), KEY_COLUMNS_PER_QUERY):
-        chunk = list(enumerate(usable[start:start + KEY_COLUMNS_PER_QUERY], start))
-        stats.update(_key_stats(other, chunk))   # a table that cannot be read degrades the check
+        chunk = list(enumerate(usable[start : start + KEY_COLUMNS_PER_QUERY], start))
+        stats.update(_key_stats(other, chunk))  # a table that cannot be read degrades the check
     keys = []
     for i, c in enumerate(usable):
         d, n = int(stats[f"d{i}"] or 0), int(stats[f"n{i}"] or 0)
         if n and d == n == int(stats["rows"]) and d >= MIN_DISTINCT:
-            keys.append(Key(name, c, schema[c], d, stats[f"lo{i}"], stats[f"hi{i}"],
-                            stats.get(f"ls{i}"), stats.get(f"ll{i}")))
+            keys.append(
+                Key(name, c, schema[c], d, stats[f"lo{i}"], stats[f"hi{i}"], stats.get(f"ls{i}"), stats.get(f"ll{i}"))
+            )
     return keys
 
 
@@ -189,7 +224,7 @@ def _key_stats(other: ibis.Table, columns: list[tuple[int, str]]) -> dict[str, A
         aggs[f"n{i}"] = other[c].count()
         aggs[f"lo{i}"] = other[c].min()
         aggs[f"hi{i}"] = other[c].max()
-        if other[c].type().is_string():   # as text: a PostgreSQL enum has no length()
+        if other[c].type().is_string():  # as text: a PostgreSQL enum has no length()
             aggs[f"ls{i}"] = portable.as_text(other, c).length().min()
             aggs[f"ll{i}"] = portable.as_text(other, c).length().max()
     return one(other, **aggs)
@@ -219,7 +254,7 @@ def _related(cp: ColumnProfile, key: Key) -> bool:
     return bool(mine & theirs)
 
 
-DENSE_FROM = 100   # a run of keys starting below this is where counts, hours and codes fall by chance
+DENSE_FROM = 100  # a run of keys starting below this is where counts, hours and codes fall by chance
 
 
 def _family(table: str) -> str:
@@ -246,8 +281,13 @@ def _dense(key: Key) -> bool:
 
 def _lengths_overlap(cp: ColumnProfile, key: Key) -> bool:
     """Text values as long as some key: two-letter carriers are never five-character airport codes."""
-    if (cp.length is None or cp.length.min is None or cp.length.max is None or key.shortest is None
-            or key.longest is None):
+    if (
+        cp.length is None
+        or cp.length.min is None
+        or cp.length.max is None
+        or key.shortest is None
+        or key.longest is None
+    ):
         return True
     return not (cp.length.max < key.shortest or cp.length.min > key.longest)
 
@@ -276,7 +316,7 @@ def _candidates(ctx: Context, cp: ColumnProfile, dtype: dt.DataType) -> list[tup
     if not (dtype.is_integer() or dtype.is_string()) or (cp.distinct or 0) < MIN_DISTINCT or _own_key(ctx, cp):
         return []
     if dtype.is_integer() and not is_identifier(cp.name):
-        return []   # an integer measure (an hour, a count) matches some id range by chance
+        return []  # an integer measure (an hour, a count) matches some id range by chance
     digit_codes = False
     if dtype.is_string():
         reading = ctx.reading(cp)
@@ -292,12 +332,18 @@ def _candidates(ctx: Context, cp: ColumnProfile, dtype: dt.DataType) -> list[tup
             continue
         for key in keys:
             if key.distinct < 0.5 * (cp.distinct or 0):
-                continue   # too few keys to hold most of this column's values
+                continue  # too few keys to hold most of this column's values
             if key.dtype.is_string() == dtype.is_string():
                 if _ranges_overlap(cp, key) and _lengths_overlap(cp, key) and (_related(cp, key) or not _dense(key)):
                     found.append((key, False))
-            elif dtype.is_string() and digit_codes and key.dtype.is_integer() and key.distinct <= CROSS_TYPE_MAX_KEYS \
-                    and (_related(cp, key) or not _dense(key)) and _codes_in_range(ctx, cp, key):
+            elif (
+                dtype.is_string()
+                and digit_codes
+                and key.dtype.is_integer()
+                and key.distinct <= CROSS_TYPE_MAX_KEYS
+                and (_related(cp, key) or not _dense(key))
+                and _codes_in_range(ctx, cp, key)
+            ):
                 # a row number 1..N holds any measurement written as text ('NA' made it text)
                 # by chance, as it holds any small integer
                 found.append((key, True))
@@ -317,11 +363,12 @@ def _verify_same_type(ctx: Context, cp: ColumnProfile, key: Key) -> tuple[int, i
     keys = target.select(k=target[key.column]).distinct()
     joined = values.left_join(keys, values.v == keys.k)
     unmatched = joined.k.isnull()
-    stats = one(joined, values=joined.count(), missing=joined.count(where=unmatched),
-                rows=joined.n.sum(where=unmatched))
+    stats = one(
+        joined, values=joined.count(), missing=joined.count(where=unmatched), rows=joined.n.sum(where=unmatched)
+    )
     n_values, n_missing = int(stats["values"]), int(stats["missing"] or 0)
     if n_missing == 0 or not _included(n_values, n_missing):
-        return n_values, n_missing, 0, []   # clean, or no reference at all: no more queries
+        return n_values, n_missing, 0, []  # clean, or no reference at all: no more queries
     missing = joined.filter(unmatched).select("v")
     examples = [str(r["v"]) for r in missing.order_by("v").limit(5).to_pyarrow().to_pylist()]
     return n_values, n_missing, int(stats["rows"] or 0), examples
@@ -355,8 +402,8 @@ def _pullable(ctx: Context, cp: ColumnProfile, key: Key) -> bool:
     return key.dtype.is_string() and key.distinct <= CROSS_TYPE_MAX_KEYS and ctx.values(cp) is not None
 
 
-SAMPLED_VALUES = 32   # if 80% of the values were keys, none of 32 of them is: a chance of 0.2**32, 4e-23
-PULLED_WITHOUT_SAMPLE = 10_000   # a lone candidate key this small is pulled and counted at once
+SAMPLED_VALUES = 32  # if 80% of the values were keys, none of 32 of them is: a chance of 0.2**32, 4e-23
+PULLED_WITHOUT_SAMPLE = 10_000  # a lone candidate key this small is pulled and counted at once
 
 
 def _sampled_misses(ctx: Context, cp: ColumnProfile, candidates: list[Key]) -> set[Key]:
@@ -370,22 +417,36 @@ def _sampled_misses(ctx: Context, cp: ColumnProfile, candidates: list[Key]) -> s
         values = ctx.values(cp) or {}
         sample = heapq.nsmallest(SAMPLED_VALUES, values, key=lambda v: (zlib.crc32(v.encode("utf-8", "replace")), v))
         # a few values, or keys already pulled: the exact count costs no more
-        keys = [] if len(values) <= SAMPLED_VALUES else list(dict.fromkeys(
-            k for k in candidates if _pullable(ctx, cp, k) and _still_key(ctx, k)
-            and ("key values", f"{k.table}.{k.column}") not in ctx.shared))
+        keys = (
+            []
+            if len(values) <= SAMPLED_VALUES
+            else list(
+                dict.fromkeys(
+                    k
+                    for k in candidates
+                    if _pullable(ctx, cp, k)
+                    and _still_key(ctx, k)
+                    and ("key values", f"{k.table}.{k.column}") not in ctx.shared
+                )
+            )
+        )
         if len(keys) == 1 and keys[0].distinct <= PULLED_WITHOUT_SAMPLE:
-            keys = []   # one key of a few thousand: pulling it is one query too, and a hit would pull it
+            keys = []  # one key of a few thousand: pulling it is one query too, and a hit would pull it
         found: dict[int, int] = {}
         for start in range(0, len(keys), KEY_COLUMNS_PER_QUERY):
             # every key column under one name, and the sample looked up once: the sample's
             # literals written once per query, not once per key (most of the query's cost
             # was ibis building and compiling them)
             parts = []
-            for i, k in enumerate(keys[start:start + KEY_COLUMNS_PER_QUERY], start):
+            for i, k in enumerate(keys[start : start + KEY_COLUMNS_PER_QUERY], start):
                 target = _other(ctx, k.table)
                 column = target[k.column]
-                parts.append(target.select(i=ibis.literal(i, type="int32"),   # one type in every branch
-                                           k=column if column.type() == dt.string else column.cast(dt.string)))
+                parts.append(
+                    target.select(
+                        i=ibis.literal(i, type="int32"),  # one type in every branch
+                        k=column if column.type() == dt.string else column.cast(dt.string),
+                    )
+                )
             keyed = ibis.union(*parts, distinct=False)
             hits = keyed.filter(keyed.k.isin(sample))
             counted = hits.group_by("i").aggregate(n=hits.count())
@@ -410,7 +471,7 @@ def _excluded_together(ctx: Context, cp: ColumnProfile, candidates: list[Key]) -
         if len(keys) >= 2:
             try:
                 excluded = _too_few_matched(ctx, cp, keys)
-            except Exception:   # each key is verified alone, as without this count
+            except Exception:  # each key is verified alone, as without this count
                 excluded = set()
         ctx.cache[cache_key] = excluded
     return ctx.cache[cache_key]
@@ -425,7 +486,7 @@ def _too_few_matched(ctx: Context, cp: ColumnProfile, keys: list[Key]) -> set[Ke
     for start in range(0, len(keys), KEY_COLUMNS_PER_QUERY):
         # every branch (i, n), one type in each: the values, then the values found in key i
         parts = [values.aggregate(i=ibis.literal(-1, type="int32"), n=values.count())]
-        for i, k in enumerate(keys[start:start + KEY_COLUMNS_PER_QUERY], start):
+        for i, k in enumerate(keys[start : start + KEY_COLUMNS_PER_QUERY], start):
             target = _other(ctx, k.table)
             found = target.select(k=target[k.column]).distinct()
             joined = values.inner_join(found, values.v == found.k)
@@ -457,35 +518,49 @@ def orphan_references(ctx: Context, cp: ColumnProfile, dtype: dt.DataType) -> Op
     candidates = _candidates(ctx, cp, dtype)
     same_type = [key for key, cross in candidates if not cross]
     for key, cross in candidates:
-        if not _still_key(ctx, key) or (not cross and (_too_little_overlap(ctx, cp, key, same_type)
-                                                       or key in _excluded_together(ctx, cp, same_type))):
+        if not _still_key(ctx, key) or (
+            not cross
+            and (_too_little_overlap(ctx, cp, key, same_type) or key in _excluded_together(ctx, cp, same_type))
+        ):
             continue
         n_values, n_missing, rows, examples = (_verify_digits if cross else _verify_same_type)(ctx, cp, key)
         if not _included(n_values, n_missing):
-            continue   # too little overlap: not a reference
+            continue  # too little overlap: not a reference
         if n_missing == 0:
-            return None   # a clean reference
+            return None  # a clean reference
         if best is None or n_missing < best[2]:
             best = (key, cross, n_missing, n_values, rows, examples)
         if _decisive(ctx, cp, key):
-            break   # the key its names or its family point to decides
+            break  # the key its names or its family point to decides
     if best is None:
         return None
     key, cross, n_missing, n_values, rows, examples = best
     frac = rows / ctx.rows
     target = f"{key.table}.{key.column}"
     return issue(
-        ctx, "orphan_references", cp.name, severity="high" if frac > 0.05 else "medium",
-        category="smart_fixes", affectedRows=rows,
+        ctx,
+        "orphan_references",
+        cp.name,
+        severity="high" if frac > 0.05 else "medium",
+        category="smart_fixes",
+        affectedRows=rows,
         description=f"{count(rows, 'row')} ({pct(rows, ctx.rows)}) of {ctx.name} "
-                    f"{verb_for(rows, 'has')} a {cp.name} with no match in {target}, which holds "
-                    f"{pct(n_values - n_missing, n_values)} of its values "
-                    f"({count(n_missing, 'distinct value')} missing"
-                    + (", matched on their digits: text codes against numbers" if cross else "") + ").",
+        f"{verb_for(rows, 'has')} a {cp.name} with no match in {target}, which holds "
+        f"{pct(n_values - n_missing, n_values)} of its values "
+        f"({count(n_missing, 'distinct value')} missing"
+        + (", matched on their digits: text codes against numbers" if cross else "")
+        + ").",
         suggestedAction=f"Restore the missing {key.table} rows or correct {cp.name} on those rows; then "
-                        f"enforce a foreign key from {cp.name} to {target}"
-                        + (" after giving both the same type." if cross else "."),
-        details={"references": target, "target_table": key.table, "target_column": key.column,
-                 "match": "digits" if cross else "equal", "rows": rows, "fraction": frac,
-                 "distinct_values": n_values, "missing_values": n_missing, "examples": examples},
+        f"enforce a foreign key from {cp.name} to {target}" + (" after giving both the same type." if cross else "."),
+        details={
+            "references": target,
+            "target_table": key.table,
+            "target_column": key.column,
+            "match": "digits" if cross else "equal",
+            "rows": rows,
+            "fraction": frac,
+            "distinct_values": n_values,
+            "missing_values": n_missing,
+            "examples": examples,
+        },
     )

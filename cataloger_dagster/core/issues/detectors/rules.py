@@ -32,15 +32,15 @@ from cataloger_dagster.core.text import words
 
 MIN_SUPPORT = 20
 MIN_SHARE = 0.95
-RELATIVE = 1e-6          # floating-point noise accepted on top of the rounding steps
+RELATIVE = 1e-6  # floating-point noise accepted on top of the rounding steps
 EXAMPLES = 5
-MAX_FINDINGS = 5         # broken rules reported per table (each reads its examples)
+MAX_FINDINGS = 5  # broken rules reported per table (each reads its examples)
 RULES_KEY = ("rules", "")
-SAMPLE_JUDGES = 1000     # rows of a sample a candidate applies to, for the sample to rule it out
-SAMPLE_SLACK = 0.05      # a candidate holding on less than MIN_SHARE less this share of them is out
+SAMPLE_JUDGES = 1000  # rows of a sample a candidate applies to, for the sample to rule it out
+SAMPLE_SLACK = 0.05  # a candidate holding on less than MIN_SHARE less this share of them is out
 
 
-BIG = 1e300   # |difference| - tolerance <= BIG: a number, neither NULL, NaN (above every number) nor infinite
+BIG = 1e300  # |difference| - tolerance <= BIG: a number, neither NULL, NaN (above every number) nor infinite
 
 
 def _terms(t: ibis.Table, cand: rc.Candidate, steps: dict[str, float]) -> tuple[Any, Any, Any]:
@@ -100,13 +100,14 @@ def _counted(ctx: Context, cands: list[rc.Candidate], steps: list[dict[str, floa
 
 def _may_hold(cand: rc.Candidate, n: dict[str, int]) -> bool:
     if n["applies"] < SAMPLE_JUDGES:
-        return True   # too few rows of the sample to tell
+        return True  # too few rows of the sample to tell
     holds = n["applies"] - min(n["first"], n["second"]) if cand.kind == "order" else n["first"]
     return holds >= (MIN_SHARE - SAMPLE_SLACK) * n["applies"]
 
 
-def _counts(ctx: Context, table: ibis.Table, cands: list[rc.Candidate],
-            steps: list[dict[str, float]]) -> list[dict[str, int]]:
+def _counts(
+    ctx: Context, table: ibis.Table, cands: list[rc.Candidate], steps: list[dict[str, float]]
+) -> list[dict[str, int]]:
     """For every candidate, in one query over `table`: the rows it applies to, then (arithmetic)
     the rows where it holds and where it holds and says something, or (orders) the rows below and
     above.  Each row's distance beyond the tolerance is figured once, in a projection the counts
@@ -128,14 +129,24 @@ def _counts(ctx: Context, table: ibis.Table, cands: list[rc.Candidate],
         if cand.kind == "order":
             applies = _order_applies(ctx, m, cand)
             x, y = m[cand.result], m[cand.operands[0]]
-            aggs[f"a{i}"], aggs[f"h{i}"], aggs[f"n{i}"] = applies.sum(), (applies & (x < y)).sum(), (applies & (x > y)).sum()
+            aggs[f"a{i}"], aggs[f"h{i}"], aggs[f"n{i}"] = (
+                applies.sum(),
+                (applies & (x < y)).sum(),
+                (applies & (x > y)).sum(),
+            )
         else:
             d = m[f"{p}d{i}"]
             # NULL (a column without a value) and NaN pass no comparison with a number
-            aggs[f"a{i}"], aggs[f"h{i}"], aggs[f"n{i}"] = (d <= BIG).sum(), (d <= 0).sum(), ((d <= 0) & m[f"{p}t{i}"]).sum()
+            aggs[f"a{i}"], aggs[f"h{i}"], aggs[f"n{i}"] = (
+                (d <= BIG).sum(),
+                (d <= 0).sum(),
+                ((d <= 0) & m[f"{p}t{i}"]).sum(),
+            )
     got = one(m, **aggs)
-    return [{"applies": int(got[f"a{i}"] or 0), "first": int(got[f"h{i}"] or 0), "second": int(got[f"n{i}"] or 0)}
-            for i in range(len(cands))]
+    return [
+        {"applies": int(got[f"a{i}"] or 0), "first": int(got[f"h{i}"] or 0), "second": int(got[f"n{i}"] or 0)}
+        for i in range(len(cands))
+    ]
 
 
 def _named(name: str, vocabulary: set[str]) -> bool:
@@ -146,12 +157,13 @@ def _apart(profile: TableProfile, small: str, large: str) -> bool:
     low, high = profile.column(small).max, profile.column(large).min
     try:
         return low is not None and high is not None and low <= high
-    except TypeError:   # values the profile holds as text of another kind: not comparable here
+    except TypeError:  # values the profile holds as text of another kind: not comparable here
         return False
 
 
-def _as_rule(profile: TableProfile, cand: rc.Candidate, n: dict[str, int],
-             steps: dict[str, float]) -> Optional[ColumnRule]:
+def _as_rule(
+    profile: TableProfile, cand: rc.Candidate, n: dict[str, int], steps: dict[str, float]
+) -> Optional[ColumnRule]:
     applies = n["applies"]
     if applies < MIN_SUPPORT:
         return None
@@ -161,9 +173,10 @@ def _as_rule(profile: TableProfile, cand: rc.Candidate, n: dict[str, int],
         telling, broken = max(below, above), min(below, above)
         holds = applies - broken
         if not broken and _apart(profile, small, large):
-            return None   # every value of one is below every value of the other: no rule between rows
-        rule = ColumnRule(kind="order", formula=f"{small} <= {large}", result=small, operands=[large],
-                          holds=holds, applies=applies)
+            return None  # every value of one is below every value of the other: no rule between rows
+        rule = ColumnRule(
+            kind="order", formula=f"{small} <= {large}", result=small, operands=[large], holds=holds, applies=applies
+        )
     else:
         holds, telling = n["first"], n["second"]
         rule = _arithmetic_rule(cand, holds, applies, steps)
@@ -186,8 +199,9 @@ def _arithmetic_rule(cand: rc.Candidate, holds: int, applies: int, steps: dict[s
         return ColumnRule(kind="sum", formula=formula, result=c, operands=ops, **common)
     k = cand.factor
     if cand.kind == "multiple":
-        return ColumnRule(kind="multiple", formula=f"{c} = {k:g} * {ops[0]}", result=c, operands=ops, factor=k,
-                          **common)
+        return ColumnRule(
+            kind="multiple", formula=f"{c} = {k:g} * {ops[0]}", result=c, operands=ops, factor=k, **common
+        )
     ratio = [o for o in ops if _named(o, rc.RATIO_WORDS)]
     if ratio and not _named(c, rc.RATIO_WORDS):
         # c = k * a * b  <=>  a = (1 / k) * c / b: the ratio column is the derived one
@@ -195,11 +209,19 @@ def _arithmetic_rule(cand: rc.Candidate, holds: int, applies: int, steps: dict[s
         b = next(o for o in ops if o != a)
         scale = 1 / k
         shown = f"{scale:g} * " if scale != 1 else ""
-        return ColumnRule(kind="product", formula=f"{a} = {shown}{c} / {b}", result=a, operands=[c, b],
-                          factor=scale, divides=True, **common)
+        return ColumnRule(
+            kind="product",
+            formula=f"{a} = {shown}{c} / {b}",
+            result=a,
+            operands=[c, b],
+            factor=scale,
+            divides=True,
+            **common,
+        )
     shown = f"{k:g} * " if k != 1 else ""
-    return ColumnRule(kind="product", formula=f"{c} = {shown}{ops[0]} * {ops[1]}", result=c, operands=ops,
-                      factor=k, **common)
+    return ColumnRule(
+        kind="product", formula=f"{c} = {shown}{ops[0]} * {ops[1]}", result=c, operands=ops, factor=k, **common
+    )
 
 
 def as_candidate(rule: ColumnRule) -> rc.Candidate:
@@ -223,7 +245,7 @@ def _shown(value: Any) -> Any:
 def _examples(ctx: Context, rule: ColumnRule) -> list[dict[str, Any]]:
     t = ctx.whole if ctx.whole is not None else ctx.table
     cand = as_candidate(rule)
-    if rule.kind != "order":   # an order's values are shown as they are, dates as dates, integers as integers
+    if rule.kind != "order":  # an order's values are shown as they are, dates as dates, integers as integers
         t = _numbers(t, [cand])
     if rule.kind == "order":
         broken = _order_applies(ctx, t, cand) & (t[rule.result] > t[rule.operands[0]])
@@ -254,8 +276,15 @@ def _example_text(rule: ColumnRule, row: dict[str, Any]) -> str:
         return f"{rule.result} {row[rule.result]} and {rule.operands[0]} {row[rule.operands[0]]}"
     got = _computed(rule, row)
     ops, k = rule.operands, f"{rule.factor:g} * " if rule.factor != 1 else ""
-    rhs = (" + ".join(ops) if rule.kind == "sum" else f"{k}{ops[0]}" if rule.kind == "multiple"
-           else f"{k}{ops[0]} / {ops[1]}" if rule.divides else f"{k}{ops[0]} * {ops[1]}")
+    rhs = (
+        " + ".join(ops)
+        if rule.kind == "sum"
+        else f"{k}{ops[0]}"
+        if rule.kind == "multiple"
+        else f"{k}{ops[0]} / {ops[1]}"
+        if rule.divides
+        else f"{k}{ops[0]} * {ops[1]}"
+    )
     return f"{rule.result} is {row[rule.result]:g} where {rhs} gives {got:.6g}" if got is not None else str(row)
 
 
@@ -263,8 +292,9 @@ def _rule_steps(cand: rc.Candidate, steps: dict[str, float], schema: dict[str, A
     """The rounding steps of the rule's columns.  The integers of a product or a multiple are
     counts, exact (a quantity of 3 is no 2.5 rounded up); in a sum they may be rounded parts."""
     exact = cand.kind in ("product", "multiple")
-    return {c: 0.0 if exact and schema[c].is_integer() else steps.get(c, 0.0) for c in cand.columns
-            if cand.kind != "order"}
+    return {
+        c: 0.0 if exact and schema[c].is_integer() else steps.get(c, 0.0) for c in cand.columns if cand.kind != "order"
+    }
 
 
 def rule_violations(ctx: Context) -> list[IssueModel]:
@@ -274,8 +304,11 @@ def rule_violations(ctx: Context) -> list[IssueModel]:
     if not cands or ctx.rows < MIN_SUPPORT:
         return []
     used = {c for cand in cands for c in cand.columns}
-    column_steps = {cp.name: rc.rounding_step(cp, schema[cp.name], ctx.profile.sample_rows)
-                    for cp in ctx.profile.columns if cp.name in used}
+    column_steps = {
+        cp.name: rc.rounding_step(cp, schema[cp.name], ctx.profile.sample_rows)
+        for cp in ctx.profile.columns
+        if cp.name in used
+    }
     steps = [_rule_steps(cand, column_steps, schema) for cand in cands]
     found: list[ColumnRule] = []
     seen: set[frozenset] = set()
@@ -294,8 +327,14 @@ def _findings(ctx: Context, broken: list[ColumnRule]) -> list[IssueModel]:
     one cause (a wrong total breaks every rule it takes part in)."""
     groups: list[list[ColumnRule]] = []
     for rule in broken:
-        home = next((g for g in groups if g[0].applies - g[0].holds == rule.applies - rule.holds
-                     and set(g[0].columns) & set(rule.columns)), None)
+        home = next(
+            (
+                g
+                for g in groups
+                if g[0].applies - g[0].holds == rule.applies - rule.holds and set(g[0].columns) & set(rule.columns)
+            ),
+            None,
+        )
         if home is None:
             groups.append([rule])
         else:
@@ -317,22 +356,36 @@ def _finding(ctx: Context, group: list[ColumnRule], named_by_all: bool = False) 
     if rule.kind == "order":
         small, large = rule.result, rule.operands[0]
         broken = f"{count(bad, 'row')} {verb_for(bad, 'has')} {small} above {large}"
-        action = (f"Check the {count(bad, 'row')} against their source (values swapped between {small} and {large}, "
-                  f"typos), correct them, then add a CHECK ({small} <= {large}).")
+        action = (
+            f"Check the {count(bad, 'row')} against their source (values swapped between {small} and {large}, "
+            f"typos), correct them, then add a CHECK ({small} <= {large})."
+        )
     else:
         broken = f"{count(bad, 'row')} {verb_for(bad, 'breaks')} it"
-        action = (f"Recompute {rule.result} on the {count(bad, 'row')} (or correct the value that was mistyped) "
-                  f"and make the load derive it, or add a CHECK ({rule.formula}).")
+        action = (
+            f"Recompute {rule.result} on the {count(bad, 'row')} (or correct the value that was mistyped) "
+            f"and make the load derive it, or add a CHECK ({rule.formula})."
+        )
     more = f" The same rows break {', '.join(r.formula for r in also)}." if also else ""
     return issue(
-        ctx, "rule_violations", " ".join(columns) if named_by_all else columns[0], columns=columns, severity="medium", category="smart_fixes",
+        ctx,
+        "rule_violations",
+        " ".join(columns) if named_by_all else columns[0],
+        columns=columns,
+        severity="medium",
+        category="smart_fixes",
         affectedRows=bad,
         description=f"In {ctx.name}, {rule.formula} holds on {rule.holds:,} of {rule.applies:,} rows "
-                    f"({pct(rule.holds, rule.applies)}), but {broken}{shown}.{more}",
+        f"({pct(rule.holds, rule.applies)}), but {broken}{shown}.{more}",
         suggestedAction=action,
-        details={"rule": rule.formula, **rule.model_dump(exclude={"formula"}), "exceptions": bad,
-                 "support": rule.holds / rule.applies, "examples": examples,
-                 "same_rows": [r.formula for r in also]},
+        details={
+            "rule": rule.formula,
+            **rule.model_dump(exclude={"formula"}),
+            "exceptions": bad,
+            "support": rule.holds / rule.applies,
+            "examples": examples,
+            "same_rows": [r.formula for r in also],
+        },
     )
 
 

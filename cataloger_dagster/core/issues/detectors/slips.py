@@ -29,12 +29,12 @@ from __future__ import annotations
 import math
 from typing import Any, Mapping, Protocol
 
-TAIL_VALUES = 10     # the bulk's last values read for its tail's scale
+TAIL_VALUES = 10  # the bulk's last values read for its tail's scale
 MIN_TAIL_VALUES = 3
-TAIL_GAP = 5.0       # a gap this many times the tail's scale cuts a value off
-MIN_SCALE = 0.5      # bins: below the histogram's resolution, a tail's scale is not read
-TOGETHER_Z = 3.0     # another measure this far out on the same side moves with the value
-SAME_FACTOR = 0.1    # decades: another measure off by the same factor slipped with it
+TAIL_GAP = 5.0  # a gap this many times the tail's scale cuts a value off
+MIN_SCALE = 0.5  # bins: below the histogram's resolution, a tail's scale is not read
+TOGETHER_Z = 3.0  # another measure this far out on the same side moves with the value
+SAME_FACTOR = 0.1  # decades: another measure off by the same factor slipped with it
 
 
 class Bulk(Protocol):
@@ -77,8 +77,9 @@ def _z(value: float, s: Bulk, resolution: int) -> float:
     return (math.log10(value) * resolution - s.median) / max(1.4826 * s.mad, 1.0)
 
 
-def moves_together(row: Mapping[str, Any], column: str, factor: float, shapes: Mapping[str, Bulk],
-                   resolution: int) -> bool:
+def moves_together(
+    row: Mapping[str, Any], column: str, factor: float, shapes: Mapping[str, Bulk], resolution: int
+) -> bool:
     """Whether another measure of the candidate's row is as extreme on the same side (at another
     ratio than `factor`): the row is an event, not a slip.  `row` holds the candidate's value
     under `column` and the other measures' values; `shapes` the whole columns' shapes."""
@@ -92,15 +93,20 @@ def moves_together(row: Mapping[str, Any], column: str, factor: float, shapes: M
         if other == column or s is None or v is None or not (isinstance(v, (int, float)) and v > 0):
             continue
         z = _z(float(v), s, resolution)
-        if (z >= TOGETHER_Z if up else z <= -TOGETHER_Z):
+        if z >= TOGETHER_Z if up else z <= -TOGETHER_Z:
             off = abs(math.log10(float(v)) * resolution - s.median) / resolution
             if abs(off - math.log10(factor)) > SAME_FACTOR:
                 return True
     return False
 
 
-def events(rows: list[dict[str, Any]], column: str, ranges: list[tuple[float, float, float]],
-           shapes: Mapping[str, Bulk], resolution: int) -> set[int]:
+def events(
+    rows: list[dict[str, Any]],
+    column: str,
+    ranges: list[tuple[float, float, float]],
+    shapes: Mapping[str, Bulk],
+    resolution: int,
+) -> set[int]:
     """The indexes of `ranges` ((lo, hi, factor) of a candidate cell) whose rows, for the most
     part, move together with the candidate: real events rather than slips."""
     together: dict[int, list[bool]] = {}

@@ -19,16 +19,22 @@ import ibis.expr.datatypes as dt
 
 from cataloger_dagster.core.grammar import verb_for
 from cataloger_dagster.core.issues.detectors.context import (
-    Context, count, is_identifier, issue, name_words, one, pct,
+    Context,
+    count,
+    is_identifier,
+    issue,
+    name_words,
+    one,
+    pct,
 )
 from cataloger_dagster.core.models import ColumnProfile, IssueModel
 from cataloger_dagster.core.values import finite_float
 
-TYPE_SHARE = 0.9   # share of the non-placeholder values that must parse before a text column "is" numbers or dates
+TYPE_SHARE = 0.9  # share of the non-placeholder values that must parse before a text column "is" numbers or dates
 NOT_NUMERIC_TEXT = {"phone", "zip", "postal", "postcode", "iban", "account", "code", "sku", "id"}
-FIRST_YEAR, LAST_YEAR = 1800, 2200   # the years an integer date may name
-INTEGER_DATE_SHARE = 0.99            # share of the values with a valid month (and day)
-MIN_INTEGER_DATES = 3                # distinct values: a constant is not read as a date
+FIRST_YEAR, LAST_YEAR = 1800, 2200  # the years an integer date may name
+INTEGER_DATE_SHARE = 0.99  # share of the values with a valid month (and day)
+MIN_INTEGER_DATES = 3  # distinct values: a constant is not read as a date
 # integer layouts: (format, how it is written, the divisor that leaves the year)
 INTEGER_DATES = (("%Y%m%d", "YYYYMMDD", 10_000), ("%Y%m", "YYYYMM", 100))
 
@@ -55,33 +61,56 @@ def stored_as_text(ctx: Context, cp: ColumnProfile, dtype: dt.DataType) -> Optio
     extra = []
     if placeholders:
         n = sum(placeholders.values())
-        extra.append(f"{count(n, 'row')} {verb_for(n, 'holds')} placeholders "
-                     f"({', '.join(repr(v) for v in _examples(placeholders, 3))}) that forced the text type")
+        extra.append(
+            f"{count(n, 'row')} {verb_for(n, 'holds')} placeholders "
+            f"({', '.join(repr(v) for v in _examples(placeholders, 3))}) that forced the text type"
+        )
     if unparsed:
         n = sum(unparsed.values())
-        extra.append(f"{count(n, 'row')} {verb_for(n, 'holds')} other text "
-                     f"({', '.join(repr(v) for v in _examples(unparsed, 3))})")
+        extra.append(
+            f"{count(n, 'row')} {verb_for(n, 'holds')} other text "
+            f"({', '.join(repr(v) for v in _examples(unparsed, 3))})"
+        )
     if kind == "date":
-        extra.append(f"read as dates they run from {shown(low)} to {shown(high)}, "
-                     "not the alphabetical range a text sort gives")
+        extra.append(
+            f"read as dates they run from {shown(low)} to {shown(high)}, not the alphabetical range a text sort gives"
+        )
     target = "a numeric type" if kind == "number" else "DATE or TIMESTAMP"
     how = "TRY_CAST" if kind == "number" else f"parsing with the format {reading.date_format!r}"
     return issue(
-        ctx, "numeric_as_text" if kind == "number" else "date_as_text", cp.name,
-        severity="medium", category="quick_fixes", affectedRows=reading.usable,
+        ctx,
+        "numeric_as_text" if kind == "number" else "date_as_text",
+        cp.name,
+        severity="medium",
+        category="quick_fixes",
+        affectedRows=reading.usable,
         description=f"{cp.name} is stored as text ({dtype}) but {held}, so "
-                    + ("sums, sorting and comparisons treat them as strings" if kind == "number"
-                       else "date arithmetic and ranges do not work on it")
-                    + (f"; {'; '.join(extra)}" if extra else "") + ".",
+        + (
+            "sums, sorting and comparisons treat them as strings"
+            if kind == "number"
+            else "date arithmetic and ranges do not work on it"
+        )
+        + (f"; {'; '.join(extra)}" if extra else "")
+        + ".",
         suggestedAction=f"Convert {cp.name} to {target} ({how})"
-                        + (f", storing the placeholders {', '.join(repr(v) for v in _examples(placeholders, 3))} as NULL"
-                           if placeholders else "")
-                        + (", and review the values that do not convert." if unparsed else "."),
-        details={"kind": kind, "usable": reading.usable, "parsed": reading.parsed_rows,
-                 "share": reading.share, "placeholders": placeholders,
-                 "unparsed": dict(sorted(unparsed.items(), key=lambda kv: (-kv[1], kv[0]))[:10]),
-                 "unparsed_rows": sum(unparsed.values()), "date_format": reading.date_format,
-                 "min": shown(low), "max": shown(high)},
+        + (
+            f", storing the placeholders {', '.join(repr(v) for v in _examples(placeholders, 3))} as NULL"
+            if placeholders
+            else ""
+        )
+        + (", and review the values that do not convert." if unparsed else "."),
+        details={
+            "kind": kind,
+            "usable": reading.usable,
+            "parsed": reading.parsed_rows,
+            "share": reading.share,
+            "placeholders": placeholders,
+            "unparsed": dict(sorted(unparsed.items(), key=lambda kv: (-kv[1], kv[0]))[:10]),
+            "unparsed_rows": sum(unparsed.values()),
+            "date_format": reading.date_format,
+            "min": shown(low),
+            "max": shown(high),
+        },
     )
 
 
@@ -117,25 +146,41 @@ def dates_as_integers(ctx: Context, cp: ColumnProfile, dtype: dt.DataType) -> Op
     valid = (month >= 1) & (month <= 12)
     if divisor == 10_000:
         valid = valid & (rest % 100 >= 1) & (rest % 100 <= 31)
-    found = one(ctx.table.filter(c.notnull()), n=c.count(), dates=valid.sum(),
-                low=c.min(where=valid), high=c.max(where=valid))
+    found = one(
+        ctx.table.filter(c.notnull()), n=c.count(), dates=valid.sum(), low=c.min(where=valid), high=c.max(where=valid)
+    )
     n, dates = int(found["n"] or 0), int(found["dates"] or 0)
     if not n or dates < INTEGER_DATE_SHARE * n:
         return None
     try:
         low, high = _integer_date(int(found["low"]), divisor), _integer_date(int(found["high"]), divisor)
     except ValueError:
-        return None   # a day past its month's end (20010231): not dates after all
+        return None  # a day past its month's end (20010231): not dates after all
     others = n - dates
     return issue(
-        ctx, "date_as_text", cp.name, severity="medium", category="quick_fixes", affectedRows=n,
+        ctx,
+        "date_as_text",
+        cp.name,
+        severity="medium",
+        category="quick_fixes",
+        affectedRows=n,
         description=f"{cp.name} is stored as integers ({dtype}) but {pct(dates, n)} of its {count(n, 'value')} are "
-                    f"dates written {written} ({found['low']} to {found['high']}: {low.isoformat()} to "
-                    f"{high.isoformat()}), so date arithmetic and ranges do not work on it and its mean and sum "
-                    "mean nothing.",
+        f"dates written {written} ({found['low']} to {found['high']}: {low.isoformat()} to "
+        f"{high.isoformat()}), so date arithmetic and ranges do not work on it and its mean and sum "
+        "mean nothing.",
         suggestedAction=f"Convert {cp.name} to DATE (parsing its digits with the format {date_format!r})"
-                        + (f", and review the {count(others, 'value')} that do not convert." if others else "."),
-        details={"kind": "date", "stored_as": "integer", "usable": n, "parsed": dates, "share": dates / n,
-                 "placeholders": {}, "unparsed": {}, "unparsed_rows": others, "date_format": date_format,
-                 "min": low.isoformat(), "max": high.isoformat()},
+        + (f", and review the {count(others, 'value')} that do not convert." if others else "."),
+        details={
+            "kind": "date",
+            "stored_as": "integer",
+            "usable": n,
+            "parsed": dates,
+            "share": dates / n,
+            "placeholders": {},
+            "unparsed": {},
+            "unparsed_rows": others,
+            "date_format": date_format,
+            "min": low.isoformat(),
+            "max": high.isoformat(),
+        },
     )

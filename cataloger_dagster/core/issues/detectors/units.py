@@ -23,42 +23,131 @@ from cataloger_dagster.core.models import ColumnProfile, IssueModel
 
 # dimension -> (the unit values are converted to, {spelling: its size in that unit})
 UNITS: dict[str, tuple[str, dict[str, float]]] = {
-    "length": ("cm", {"mm": 0.1, "cm": 1.0, "m": 100.0, "km": 100_000.0, "in": 2.54, "inch": 2.54, "inches": 2.54,
-                      '"': 2.54, "ft": 30.48, "feet": 30.48, "foot": 30.48, "'": 30.48, "yd": 91.44,
-                      "mi": 160_934.4, "mile": 160_934.4, "miles": 160_934.4}),
-    "mass": ("kg", {"mg": 1e-6, "g": 0.001, "gram": 0.001, "grams": 0.001, "kg": 1.0, "kgs": 1.0, "kilo": 1.0,
-                    "kilos": 1.0, "kilogram": 1.0, "kilograms": 1.0, "lb": 0.45359237, "lbs": 0.45359237,
-                    "pound": 0.45359237, "pounds": 0.45359237, "oz": 0.0283495, "st": 6.35029, "stone": 6.35029}),
-    "duration": ("min", {"s": 1 / 60, "sec": 1 / 60, "secs": 1 / 60, "second": 1 / 60, "seconds": 1 / 60,
-                         "min": 1.0, "mins": 1.0, "minute": 1.0, "minutes": 1.0, "h": 60.0, "hr": 60.0,
-                         "hrs": 60.0, "hour": 60.0, "hours": 60.0, "d": 1440.0, "day": 1440.0, "days": 1440.0}),
+    "length": (
+        "cm",
+        {
+            "mm": 0.1,
+            "cm": 1.0,
+            "m": 100.0,
+            "km": 100_000.0,
+            "in": 2.54,
+            "inch": 2.54,
+            "inches": 2.54,
+            '"': 2.54,
+            "ft": 30.48,
+            "feet": 30.48,
+            "foot": 30.48,
+            "'": 30.48,
+            "yd": 91.44,
+            "mi": 160_934.4,
+            "mile": 160_934.4,
+            "miles": 160_934.4,
+        },
+    ),
+    "mass": (
+        "kg",
+        {
+            "mg": 1e-6,
+            "g": 0.001,
+            "gram": 0.001,
+            "grams": 0.001,
+            "kg": 1.0,
+            "kgs": 1.0,
+            "kilo": 1.0,
+            "kilos": 1.0,
+            "kilogram": 1.0,
+            "kilograms": 1.0,
+            "lb": 0.45359237,
+            "lbs": 0.45359237,
+            "pound": 0.45359237,
+            "pounds": 0.45359237,
+            "oz": 0.0283495,
+            "st": 6.35029,
+            "stone": 6.35029,
+        },
+    ),
+    "duration": (
+        "min",
+        {
+            "s": 1 / 60,
+            "sec": 1 / 60,
+            "secs": 1 / 60,
+            "second": 1 / 60,
+            "seconds": 1 / 60,
+            "min": 1.0,
+            "mins": 1.0,
+            "minute": 1.0,
+            "minutes": 1.0,
+            "h": 60.0,
+            "hr": 60.0,
+            "hrs": 60.0,
+            "hour": 60.0,
+            "hours": 60.0,
+            "d": 1440.0,
+            "day": 1440.0,
+            "days": 1440.0,
+        },
+    ),
 }
 # a unit's spelling -> its canonical name in the evidence (in, ft, lb...)
-CANONICAL = {"inch": "in", "inches": "in", '"': "in", "feet": "ft", "foot": "ft", "'": "ft", "mile": "mi",
-             "miles": "mi", "gram": "g", "grams": "g", "kgs": "kg", "kilo": "kg", "kilos": "kg", "kilogram": "kg",
-             "kilograms": "kg", "lbs": "lb", "pound": "lb", "pounds": "lb", "stone": "st", "sec": "s", "secs": "s",
-             "second": "s", "seconds": "s", "mins": "min", "minute": "min", "minutes": "min", "hr": "h",
-             "hrs": "h", "hour": "h", "hours": "h", "day": "d", "days": "d"}
+CANONICAL = {
+    "inch": "in",
+    "inches": "in",
+    '"': "in",
+    "feet": "ft",
+    "foot": "ft",
+    "'": "ft",
+    "mile": "mi",
+    "miles": "mi",
+    "gram": "g",
+    "grams": "g",
+    "kgs": "kg",
+    "kilo": "kg",
+    "kilos": "kg",
+    "kilogram": "kg",
+    "kilograms": "kg",
+    "lbs": "lb",
+    "pound": "lb",
+    "pounds": "lb",
+    "stone": "st",
+    "sec": "s",
+    "secs": "s",
+    "second": "s",
+    "seconds": "s",
+    "mins": "min",
+    "minute": "min",
+    "minutes": "min",
+    "hr": "h",
+    "hrs": "h",
+    "hour": "h",
+    "hours": "h",
+    "day": "d",
+    "days": "d",
+}
 NUMBER = r"(\d+(?:[.,]\d+)?)"
 WITH_UNIT = re.compile(rf"^{NUMBER}\s*([a-z]+|\"|'|'')\.?$")
 FEET_INCHES = re.compile(rf"^{NUMBER}\s*(?:'|ft\.?|feet|foot)\s*{NUMBER}\s*(?:\"|''|in\.?|inch|inches)?$")
 HOURS_MINUTES = re.compile(rf"^{NUMBER}\s*(?:h|hr|hrs|hours?)\s*{NUMBER}\s*(?:m|min|mins|minutes?)?$")
 BARE = "number without unit"
-MIN_READ_SHARE = 0.9       # of the values that are not placeholders: the column holds quantities
-SINGLE_NOTATION = 0.99     # one notation this dominant is the column's notation; the rest are typos
+MIN_READ_SHARE = 0.9  # of the values that are not placeholders: the column holds quantities
+SINGLE_NOTATION = 0.99  # one notation this dominant is the column's notation; the rest are typos
 
 
 @dataclass
 class Reading:
-    notation: str              # "cm", "ft+in", "number without unit"...
+    notation: str  # "cm", "ft+in", "number without unit"...
     dimension: Optional[str]
-    number: float              # in the unit of the dimension, or the bare number
+    number: float  # in the unit of the dimension, or the bare number
 
 
 def spellings(dimension: Optional[str] = None) -> dict[str, str]:
     """Each spelling of a unit of `dimension` (of any, when None) -> its name in the evidence."""
-    return {spelling: CANONICAL.get(spelling, spelling) for d, (_, sizes) in UNITS.items()
-            if dimension in (None, d) for spelling in sizes}
+    return {
+        spelling: CANONICAL.get(spelling, spelling)
+        for d, (_, sizes) in UNITS.items()
+        if dimension in (None, d)
+        for spelling in sizes
+    }
 
 
 def _number(text: str) -> float:
@@ -125,36 +214,57 @@ def mixed_units(ctx: Context, cp: ColumnProfile, dtype: dt.DataType) -> Optional
     unknown = read - sum(values[v] for v in converted)
     likely = {} if named else _likely_units(values, readings, converted, dimension)
     order = sorted(notations, key=lambda k: -rows[k])
-    breakdown: dict[str, dict[str, Any]] = {k: {"rows": rows[k], "examples": sorted(notations[k], key=lambda v: -notations[k][v])[:3]}
-                 for k in order}
-    shown = "; ".join(f"{count(rows[k], 'value')} {'as ' + k if k != BARE else 'without a unit'} "
-                      f"({', '.join(repr(v) for v in breakdown[k]['examples'][:2])})" for k in order)
+    breakdown: dict[str, dict[str, Any]] = {
+        k: {"rows": rows[k], "examples": sorted(notations[k], key=lambda v: -notations[k][v])[:3]} for k in order
+    }
+    shown = "; ".join(
+        f"{count(rows[k], 'value')} {'as ' + k if k != BARE else 'without a unit'} "
+        f"({', '.join(repr(v) for v in breakdown[k]['examples'][:2])})"
+        for k in order
+    )
     numbers = sorted(converted.values())
     where = f"{BARE} read as {named[0]} (the column's name says so)" if named else None
     return issue(
-        ctx, "mixed_units", cp.name, severity="medium",
-        category="quick_fixes" if not unknown else "smart_fixes", affectedRows=read - top,
+        ctx,
+        "mixed_units",
+        cp.name,
+        severity="medium",
+        category="quick_fixes" if not unknown else "smart_fixes",
+        affectedRows=read - top,
         description=f"{cp.name} writes one {dimension} in {len(notations)} notations: {shown}"
-                    + (f"; {count(unknown, 'value')} without a unit cannot be converted"
-                       + (" (by their size, " + ", ".join(f"{n:,} read as {u}" for u, n in likely.items()) + ")"
-                          if likely else "") if unknown else "")
-                    + ".",
+        + (
+            f"; {count(unknown, 'value')} without a unit cannot be converted"
+            + (" (by their size, " + ", ".join(f"{n:,} read as {u}" for u, n in likely.items()) + ")" if likely else "")
+            if unknown
+            else ""
+        )
+        + ".",
         suggestedAction=f"Store {cp.name} as a number in one unit ({unit}), converting each notation"
-                        + (f", and ask the source which unit the {count(unknown, 'value')} without one are in"
-                           if unknown else "") + "; keep the unit in the column's name.",
-        details={"dimension": dimension, "unit": unit, "notations": breakdown, "rows_read": read,
-                 "share_of_main_notation": pct(top, read), "converted_rows": read - unknown,
-                 "unknown_unit_rows": unknown, "bare_numbers": where, "likely_units_of_bare_numbers": likely,
-                 "converted_examples": {v: round(converted[v], 4) for k in order
-                                        for v in breakdown[k]["examples"] if v in converted},
-                 "converted_range": [numbers[0], numbers[-1]] if numbers else None,
-                 "placeholders": {v: n for v, n in placeholders.items() if v.strip()},
-                 "examples": [e for k in order for e in breakdown[k]["examples"][:2]]},
+        + (f", and ask the source which unit the {count(unknown, 'value')} without one are in" if unknown else "")
+        + "; keep the unit in the column's name.",
+        details={
+            "dimension": dimension,
+            "unit": unit,
+            "notations": breakdown,
+            "rows_read": read,
+            "share_of_main_notation": pct(top, read),
+            "converted_rows": read - unknown,
+            "unknown_unit_rows": unknown,
+            "bare_numbers": where,
+            "likely_units_of_bare_numbers": likely,
+            "converted_examples": {
+                v: round(converted[v], 4) for k in order for v in breakdown[k]["examples"] if v in converted
+            },
+            "converted_range": [numbers[0], numbers[-1]] if numbers else None,
+            "placeholders": {v: n for v, n in placeholders.items() if v.strip()},
+            "examples": [e for k in order for e in breakdown[k]["examples"][:2]],
+        },
     )
 
 
-def _likely_units(values: dict[str, int], readings: dict[str, Reading], converted: dict[str, float],
-                  dimension: str) -> dict[str, int]:
+def _likely_units(
+    values: dict[str, int], readings: dict[str, Reading], converted: dict[str, float], dimension: str
+) -> dict[str, int]:
     """Rows of bare numbers by the one unit (among those the column uses) that puts them within
     the range of the values whose unit is written: a guess for the steward, never a conversion."""
     known = [converted[v] for v in converted if readings[v].dimension]
@@ -181,5 +291,6 @@ def merge_mixed_units(issues: list[IssueModel]) -> list[IssueModel]:
     """A column of mixed units is one finding: the other findings on that column alone that its
     notations explain are dropped."""
     mixed = {i.affectedColumns[0] for i in issues if i.type == "mixed_units"}
-    return [i for i in issues
-            if not (i.type in REPLACED and len(i.affectedColumns) == 1 and i.affectedColumns[0] in mixed)]
+    return [
+        i for i in issues if not (i.type in REPLACED and len(i.affectedColumns) == 1 and i.affectedColumns[0] in mixed)
+    ]

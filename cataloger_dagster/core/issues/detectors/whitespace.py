@@ -11,12 +11,17 @@ import ibis.expr.datatypes as dt
 
 from cataloger_dagster.core.grammar import verb_for
 from cataloger_dagster.core.issues.detectors.context import (
-    Context, count, free_text_counts, is_padded, issue, pct,
+    Context,
+    count,
+    free_text_counts,
+    is_padded,
+    issue,
+    pct,
 )
 from cataloger_dagster.core.issues.text_values import is_placeholder
 from cataloger_dagster.core.models import ColumnProfile, IssueModel
 
-FIXED_WIDTH_SHARE = 0.9   # padded values of one length on this share of rows: a fixed-width column
+FIXED_WIDTH_SHARE = 0.9  # padded values of one length on this share of rows: a fixed-width column
 SHOWN = 5
 
 
@@ -57,8 +62,9 @@ def whitespace_values(ctx: Context, cp: ColumnProfile, dtype: dt.DataType) -> Op
     values = ctx.values(cp)
     if values is None:
         return _free_text(ctx, cp)
-    found = {v: n for v, n in values.items()
-             if (padded(v) or doubled(v, values)) and not is_placeholder(v.strip(), cp.name)}
+    found = {
+        v: n for v, n in values.items() if (padded(v) or doubled(v, values)) and not is_placeholder(v.strip(), cp.name)
+    }
     if not found or _fixed_width(values, found):
         return None
     twins = {v: trimmed(v) for v in found if trimmed(v) in values}
@@ -74,24 +80,48 @@ def _free_text(ctx: Context, cp: ColumnProfile) -> Optional[IssueModel]:
     if not rows:
         return None
     c = ctx.table[cp.name]
-    picked = (ctx.table.filter(is_padded(c)).group_by(v=c).aggregate(n=lambda g: g.count())
-              .order_by(["v"]).limit(SHOWN).to_pyarrow().to_pylist())
+    picked = (
+        ctx.table.filter(is_padded(c))
+        .group_by(v=c)
+        .aggregate(n=lambda g: g.count())
+        .order_by(["v"])
+        .limit(SHOWN)
+        .to_pyarrow()
+        .to_pylist()
+    )
     return _issue(ctx, cp, rows, {r["v"]: int(r["n"]) for r in picked}, {}, distinct=None)
 
 
-def _issue(ctx: Context, cp: ColumnProfile, rows: int, shown: dict[str, int], twins: dict[str, str],
-           distinct: Optional[int]) -> IssueModel:
+def _issue(
+    ctx: Context, cp: ColumnProfile, rows: int, shown: dict[str, int], twins: dict[str, str], distinct: Optional[int]
+) -> IssueModel:
     examples = list(shown)[:SHOWN]
-    split = (f"; {count(len(twins), 'value')} ({', '.join(repr(v) for v in list(twins)[:3])}) "
-             f"{verb_for(twins, 'stands')} beside the same text without the spaces, "
-             "so that a group-by or a join splits them") if twins else ""
+    split = (
+        (
+            f"; {count(len(twins), 'value')} ({', '.join(repr(v) for v in list(twins)[:3])}) "
+            f"{verb_for(twins, 'stands')} beside the same text without the spaces, "
+            "so that a group-by or a join splits them"
+        )
+        if twins
+        else ""
+    )
     return issue(
-        ctx, "whitespace_values", cp.name, severity="medium" if twins else "low", category="quick_fixes",
+        ctx,
+        "whitespace_values",
+        cp.name,
+        severity="medium" if twins else "low",
+        category="quick_fixes",
         affectedRows=rows,
         description=f"{count(rows, 'value')} of {cp.name} ({pct(rows, cp.count)}) carry spaces at either end or "
-                    f"doubled inside, e.g. {', '.join(repr(v) for v in examples[:3])}{split}.",
+        f"doubled inside, e.g. {', '.join(repr(v) for v in examples[:3])}{split}.",
         suggestedAction=f"Trim {cp.name} (and collapse doubled spaces) in the table and in the load that "
-                        "writes it, so that equal text compares equal.",
-        details={"padded_rows": rows, "padded_values": distinct, "fraction": rows / cp.count,
-                 "values": shown, "twins": twins, "examples": examples},
+        "writes it, so that equal text compares equal.",
+        details={
+            "padded_rows": rows,
+            "padded_values": distinct,
+            "fraction": rows / cp.count,
+            "values": shown,
+            "twins": twins,
+            "examples": examples,
+        },
     )

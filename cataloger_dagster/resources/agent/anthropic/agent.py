@@ -84,7 +84,7 @@ class IssuesAnswer(BaseModel):
 
 
 class _Option(BaseModel):
-    action: str                 # the key of one of the choices offered for the issue
+    action: str  # the key of one of the choices offered for the issue
     label: str
 
 
@@ -101,17 +101,38 @@ class FollowupsAnswer(BaseModel):
 
 def compact_profile(profile: TableProfile) -> dict:
     """What the model needs of the profile: no histograms, few top values."""
-    keep = ("name", "dtype", "kind", "count", "nulls", "null_fraction", "distinct", "min", "max",
-            "mean", "semantic_type", "pattern_counts")
+    keep = (
+        "name",
+        "dtype",
+        "kind",
+        "count",
+        "nulls",
+        "null_fraction",
+        "distinct",
+        "min",
+        "max",
+        "mean",
+        "semantic_type",
+        "pattern_counts",
+    )
     columns = []
     for col in profile.columns:
-        item = {k: v for k, v in col.model_dump(include=set(keep)).items()
-                if v is not None and not (isinstance(v, (dict, list)) and not v)}
+        item = {
+            k: v
+            for k, v in col.model_dump(include=set(keep)).items()
+            if v is not None and not (isinstance(v, (dict, list)) and not v)
+        }
         if col.top_values:
             item["top_values"] = [[v.value, v.count] for v in col.top_values[:5]]
         columns.append(item)
-    return {"table": profile.table, "row_count": profile.row_count, "column_count": profile.column_count,
-            "fingerprint": profile.fingerprint.value, "columns": columns, "sample_rows": profile.sample_rows}
+    return {
+        "table": profile.table,
+        "row_count": profile.row_count,
+        "column_count": profile.column_count,
+        "fingerprint": profile.fingerprint.value,
+        "columns": columns,
+        "sample_rows": profile.sample_rows,
+    }
 
 
 class AnthropicAgent(AgentResource):
@@ -152,16 +173,18 @@ class AnthropicAgent(AgentResource):
         require("anthropic", "the anthropic agent")
         import anthropic
 
-        return anthropic.Anthropic(api_key=self.api_key, base_url=self.base_url or None,
-                                   max_retries=self.max_retries, timeout=self.timeout_s)
+        return anthropic.Anthropic(
+            api_key=self.api_key, base_url=self.base_url or None, max_retries=self.max_retries, timeout=self.timeout_s
+        )
 
     def usage(self) -> AgentUsage:
         return AgentUsage(agent=self.kind, prompt_version=self.prompt_version)
 
     def system(self, profile: TableProfile, stage: str) -> list[dict]:
         # names go into prompts as literals: a table name is data, never an instruction or code
-        context = render("context.system", database=literal(profile.database),
-                         table_context=to_json(compact_profile(profile)))
+        context = render(
+            "context.system", database=literal(profile.database), table_context=to_json(compact_profile(profile))
+        )
         return [
             # identical for every stage of the table, so it is cached once and read after
             {"type": "text", "text": context, "cache_control": {"type": "ephemeral"}},
@@ -171,17 +194,30 @@ class AnthropicAgent(AgentResource):
     def redact(self, text: str) -> str:
         return Redactor(secrets=[self.api_key]).text(text)
 
-    def call(self, client, *, model: str, system: list[dict], messages: list[dict], usage: AgentUsage,
-             answer: type[BaseModel], **extra: Any):
+    def call(
+        self,
+        client,
+        *,
+        model: str,
+        system: list[dict],
+        messages: list[dict],
+        usage: AgentUsage,
+        answer: type[BaseModel],
+        **extra: Any,
+    ):
         """One request with structured output; returns (message, validated answer or None)."""
         import anthropic
 
         body = {"temperature": self.temperature} if self.temperature is not None else None
         try:
             message = client.messages.create(
-                model=model, max_tokens=self.max_tokens, system=system, messages=messages,
+                model=model,
+                max_tokens=self.max_tokens,
+                system=system,
+                messages=messages,
                 output_config={"format": {"type": "json_schema", "schema": anthropic.transform_schema(answer)}},
-                extra_body=body, **extra,
+                extra_body=body,
+                **extra,
             )
         except anthropic.APIError as exc:
             raise StageFailed(self.redact(f"{type(exc).__name__}: {exc}")) from None
@@ -196,14 +232,12 @@ class AnthropicAgent(AgentResource):
         text = "".join(b.text for b in message.content if b.type == "text")
         return message, answer.model_validate_json(text)
 
-    def ask(self, *, model: str, system: list[dict], messages: list[dict], usage: AgentUsage,
-            answer: type[M]) -> M:
+    def ask(self, *, model: str, system: list[dict], messages: list[dict], usage: AgentUsage, answer: type[M]) -> M:
         """A structured answer, asked for a second time when the first fails validation."""
         client = self.client()
         for attempt in (1, 2):
             try:
-                _, parsed = self.call(client, model=model, system=system, messages=messages,
-                                      usage=usage, answer=answer)
+                _, parsed = self.call(client, model=model, system=system, messages=messages, usage=usage, answer=answer)
                 if parsed is not None:
                     return parsed
                 problem = "the model called a tool where an answer was due"
@@ -217,9 +251,13 @@ class AnthropicAgent(AgentResource):
     def understand(self, profile: TableProfile) -> tuple[DatasetUnderstandingModel, AgentUsage]:
         usage = self.usage()
         try:
-            got = self.ask(model=self.understanding_model, system=self.system(profile, "understanding"),
-                           messages=[user_message(render("understanding.user", table=literal(profile.table)))],
-                           usage=usage, answer=UnderstandingAnswer)
+            got = self.ask(
+                model=self.understanding_model,
+                system=self.system(profile, "understanding"),
+                messages=[user_message(render("understanding.user", table=literal(profile.table)))],
+                usage=usage,
+                answer=UnderstandingAnswer,
+            )
             return _understanding(profile, got), usage
         except Exception as exc:  # any failure of the model's stage: the heuristics answer
             usage.fallback_reason = f"understanding: {_reason(exc)}"
@@ -229,7 +267,10 @@ class AnthropicAgent(AgentResource):
         usage = self.usage()
         result = review_with_memory(
             lambda raised: self._review(profile, understanding, raised, previous, memory, usage),
-            detected, profile, memory)
+            detected,
+            profile,
+            memory,
+        )
         return result, usage
 
     def _review(self, profile, understanding, detected, previous, memory, usage) -> AnalysisResultModel:
@@ -237,13 +278,22 @@ class AnthropicAgent(AgentResource):
             # the detectors see exactly what this prompt version reviewed last time: nothing to ask
             return previous.model_copy(update={"issues": _refreshed(previous, detected)})
         # people's reviews are data for the model (JSON), beside what it reviewed last time
-        text = render("issues.user", table=literal(profile.table), understanding=to_json(understanding.model_dump()),
-                      detected=to_json([i.model_dump(exclude={"review", "precision"}) for i in detected]),
-                      previous=to_json([i.id for i in previous.issues]) if previous else "",
-                      reviews=to_json(memory.for_prompt()) if memory and memory.reviews else "")
+        text = render(
+            "issues.user",
+            table=literal(profile.table),
+            understanding=to_json(understanding.model_dump()),
+            detected=to_json([i.model_dump(exclude={"review", "precision"}) for i in detected]),
+            previous=to_json([i.id for i in previous.issues]) if previous else "",
+            reviews=to_json(memory.for_prompt()) if memory and memory.reviews else "",
+        )
         try:
-            got = self.ask(model=self.issues_model, system=self.system(profile, "issues"),
-                           messages=[user_message(text)], usage=usage, answer=IssuesAnswer)
+            got = self.ask(
+                model=self.issues_model,
+                system=self.system(profile, "issues"),
+                messages=[user_message(text)],
+                usage=usage,
+                answer=IssuesAnswer,
+            )
             result = _analysis(profile, got, detected)
             return result.model_copy(update={"summary": f"{result.summary} {self.review_mark}"})
         except Exception as exc:  # any failure of the model's stage: the heuristics answer
@@ -262,27 +312,50 @@ class AnthropicAgent(AgentResource):
         for issue in smart_issues(analysis):
             kept = issue.followup
             if kept is not None and kept.source == source:
-                again = from_answer(offers[issue.id], prompt=kept.prompt, examples=kept.examples,
-                                    options=[(o.key, o.label) for o in kept.options], source=source)
+                again = from_answer(
+                    offers[issue.id],
+                    prompt=kept.prompt,
+                    examples=kept.examples,
+                    options=[(o.key, o.label) for o in kept.options],
+                    source=source,
+                )
                 if again is not None:
                     made[issue.id] = again
         todo = [i for i in smart_issues(analysis) if i.id not in made]
         if todo:
-            asked = [{"issue_id": i.id, "type": i.type, "description": i.description,
-                      "affectedColumns": i.affectedColumns, "affectedRows": i.affectedRows,
-                      "evidence_question": offers[i.id].prompt, "examples": offers[i.id].examples,
-                      "choices": [{"action": c.key, "does": c.action.description} for c in offers[i.id].choices]}
-                     for i in todo]
+            asked = [
+                {
+                    "issue_id": i.id,
+                    "type": i.type,
+                    "description": i.description,
+                    "affectedColumns": i.affectedColumns,
+                    "affectedRows": i.affectedRows,
+                    "evidence_question": offers[i.id].prompt,
+                    "examples": offers[i.id].examples,
+                    "choices": [{"action": c.key, "does": c.action.description} for c in offers[i.id].choices],
+                }
+                for i in todo
+            ]
             text = render("followups.user", table=literal(profile.table), issues=to_json(asked))
             try:
-                got = self.ask(model=self.issues_model, system=self.system(profile, "followups"),
-                               messages=[user_message(text)], usage=usage, answer=FollowupsAnswer)
+                got = self.ask(
+                    model=self.issues_model,
+                    system=self.system(profile, "followups"),
+                    messages=[user_message(text)],
+                    usage=usage,
+                    answer=FollowupsAnswer,
+                )
                 wanted = {i.id for i in todo}
                 for answer in got.followups:
                     if answer.issue_id not in wanted or answer.issue_id in made:
                         continue
-                    written = from_answer(offers[answer.issue_id], prompt=answer.prompt, examples=answer.examples,
-                                          options=[(o.action, o.label) for o in answer.options], source=source)
+                    written = from_answer(
+                        offers[answer.issue_id],
+                        prompt=answer.prompt,
+                        examples=answer.examples,
+                        options=[(o.action, o.label) for o in answer.options],
+                        source=source,
+                    )
                     if written is not None:
                         made[answer.issue_id] = written
             except Exception as exc:  # any failure of the model's stage: the evidence's follow-ups stand
@@ -308,9 +381,14 @@ def _understanding(profile: TableProfile, got: UnderstandingAnswer) -> DatasetUn
     # the data's shape (families, NULLs another column explains) is a fact the profile found:
     # said once, whatever the model wrote
     shape = [s for s in structure_observations(profile) if s not in got.summary.observations]
-    summary = got.summary.model_copy(update={"name": profile.table, "rowCount": profile.row_count,
-                                             "columnCount": profile.column_count,
-                                             "observations": [*got.summary.observations, *shape]})
+    summary = got.summary.model_copy(
+        update={
+            "name": profile.table,
+            "rowCount": profile.row_count,
+            "columnCount": profile.column_count,
+            "observations": [*got.summary.observations, *shape],
+        }
+    )
     return DatasetUnderstandingModel(summary=summary, columns=columns, suggested_context=got.suggested_context)
 
 
@@ -321,6 +399,7 @@ _VOLATILE = ("now",)  # when the detector looked, not what it found
 def _unchanged(previous: AnalysisResultModel, detected: list[IssueModel], mark: str) -> bool:
     if not previous.summary.endswith(mark):
         return False
+
     def finding(issue: IssueModel) -> dict:
         found = issue.model_dump(include=set(_FINDING))
         found["details"] = {k: v for k, v in found["details"].items() if k not in _VOLATILE}
@@ -345,11 +424,17 @@ def _analysis(profile: TableProfile, got: IssuesAnswer, detected: list[IssueMode
         if review is None:
             issues.append(found)
             continue
-        issues.append(found.model_copy(update={
-            "description": review.description, "suggestedAction": review.suggestedAction,
-            "severity": review.severity, "category": review.category,
-            "temporalPattern": review.temporalPattern or found.temporalPattern,
-        }))
+        issues.append(
+            found.model_copy(
+                update={
+                    "description": review.description,
+                    "suggestedAction": review.suggestedAction,
+                    "severity": review.severity,
+                    "category": review.category,
+                    "temporalPattern": review.temporalPattern or found.temporalPattern,
+                }
+            )
+        )
     for added in reviewed.values():
         if added.affectedColumns and set(added.affectedColumns) <= columns:
             issues.append(IssueModel(**added.model_dump(), source="agent:anthropic"))

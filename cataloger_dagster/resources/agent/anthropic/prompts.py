@@ -9,8 +9,17 @@ from typing import Any
 
 import jinja2
 
-PROMPTS = ("context.system", "understanding.system", "understanding.user", "issues.system",
-           "issues.user", "investigation.system", "investigation.user", "followups.system", "followups.user")
+PROMPTS = (
+    "context.system",
+    "understanding.system",
+    "understanding.user",
+    "issues.system",
+    "issues.user",
+    "investigation.system",
+    "investigation.user",
+    "followups.system",
+    "followups.user",
+)
 
 
 @lru_cache(maxsize=1)
@@ -18,8 +27,12 @@ def prompt_environment() -> jinja2.Environment:
     """The pages' template loader, without HTML escaping: prompts are plain text."""
     from cataloger_dagster.core.render.pages import template_environment
 
-    return jinja2.Environment(loader=template_environment().loader, autoescape=False,
-                              undefined=jinja2.StrictUndefined, keep_trailing_newline=False)
+    return jinja2.Environment(
+        loader=template_environment().loader,
+        autoescape=False,
+        undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=False,
+    )
 
 
 @lru_cache(maxsize=1)
@@ -27,7 +40,7 @@ def prompt_version() -> str:
     """A hash of the prompt templates: a change of wording invalidates cached understandings."""
     env = prompt_environment()
     loader = env.loader
-    assert loader is not None   # prompt_environment gives its environment a loader
+    assert loader is not None  # prompt_environment gives its environment a loader
     digest = hashlib.sha256()
     for name in PROMPTS:
         source, _, _ = loader.get_source(env, f"prompts/{name}.j2")

@@ -52,8 +52,8 @@ _FOR_CODE = ("id", "type", "severity", "affectedColumns", "affectedRows", "detai
 class Finding(BaseModel):
     issue_id: str
     verdict: Literal["confirmed", "refuted", "inconclusive"]
-    hypothesis: Optional[str] = None   # what was tested (the printed record's, when the model omits it)
-    reason: Optional[str] = None       # the evidence that decided the verdict
+    hypothesis: Optional[str] = None  # what was tested (the printed record's, when the model omits it)
+    reason: Optional[str] = None  # the evidence that decided the verdict
     evidence: Json[dict[str, Any]]
     cells: list[str]
 
@@ -107,11 +107,16 @@ def _clip_stdout(text: Optional[str], limit: int) -> Optional[str]:
 
 def tool_result(result, limit: int) -> str:
     error = f"{result.error.type}: {result.error.message}" if result.error else None
-    return json.dumps({
-        "ok": result.ok, "stdout": _clip_stdout(result.stdout, limit), "stderr": _clip(result.stderr, limit // 4),
-        "result": _clip(result.result, limit // 4), "error": _clip(error, limit // 4),
-        "timed_out": result.timed_out,
-    })
+    return json.dumps(
+        {
+            "ok": result.ok,
+            "stdout": _clip_stdout(result.stdout, limit),
+            "stderr": _clip(result.stderr, limit // 4),
+            "result": _clip(result.result, limit // 4),
+            "error": _clip(error, limit // 4),
+            "timed_out": result.timed_out,
+        }
+    )
 
 
 def _with_cache_mark(messages: list[dict]) -> list[dict]:
@@ -133,8 +138,16 @@ def _echo(block) -> dict:
     return block.to_dict()  # thinking blocks go back as they came
 
 
-def investigate_with_tools(agent, runtime, profile, understanding, issues: list[IssueModel],
-                           previous: Optional[PreviousScript], *, reviews: Optional[list[dict]] = None):
+def investigate_with_tools(
+    agent,
+    runtime,
+    profile,
+    understanding,
+    issues: list[IssueModel],
+    previous: Optional[PreviousScript],
+    *,
+    reviews: Optional[list[dict]] = None,
+):
     usage = agent.usage()
     if not issues:
         return InvestigationRun(investigations=[]), usage
@@ -142,19 +155,30 @@ def investigate_with_tools(agent, runtime, profile, understanding, issues: list[
     context: dict[str, Any] = {
         "tables": [profile.table],
         "previous_script": {"timestamp": previous.timestamp, "code": _shown(previous, parsed)}
-        if previous is not None and parsed is not None else None}
+        if previous is not None and parsed is not None
+        else None,
+    }
     if previous is not None and previous.table != profile.table:
         context["previous_script"]["table"] = previous.table
     if reviews:
         # what people said of the findings, with their notes: JSON for the model to read, never code to run
         context["reviews"] = reviews
     replay = _replayable(parsed, previous, profile.table)
-    text = render("investigation.user", table=literal(profile.table), count=len(issues), context=to_json(context),
-                  understanding=to_json({"description": understanding.summary.description,
-                                       "columns": {c.name: c.description for c in understanding.columns}}),
-                  issues=to_json([i.model_dump(include=set(_FOR_CODE)) for i in issues]),
-                  setup=None if replay else setup_block(profile.table),
-                  replayed=REPLAY_ID if replay else None)
+    text = render(
+        "investigation.user",
+        table=literal(profile.table),
+        count=len(issues),
+        context=to_json(context),
+        understanding=to_json(
+            {
+                "description": understanding.summary.description,
+                "columns": {c.name: c.description for c in understanding.columns},
+            }
+        ),
+        issues=to_json([i.model_dump(include=set(_FOR_CODE)) for i in issues]),
+        setup=None if replay else setup_block(profile.table),
+        replayed=REPLAY_ID if replay else None,
+    )
     cells: dict[str, _Cell] = {}
     messages = [user_message(text)] + _replay(agent, runtime, issues, replay, cells)
     try:
@@ -184,8 +208,9 @@ def _shown(previous: PreviousScript, parsed: ParsedScript) -> str:
     return "\n".join(b for b in blocks if b)
 
 
-def _replayable(parsed: Optional[ParsedScript], previous: Optional[PreviousScript],
-                table: str) -> Optional[tuple[ParsedScript, str, bool]]:
+def _replayable(
+    parsed: Optional[ParsedScript], previous: Optional[PreviousScript], table: str
+) -> Optional[tuple[ParsedScript, str, bool]]:
     """The previous script's blocks, the setup to run them after (pointed at `table`) and whether
     the script was written for `table`; None when it has no setup this table can use."""
     if parsed is None or previous is None or not parsed.setup:
@@ -195,8 +220,13 @@ def _replayable(parsed: Optional[ParsedScript], previous: Optional[PreviousScrip
     return (parsed, setup, same) if setup else None
 
 
-def _replay(agent, runtime, issues: list[IssueModel], replay: Optional[tuple[ParsedScript, str, bool]],
-            cells: dict[str, "_Cell"]) -> list[dict]:
+def _replay(
+    agent,
+    runtime,
+    issues: list[IssueModel],
+    replay: Optional[tuple[ParsedScript, str, bool]],
+    cells: dict[str, "_Cell"],
+) -> list[dict]:
     """Run what worked last time (its setup, checks and the investigations of current issues) as the
     conversation's first tool call, so a warm table needs one answer instead of a call and an answer."""
     if replay is None:
@@ -209,10 +239,21 @@ def _replay(agent, runtime, issues: list[IssueModel], replay: Optional[tuple[Par
     error = f"{result.error.type}: {result.error.message}" if result.error else None
     cells[REPLAY_ID] = _Cell(code, result.ok, result.stdout, error, result.duration_ms)
     return [
-        {"role": "assistant", "content": [{"type": "tool_use", "id": REPLAY_ID, "name": TOOL["name"],
-                                           "input": {"code": code}}]},
-        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": REPLAY_ID, "is_error": not result.ok,
-                                      "content": tool_result(result, agent.tool_output_chars)}]},
+        {
+            "role": "assistant",
+            "content": [{"type": "tool_use", "id": REPLAY_ID, "name": TOOL["name"], "input": {"code": code}}],
+        },
+        {
+            "role": "user",
+            "content": [
+                {
+                    "type": "tool_result",
+                    "tool_use_id": REPLAY_ID,
+                    "is_error": not result.ok,
+                    "content": tool_result(result, agent.tool_output_chars),
+                }
+            ],
+        },
     ]
 
 
@@ -226,12 +267,22 @@ def _loop(agent, runtime, profile, messages, usage, cells) -> tuple[Optional[Inv
         turn += 1
         spent = usage.input_tokens + usage.output_tokens + usage.cache_read_tokens + usage.cache_creation_tokens
         last = turn == agent.max_turns or spent >= agent.token_budget
-        why = (f"token budget ({agent.token_budget:,}) spent" if spent >= agent.token_budget
-               else f"turn limit ({agent.max_turns}) reached" if last else "answered")
+        why = (
+            f"token budget ({agent.token_budget:,}) spent"
+            if spent >= agent.token_budget
+            else f"turn limit ({agent.max_turns}) reached"
+            if last
+            else "answered"
+        )
         try:
             message, answer = agent.call(
-                client, model=agent.investigation_model, system=system, messages=_with_cache_mark(messages),
-                usage=usage, answer=InvestigationAnswer, tools=[TOOL],
+                client,
+                model=agent.investigation_model,
+                system=system,
+                messages=_with_cache_mark(messages),
+                usage=usage,
+                answer=InvestigationAnswer,
+                tools=[TOOL],
                 tool_choice={"type": "none"} if last else {"type": "auto"},
             )
         except ValidationError as exc:
@@ -249,14 +300,26 @@ def _loop(agent, runtime, profile, messages, usage, cells) -> tuple[Optional[Inv
                 continue
             code = block.input.get("code") if isinstance(block.input, dict) else None
             if block.name != TOOL["name"] or not isinstance(code, str):
-                results.append({"type": "tool_result", "tool_use_id": block.id, "is_error": True,
-                                "content": "unknown tool or missing 'code': call execute_python(code)"})
+                results.append(
+                    {
+                        "type": "tool_result",
+                        "tool_use_id": block.id,
+                        "is_error": True,
+                        "content": "unknown tool or missing 'code': call execute_python(code)",
+                    }
+                )
                 continue
             result = runtime.execute(code)
             error = f"{result.error.type}: {result.error.message}" if result.error else None
             cells[block.id] = _Cell(code, result.ok, result.stdout, error, result.duration_ms)
-            results.append({"type": "tool_result", "tool_use_id": block.id, "is_error": not result.ok,
-                            "content": tool_result(result, agent.tool_output_chars)})
+            results.append(
+                {
+                    "type": "tool_result",
+                    "tool_use_id": block.id,
+                    "is_error": not result.ok,
+                    "content": tool_result(result, agent.tool_output_chars),
+                }
+            )
         if not results:
             raise StageFailed(f"stopped ({message.stop_reason}) without an answer")
         messages.append({"role": "user", "content": results})
@@ -265,12 +328,13 @@ def _loop(agent, runtime, profile, messages, usage, cells) -> tuple[Optional[Inv
     return None, why
 
 
-def _collect(issues, answer: Optional[InvestigationAnswer], cells: dict[str, _Cell],
-             parsed: Optional[ParsedScript]) -> InvestigationRun:
+def _collect(
+    issues, answer: Optional[InvestigationAnswer], cells: dict[str, _Cell], parsed: Optional[ParsedScript]
+) -> InvestigationRun:
     known = {i.id for i in issues}
     old = parsed.investigations if parsed is not None else {}
     run = InvestigationRun(investigations=[])
-    for finding in (answer.investigations if answer else []):
+    for finding in answer.investigations if answer else []:
         if finding.issue_id not in known or finding.issue_id in {i.issue_id for i in run.investigations}:
             continue
         used = [cells[c] for c in finding.cells if c in cells]
@@ -280,16 +344,22 @@ def _collect(issues, answer: Optional[InvestigationAnswer], cells: dict[str, _Ce
         output = next((r for r in reversed(records) if r), None)
         failed = [c.error for c in used if not c.ok]
         code = "\n".join(c.code.rstrip("\n") + "\n" for c in used)
-        run.investigations.append(CodeInvestigation(
-            code=code, success=bool(used) and not failed, output=output or finding.model_dump(mode="json"),
-            error=failed[0] if failed else (None if used else "the answer cites no code that ran"),
-            execution_time_ms=round(sum(c.ms for c in used), 2), issue_id=finding.issue_id,
-            verdict=finding.verdict, evidence=finding.evidence,
-            # what the check that printed it tested, and why it decided so
-            hypothesis=finding.hypothesis or _said(output, "hypothesis"),
-            reason=finding.reason or _said(output, "reason"),
-            affected=output.get("affected") if output and isinstance(output.get("affected"), int) else None,
-        ))
+        run.investigations.append(
+            CodeInvestigation(
+                code=code,
+                success=bool(used) and not failed,
+                output=output or finding.model_dump(mode="json"),
+                error=failed[0] if failed else (None if used else "the answer cites no code that ran"),
+                execution_time_ms=round(sum(c.ms for c in used), 2),
+                issue_id=finding.issue_id,
+                verdict=finding.verdict,
+                evidence=finding.evidence,
+                # what the check that printed it tested, and why it decided so
+                hypothesis=finding.hypothesis or _said(output, "hypothesis"),
+                reason=finding.reason or _said(output, "reason"),
+                affected=output.get("affected") if output and isinstance(output.get("affected"), int) else None,
+            )
+        )
         block = old.get(finding.issue_id)
         if block is not None:
             (run.reused if block.strip() in code and not failed else run.relearned).append(finding.issue_id)
