@@ -56,7 +56,8 @@ def test_cold_and_warm_catalog_runs(standin, demo_db, tmp_path, local_sandbox, c
     assert json.loads((run / first / "understanding.json").read_text())["cache_key"].endswith(
         ":anthropic:" + standin_prompt_version())
     page = (run / first / "catalog.html").read_text()
-    assert "tokens" in page
+    # the agent's token count is engineering detail: in the page's closed "Run details"
+    assert "<dt>Tokens</dt>" in page.split('id="run-details"', 1)[1]
     pages = "".join(p.read_text() for p in store.rglob("catalog.html"))
     assert f"Smart fix · anthropic:{standin_prompt_version()}" in pages and "Stand-in: " in pages
     # the key reached the stand-in, and nowhere else
