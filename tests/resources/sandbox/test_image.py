@@ -13,6 +13,7 @@ from click.testing import CliRunner
 
 from cataloger_dagster.cli.sandbox import sandbox as sandbox_cli
 from cataloger_dagster.resources.sandbox import image as sandbox_image
+from cataloger_dagster.resources.sandbox.base import SANDBOX_UID
 from tests.conftest import service_unavailable
 
 
@@ -103,7 +104,7 @@ def test_image_runs_as_the_sandbox_user(engine, built):
     out = _run(engine, ["python3", "-c",
                         "import os, pwd; print(os.getuid(), os.getgid(), "
                         "pwd.getpwuid(os.getuid()).pw_name, os.getcwd())"])
-    assert out.split() == [str(sandbox_image.SANDBOX_UID), str(sandbox_image.SANDBOX_UID),
+    assert out.split() == [str(SANDBOX_UID), str(SANDBOX_UID),
                            "sandbox", "/home/sandbox"]
 
 
