@@ -131,6 +131,34 @@ def _scripted(
     )
 
 
+def _set_null(
+    issue: IssueModel,
+    target: FixTarget,
+    column: str,
+    label: str,
+    title: str,
+    where: exp.Expression,
+    *,
+    parameters: dict[str, Any],
+    notes: tuple[str, ...] = (),
+) -> Choice:
+    """The choice that sets `column` to NULL on the rows `where` picks."""
+    return Choice(
+        "set_null",
+        label,
+        _scripted(
+            issue,
+            target,
+            "set_null",
+            "set_null",
+            title,
+            [sql.update(target, column, exp.Null(), where)],
+            parameters=parameters,
+            notes=notes,
+        ),
+    )
+
+
 def _column(issue: IssueModel, profile: TableProfile) -> ColumnProfile:
     return profile.column(issue.affectedColumns[0])
 
@@ -202,18 +230,14 @@ def _outliers(issue: IssueModel, profile: TableProfile, target: FixTarget) -> Of
         f"(fence {fence}). Are they entry errors, or real extremes?",
         examples=_examples(d.get("examples") or []),
         choices=[
-            Choice(
-                "set_null",
+            _set_null(
+                issue,
+                target,
+                cp.name,
                 "Entry errors: set them to NULL",
-                _scripted(
-                    issue,
-                    target,
-                    "set_null",
-                    "set_null",
-                    f"Set the {n:,} outliers of {cp.name} to NULL (values beyond {fence}).",
-                    [sql.update(target, cp.name, exp.Null(), where)],
-                    parameters=params,
-                ),
+                f"Set the {n:,} outliers of {cp.name} to NULL (values beyond {fence}).",
+                where,
+                parameters=params,
             ),
             Choice(
                 "cap",
@@ -302,19 +326,15 @@ def _out_of_range(issue: IssueModel, profile: TableProfile, target: FixTarget) -
         examples=what,
         choices=[
             first,
-            Choice(
-                "set_null",
+            _set_null(
+                issue,
+                target,
+                cp.name,
                 "Entry errors: set them to NULL",
-                _scripted(
-                    issue,
-                    target,
-                    "set_null",
-                    "set_null",
-                    f"Set the {n:,} implausible values of {cp.name} ({what}) to NULL.",
-                    [sql.update(target, cp.name, exp.Null(), where)],
-                    parameters=params,
-                    notes=("It fails if the column is NOT NULL.",),
-                ),
+                f"Set the {n:,} implausible values of {cp.name} ({what}) to NULL.",
+                where,
+                parameters=params,
+                notes=("It fails if the column is NOT NULL.",),
             ),
             Choice(KEEP, "They are valid (refunds, corrections, planned dates): keep them", _keep()),
         ],
@@ -465,19 +485,15 @@ def _orphans(issue: IssueModel, profile: TableProfile, target: FixTarget) -> Off
                     parameters=params,
                 ),
             ),
-            Choice(
-                "set_null",
+            _set_null(
+                issue,
+                target,
+                cp.name,
                 f"Keep the rows, set {cp.name} to NULL",
-                _scripted(
-                    issue,
-                    target,
-                    "set_null",
-                    "set_null",
-                    f"Set {cp.name} to NULL on the {rows_of(n)} with no match in {ref}.",
-                    [sql.update(target, cp.name, exp.Null(), orphan)],
-                    parameters=params,
-                    notes=("It fails if the column is NOT NULL.",),
-                ),
+                f"Set {cp.name} to NULL on the {rows_of(n)} with no match in {ref}.",
+                orphan,
+                parameters=params,
+                notes=("It fails if the column is NOT NULL.",),
             ),
             Choice(
                 "add_missing_keys",
