@@ -38,7 +38,7 @@ from s3_support import moto_s3_server  # noqa: E402
 
 from cataloger_dagster.core.history.anomalies import history_findings  # noqa: E402
 from cataloger_dagster.core.layout import PROFILE, table_prefix  # noqa: E402
-from cataloger_dagster.resources.script_store import LocalScriptStore, S3ScriptStore  # noqa: E402
+from cataloger_dagster.resources.store import LocalStore, S3Store  # noqa: E402
 
 SECTION = "History findings"
 TARGET_S = 2.0
@@ -132,7 +132,7 @@ def main() -> None:
     logging.getLogger("werkzeug").setLevel(logging.ERROR)      # moto's server logs every request
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
-        rows.append(measure(LocalScriptStore(root=tmp), "local folder", args))
+        rows.append(measure(LocalStore(root=tmp), "local folder", args))
     for name, value in (("AWS_ACCESS_KEY_ID", "testing"), ("AWS_SECRET_ACCESS_KEY", "testing"),
                         ("AWS_DEFAULT_REGION", "us-east-1")):
         os.environ[name] = value      # moto's: no real account is ever touched
@@ -142,7 +142,7 @@ def main() -> None:
         s3 = S3Resource(endpoint_url=endpoint, region_name="us-east-1")
         bucket = f"bench-{uuid.uuid4().hex[:12]}"
         s3.get_client().create_bucket(Bucket=bucket)
-        rows.append(measure(S3ScriptStore(bucket=bucket, s3=s3), "S3 (moto server over HTTP)", args))
+        rows.append(measure(S3Store(bucket=bucket, s3=s3), "S3 (moto server over HTTP)", args))
 
     over = [r for r in rows if r["warm_s"] > TARGET_S]
     lines = [

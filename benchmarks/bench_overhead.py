@@ -86,14 +86,14 @@ def child(db: str, store: str, count: int, first: int = 0, database_tables: int 
 
     import cataloger_dagster
     from cataloger_dagster.cli import runner
-    from cataloger_dagster.resources.script_store.local import LocalScriptStore
+    from cataloger_dagster.resources.store.local import LocalStore
 
     requests = {"n": 0}
     for method in ("_read", "_write_new", "_replace", "_list", "_claim", "_release"):
-        def counted(self, *args, _orig=getattr(LocalScriptStore, method), **kwargs):
+        def counted(self, *args, _orig=getattr(LocalStore, method), **kwargs):
             requests["n"] += 1
             return _orig(self, *args, **kwargs)
-        setattr(LocalScriptStore, method, counted)
+        setattr(LocalStore, method, counted)
 
     names = [table_name(i) for i in range(first, first + count)]
     options = {}
@@ -268,10 +268,10 @@ def prefill(source: Path, store: Path, tables: int) -> None:
     if log.is_dir():   # this checkout's store: the copies' facts too
         sys.path.insert(0, str(ROOT))
         from cataloger_dagster.core.models import TableProfile
-        from cataloger_dagster.resources.script_store import LocalScriptStore
-        from cataloger_dagster.resources.script_store.database_log import table_facts
+        from cataloger_dagster.resources.store import LocalStore
+        from cataloger_dagster.resources.store.database_log import table_facts
 
-        local = LocalScriptStore(root=str(store))
+        local = LocalStore(root=str(store))
         for name, keys_files in facts:
             keys = TableProfile.model_validate_json(keys_files[-1].read_text()).model_copy(update={"table": name})
             local.append_table_facts(database, table_facts(keys, keys_files[-1].parent.name, keys))

@@ -171,9 +171,9 @@ def whole_run(mode: str, path: str, previous: str, package: str) -> dict:
     from cataloger_dagster.core.issues.detectors.references import key_profile
     from cataloger_dagster.core.layout import KEYS, PROFILE
     from cataloger_dagster.core.profile.profiling import compute_profile
-    from cataloger_dagster.resources import script_store
+    from cataloger_dagster.resources import store as stores
     from cataloger_dagster.resources.database import DatabaseResource
-    from cataloger_dagster.resources.script_store import LocalScriptStore
+    from cataloger_dagster.resources.store import LocalStore
 
     search = {"s": 0.0}   # the time inside the reference search itself
     original = dict(detectors.COLUMN_CHECKS)["orphan_references"]
@@ -189,13 +189,13 @@ def whole_run(mode: str, path: str, previous: str, package: str) -> dict:
     workdir = Path(tempfile.mkdtemp(prefix="refs-store-"))
     if mode in ("later", "per_table"):
         shutil.copytree(previous, workdir / "store")
-    store = LocalScriptStore(root=str(workdir / "store"))
+    store = LocalStore(root=str(workdir / "store"))
     database = DatabaseResource(url=f"duckdb://{path}")
     if mode == "before":
         def searching(name, profile):
             return detect_issues(database.table(name), profile, catalog=database.catalog(), now=now)
     else:
-        from cataloger_dagster.resources.script_store.key_profiles import stored_profiles
+        from cataloger_dagster.resources.store.key_profiles import stored_profiles
 
         shared: dict | None = {} if mode in ("first", "later") else None   # None: each table its own
 
@@ -215,7 +215,7 @@ def whole_run(mode: str, path: str, previous: str, package: str) -> dict:
     spent = {"profile": 0.0, "without": 0.0, "with": 0.0}
     for k, name in enumerate(names):
         t0 = time.perf_counter()
-        prefix = script_store.table_prefix(database.database_name, name)
+        prefix = stores.table_prefix(database.database_name, name)
         profile = compute_profile(database.table(name), database=database.database_name, table_name=name,
                                   fingerprint=database.fingerprint(name))
         run = store.open_run(prefix, f"bench-{mode}", table=name)
@@ -223,7 +223,7 @@ def whole_run(mode: str, path: str, previous: str, package: str) -> dict:
         keys = key_profile(profile)
         store.write_json(prefix, run, KEYS, keys)   # as quality_issues does first
         if hasattr(store, "append_table_facts"):    # and then (a checkout before the log has none)
-            from cataloger_dagster.resources.script_store.database_log import table_facts
+            from cataloger_dagster.resources.store.database_log import table_facts
             store.append_table_facts(database.database_name, table_facts(profile, run, keys))
         spent["profile"] += time.perf_counter() - t0
         runs = {"without": lambda: detect_issues(database.table(name), profile, now=now),

@@ -24,7 +24,7 @@ from cataloger_dagster.assets.table_understanding import table_understanding
 from cataloger_dagster.core.reviews.model import ReviewVerdict
 from cataloger_dagster.core.reviews.record import ReviewError, record_review
 from cataloger_dagster.resources.database import DatabaseResource
-from cataloger_dagster.resources.script_store import ScriptStore
+from cataloger_dagster.resources.store import CatalogStore
 from cataloger_dagster.core.shown import visible
 
 CATALOG_TABLE_JOB = "catalog_table"
@@ -60,7 +60,7 @@ def build_review_job(default_reviewer: Optional[str] = None) -> dg.JobDefinition
 
     @dg.op(name=REVIEW_OP, description="Append a review of one issue to its table's review log.")
     def record(
-        context: dg.OpExecutionContext, config: ReviewIssueConfig, database: DatabaseResource, store: ScriptStore
+        context: dg.OpExecutionContext, config: ReviewIssueConfig, database: DatabaseResource, store: CatalogStore
     ) -> None:
         try:
             review, uri = record_review(

@@ -39,7 +39,7 @@ from cataloger_dagster.resources.notifier import (
     SmtpNotifier,
 )
 from cataloger_dagster.resources.sandbox import DEFAULT_IMAGE, SandboxResource
-from cataloger_dagster.resources.script_store import ScriptStore, script_store_from_url
+from cataloger_dagster.resources.store import CatalogStore, store_from_url
 
 PREFIX = "CATALOGER_"
 DATABASE_VARIABLE = "CATALOGER_DATABASE"
@@ -411,8 +411,8 @@ def plain_database(settings: CatalogerSettings | None = None) -> DatabaseResourc
     return DatabaseResource(url=settings.database, name=settings.name)
 
 
-def store_resource(url: str | None = None, settings: CatalogerSettings | None = None) -> ScriptStore:
-    return script_store_from_url(_settings(settings, store=url).store)
+def store_resource(url: str | None = None, settings: CatalogerSettings | None = None) -> CatalogStore:
+    return store_from_url(_settings(settings, store=url).store)
 
 
 def agent_resource(kind: str | None = None, settings: CatalogerSettings | None = None) -> AgentResource:

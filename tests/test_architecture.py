@@ -174,7 +174,7 @@ def folder_graph() -> dict[str, set[str]]:
 
 def test_the_graph_is_read():
     assert f"{NAME}.core.models" in GRAPH[f"{NAME}.core.issues.detectors"]
-    assert f"{NAME}.resources.script_store.base" in GRAPH[f"{NAME}.resources.script_store.local"]
+    assert f"{NAME}.resources.store.base" in GRAPH[f"{NAME}.resources.store.local"]
     assert f"{NAME}.jobs" in GRAPH[f"{NAME}.cli.runner"]
 
 

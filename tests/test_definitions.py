@@ -52,8 +52,8 @@ def test_loading_the_code_location_on_a_local_store_leaves_the_slow_imports_for_
              "from cataloger_dagster.core import text; "
              "before = sorted(m for m in ('dagster_aws', 'inflect') if m in sys.modules); "
              "word = text.plural('category'); "
-             "from cataloger_dagster.resources.script_store import script_store_from_url; "
-             "script_store_from_url('s3://bucket/prefix'); "
+             "from cataloger_dagster.resources.store import store_from_url; "
+             "store_from_url('s3://bucket/prefix'); "
              "print(before, word, sorted(m for m in ('dagster_aws', 'inflect') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, timeout=300,
                          env={**os.environ, "CATALOGER_STORE": str(tmp_path / "store")})

@@ -121,7 +121,7 @@ def review_run(reviewable, config: dict, reviewer=None, **kwargs):
 
 
 def test_review_issue_appends_to_the_tables_log(reviewable):
-    from cataloger_dagster.resources.script_store import LocalScriptStore
+    from cataloger_dagster.resources.store import LocalStore
 
     issue = reviewable["ids"][0]
     note = "known: $(id) `id`\n<script>alert(1)</script>"
@@ -132,7 +132,7 @@ def test_review_issue_appends_to_the_tables_log(reviewable):
         # the review shows on the table's catalog_page partition in the UI
         observed = instance.fetch_observations(dg.AssetKey("catalog_page"), limit=5).records
         assert observed and observed[0].event_log_entry.asset_observation.partition == "events"
-    entry = LocalScriptStore(root=str(reviewable["store"])).read_reviews("shop.duckdb/events")[-1]
+    entry = LocalStore(root=str(reviewable["store"])).read_reviews("shop.duckdb/events")[-1]
     assert (entry.issue_id, entry.verdict, entry.note, entry.reviewer) == (issue, "expected", note, "from-settings")
     assert entry.via == f"dagster run {result.run_id}" and entry.issue is not None
 
@@ -141,8 +141,8 @@ def test_the_reviewer_in_the_run_config_wins_over_the_setting(reviewable):
     result = review_run(reviewable, {"table": "events", "issue_id": reviewable["ids"][1], "verdict": "accept",
                                      "reviewer": "ana"}, reviewer="from-settings")
     assert result.success
-    from cataloger_dagster.resources.script_store import LocalScriptStore
-    assert LocalScriptStore(root=str(reviewable["store"])).read_reviews("shop.duckdb/events")[-1].reviewer == "ana"
+    from cataloger_dagster.resources.store import LocalStore
+    assert LocalStore(root=str(reviewable["store"])).read_reviews("shop.duckdb/events")[-1].reviewer == "ana"
 
 
 def test_an_unknown_issue_fails_the_run_with_the_known_ids(reviewable):

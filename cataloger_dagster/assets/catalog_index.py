@@ -5,15 +5,15 @@ import dagster as dg
 from cataloger_dagster.assets.catalog_page import catalog_page
 from cataloger_dagster.assets.common import GROUP, OWNERS, link
 from cataloger_dagster.assets.index_automation import AFTER_TABLE_RUNS
-from cataloger_dagster.resources import script_store
+from cataloger_dagster.resources import store as stores
 from cataloger_dagster.core.investigate.outcome import standing
 from cataloger_dagster.core.layout import CATALOG_PAGE, INVESTIGATIONS, ISSUES, PROFILE, SCRIPT, TIMELAPSE
 from cataloger_dagster.core.models import AnalysisResultModel, InvestigationsResult, TableProfile, severity_counts
 from cataloger_dagster.core.health import health_score
 from cataloger_dagster.core.render.pages import IndexEntry, render_index
 from cataloger_dagster.resources.database import DatabaseResource
-from cataloger_dagster.resources.script_store import ScriptStore
-from cataloger_dagster.resources.script_store.identity import check_database_catalog
+from cataloger_dagster.resources.store import CatalogStore
+from cataloger_dagster.resources.store.identity import check_database_catalog
 
 
 class CatalogIndexConfig(dg.Config):
@@ -22,8 +22,8 @@ class CatalogIndexConfig(dg.Config):
     errors: dict[str, str] = {}
 
 
-def index_entry(store: ScriptStore, database: str, table: str, error: str | None) -> IndexEntry:
-    prefix = script_store.table_prefix(database, table)
+def index_entry(store: CatalogStore, database: str, table: str, error: str | None) -> IndexEntry:
+    prefix = stores.table_prefix(database, table)
     for ts in reversed(store.list_runs(prefix)):
         if store.read_artifact(prefix, ts, CATALOG_PAGE) is None:
             continue
@@ -77,7 +77,7 @@ def catalog_index(
     context: dg.AssetExecutionContext,
     config: CatalogIndexConfig,
     database: DatabaseResource,
-    store: ScriptStore,
+    store: CatalogStore,
 ) -> dg.MaterializeResult:
     # the catalog's own stored tables: never the instance's partitions, which may hold another
     # database's tables (one DAGSTER_HOME, two databases) and not yet this one's

@@ -33,12 +33,12 @@ from cataloger_dagster.core.models import (
 from cataloger_dagster.core.render.formats import run_moment
 from cataloger_dagster.core.render.pages import render_catalog_page
 from cataloger_dagster.core.render.timelapse import render_timelapse
-from cataloger_dagster.resources import script_store
+from cataloger_dagster.resources import store as stores
 from cataloger_dagster.resources.database import DatabaseResource
-from cataloger_dagster.resources.script_store import ScriptStore
+from cataloger_dagster.resources.store import CatalogStore
 
 
-def run_history(store: ScriptStore, prefix: str, *, limit: int = 10) -> list[dict]:
+def run_history(store: CatalogStore, prefix: str, *, limit: int = 10) -> list[dict]:
     """One row per run of the table (this one included), newest first, from its stored JSON."""
     history = []
     for ts, profile in previous_artifacts(store, prefix, PROFILE, limit=limit):
@@ -59,9 +59,9 @@ def run_history(store: ScriptStore, prefix: str, *, limit: int = 10) -> list[dic
     return history
 
 
-def write_timelapse(store: ScriptStore, database: str, table: str) -> str:
+def write_timelapse(store: CatalogStore, database: str, table: str) -> str:
     """timelapse.html over every run of the table and its review log; where it was written."""
-    prefix = script_store.table_prefix(database, table)
+    prefix = stores.table_prefix(database, table)
     reviews = store.read_reviews(prefix)
     rows = timelapse_rows(run_summaries(store, prefix), reviews)
     return store.write_timelapse(prefix, render_timelapse(database=database, table=table, rows=rows, reviews=reviews))
@@ -103,7 +103,7 @@ def catalog_page(
     quality_issues: AnalysisResultModel,
     investigations: InvestigationsResult,
     database: DatabaseResource,
-    store: ScriptStore,
+    store: CatalogStore,
 ) -> dg.MaterializeResult:
     profiles, understandings = table_input(context, table_profile), table_input(context, table_understanding)
     found, investigated = table_input(context, quality_issues), table_input(context, investigations)
@@ -143,7 +143,7 @@ def _page(
         previous_script=_previous_script(folder, investigations),
         links={"Recent changes": RECENT_SUMMARY, "Catalog script": SCRIPT, "Summary script": SUMMARY_SCRIPT},
         run=facts,
-        review={"database": folder.database.database_name, "store": script_store.store_url(store)},
+        review={"database": folder.database.database_name, "store": stores.store_url(store)},
         now=run_moment(folder.timestamp),
     )
     uri = folder.write_artifact(CATALOG_PAGE, html)
@@ -174,7 +174,7 @@ def _previous_script(folder: TableRun, investigations: InvestigationsResult) -> 
     """The script this run started from (its own table's, or the similar table's it transferred)."""
     if not investigations.based_on:
         return None
-    source = script_store.table_prefix(folder.database.database_name, investigations.based_on_table or folder.table)
+    source = stores.table_prefix(folder.database.database_name, investigations.based_on_table or folder.table)
     return folder.store.read_script(source, investigations.based_on, SCRIPT)
 
 

@@ -34,7 +34,7 @@ from cataloger_dagster.resources.database import SNAPSHOT_URL, DatabaseResource
 from cataloger_dagster.core.investigate.code import parse_records, referenced_tables
 from cataloger_dagster.core.shown import markdown_text
 from cataloger_dagster.resources.sandbox import SandboxResource
-from cataloger_dagster.resources.script_store import ScriptStore
+from cataloger_dagster.resources.store import CatalogStore
 from cataloger_dagster.settings import CatalogerSettings, default, variable
 
 # the whole script is one cell: give it the time of many
@@ -126,7 +126,7 @@ def no_high_severity_issues(
     )
 
 
-def issues_for(store: ScriptStore, prefix: str, timestamp: str) -> dict | None:
+def issues_for(store: CatalogStore, prefix: str, timestamp: str) -> dict | None:
     """The issues the investigations of `timestamp` answered: that run's, or the latest before it
     (a run that rematerialized only `investigations` has no issues.json of its own)."""
     own = store.read_json(prefix, timestamp, ISSUES)
@@ -165,7 +165,7 @@ def compare_evidence(expected: InvestigationsResult, printed: dict[str, dict]) -
 def script_reproduces_evidence(
     context: dg.AssetCheckExecutionContext,
     database: DatabaseResource,
-    store: ScriptStore,
+    store: CatalogStore,
     sandbox: SandboxResource,
 ) -> dg.AssetCheckResult:
     table = context.partition_key

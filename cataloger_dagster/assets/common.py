@@ -21,10 +21,10 @@ from typing import Any, Callable, Mapping, TypeVar
 
 import dagster as dg
 
-from cataloger_dagster.resources import script_store
+from cataloger_dagster.resources import store as stores
 from cataloger_dagster.resources.database import DatabaseResource
-from cataloger_dagster.resources.script_store import ScriptStore
-from cataloger_dagster.resources.script_store.identity import claim_database_catalog
+from cataloger_dagster.resources.store import CatalogStore
+from cataloger_dagster.resources.store.identity import claim_database_catalog
 from cataloger_dagster.core.shown import visible
 
 GROUP = "catalog"
@@ -126,16 +126,16 @@ def table_result(context: dg.AssetExecutionContext, metadata: Mapping[str, Mappi
 
 
 def table_prefix(database: DatabaseResource, table: str) -> str:
-    return script_store.table_prefix(database.database_name, table)
+    return stores.table_prefix(database.database_name, table)
 
 
-def run_folder(context: dg.AssetExecutionContext, store: ScriptStore, prefix: str, table: str) -> str:
+def run_folder(context: dg.AssetExecutionContext, store: CatalogStore, prefix: str, table: str) -> str:
     """The timestamp folder of this Dagster run for this table (shared by its assets)."""
     return store.open_run(prefix, context.run.run_id, table=table)
 
 
 def previous_artifacts(
-    store: ScriptStore,
+    store: CatalogStore,
     prefix: str,
     filename: str,
     *,
@@ -166,7 +166,7 @@ def link(uri: str) -> dg.MetadataValue:
 class TableRun:
     """One table (the asset's partition) in this Dagster run: its prefix and run folder."""
 
-    store: ScriptStore
+    store: CatalogStore
     database: DatabaseResource
     table: str
     prefix: str
@@ -174,7 +174,7 @@ class TableRun:
 
     @classmethod
     def open(
-        cls, context: dg.AssetExecutionContext, database: DatabaseResource, store: ScriptStore, table: str
+        cls, context: dg.AssetExecutionContext, database: DatabaseResource, store: CatalogStore, table: str
     ) -> "TableRun":
         """Claims (or finds) this run's folder of `table`: call it when the asset has something to write.
         First makes sure the catalog is the database's own (however the run was launched: the

@@ -36,7 +36,7 @@ from cataloger_dagster.core.models import (
 from cataloger_dagster.resources.agent import AgentResource
 from cataloger_dagster.resources.database import SNAPSHOT_URL, DatabaseResource
 from cataloger_dagster.resources.sandbox import SandboxResource
-from cataloger_dagster.resources.script_store import ScriptStore
+from cataloger_dagster.resources.store import CatalogStore
 from cataloger_dagster.core.shown import visible
 
 
@@ -65,7 +65,7 @@ def investigations(
     table_understanding: DatasetUnderstandingModel,
     quality_issues: AnalysisResultModel,
     database: DatabaseResource,
-    store: ScriptStore,
+    store: CatalogStore,
     sandbox: SandboxResource,
     agent: AgentResource,
 ) -> dg.Output:

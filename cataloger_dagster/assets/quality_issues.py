@@ -30,9 +30,9 @@ from cataloger_dagster.core.shown import markdown_text, visible
 from cataloger_dagster.resources.agent import AgentResource
 from cataloger_dagster.resources.database import DatabaseResource
 from cataloger_dagster.resources.run_state import RunSharedState
-from cataloger_dagster.resources.script_store import ScriptStore
-from cataloger_dagster.resources.script_store.database_log import table_facts
-from cataloger_dagster.resources.script_store.key_profiles import stored_profiles
+from cataloger_dagster.resources.store import CatalogStore
+from cataloger_dagster.resources.store.database_log import table_facts
+from cataloger_dagster.resources.store.key_profiles import stored_profiles
 
 
 @dg.asset(
@@ -50,7 +50,7 @@ def quality_issues(
     table_profile: TableProfile,
     table_understanding: DatasetUnderstandingModel,
     database: DatabaseResource,
-    store: ScriptStore,
+    store: CatalogStore,
     agent: AgentResource,
     run_state: dg.ResourceParam[RunSharedState],
 ) -> dg.Output:

@@ -27,7 +27,7 @@ from cataloger_dagster.core.render.recent_summary import render_recent_summary
 from cataloger_dagster.core.history.timelapse import recent_summaries, summarize_run
 from cataloger_dagster.core.shown import markdown_text, visible
 from cataloger_dagster.resources.database import DatabaseResource
-from cataloger_dagster.resources.script_store import ScriptStore
+from cataloger_dagster.resources.store import CatalogStore
 
 PAGE = RECENT_SUMMARY
 DEFAULT_RUNS = 10
@@ -55,7 +55,7 @@ def recent_summary(
     quality_issues: AnalysisResultModel,
     investigations: InvestigationsResult,
     database: DatabaseResource,
-    store: ScriptStore,
+    store: CatalogStore,
 ) -> dg.MaterializeResult:
     profiles, found = table_input(context, table_profile), table_input(context, quality_issues)
     investigated = table_input(context, investigations)

@@ -21,7 +21,7 @@ from cataloger_dagster.core.reviews.model import Review
 from cataloger_dagster.core.reviews.precision import dismissal_counts
 from cataloger_dagster.core.reviews.renames import renames_through
 from cataloger_dagster.resources.agent import AgentResource
-from cataloger_dagster.resources.script_store import ScriptStore
+from cataloger_dagster.resources.store import CatalogStore
 
 HISTORY_RUNS = 32  # earlier profiles searched for a renamed column
 _CACHE: OrderedDict = OrderedDict()
@@ -30,7 +30,7 @@ _LOCK = threading.Lock()
 
 
 def database_reviews(
-    store: ScriptStore, database: str, run_id: str, log: dg.DagsterLogManager | None = None
+    store: CatalogStore, database: str, run_id: str, log: dg.DagsterLogManager | None = None
 ) -> dict[str, list[Review]]:
     """{table: its review log} over every table of ``database``, from the database's review log
     (a few requests however many tables), read once per Dagster run.  An entry that cannot be

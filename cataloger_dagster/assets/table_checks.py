@@ -14,8 +14,8 @@ import dagster as dg
 
 from cataloger_dagster.assets.common import link
 from cataloger_dagster.core.shown import visible
-from cataloger_dagster.resources.script_store import ScriptStore, ScriptStoreError
-from cataloger_dagster.resources.script_store.cataloged import UnreadableResults, cataloged
+from cataloger_dagster.resources.store import CatalogStore, StoreError
+from cataloger_dagster.resources.store.cataloged import UnreadableResults, cataloged
 
 CHECK = "open_findings"
 JOB = "check_tables"
@@ -40,7 +40,7 @@ def build_table_checks(specs: Sequence[dg.AssetSpec], database: str) -> list[dg.
         ],
         can_subset=True,
     )
-    def catalog_findings(context: dg.AssetCheckExecutionContext, store: ScriptStore) -> Iterator[dg.AssetCheckResult]:
+    def catalog_findings(context: dg.AssetCheckExecutionContext, store: CatalogStore) -> Iterator[dg.AssetCheckResult]:
         for check in sorted(context.selected_asset_check_keys, key=lambda k: k.asset_key.to_user_string()):
             yield open_findings(store, database, tables[check.asset_key], check.asset_key)
 
@@ -60,10 +60,10 @@ def build_table_checks_job(checks: Sequence[dg.AssetChecksDefinition]) -> "list[
     ]
 
 
-def open_findings(store: ScriptStore, database: str, table: str, key: dg.AssetKey) -> dg.AssetCheckResult:
+def open_findings(store: CatalogStore, database: str, table: str, key: dg.AssetKey) -> dg.AssetCheckResult:
     try:
         entry = cataloged(store, database, table)
-    except (ScriptStoreError, UnreadableResults) as e:
+    except (StoreError, UnreadableResults) as e:
         return dg.AssetCheckResult(
             asset_key=key,
             check_name=CHECK,

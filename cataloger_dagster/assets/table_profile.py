@@ -7,7 +7,7 @@ from cataloger_dagster.core.layout import PROFILE
 from cataloger_dagster.core.models import TableProfile
 from cataloger_dagster.core.profile.profiling import compute_profile
 from cataloger_dagster.resources.database import DatabaseResource
-from cataloger_dagster.resources.script_store import ScriptStore
+from cataloger_dagster.resources.store import CatalogStore
 from cataloger_dagster.core.shown import visible
 
 
@@ -20,12 +20,12 @@ from cataloger_dagster.core.shown import visible
     description="Statistics of every column, pushed down to the database through ibis, "
     "with sample rows and the table's fingerprint.",
 )
-def table_profile(context: dg.AssetExecutionContext, database: DatabaseResource, store: ScriptStore) -> dg.Output:
+def table_profile(context: dg.AssetExecutionContext, database: DatabaseResource, store: CatalogStore) -> dg.Output:
     return table_output(context, each_table(context, lambda name: _profile(context, database, store, name)))
 
 
 def _profile(
-    context: dg.AssetExecutionContext, database: DatabaseResource, store: ScriptStore, name: str
+    context: dg.AssetExecutionContext, database: DatabaseResource, store: CatalogStore, name: str
 ) -> tuple[TableProfile, dict]:
     table = database.table(name)
     fingerprint = database.fingerprint(name)

@@ -26,8 +26,8 @@ from cataloger_dagster.core.alerts import NO_OWNER, owner_of
 from cataloger_dagster.core.cataloged import CatalogedTable
 from cataloger_dagster.core.layout import parse_timestamp
 from cataloger_dagster.core.shown import markdown_text, visible
-from cataloger_dagster.resources.script_store import ScriptStore
-from cataloger_dagster.resources.script_store.cataloged import read_cataloged_tables
+from cataloger_dagster.resources.store import CatalogStore
+from cataloger_dagster.resources.store.cataloged import read_cataloged_tables
 
 log = logging.getLogger(__name__)
 
@@ -155,7 +155,7 @@ def table_specs(entries: Iterable[CatalogedTable], *, owners: Mapping[str, str],
 
 
 def stored_table_specs(
-    store: ScriptStore, database: str, *, owners: Mapping[str, str], lineage: bool
+    store: CatalogStore, database: str, *, owners: Mapping[str, str], lineage: bool
 ) -> list[dg.AssetSpec]:
     """The specs of every table of ``database`` cataloged in ``store``.  A store that cannot be read
     lists none, and says why in one line: the pipeline still loads, to catalog them."""

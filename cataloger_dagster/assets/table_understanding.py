@@ -18,7 +18,7 @@ from cataloger_dagster.core.models import DatasetUnderstandingModel, TableProfil
 from cataloger_dagster.core.shown import markdown_text, visible
 from cataloger_dagster.resources.agent import AgentResource, AgentUsage
 from cataloger_dagster.resources.database import DatabaseResource
-from cataloger_dagster.resources.script_store import ScriptStore
+from cataloger_dagster.resources.store import CatalogStore
 
 
 def cache_key(profile: TableProfile, agent: AgentResource) -> str:
@@ -40,7 +40,7 @@ def table_understanding(
     context: dg.AssetExecutionContext,
     table_profile: TableProfile,
     database: DatabaseResource,
-    store: ScriptStore,
+    store: CatalogStore,
     agent: AgentResource,
 ) -> dg.Output:
     profiles = table_input(context, table_profile)

@@ -116,7 +116,7 @@ def run(database, name, store, agent, sandbox, tables, explore, exploration_rate
     from cataloger_dagster.cli.progress import RunProgress, summary_lines
     from cataloger_dagster.cli.runner import catalog_database
     from cataloger_dagster.resources.database import DatabaseError
-    from cataloger_dagster.resources.script_store import ScriptStoreError
+    from cataloger_dagster.resources.store import StoreError
     from cataloger_dagster.cli.stopping import Interrupted, stop_on_signals
     from cataloger_dagster.settings import SettingsError
 
@@ -137,7 +137,7 @@ def run(database, name, store, agent, sandbox, tables, explore, exploration_rate
                 jobs=jobs,
             )
         # no table can be cataloged (a resource the settings cannot make, among them): say why, once
-        except (DatabaseError, ScriptStoreError, SettingsError) as exc:
+        except (DatabaseError, StoreError, SettingsError) as exc:
             progress.close()
             raise click.ClickException(visible(str(exc))) from None
         except Interrupted as stop:
@@ -222,8 +222,8 @@ def mcp(database, name, store, sandbox, http, row_limit, sql_timeout, byte_limit
         from cataloger_dagster.mcp.server import Service, serve
     except MissingExtra as exc:
         raise click.ClickException(str(exc)) from None
-    from cataloger_dagster.resources.script_store import ScriptStoreError
-    from cataloger_dagster.resources.script_store.identity import check_database_catalog
+    from cataloger_dagster.resources.store import StoreError
+    from cataloger_dagster.resources.store.identity import check_database_catalog
     from cataloger_dagster.settings import plain_database, sandbox_resource, secret_values, store_resource
 
     settings = _settings(database=database, name=name, store=store, sandbox=sandbox)
@@ -231,7 +231,7 @@ def mcp(database, name, store, sandbox, http, row_limit, sql_timeout, byte_limit
     db, catalog_store = plain_database(settings), store_resource(settings=settings)
     try:  # serve this database's own catalog, never another's of the same name
         check_database_catalog(catalog_store, db)
-    except ScriptStoreError as exc:
+    except StoreError as exc:
         raise click.ClickException(visible(str(exc))) from None
     service = Service(
         database=db,

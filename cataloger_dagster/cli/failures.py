@@ -51,7 +51,7 @@ def plain_message(error) -> str:
         inner = inner.cause  # Dagster's wrapper ("Error occurred while executing op...") around ours
     message = (inner.message or "").strip()
     name = inner.cls_name or ""
-    if name and not hasattr(builtins, name):  # "ScriptStoreError: ..." or "package.module.ScriptStoreError: ..."
+    if name and not hasattr(builtins, name):  # "StoreError: ..." or "package.module.StoreError: ..."
         message = re.sub(rf"^(?:[\w.]+\.)?{re.escape(name)}: ", "", message)
     lines = [line.strip() for line in message.splitlines() if line.strip()]
     return " ".join(lines) or name or "unknown error"

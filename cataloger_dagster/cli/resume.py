@@ -25,7 +25,7 @@ from cataloger_dagster.core.layout import (
     store_name,
     table_prefix,
 )
-from cataloger_dagster.resources.script_store import ScriptStore
+from cataloger_dagster.resources.store import CatalogStore
 
 
 @dataclass
@@ -39,7 +39,7 @@ def _log(database: str) -> str:
     return f"{store_name(database)}/{DATABASE_RUNS}"
 
 
-def start_database_run(store: ScriptStore, database: str, tables: list[str]) -> str:
+def start_database_run(store: CatalogStore, database: str, tables: list[str]) -> str:
     """Records that a run of ``tables`` starts; its id, for `finish_database_run`."""
     run_id = uuid.uuid4().hex
     entry = {"event": "started", "id": run_id, "at": new_timestamp(), "tables": tables}
@@ -47,12 +47,12 @@ def start_database_run(store: ScriptStore, database: str, tables: list[str]) -> 
     return run_id
 
 
-def finish_database_run(store: ScriptStore, database: str, run_id: str, failed: list[str]) -> None:
+def finish_database_run(store: CatalogStore, database: str, run_id: str, failed: list[str]) -> None:
     entry = {"event": "finished", "id": run_id, "at": new_timestamp(), "failed": failed}
     store.append_entry(_log(database), json.dumps(entry).encode(), what="the database run's end")
 
 
-def interrupted_run(store: ScriptStore, database: str) -> Optional[dict]:
+def interrupted_run(store: CatalogStore, database: str) -> Optional[dict]:
     """The start entry of the latest database run, if it never finished."""
     for _, data in reversed(store.read_entries(_log(database), latest=1)):
         try:
@@ -63,7 +63,7 @@ def interrupted_run(store: ScriptStore, database: str) -> Optional[dict]:
     return None
 
 
-def finished_run(store: ScriptStore, database: str, table: str) -> Optional[RunSummary]:
+def finished_run(store: CatalogStore, database: str, table: str) -> Optional[RunSummary]:
     """The table's latest run that finished (wrote its summary), among its latest runs."""
     prefix = table_prefix(database, table)
     for timestamp in reversed(store.list_runs(prefix)[-LATEST_WINDOW:]):
@@ -77,7 +77,7 @@ def finished_run(store: ScriptStore, database: str, table: str) -> Optional[RunS
 
 
 def plan_resume(
-    store: ScriptStore, database: str, tables: list[str], fingerprint: Callable[[str], str], *, force: bool = False
+    store: CatalogStore, database: str, tables: list[str], fingerprint: Callable[[str], str], *, force: bool = False
 ) -> ResumePlan:
     """Which of ``tables`` need no new run: those whose latest finished run cataloged the data
     they hold now.  Looked at only after an interrupted run, or always with ``force``."""

@@ -40,7 +40,7 @@ from cataloger_dagster.core.models import AnalysisResultModel, InvestigationsRes
 from cataloger_dagster.jobs import TABLE_ASSETS
 from cataloger_dagster.resources.database import DatabaseResource
 from cataloger_dagster.resources.sandbox.pool import sandbox_pool
-from cataloger_dagster.resources.script_store.identity import claim_database_catalog
+from cataloger_dagster.resources.store.identity import claim_database_catalog
 from cataloger_dagster.settings import CatalogerSettings, dagster_home, load_settings, plain_database
 from cataloger_dagster.settings import resources as make_resources
 

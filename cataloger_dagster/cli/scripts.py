@@ -18,7 +18,7 @@ from cataloger_dagster.cli.options import EXAMPLE_DATABASE, catalog_options, exa
 from cataloger_dagster.core.shown import visible
 
 if TYPE_CHECKING:
-    from cataloger_dagster.resources.script_store import ScriptRecord, ScriptStore
+    from cataloger_dagster.resources.store import ScriptRecord, CatalogStore
 
 
 class ScriptsError(click.ClickException):
@@ -33,9 +33,9 @@ class _Ctx:
     """Where one command looks: the store, the database name, the table's prefix and the
     script's file name in each run."""
 
-    def __init__(self, store: ScriptStore, database: str, table: str):
+    def __init__(self, store: CatalogStore, database: str, table: str):
         from cataloger_dagster.core.investigate.learning import SCRIPT
-        from cataloger_dagster.resources.script_store import table_prefix
+        from cataloger_dagster.resources.store import table_prefix
 
         self.store, self.database, self.table = store, database, table
         self.prefix = table_prefix(database, table)
@@ -84,7 +84,7 @@ class _Ctx:
 
     def pick(self, records: list[ScriptRecord], which: str) -> ScriptRecord:
         """A record by timestamp (any ISO-8601 form, or a unique prefix), 'best' or 'latest'."""
-        from cataloger_dagster.resources.script_store import normalize_timestamp
+        from cataloger_dagster.resources.store import normalize_timestamp
 
         which = which.strip()
         if which.lower() == "latest":
@@ -134,13 +134,13 @@ def _common(func: Callable) -> Callable:
 
 def _run(as_json: bool, body: Callable[[], tuple[dict, str]]) -> None:
     """Run `body` -> (json data, text); turn store errors into clear messages and exit 1."""
-    from cataloger_dagster.resources.script_store import ScriptStoreError
+    from cataloger_dagster.resources.store import StoreError
 
     try:
         data, text = body()
     except ScriptsError as exc:
         _fail(as_json, exc.message, exc.details)
-    except (ScriptStoreError, ValueError) as exc:
+    except (StoreError, ValueError) as exc:
         _fail(as_json, str(exc), {})
     click.echo(json.dumps(data, indent=2, default=str) if as_json else visible(text, keep="\n\t"))
 
@@ -155,8 +155,8 @@ def _fail(as_json: bool, message: str, details: dict) -> None:
 def _context(database: str | None, name: str | None, store: str | None, table: str) -> _Ctx:
     """Where a command looks: the catalog `name` (then no --database is needed), else the
     database's own, which must be this database's (identity.py)."""
-    from cataloger_dagster.resources.script_store import script_store_from_url
-    from cataloger_dagster.resources.script_store.identity import check_database_catalog
+    from cataloger_dagster.resources.store import store_from_url
+    from cataloger_dagster.resources.store.identity import check_database_catalog
     from cataloger_dagster.settings import load_settings, plain_database
 
     if not table.strip():
@@ -164,9 +164,9 @@ def _context(database: str | None, name: str | None, store: str | None, table: s
     settings = load_settings(database=database, name=name, store=store)
     if not settings.name:
         require_database(settings)
-    db, script_store = plain_database(settings), script_store_from_url(settings.store)
-    check_database_catalog(script_store, db)
-    return _Ctx(script_store, db.database_name, table)
+    db, catalog_store = plain_database(settings), store_from_url(settings.store)
+    check_database_catalog(catalog_store, db)
+    return _Ctx(catalog_store, db.database_name, table)
 
 
 # ---------------------------------------------------------------- formatting

@@ -50,7 +50,7 @@ HISTORY = "history.json"  # quality_issues: in the table's folder, a digest of i
 
 RUN_FILE = "run.json"
 INDEX_FILE = "index.html"
-CATALOG_FILE = "catalog.json"  # reserved: the sources whose results the catalog holds (script_store/identity.py)
+CATALOG_FILE = "catalog.json"  # reserved: the sources whose results the catalog holds (resources/store/identity.py)
 INDEX_HISTORY = "index_history"  # reserved: never listed as a table
 CAPSULES = "mcp_capsules"  # reserved: the MCP server's run capsules, <database>/mcp_capsules/<session>/
 ALERTS = "alerts"  # reserved: alert_sensor's log of deliveries, <database>/alerts/
@@ -172,7 +172,7 @@ def _kept(byte: int, *, first: bool, reserved: bool) -> bool:
 
 def name_of_folder(segment: str) -> str | None:
     """The name whose `store_name` is ``segment``; None when the segment holds a
-    hash (see `ScriptStore.list_tables`) or is no segment `store_name` makes."""
+    hash (see `CatalogStore.list_tables`) or is no segment `store_name` makes."""
     if not isinstance(segment, str) or HASH_MARK in segment:
         return None
     data = bytearray()
@@ -197,7 +197,7 @@ def _check_segment(part: str, what: str) -> str:
         or part.casefold() in _RESERVED
     ):
         raise ValueError(
-            f"invalid {what} {part!r} for the script store: database and table names "
+            f"invalid {what} {part!r} for the store: database and table names "
             "become folders through store_name() (use table_prefix(database, table))"
         )
     return part

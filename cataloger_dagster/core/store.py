@@ -1,4 +1,4 @@
-"""What the core reads and writes of the store: the methods of the resources' `ScriptStore` it
+"""What the core reads and writes of the store: the methods of the resources' `CatalogStore` it
 calls, so that the core names the store's type without importing a resource."""
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ from cataloger_dagster.core.layout import CAPSULES, new_timestamp, store_name
 from cataloger_dagster.core.redaction import Redactor
 
 if TYPE_CHECKING:
-    from cataloger_dagster.resources.script_store import ScriptStore
+    from cataloger_dagster.resources.store import CatalogStore
 
 MAX_INPUT = 4000  # characters of a tool's input a capsule keeps
 SESSION_RE = re.compile(r"[0-9a-f]{32}\Z")
@@ -49,7 +49,7 @@ def _clip(value: Any) -> Any:
 class CapsuleLog:
     """The capsules of one database in one store."""
 
-    def __init__(self, store: ScriptStore, database: str, redactor: Redactor):
+    def __init__(self, store: CatalogStore, database: str, redactor: Redactor):
         self.store, self.database, self.redactor = store, database, redactor
 
     def _folder(self, session: str) -> str:

@@ -23,7 +23,7 @@ from cataloger_dagster.core.layout import (
     normalize_timestamp,
     table_prefix,
 )
-from cataloger_dagster.resources.script_store import ScriptStore
+from cataloger_dagster.resources.store import CatalogStore
 
 PROFILE_FIELDS = ("name", "dtype", "kind", "nulls", "null_fraction", "distinct", "min", "max", "mean", "semantic_type")
 
@@ -35,7 +35,7 @@ class CatalogError(LookupError):
 class Catalog:
     """The store's view of one database."""
 
-    def __init__(self, store: ScriptStore, database: str):
+    def __init__(self, store: CatalogStore, database: str):
         self.store, self.database = store, database
 
     def prefix(self, table: str) -> str:

@@ -37,7 +37,7 @@ from cataloger_dagster.mcp.sessions import PythonSessions
 from cataloger_dagster.mcp.sql_run import DEFAULT_BYTE_LIMIT, QueryError, QueryRunner
 from cataloger_dagster.resources.database import DatabaseError, DatabaseResource
 from cataloger_dagster.resources.sandbox import SandboxError, SandboxResource
-from cataloger_dagster.resources.script_store import ScriptStore
+from cataloger_dagster.resources.store import CatalogStore
 
 INSTRUCTIONS = """\
 A data catalog of one database. Start with list_tables or search_catalog, then get_table for a
@@ -58,7 +58,7 @@ class Service:
     """What every client shares: the database, the store, the sandbox, the index, the capsules."""
 
     database: DatabaseResource
-    store: ScriptStore
+    store: CatalogStore
     sandbox: SandboxResource
     row_limit: int = 1000
     sql_timeout_s: float = 30.0

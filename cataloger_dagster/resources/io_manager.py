@@ -1,5 +1,5 @@
 """The IO manager of the assets: Dagster's pickled files, with each partition key (a
-table name) turned into a file name by the script store's `store_name`.
+table name) turned into a file name by the store's `store_name`.
 
 Dagster's default writes ``<storage>/<asset>/<partition key>``: a table named
 ``a/b`` then makes ``a`` a folder, so the table ``a`` can no longer store its
@@ -22,7 +22,7 @@ import dagster as dg
 from pydantic import Field
 from upath import UPath
 
-from cataloger_dagster.resources.script_store import store_name
+from cataloger_dagster.resources.store import store_name
 
 
 class TablePartitionedPickleIOManager(dg.UPathIOManager):

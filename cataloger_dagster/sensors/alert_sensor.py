@@ -40,7 +40,7 @@ from cataloger_dagster.core.models import AnalysisResultModel, InvestigationsRes
 from cataloger_dagster.core.shown import visible
 from cataloger_dagster.resources.database import DatabaseResource
 from cataloger_dagster.resources.notifier import Delivery, NotifierResource
-from cataloger_dagster.resources.script_store import ScriptStore
+from cataloger_dagster.resources.store import CatalogStore
 from cataloger_dagster.sensors.cursor import BadCursor, parse_cursor  # noqa: F401  (read_cursor raises it)
 from cataloger_dagster.sensors.pass_rate import new_materializations
 from cataloger_dagster.settings import CatalogerSettings, variable
@@ -71,7 +71,7 @@ def write_cursor(after: int | None, sent: Mapping[str, list[str]]) -> str:
 
 
 def run_alerts(
-    record: dg.EventLogRecord, store: ScriptStore, database: str, owners: Mapping[str, str], warn
+    record: dg.EventLogRecord, store: CatalogStore, database: str, owners: Mapping[str, str], warn
 ) -> tuple[str, list[Alert]] | None:
     """(table, alerts) of one catalog_page materialization, from its run folder in the store."""
     event = record.asset_materialization
@@ -111,7 +111,7 @@ def _url(uri: str) -> str:
     return uri if "://" in uri else Path(uri).resolve().as_uri()
 
 
-def record_delivery(store: ScriptStore, database: str, message: AlertMessage, delivery: Delivery) -> str:
+def record_delivery(store: CatalogStore, database: str, message: AlertMessage, delivery: Delivery) -> str:
     entry = {
         "at": new_timestamp(),
         "run_id": message.run_id,
@@ -128,7 +128,7 @@ def record_delivery(store: ScriptStore, database: str, message: AlertMessage, de
 
 
 def deliver(
-    log, store: ScriptStore, database: str, notifier: NotifierResource, message: AlertMessage
+    log, store: CatalogStore, database: str, notifier: NotifierResource, message: AlertMessage
 ) -> tuple[set[tuple[str, str]], int]:
     """Sends one run's message (per table if a name keeps it from being written whole), records
     each delivery; the (table, alert key)s delivered, and how many deliveries failed."""
@@ -150,7 +150,7 @@ def deliver(
 
 def alert(
     context: dg.SensorEvaluationContext,
-    store: ScriptStore,
+    store: CatalogStore,
     database: DatabaseResource,
     notifier: NotifierResource,
     owners: Mapping[str, str],
@@ -207,7 +207,7 @@ def build_alert_sensor(settings: CatalogerSettings) -> dg.SensorDefinition:
         "new high-severity issues, regressions and history anomalies, grouped by owner, each sent once.",
     )
     def alert_sensor(
-        context: dg.SensorEvaluationContext, store: ScriptStore, database: DatabaseResource, notifier: NotifierResource
+        context: dg.SensorEvaluationContext, store: CatalogStore, database: DatabaseResource, notifier: NotifierResource
     ) -> dg.SensorResult:
         return alert(context, store, database, notifier, owners)
 

@@ -6,7 +6,7 @@ requests wait queued beyond CATALOGER_DATABASE_CONCURRENCY; then it lists the ta
 fingerprints each one (one query per table), and:
 
 - adds a partition for a table that has none, and deletes the partition of a dropped
-  table (its stored history in the script store is left alone);
+  table (its stored history in the store is left alone);
 - requests a run of `catalog_table` for each table whose fingerprint differs from the
   cursor's, with run key `table:fingerprint`, so the daemon runs one change once;
 - a table that cannot be fingerprinted (a broken view, no permission) is skipped with a

@@ -17,7 +17,7 @@ from cataloger_dagster.assets.table_profile import table_profile
 from cataloger_dagster.core.models import AnalysisResultModel, TableProfile, severity_counts
 from cataloger_dagster.core.health import health_score
 from cataloger_dagster.jobs import ALL_ASSETS, TABLE_ASSETS
-from cataloger_dagster.resources.script_store import LocalScriptStore
+from cataloger_dagster.resources.store import LocalStore
 from cataloger_dagster.settings import resources
 from shop import make_shop
 
@@ -68,7 +68,7 @@ def test_the_index_lists_every_stored_table_and_every_reported_error(catalogued)
 
 
 def test_a_cataloged_table_is_summarised_from_its_stored_run(catalogued):
-    store = LocalScriptStore(root=str(catalogued["store"]))
+    store = LocalStore(root=str(catalogued["store"]))
     ts = catalogued["done"]["events"]
     entry = index_entry(store, "shop.duckdb", "events", None)
     profile = TableProfile.model_validate(store.read_json("shop.duckdb/events", ts, "profile.json"))
@@ -85,7 +85,7 @@ def test_a_cataloged_table_is_summarised_from_its_stored_run(catalogued):
 
 def test_links_resolve_from_the_index_to_the_page_even_for_odd_names(catalogued):
     root = catalogued["store"] / "shop.duckdb"
-    entry = index_entry(LocalScriptStore(root=str(catalogued["store"])), "shop.duckdb", ODD, None)
+    entry = index_entry(LocalStore(root=str(catalogued["store"])), "shop.duckdb", ODD, None)
     assert entry.status == "ok" and entry.row_count == 40
     # what a browser does with the link on file:///.../shop/index.html
     target = urlparse(urljoin((root / "index.html").as_uri(), entry.href))
@@ -96,14 +96,14 @@ def test_links_resolve_from_the_index_to_the_page_even_for_odd_names(catalogued)
 def test_a_later_run_without_a_page_does_not_hide_the_last_page(catalogued):
     instance, res, store_root = catalogued["instance"], catalogued["res"], catalogued["store"]
     assert dg.materialize([table_profile], partition_key="events", instance=instance, resources=res).success
-    store = LocalScriptStore(root=str(store_root))
+    store = LocalStore(root=str(store_root))
     assert len(store.list_runs("shop.duckdb/events")) == 2
     entry = index_entry(store, "shop.duckdb", "events", None)
     assert entry.updated == catalogued["done"]["events"] and entry.status == "ok"
 
 
 def test_missing_and_failed_tables(catalogued):
-    store = LocalScriptStore(root=str(catalogued["store"]))
+    store = LocalStore(root=str(catalogued["store"]))
     missing = index_entry(store, "shop.duckdb", "customers", None)
     assert (missing.status, missing.href, missing.health) == ("missing", "", 0.0)
     assert "not cataloged yet" in missing.error
@@ -128,7 +128,7 @@ def test_the_index_links_each_cataloged_tables_timelapse(catalogued):
     meta = build_index(catalogued["instance"], catalogued["res"])
     index = Path(meta["index"].value)
     html = index.read_text()
-    store = LocalScriptStore(root=str(catalogued["store"]))
+    store = LocalStore(root=str(catalogued["store"]))
     for table in ("events", ODD):
         entry = index_entry(store, "shop.duckdb", table, None)
         assert entry.timelapse and f'href="{entry.timelapse}"' in html.replace("&amp;", "&")

@@ -16,7 +16,7 @@ import pytest
 
 from cataloger_dagster.assets.catalog_page import run_history
 from cataloger_dagster.jobs import TABLE_ASSETS
-from cataloger_dagster.resources.script_store import LocalScriptStore
+from cataloger_dagster.resources.store import LocalStore
 from cataloger_dagster.settings import resources
 from shop import make_shop
 
@@ -103,7 +103,7 @@ def test_the_script_diff_is_against_the_script_the_run_started_from(runs):
 
 def test_run_history_lists_every_run_newest_first(runs):
     store = runs["store"]
-    history = run_history(LocalScriptStore(root=str(store)), "shop.duckdb/events")
+    history = run_history(LocalStore(root=str(store)), "shop.duckdb/events")
     cold, warm = runs["cold"], runs["warm"]
     assert [h["timestamp"] for h in history] == [warm["folder"].name, cold["folder"].name]
     for row, run in zip(history, (warm, cold)):
@@ -117,8 +117,8 @@ def test_run_history_lists_every_run_newest_first(runs):
     assert [h["explored"] for h in history] == [False, True]
     # the page of the warm run shows both runs
     assert cold["folder"].name in warm["page"] and warm["folder"].name in warm["page"]
-    assert len(run_history(LocalScriptStore(root=str(store)), "shop.duckdb/events", limit=1)) == 1
-    assert run_history(LocalScriptStore(root=str(store)), "shop.duckdb/nothing") == []
+    assert len(run_history(LocalStore(root=str(store)), "shop.duckdb/events", limit=1)) == 1
+    assert run_history(LocalStore(root=str(store)), "shop.duckdb/nothing") == []
 
 
 def test_the_run_writes_its_summary_and_the_tables_timelapse(runs):

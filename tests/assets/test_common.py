@@ -15,14 +15,14 @@ import pytest
 from cataloger_dagster.assets.common import TableRun, link, previous_artifacts, run_folder, table_prefix
 from cataloger_dagster.assets.partitions import tables_partitions
 from cataloger_dagster.resources.database import DatabaseResource
-from cataloger_dagster.resources.script_store import LocalScriptStore, ScriptStore
+from cataloger_dagster.resources.store import LocalStore, CatalogStore
 from shop import make_shop
 
 pytestmark = pytest.mark.filterwarnings("error::DeprecationWarning")
 
 
 @dg.asset(partitions_def=tables_partitions)
-def writer(context: dg.AssetExecutionContext, database: DatabaseResource, store: ScriptStore) -> dict:
+def writer(context: dg.AssetExecutionContext, database: DatabaseResource, store: CatalogStore) -> dict:
     folder = TableRun.open(context, database, store, context.partition_key)
     uri = folder.write_json("facts.json", {"table": folder.table, "run": context.run.run_id})
     return {"timestamp": folder.timestamp, "prefix": folder.prefix, "uri": uri,
@@ -33,7 +33,7 @@ def writer(context: dg.AssetExecutionContext, database: DatabaseResource, store:
 
 @dg.asset(partitions_def=tables_partitions)
 def reader(context: dg.AssetExecutionContext, writer: dict, database: DatabaseResource,
-           store: ScriptStore) -> dict:
+           store: CatalogStore) -> dict:
     folder = TableRun.open(context, database, store, context.partition_key)
     with_metrics = folder.write_script("with.py", "print(1)\n", {"cells": 1})
     without = folder.write_script("without.py", "print(2)\n")
@@ -46,7 +46,7 @@ def reader(context: dg.AssetExecutionContext, writer: dict, database: DatabaseRe
 def setup(tmp_path):
     db = make_shop(tmp_path / "shop.duckdb")
     res = {"database": DatabaseResource(url=f"duckdb://{db}"),
-           "store": LocalScriptStore(root=str(tmp_path / "store"))}
+           "store": LocalStore(root=str(tmp_path / "store"))}
     with dg.instance_for_test() as instance:
         instance.add_dynamic_partitions("tables", ["events", "customers"])
         yield instance, res, tmp_path / "store"
@@ -108,12 +108,12 @@ def test_table_prefix_uses_the_database_name_and_escapes_the_table(tmp_path):
     assert table_prefix(db, "a/b").count("/") == 1
 
 
-def fill(store: LocalScriptStore, prefix: str, runs: int) -> list[str]:
+def fill(store: LocalStore, prefix: str, runs: int) -> list[str]:
     return [store.open_run(prefix, f"run-{i}") for i in range(runs)]
 
 
 def test_previous_artifacts_are_newest_first_and_skip_runs_without_the_file(tmp_path):
-    store = LocalScriptStore(root=str(tmp_path))
+    store = LocalStore(root=str(tmp_path))
     prefix = "shop.duckdb/events"
     ts = fill(store, prefix, 5)
     for i in (0, 1, 3):  # runs 2 and 4 hold no profile
@@ -130,7 +130,7 @@ def test_previous_artifacts_are_newest_first_and_skip_runs_without_the_file(tmp_
 
 def test_previous_artifacts_look_past_the_ten_latest_runs(tmp_path):
     # the limit counts runs holding the file, not runs looked at
-    store = LocalScriptStore(root=str(tmp_path))
+    store = LocalStore(root=str(tmp_path))
     prefix = "shop.duckdb/events"
     ts = fill(store, prefix, 14)
     store.write_json(prefix, ts[0], "issues.json", {"oldest": True})
@@ -144,7 +144,7 @@ def test_link_is_a_url_for_remote_stores_and_a_path_for_folders():
     assert isinstance(local, dg.PathMetadataValue) and local.value == "/srv/store/shop/events/2026/catalog.html"
 
 
-class ListingStore(LocalScriptStore):
+class ListingStore(LocalStore):
     """Counts the listings of a table's runs: each one is a request on S3."""
 
     listings: ClassVar[list] = []
@@ -155,7 +155,7 @@ class ListingStore(LocalScriptStore):
 
 
 @dg.asset(partitions_def=tables_partitions)
-def two_kinds(context: dg.AssetExecutionContext, database: DatabaseResource, store: ScriptStore) -> dict:
+def two_kinds(context: dg.AssetExecutionContext, database: DatabaseResource, store: CatalogStore) -> dict:
     folder = TableRun.open(context, database, store, context.partition_key)
     opened = len(ListingStore.listings)     # claiming the run's folder lists the runs on its own
     out = {"timestamp": folder.timestamp, "facts": folder.previous("facts.json"),

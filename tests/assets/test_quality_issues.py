@@ -15,14 +15,14 @@ import duckdb
 import pytest
 
 from cataloger_dagster.assets.quality_issues import quality_issues
-from cataloger_dagster.resources.script_store.key_profiles import stored_profiles
+from cataloger_dagster.resources.store.key_profiles import stored_profiles
 from cataloger_dagster.assets.table_profile import table_profile
 from cataloger_dagster.assets.table_understanding import table_understanding
 from cataloger_dagster.core.issues.detectors.references import key_profile
 from cataloger_dagster.core.layout import KEYS, PROFILE, TABLE_FACTS
 from cataloger_dagster.core.models import AnalysisResultModel, TableProfile
 from cataloger_dagster.resources.database import DatabaseResource
-from cataloger_dagster.resources.script_store import LocalScriptStore
+from cataloger_dagster.resources.store import LocalStore
 from cataloger_dagster.settings import resources
 from shop import make_shop
 
@@ -112,7 +112,7 @@ def test_the_run_stores_the_key_profile_that_the_other_tables_searches_read(shop
     assert len((folder / KEYS).read_bytes()) < len((folder / PROFILE).read_bytes()) / 2
     database = DatabaseResource(url=f"duckdb://{db}")
     catalog = database.catalog()
-    local = LocalScriptStore(root=str(store))
+    local = LocalStore(root=str(store))
     # the log holds it without its defaults, and reads back as the same key profile
     assert local.read_table_facts("shop.duckdb")["events"]["keys"] == keys.model_dump(mode="json", exclude_defaults=True)
     assert stored_profiles(local, database, catalog, "customers")["events"] == keys
@@ -161,7 +161,7 @@ def test_smart_fix_issues_carry_their_followup_and_their_fix_scripts_sit_beside_
 def test_history_findings_are_raised_after_the_detectors_and_reviews_set_them_aside(shop):
     from cataloger_dagster.core.layout import HISTORY
     from cataloger_dagster.core.reviews.record import record_review
-    from cataloger_dagster.resources.script_store import LocalScriptStore
+    from cataloger_dagster.resources.store import LocalStore
 
     db, store, instance = shop
     first, _, _ = find_issues(db, store, instance)
@@ -176,7 +176,7 @@ def test_history_findings_are_raised_after_the_detectors_and_reviews_set_them_as
     assert (store / "shop.duckdb" / "events" / HISTORY).exists()
 
     # a person says it is no issue; the next change of the same column is set aside by the review memory
-    record_review(LocalScriptStore(root=str(store)), "shop.duckdb", "events", change.id, "dismiss", reviewer="ana")
+    record_review(LocalStore(root=str(store)), "shop.duckdb", "events", change.id, "dismiss", reviewer="ana")
     with duckdb.connect(str(db)) as con:
         con.execute("ALTER TABLE events DROP COLUMN channel")
     third, _, _ = find_issues(db, store, instance)

@@ -16,7 +16,7 @@ from cataloger_dagster.assets.table_profile import table_profile
 from cataloger_dagster.assets.table_understanding import table_understanding
 from cataloger_dagster.core.models import AnalysisResultModel
 from cataloger_dagster.core.reviews import Review, snapshot_of
-from cataloger_dagster.resources.script_store import script_store_from_url, table_prefix
+from cataloger_dagster.resources.store import store_from_url, table_prefix
 from cataloger_dagster.settings import resources
 from shop import make_shop
 from store_folders import run_folders
@@ -53,7 +53,7 @@ def dismiss(store, table, issue, profile, note="known"):
 @pytest.mark.slow
 def test_dismissals_on_other_tables_change_the_finding_on_a_similar_table(shop):
     db, root, instance = shop
-    store = script_store_from_url(str(root))
+    store = store_from_url(str(root))
     before, _, _ = run(db, root, instance, "visits")
     by_id = {i.id: i for i in before.issues}
     assert by_id["visits_orphan_references_customer_id"].severity == "high"
@@ -86,7 +86,7 @@ def test_dismissals_on_other_tables_change_the_finding_on_a_similar_table(shop):
 @pytest.mark.slow
 def test_a_dismissal_follows_its_column_through_a_rename(shop):
     db, root, instance = shop
-    store = script_store_from_url(str(root))
+    store = store_from_url(str(root))
     found, profile, _ = run(db, root, instance, "events")
     missing = next(i for i in found.issues if i.id == "events_missing_values_page")
     dismiss(store, "events", missing, profile, note="pages of old events were never kept")
@@ -103,7 +103,7 @@ def test_a_dismissal_follows_its_column_through_a_rename(shop):
 
 
 def test_the_reviews_of_a_database_are_read_once_per_run_and_a_broken_log_is_left_out(tmp_path):
-    store = script_store_from_url(str(tmp_path / "store"))
+    store = store_from_url(str(tmp_path / "store"))
     entry = Review(table="orders", issue_id="orders_outliers_total", verdict="dismiss", reviewer="ana")
     store.append_review(table_prefix("shop.duckdb", "orders"), entry)
     broken = tmp_path / "store" / "shop.duckdb" / "refunds" / "reviews"
@@ -127,7 +127,7 @@ def test_the_memory_works_the_same_on_an_s3_store(tmp_path, s3_env):
     s3.create_bucket(Bucket=s3_bucket)
     db = make_shop(tmp_path / "shop.duckdb", "events", *COPIES)
     url = f"s3://{s3_bucket}/catalogs"
-    store = script_store_from_url(url)
+    store = store_from_url(url)
     with dg.instance_for_test() as instance:
         instance.add_dynamic_partitions("tables", ["events", "visits"])
         found, profile, _ = run(db, url, instance, "events")

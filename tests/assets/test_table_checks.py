@@ -14,7 +14,7 @@ from cataloger_dagster.assets.table_checks import CHECK, JOB, build_table_checks
 from cataloger_dagster.assets.table_specs import table_key
 from cataloger_dagster.core.layout import ISSUES, table_prefix
 from cataloger_dagster.definitions import build_definitions
-from cataloger_dagster.resources.script_store import LocalScriptStore
+from cataloger_dagster.resources.store import LocalStore
 from cataloger_dagster.settings import load_settings
 
 pytestmark = pytest.mark.filterwarnings("error::DeprecationWarning")
@@ -54,7 +54,7 @@ def test_a_table_whose_results_turn_unreadable_fails_its_check_alone(cataloged_s
     copy = tmp_path / "store"
     shutil.copytree(store_path, copy)
     defs = definitions(database, copy, monkeypatch)
-    store = LocalScriptStore(root=str(copy))
+    store = LocalStore(root=str(copy))
     prefix = table_prefix(DATABASE, ODD)
     (copy / prefix / store.list_runs(prefix)[-1] / ISSUES).write_text("[1, 2")
     found = run_checks(defs)

@@ -17,8 +17,8 @@ from cataloger_dagster.core.layout import ISSUES, PROFILE, UNDERSTANDING, table_
 from cataloger_dagster.core.models import DatasetUnderstandingModel
 from cataloger_dagster.core.shown import markdown_text
 from cataloger_dagster.definitions import build_definitions
-from cataloger_dagster.resources.script_store import LocalScriptStore
-from cataloger_dagster.resources.script_store.cataloged import read_cataloged_tables
+from cataloger_dagster.resources.store import LocalStore
+from cataloger_dagster.resources.store.cataloged import read_cataloged_tables
 from cataloger_dagster.settings import load_settings
 
 pytestmark = pytest.mark.filterwarnings("error::DeprecationWarning")
@@ -34,12 +34,12 @@ def shop(cataloged_shop):
 
 def specs_of(store_path, **options) -> dict[str, dg.AssetSpec]:
     options = {"owners": {}, "lineage": False, **options}
-    specs = stored_table_specs(LocalScriptStore(root=str(store_path)), DATABASE, **options)
+    specs = stored_table_specs(LocalStore(root=str(store_path)), DATABASE, **options)
     return {spec.metadata["table"]: spec for spec in specs}
 
 
 def latest_run(store_path, table: str):
-    store = LocalScriptStore(root=str(store_path))
+    store = LocalStore(root=str(store_path))
     prefix = table_prefix(DATABASE, table)
     return store, prefix, store.list_runs(prefix)[-1]
 
@@ -134,7 +134,7 @@ def test_owners_come_from_the_settings_as_dagster_takes_them(shop):
 
 def test_two_tables_whose_keys_would_be_one_keep_the_first(shop, caplog):
     _, store_path = shop
-    entries, _ = read_cataloged_tables(LocalScriptStore(root=str(store_path)), DATABASE)
+    entries, _ = read_cataloged_tables(LocalStore(root=str(store_path)), DATABASE)
     twin = next(e for e in entries if e.table == "customers")
     caplog.set_level(logging.WARNING)
     specs = table_specs([*entries, twin], owners={}, lineage=False)

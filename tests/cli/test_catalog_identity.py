@@ -17,8 +17,8 @@ import pytest
 
 from cataloger_dagster.cli.runner import catalog_database
 from cataloger_dagster.core.layout import CATALOG_FILE, store_name
-from cataloger_dagster.resources.script_store import LocalScriptStore
-from cataloger_dagster.resources.script_store.identity import CatalogIdentityError
+from cataloger_dagster.resources.store import LocalStore
+from cataloger_dagster.resources.store.identity import CatalogIdentityError
 from cataloger_dagster.settings import plain_database
 from tests.conftest import sandbox_problem, service_unavailable
 
@@ -67,7 +67,7 @@ def bikes(tmp_path_factory):
     duck, lite = make_bikes_duckdb(tmp / "bikes.duckdb"), make_bikes_sqlite(tmp / "bikes.sqlite")
     store = tmp / "store"
     # a catalog the stem named before: bikes.duckdb's first run says where it is
-    legacy = LocalScriptStore(root=str(store))
+    legacy = LocalStore(root=str(store))
     legacy.open_run(f"bikes/{store_name('trips')}", "an-earlier-run", table="trips")
     common = {"store": str(store), "sandbox": "local", "exploration_rate": 0.0}
     with dg.instance_for_test() as instance:

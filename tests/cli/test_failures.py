@@ -9,7 +9,7 @@ import dagster as dg
 from cataloger_dagster.cli.failures import RunLog, failure_line, plain_message, step_failure
 
 
-class ScriptStoreError(RuntimeError):
+class StoreError(RuntimeError):
     pass
 
 
@@ -21,10 +21,10 @@ def failed_run(name: str, error: Exception):
 
 
 def test_the_line_says_what_went_wrong_and_in_which_step_without_class_names():
-    step, error = step_failure(failed_run("table_profile", ScriptStoreError("could not write catalog.html")))
+    step, error = step_failure(failed_run("table_profile", StoreError("could not write catalog.html")))
     assert step == "table_profile"
     assert failure_line(step, error) == "could not write catalog.html (while profiling it)"
-    assert "ScriptStoreError" in error.to_string()   # the log keeps the whole story
+    assert "StoreError" in error.to_string()   # the log keeps the whole story
 
 
 def test_a_python_builtins_name_stays_and_an_unknown_step_is_named():

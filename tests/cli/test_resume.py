@@ -10,7 +10,7 @@ from cataloger_dagster.cli.resume import (
     finish_database_run, finished_run, interrupted_run, plan_resume, start_database_run,
 )
 from cataloger_dagster.core.layout import DATABASE_RUNS, RUN_SUMMARY, store_name, table_prefix
-from cataloger_dagster.resources.script_store import LocalScriptStore, S3ScriptStore
+from cataloger_dagster.resources.store import LocalStore, S3Store
 
 DB = "shop"
 
@@ -18,8 +18,8 @@ DB = "shop"
 @pytest.fixture(params=["local", "s3"])
 def store(request, tmp_path):
     if request.param == "local":
-        return LocalScriptStore(root=str(tmp_path / "store"))
-    return S3ScriptStore(bucket=request.getfixturevalue("s3_bucket"), s3=request.getfixturevalue("s3_resource"))
+        return LocalStore(root=str(tmp_path / "store"))
+    return S3Store(bucket=request.getfixturevalue("s3_bucket"), s3=request.getfixturevalue("s3_resource"))
 
 
 def finish_table(store, table, fingerprint, run_id="r", status="ok"):
@@ -83,7 +83,7 @@ def test_a_summary_from_before_fingerprints_were_kept_is_not_trusted(store):
 
 
 def test_a_damaged_log_entry_resumes_nothing(tmp_path):
-    store = LocalScriptStore(root=str(tmp_path))
+    store = LocalStore(root=str(tmp_path))
     store.append_entry(f"{store_name(DB)}/{DATABASE_RUNS}", b"{not json")
     assert interrupted_run(store, DB) is None
     # the log's folder is no table

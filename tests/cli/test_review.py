@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from cataloger_dagster.cli import main
-from cataloger_dagster.resources.script_store import LocalScriptStore, table_prefix
+from cataloger_dagster.resources.store import LocalStore, table_prefix
 from reviewed import issues_run
 from shop import make_shop
 
@@ -29,7 +29,7 @@ def invoke(shop, *args, env=None):
 
 
 def log(shop):
-    return LocalScriptStore(root=str(shop["store"])).read_reviews(table_prefix("shop.duckdb", "events"))
+    return LocalStore(root=str(shop["store"])).read_reviews(table_prefix("shop.duckdb", "events"))
 
 
 def test_review_records_a_verdict_with_its_note_and_reviewer(shop):
@@ -95,12 +95,12 @@ def test_the_cli_and_the_job_review_into_one_log_on_s3(s3_env, tmp_path):
     import dagster as dg
 
     from cataloger_dagster.jobs import REVIEW_OP, build_review_job
-    from cataloger_dagster.resources.script_store import script_store_from_url
+    from cataloger_dagster.resources.store import store_from_url
     from cataloger_dagster.settings import resources
 
     bucket = f"test-{uuid.uuid4().hex[:12]}"
     url = f"s3://{bucket}/team/catalog"
-    store = script_store_from_url(url)
+    store = store_from_url(url)
     store.s3_resource().get_client().create_bucket(Bucket=bucket)
     db = make_shop(tmp_path / "shop.duckdb")
     ids = issues_run(db, url, "events")

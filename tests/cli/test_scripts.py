@@ -11,9 +11,9 @@ from click.testing import CliRunner
 
 from cataloger_dagster.cli import main
 from cataloger_dagster.resources.database import DatabaseResource
-from cataloger_dagster.resources.script_store import (
-    LocalScriptStore,
-    script_store_from_url,
+from cataloger_dagster.resources.store import (
+    LocalStore,
+    store_from_url,
     table_prefix,
 )
 
@@ -52,7 +52,7 @@ def fill(store, database="shop.duckdb", table="orders"):
 @pytest.fixture
 def store_dir(tmp_path):
     root = tmp_path / "store"
-    store = LocalScriptStore(root=str(root))
+    store = LocalStore(root=str(root))
     fill(store)
     store.write_json(table_prefix("shop.duckdb", "customers"), TS[0], "profile.json", {})
     return root
@@ -87,7 +87,7 @@ def test_list_json_matches_the_store(store_dir):
     out = invoke("list", "orders", *common(store_dir), "--json")
     assert out.exit_code == 0, out.output
     data = json.loads(out.stdout)
-    store = LocalScriptStore(root=str(store_dir))
+    store = LocalStore(root=str(store_dir))
     prefix = table_prefix("shop.duckdb", "orders")
     assert (data["database"], data["table"]) == ("shop.duckdb", "orders")
     assert data["best"] == store.best_script(prefix, SCRIPT).timestamp == TS[1]
@@ -114,9 +114,9 @@ def test_settings_come_from_the_environment(store_dir):
 
 
 def test_another_databases_catalog_of_the_same_name_is_refused(store_dir):
-    from cataloger_dagster.resources.script_store.identity import claim_database_catalog
+    from cataloger_dagster.resources.store.identity import claim_database_catalog
 
-    claim_database_catalog(LocalScriptStore(root=str(store_dir)), DatabaseResource(url=DB_URL))
+    claim_database_catalog(LocalStore(root=str(store_dir)), DatabaseResource(url=DB_URL))
     assert invoke("list", "orders", *common(store_dir), "--json").exit_code == 0   # its own
     elsewhere = ["--database", "duckdb:///data/elsewhere/shop.duckdb", "--store", str(store_dir)]
     out = invoke("list", "orders", *elsewhere, "--json")
@@ -126,7 +126,7 @@ def test_another_databases_catalog_of_the_same_name_is_refused(store_dir):
 
 
 def test_best_follows_the_metrics(tmp_path):
-    store = LocalScriptStore(root=str(tmp_path))
+    store = LocalStore(root=str(tmp_path))
     prefix = fill(store)
     # a newer run beats run 2 on time at the same pass rate and coverage
     ts = "2026-03-09T10:00:00.000000Z"
@@ -201,7 +201,7 @@ def test_diff_of_identical_scripts_says_so(store_dir):
 
 
 def test_diff_needs_two_scripts(tmp_path):
-    store = LocalScriptStore(root=str(tmp_path))
+    store = LocalStore(root=str(tmp_path))
     store.write_script_with_metrics(table_prefix("shop.duckdb", "orders"), TS[0], SCRIPT, CODE_1, METRICS[0])
     out = invoke("diff", "orders", *common(tmp_path))
     assert out.exit_code == 1 and "only one script" in out.output and TS[0] in out.output
@@ -241,7 +241,7 @@ def test_unknown_timestamp_lists_the_available_ones(store_dir, command):
 
 def test_bad_store_url_is_a_clear_error(tmp_path):
     out = invoke("list", "orders", "--database", DB_URL, "--store", "gs://bucket/x")
-    assert out.exit_code == 1 and "unsupported script store URL" in out.output
+    assert out.exit_code == 1 and "unsupported store URL" in out.output
 
 
 # ------------------------------------------------------------------------ S3
@@ -261,7 +261,7 @@ def s3_env(s3_server, monkeypatch):
 def test_scripts_on_s3(s3_env):
     bucket = f"test-{uuid.uuid4().hex[:12]}"
     url = f"s3://{bucket}/team/catalog"
-    store = script_store_from_url(url)
+    store = store_from_url(url)
     store.s3_resource().get_client().create_bucket(Bucket=bucket)
     fill(store)
 
@@ -292,7 +292,7 @@ def test_best_is_the_script_the_next_run_starts_from(tmp_path, local_sandbox):
 
     db = make_shop(tmp_path / "shop.duckdb", "events")
     store_root = tmp_path / "store"
-    store = LocalScriptStore(root=str(store_root))
+    store = LocalStore(root=str(store_root))
     prefix = table_prefix("shop.duckdb", "events")
 
     def run(explore: bool = False) -> dict:
@@ -338,7 +338,7 @@ def test_a_script_saved_through_mcp_shows_its_origin_and_is_never_fed_forward(st
     and `show` say who, and the script fed forward stays the catalog's best."""
     prefix = table_prefix("shop.duckdb", "orders")
     claimed = "2026-03-05T10:00:00.000000Z"
-    LocalScriptStore(root=str(store_dir)).write_script_with_metrics(
+    LocalStore(root=str(store_dir)).write_script_with_metrics(
         prefix, claimed, SCRIPT, CODE_1, {"cells": 1, "seconds": 0.01, "pass_rate": 1.0, "coverage": 1.0,
                                           "origin": "mcp", "session": "f" * 32})
     out = invoke("list", "orders", *common(store_dir))
@@ -353,7 +353,7 @@ def test_a_script_saved_through_mcp_shows_its_origin_and_is_never_fed_forward(st
 
 
 def test_best_when_only_outside_scripts_are_stored_says_what_to_ask_for(tmp_path):
-    store = LocalScriptStore(root=str(tmp_path))
+    store = LocalStore(root=str(tmp_path))
     store.write_script_with_metrics(table_prefix("shop.duckdb", "orders"), TS[0], SCRIPT, CODE_1,
                                     {"pass_rate": 1.0, "origin": "mcp", "session": "s"})
     out = invoke("show", "orders", *common(tmp_path))

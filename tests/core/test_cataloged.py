@@ -9,13 +9,13 @@ from cataloger_dagster.core.layout import INVESTIGATIONS, ISSUES, PROFILE, UNDER
 from cataloger_dagster.core.models import (
     AnalysisResultModel, CodeInvestigation, DatasetUnderstandingModel, InvestigationsResult, TableProfile,
 )
-from cataloger_dagster.resources.script_store import LocalScriptStore
+from cataloger_dagster.resources.store import LocalStore
 
 DATABASE = "shop.duckdb"
 
 
 def stored(store_path, table: str):
-    store = LocalScriptStore(root=str(store_path))
+    store = LocalStore(root=str(store_path))
     prefix = table_prefix(DATABASE, table)
     run = store.list_runs(prefix)[-1]
     return run, {name: store.read_json(prefix, run, name) for name in (PROFILE, UNDERSTANDING, ISSUES, INVESTIGATIONS)}

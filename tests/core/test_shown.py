@@ -88,14 +88,14 @@ def test_an_alert_title_shows_a_name_with_escapes():
 def test_the_alert_sensor_logs_a_bad_run_folder_with_escapes(tmp_path, caplog):
     from cataloger_dagster.sensors.alert_sensor import deliver
     from cataloger_dagster.resources.notifier import SmtpNotifier
-    from cataloger_dagster.resources.script_store import script_store_from_url
+    from cataloger_dagster.resources.store import store_from_url
 
     alert = Alert(table=HOSTILE, owner="o", kind="new_high", issue_id="i", issue_type="t", severity="high",
                   description="d", page="p", evidence="e")
     notifier = SmtpNotifier(host="127.0.0.1", port=1, sender="a@x.org", recipients=["b@x.org"], attempts=1,
                             timeout_s=2)
     with caplog.at_level(logging.INFO, logger="shown-test"):
-        deliver(logging.getLogger("shown-test"), script_store_from_url(str(tmp_path)), "db", notifier,
+        deliver(logging.getLogger("shown-test"), store_from_url(str(tmp_path)), "db", notifier,
                 AlertMessage(run_id="r", alerts=[alert]))
     (record,) = caplog.records
     assert "failed" in record.getMessage() and not has_control(record.getMessage())

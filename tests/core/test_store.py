@@ -7,11 +7,11 @@ from pathlib import Path
 
 import cataloger_dagster
 from cataloger_dagster.core.store import Store
-from cataloger_dagster.resources.script_store import LocalScriptStore
+from cataloger_dagster.resources.store import LocalStore
 
 
 def test_the_stores_of_the_resources_are_the_cores_store(tmp_path):
-    assert isinstance(LocalScriptStore(root=str(tmp_path)), Store)
+    assert isinstance(LocalStore(root=str(tmp_path)), Store)
 
 
 def test_the_core_declares_the_store_once():

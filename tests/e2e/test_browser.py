@@ -306,10 +306,10 @@ def test_three_ways_to_review_land_in_one_log_and_the_timelapse(reviewed_demo, p
     from cataloger_dagster.cli.runner import catalog_database
     from cataloger_dagster.core.reviews.record import latest_issues
     from cataloger_dagster.jobs import REVIEW_OP, build_review_job
-    from cataloger_dagster.resources.script_store import LocalScriptStore, table_prefix
+    from cataloger_dagster.resources.store import LocalStore, table_prefix
     from cataloger_dagster.settings import resources
 
-    store = LocalScriptStore(root=str(reviewed_demo["store"]))
+    store = LocalStore(root=str(reviewed_demo["store"]))
     _, issues, _ = latest_issues(store, "demo.duckdb", TABLE)
     assert len(issues.issues) >= 3, "the demo's customers table should have several planted issues"
     by_cli, by_job, by_page = (i.id for i in issues.issues[:3])
@@ -367,7 +367,7 @@ def test_the_review_control_keeps_hostile_names_and_notes_as_data(local_sandbox,
 
     from cataloger_dagster.cli.runner import catalog_database
     from cataloger_dagster.core.shown import has_control
-    from cataloger_dagster.resources.script_store import LocalScriptStore, table_prefix
+    from cataloger_dagster.resources.store import LocalStore, table_prefix
 
     db = tmp_path / "hostile.duckdb"
     quoted_table, quoted_column = HOSTILE_TABLE.replace('"', '""'), HOSTILE_COLUMN.replace('"', '""')
@@ -391,7 +391,7 @@ def test_the_review_control_keeps_hostile_names_and_notes_as_data(local_sandbox,
     command = copy_from_control(page, issue_id, "dismiss", note)
     done = shell_run(command, work)
     assert done.returncode == 0, done.stderr
-    [entry] = LocalScriptStore(root=str(store)).read_reviews(table_prefix("hostile.duckdb", HOSTILE_TABLE))
+    [entry] = LocalStore(root=str(store)).read_reviews(table_prefix("hostile.duckdb", HOSTILE_TABLE))
     assert (entry.table, entry.issue_id, entry.note, entry.verdict) == (HOSTILE_TABLE, issue_id, note, "dismiss")
     assert not list(work.glob("pwned*")) and not list(tmp_path.glob("pwned*")) and not dialogs
     # a note with control characters: the page's script quotes it as bash's $'...', as shell_word does
@@ -399,7 +399,7 @@ def test_the_review_control_keeps_hostile_names_and_notes_as_data(local_sandbox,
     command = copy_from_control(page, issue_id, "accept", typed)
     assert "$'" in command and not has_control(command)
     assert shell_run(command, work).returncode == 0
-    entries = LocalScriptStore(root=str(store)).read_reviews(table_prefix("hostile.duckdb", HOSTILE_TABLE))
+    entries = LocalStore(root=str(store)).read_reviews(table_prefix("hostile.duckdb", HOSTILE_TABLE))
     assert (entries[-1].note, entries[-1].verdict) == (typed, "accept") and not list(work.glob("pwned*"))
     # and the launchpad config it shows parses back to the same strings
     import yaml

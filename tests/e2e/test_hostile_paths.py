@@ -24,7 +24,7 @@ from markupsafe import escape
 
 from cataloger_dagster.cli import main
 from cataloger_dagster.resources.io_manager import TableIOManager
-from cataloger_dagster.resources.script_store import LocalScriptStore, store_name
+from cataloger_dagster.resources.store import LocalStore, store_name
 from cataloger_dagster.cli.runner import catalog_database
 from cataloger_dagster.core.layout import CATALOG_FILE
 
@@ -159,7 +159,7 @@ def test_hostile_names_catalog_into_their_own_folders(hostile_db, tmp_path, loca
     )
 
     # reading back: the store lists every table by its name, and the scripts command finds each
-    assert LocalScriptStore(root=str(store)).list_tables(DATABASE) == sorted(cataloged)
+    assert LocalStore(root=str(store)).list_tables(DATABASE) == sorted(cataloged)
     for name in ("a/b", "x" * 300, "index.html", "..", "-rf"):
         out = CliRunner().invoke(
             main, ["scripts", "list", "--database", f"duckdb://{hostile_db}", "--store", str(store),

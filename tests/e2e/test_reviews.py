@@ -17,7 +17,7 @@ from cataloger_dagster.core.layout import CATALOG_PAGE, INVESTIGATIONS, ISSUES, 
 from cataloger_dagster.core.models import AnalysisResultModel, InvestigationsResult, TableProfile
 from cataloger_dagster.core.reviews import Review, snapshot_of
 from cataloger_dagster.jobs import TABLE_ASSETS
-from cataloger_dagster.resources.script_store import script_store_from_url, table_prefix
+from cataloger_dagster.resources.store import store_from_url, table_prefix
 from cataloger_dagster.settings import load_settings, resources
 
 pytestmark = [pytest.mark.slow, pytest.mark.filterwarnings("error::DeprecationWarning")]
@@ -45,7 +45,7 @@ def test_reviews_on_the_demo_database_are_remembered_by_the_next_run(demo_db, tm
     db = tmp_path / "demo.duckdb"
     shutil.copy(demo_db, db)      # the demo is shared by the session: this test changes its copy
     root = tmp_path / "store"
-    store = script_store_from_url(str(root))
+    store = store_from_url(str(root))
     prefix = table_prefix("demo.duckdb", TABLE)
     with dg.instance_for_test() as instance:
         instance.add_dynamic_partitions("tables", [TABLE])

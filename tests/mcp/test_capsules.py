@@ -8,7 +8,7 @@ import time
 import pytest
 
 from cataloger_dagster.mcp.capsules import CapsuleLog, Redactor
-from cataloger_dagster.resources.script_store import LocalScriptStore
+from cataloger_dagster.resources.store import LocalStore
 from cataloger_dagster.settings import secret_values
 
 URL = "postgres://cataloger:s3cr%40t-pass@db.example:5432/shop?sslpassword=keypass99"
@@ -28,7 +28,7 @@ def test_the_redactor_hides_url_and_environment_secrets(monkeypatch):
 
 
 def test_capsules_are_appended_and_read_back_by_session_and_table(tmp_path):
-    store = LocalScriptStore(root=str(tmp_path))
+    store = LocalStore(root=str(tmp_path))
     log = CapsuleLog(store, "shop", Redactor(URL, ["tok-abcdef"]))
     one, two = "a" * 32, "b" * 32
     started = time.monotonic()
@@ -53,7 +53,7 @@ def test_capsules_are_appended_and_read_back_by_session_and_table(tmp_path):
 
 
 def test_concurrent_capsules_are_all_kept(tmp_path):
-    log = CapsuleLog(LocalScriptStore(root=str(tmp_path)), "shop", Redactor("duckdb://x.duckdb"))
+    log = CapsuleLog(LocalStore(root=str(tmp_path)), "shop", Redactor("duckdb://x.duckdb"))
 
     def write(n):
         for i in range(20):

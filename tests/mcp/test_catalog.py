@@ -8,12 +8,12 @@ from mcp_support import TABLE
 from cataloger_dagster.core.investigate.learning import ranking_context
 from cataloger_dagster.core.layout import SCRIPT
 from cataloger_dagster.mcp.catalog import Catalog, CatalogError
-from cataloger_dagster.resources.script_store import LocalScriptStore
+from cataloger_dagster.resources.store import LocalStore
 
 
 @pytest.fixture
 def catalog(small_catalog) -> Catalog:
-    return Catalog(LocalScriptStore(root=str(small_catalog[1])), "club.duckdb")
+    return Catalog(LocalStore(root=str(small_catalog[1])), "club.duckdb")
 
 
 def test_summary_matches_the_stored_run(catalog):
@@ -61,7 +61,7 @@ def test_a_table_whose_only_script_came_through_mcp_has_no_best(small_catalog, t
     from cataloger_dagster.core.layout import metrics_filename
 
     shutil.copytree(small_catalog[1], tmp_path / "store")
-    catalog = Catalog(LocalScriptStore(root=str(tmp_path / "store")), "club.duckdb")
+    catalog = Catalog(LocalStore(root=str(tmp_path / "store")), "club.duckdb")
     assert catalog.script(TABLE, "best")["origin"] == "catalog"
     latest = catalog.script(TABLE, "latest")
     # the store never overwrites a run: the file is replaced on disk, as if an MCP client had saved it

@@ -8,11 +8,11 @@ from mcp_support import TABLE
 
 from cataloger_dagster.mcp.catalog import Catalog
 from cataloger_dagster.mcp.search import SearchIndex
-from cataloger_dagster.resources.script_store import LocalScriptStore
+from cataloger_dagster.resources.store import LocalStore
 
 
 def _index(store_path) -> SearchIndex:
-    store = LocalScriptStore(root=str(store_path))
+    store = LocalStore(root=str(store_path))
     return SearchIndex(Catalog(store, "club.duckdb"))  # mcp_support's database file is club.duckdb
 
 

@@ -12,11 +12,11 @@ from cataloger_dagster.mcp.server import Service
 from cataloger_dagster.mcp.sessions import PythonSessions
 from cataloger_dagster.resources.database import DatabaseResource
 from cataloger_dagster.resources.sandbox import SandboxResource
-from cataloger_dagster.resources.script_store import LocalScriptStore
+from cataloger_dagster.resources.store import LocalStore
 
 
 def _service(database, store) -> Service:
-    return Service(database=DatabaseResource(url=f"duckdb://{database}"), store=LocalScriptStore(root=str(store)),
+    return Service(database=DatabaseResource(url=f"duckdb://{database}"), store=LocalStore(root=str(store)),
                    sandbox=SandboxResource(backend="local", timeout_s=20))
 
 
@@ -116,7 +116,7 @@ def test_a_script_saved_through_mcp_is_marked_and_never_starts_a_run(tmp_path, l
     runs_before = {t.table: t.run for t in first.tables}
     # both tables in one Dagster run, as `cataloger run --batch 2` runs them
     report = catalog(database, store, exploration_rate=0.0, resume=False, batch=2)
-    reader = LocalScriptStore(root=str(store))
+    reader = LocalStore(root=str(store))
     runs = {t.table: t.run for t in report.tables}
     assert not any(t.resumed for t in report.tables)
     run = reader.read_json(prefix, runs[TABLE], INVESTIGATIONS)

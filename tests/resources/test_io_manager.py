@@ -57,7 +57,7 @@ def test_each_tables_output_is_its_own_file_and_is_read_back_by_a_later_run(tmp_
         instance.add_dynamic_partitions("tables", KEYS)
         for key in KEYS:
             assert _run(instance, key, 1, io_manager).success
-        # one file per table in each asset's folder, named as the script store names them
+        # one file per table in each asset's folder, named as the store names them
         for asset in ("upstream", "downstream"):
             files = sorted((base / asset).iterdir())
             assert [p.name for p in files] == sorted(store_name(k) for k in KEYS) and all(p.is_file() for p in files)

@@ -18,7 +18,7 @@ from cataloger_dagster.assets.partitions import tables_partitions
 from cataloger_dagster.core.layout import ALERTS, ISSUES
 from cataloger_dagster.definitions import TABLE_ASSETS, defs
 from cataloger_dagster.resources.database import DatabaseResource
-from cataloger_dagster.resources.script_store import ScriptStore, script_store_from_url
+from cataloger_dagster.resources.store import CatalogStore, store_from_url
 from cataloger_dagster.sensors.alert_sensor import BadCursor, build_alert_sensor, read_cursor
 from cataloger_dagster.settings import load_settings, notifier_resource, resources
 from tests.support.receivers import http_receiver, smtp_receiver
@@ -35,7 +35,7 @@ class StandInConfig(dg.Config):
 
 @dg.asset(name="catalog_page", partitions_def=tables_partitions)
 def stand_in(context: dg.AssetExecutionContext, config: StandInConfig, database: DatabaseResource,
-             store: ScriptStore) -> dg.MaterializeResult:
+             store: CatalogStore) -> dg.MaterializeResult:
     folder = TableRun.open(context, database, store, context.partition_key)
     folder.write_json(ISSUES, {"issues": json.loads(config.issues), "summary": "", "completedAt": "now"})
     return dg.MaterializeResult(metadata={"run_folder": folder.timestamp})
@@ -85,8 +85,8 @@ class Catalog:
         return data
 
     @property
-    def store(self) -> ScriptStore:
-        return script_store_from_url(str(self.store_dir))
+    def store(self) -> CatalogStore:
+        return store_from_url(str(self.store_dir))
 
     def log(self) -> list[dict]:
         return [json.loads(data) for _, data in self.store.read_entries(f"shop.duckdb/{ALERTS}")]

@@ -3,7 +3,7 @@
 Every number comes from the runs' stored ``profile.json`` (no scan of the table).  Reading 60
 profiles per table on every run would cost 60 reads (60 requests on S3), so the digests of the
 last ``HISTORY_RUNS`` runs are kept together in one object in the table's folder
-(``history.json``, `ScriptStore.write_history`).  It is only a cache: a run missing from it is
+(``history.json``, `CatalogStore.write_history`).  It is only a cache: a run missing from it is
 digested from its ``profile.json``, and a lost or unreadable one is rebuilt the same way.
 """
 

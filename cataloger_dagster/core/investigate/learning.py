@@ -19,19 +19,19 @@ from __future__ import annotations
 import random
 from typing import TYPE_CHECKING, Optional
 
-from cataloger_dagster.core import layout as script_store
+from cataloger_dagster.core import layout
 from cataloger_dagster.core.investigate.investigator import PreviousScript
 from cataloger_dagster.core.investigate.ranking import rank_scripts
 from cataloger_dagster.core.layout import ISSUES, LATEST_WINDOW, PROFILE, SCRIPT  # noqa: F401  (SCRIPT: re-exported)
 from cataloger_dagster.core.models import TableProfile
 
 if TYPE_CHECKING:  # the resource is passed in; core never imports resources at run time
-    from cataloger_dagster.resources.script_store import ScriptStore
+    from cataloger_dagster.resources.store import CatalogStore
 WINDOW = LATEST_WINDOW
 MIN_SIMILARITY = 0.3
 
 
-def ranking_context(store: ScriptStore, prefix: str) -> tuple[Optional[set[str]], Optional[str]]:
+def ranking_context(store: CatalogStore, prefix: str) -> tuple[Optional[set[str]], Optional[str]]:
     """The issues and schema the next run will rank against, as far as the store knows
     without connecting to the database: those of the latest run that stored its issues
     (unchanged since, the table gives the next run the same).  (None, None) when none has."""
@@ -62,7 +62,7 @@ def _signature(pairs) -> set[tuple[str, str]] | None:
         return None
 
 
-def _signatures(store: ScriptStore, database: str, table: str) -> dict[str, set[tuple[str, str]]]:
+def _signatures(store: CatalogStore, database: str, table: str) -> dict[str, set[tuple[str, str]]]:
     """{table: its columns' names and kinds} of the other tables: from the database's log of
     table facts (one read however many tables), and from the latest profile of a table that
     wrote none there (a store written before the log)."""
@@ -70,7 +70,7 @@ def _signatures(store: ScriptStore, database: str, table: str) -> dict[str, set[
     for other in store.list_tables(database):  # names, not folders: the store decodes them
         if found.get(other) is not None:
             continue
-        prefix = script_store.table_prefix(database, other)
+        prefix = layout.table_prefix(database, other)
         stored = next(
             (p for ts in reversed(store.list_runs(prefix)) if (p := store.read_json(prefix, ts, PROFILE))), None
         )
@@ -82,7 +82,7 @@ def _signatures(store: ScriptStore, database: str, table: str) -> dict[str, set[
 
 
 def similar_table_script(
-    store: ScriptStore, database: str, profile: TableProfile
+    store: CatalogStore, database: str, profile: TableProfile
 ) -> Optional[tuple[PreviousScript, float]]:
     """The best script of the most similar other table (Jaccard over names and kinds)."""
     mine = {(c.name.lower(), c.kind) for c in profile.columns}
@@ -91,7 +91,7 @@ def similar_table_script(
         union = mine | theirs
         score = len(mine & theirs) / len(union) if union else 0.0
         if score >= MIN_SIMILARITY and (best is None or score > best[0]):
-            best = (score, other, script_store.table_prefix(database, other))
+            best = (score, other, layout.table_prefix(database, other))
     if best is None:
         return None
     score, other, prefix = best
@@ -106,7 +106,7 @@ def similar_table_script(
 
 
 def choose_previous_script(
-    store: ScriptStore,
+    store: CatalogStore,
     database: str,
     profile: TableProfile,
     current_ids: set[str],
@@ -116,7 +116,7 @@ def choose_previous_script(
     exploration_seed: int,
 ) -> tuple[Optional[PreviousScript], str]:
     """The script to start from, and why (shown in metadata and metrics)."""
-    prefix = script_store.table_prefix(database, profile.table)
+    prefix = layout.table_prefix(database, profile.table)
     if explore:
         return None, "explore requested: earlier scripts ignored (relearning)"
     runs = store.list_runs(prefix)

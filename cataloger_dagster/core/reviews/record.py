@@ -1,7 +1,7 @@
 """Recording a review: the one piece that `cataloger review`, the `review_issue` job and
 the command shown on each catalog page all go through, so the three land in one log alike.
 
-The store is any `ScriptStore`, typed as core/store.py's `Store` (the core does not import resources).
+The store is any `CatalogStore`, typed as core/store.py's `Store` (the core does not import resources).
 """
 
 from __future__ import annotations

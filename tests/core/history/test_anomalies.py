@@ -1,5 +1,5 @@
 """core/history/anomalies.py: findings from generated histories written as real profile.json files
-into a real LocalScriptStore, at controlled run times (tests/support/histories.py)."""
+into a real LocalStore, at controlled run times (tests/support/histories.py)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from cataloger_dagster.core.history.anomalies import excluded_runs, history_find
 from cataloger_dagster.core.layout import HISTORY, PROFILE, table_prefix
 from cataloger_dagster.core.models import HISTORY_ISSUE_TYPES, ISSUE_TYPES
 from cataloger_dagster.core.reviews.model import IssueSnapshot, Review
-from cataloger_dagster.resources.script_store import LocalScriptStore
+from cataloger_dagster.resources.store import LocalStore
 from histories import START, Day, profile_of, run_timestamp, weekly, write_history
 
 PREFIX = table_prefix("shop", "orders")
@@ -20,7 +20,7 @@ PREFIX = table_prefix("shop", "orders")
 
 @pytest.fixture
 def store(tmp_path):
-    return LocalScriptStore(root=str(tmp_path / "store"))
+    return LocalStore(root=str(tmp_path / "store"))
 
 
 def judge(store, days: list[Day], current: Day, *, every=timedelta(days=1)):
@@ -47,10 +47,10 @@ def test_a_weekly_pattern_is_not_flagged_but_a_real_drop_is(store):
     assert not by_type(judge(store, days, grown(days, 1000)), "volume_anomaly")
 
     saturday = weekly(3)[:19]                           # the next run is a Saturday: a quiet day
-    store2 = LocalScriptStore(root=str(store.root) + "2")
+    store2 = LocalStore(root=str(store.root) + "2")
     assert not by_type(judge(store2, saturday, grown(saturday, 100)), "volume_anomaly")
 
-    store3 = LocalScriptStore(root=str(store.root) + "3")
+    store3 = LocalStore(root=str(store.root) + "3")
     [drop] = by_type(judge(store3, days, grown(days, -3000)), "volume_anomaly")
     band = drop.details["band"]
     assert drop.source == "history" and drop.id == "orders_volume_anomaly"
@@ -80,7 +80,7 @@ def test_too_little_history_finds_nothing(store):
 def test_before_the_band_a_loss_of_most_rows_still_speaks_at_a_lower_severity(tmp_path, earlier):
     """Five earlier runs give four changes, one fewer than the band needs: a table that lost 90%
     of its rows then must not pass in silence."""
-    store = LocalScriptStore(root=str(tmp_path / "store"))
+    store = LocalStore(root=str(tmp_path / "store"))
     days = weekly(1)[:earlier]
     before = days[-1].rows
     [drop] = by_type(judge(store, days, Day(rows=before // 10)), "volume_anomaly")
@@ -113,7 +113,7 @@ def test_before_the_band_unchanged_data_growth_or_losing_half_or_less_finds_no_v
 def test_before_the_band_a_small_table_losing_a_few_rows_is_not_a_drop(store):
     days = [Day(rows=6), Day(rows=6)]
     assert not by_type(judge(store, days, Day(rows=2)), "volume_anomaly")   # 4 rows: within the least band
-    store2 = LocalScriptStore(root=str(store.root) + "2")
+    store2 = LocalStore(root=str(store.root) + "2")
     assert by_type(judge(store2, days, Day(rows=0)), "volume_anomaly")      # but all of them is a drop
 
 
@@ -121,9 +121,9 @@ def test_an_empty_table_that_was_empty_before_raises_nothing_from_its_history(st
     assert judge(store, [Day(rows=0)] * 3, Day(rows=0)) == []
     # emptied six runs ago, after daily loads: its emptiness is the finding, not a stale table on top
     days = [Day(rows=r) for r in (10, 20, 30, 40, 50)] + [Day(rows=0)] * 6
-    store2 = LocalScriptStore(root=str(store.root) + "2")
+    store2 = LocalStore(root=str(store.root) + "2")
     assert judge(store2, days, Day(rows=0)) == []
-    store3 = LocalScriptStore(root=str(store.root) + "3")
+    store3 = LocalStore(root=str(store.root) + "3")
     assert by_type(judge(store3, days[:5] + [Day(rows=50)] * 6, Day(rows=50)), "stale_table")  # with rows: stale
 
 
@@ -176,7 +176,7 @@ def test_a_table_loaded_on_weekdays_is_not_stale_on_monday_but_is_after_a_silent
     # Monday's run before Monday's load: three days since Friday's, as every weekend
     assert not by_type(judge(store, days, quiet_weekend), "stale_table")
 
-    store2 = LocalScriptStore(root=str(store.root) + "2")
+    store2 = LocalStore(root=str(store.root) + "2")
     long = _weekday_updates(21)
     for day in long[16:]:                               # nothing loaded since the Tuesday before
         day.rows, day.updated = long[15].rows, long[15].updated
@@ -205,7 +205,7 @@ def test_columns_added_dropped_retyped_and_renamed_are_a_schema_change(store):
     assert change.severity == "high" and set(change.affectedColumns) == {"channel", "updated_at", "amount", "state"}
     assert d["chart"]["series"]["columns"][-2:] == [4.0, 4.0] and d["previous_run"] == run_timestamp(6)
 
-    only_added = LocalScriptStore(root=str(store.root) + "2")
+    only_added = LocalStore(root=str(store.root) + "2")
     [change] = by_type(judge(only_added, days, grown(days, 1000, extra_columns=("channel",))), "schema_change")
     assert change.severity == "low" and change.affectedColumns == ["channel"]
 
@@ -219,7 +219,7 @@ def test_a_moved_distribution_and_a_null_rate_jump_are_drift(store):
     assert drift.details["null_rate"]["value"] == pytest.approx(0.4, abs=0.001)
     assert drift.details["chart"]["percent"] and drift.details["chart"]["series"]["null rate"][-1] == pytest.approx(0.4, abs=0.001)
 
-    steady = LocalScriptStore(root=str(store.root) + "2")
+    steady = LocalStore(root=str(store.root) + "2")
     assert not by_type(judge(steady, days, grown(days, 1000)), "distribution_drift")
 
 
@@ -241,7 +241,7 @@ def test_the_digest_is_cached_in_the_tables_folder_and_rebuilt_when_lost(store, 
     (tmp_path / "store" / "shop" / "orders" / run_timestamp(3) / PROFILE).unlink()
     again = history_findings(store, PREFIX, run_timestamp(15), profile_of(grown(days, -5000)))
     assert by_type(again, "volume_anomaly")[0].details["history_changes"] == \
-        by_type(judge(LocalScriptStore(root=str(tmp_path / "fresh")), days, grown(days, -5000)),
+        by_type(judge(LocalStore(root=str(tmp_path / "fresh")), days, grown(days, -5000)),
                 "volume_anomaly")[0].details["history_changes"]
 
     cache.write_text("{not json")

@@ -6,13 +6,13 @@ from pydantic import PrivateAttr
 
 from cataloger_dagster.core.history.digest import DETAILED_RUNS, load_history, point_of
 from cataloger_dagster.core.layout import HISTORY, table_prefix
-from cataloger_dagster.resources.script_store import LocalScriptStore
+from cataloger_dagster.resources.store import LocalStore
 from histories import Day, profile_of, run_timestamp, write_history
 
 PREFIX = table_prefix("shop", "orders")
 
 
-class CountingStore(LocalScriptStore):
+class CountingStore(LocalStore):
     """Counts the profile.json reads (the cache is there to spare them) and the listings of runs."""
 
     _reads: list = PrivateAttr(default_factory=list)
@@ -54,7 +54,7 @@ def test_the_second_load_reads_the_cache_only_and_a_limit_bounds_the_history(tmp
 
 
 def test_a_damaged_earlier_profile_is_left_out(tmp_path):
-    store = LocalScriptStore(root=str(tmp_path))
+    store = LocalStore(root=str(tmp_path))
     stamps = write_history(store, PREFIX, [Day(rows=100 + n) for n in range(4)])
     (tmp_path / "shop" / "orders" / stamps[1] / "profile.json").write_text("{not json")
     store.write_json(PREFIX, "2026-09-20T06:00:00.000000Z", "profile.json", {"columns": [{"no": "name"}]})
@@ -74,7 +74,7 @@ def test_runs_listed_by_the_caller_spare_the_listing_and_give_the_same_history(t
 
 
 def test_run_after_run_the_cache_keeps_detail_for_the_latest_runs_only(tmp_path):
-    store = LocalScriptStore(root=str(tmp_path))
+    store = LocalStore(root=str(tmp_path))
     days = [Day(rows=100 + n) for n in range(12)]
     write_history(store, PREFIX, days[:8])
     for n in range(8, 12):      # each run adds itself; the run leaving the detailed window is slimmed

@@ -14,11 +14,11 @@ from cataloger_dagster.core.history.timelapse import (
 from cataloger_dagster.core.layout import RUN_SUMMARY, table_prefix
 from cataloger_dagster.core.render.timelapse import render_timelapse
 from cataloger_dagster.core.reviews.model import Review
-from cataloger_dagster.resources.script_store import LocalScriptStore
+from cataloger_dagster.resources.store import LocalStore
 from shop import make_shop
 
 
-class CountingStore(LocalScriptStore):
+class CountingStore(LocalStore):
     """A real local store that remembers which files it read."""
 
     _reads: list = PrivateAttr(default_factory=list)
@@ -42,7 +42,7 @@ def two_runs(tmp_path_factory, local_sandbox_for_module):
         report = catalog_database(database=f"duckdb:///{db}", store=str(tmp / "store"), tables=["events"],
                                   exploration_rate=0.0)
         assert not report.failed
-    return LocalScriptStore(root=str(tmp / "store"))
+    return LocalStore(root=str(tmp / "store"))
 
 
 def test_each_run_writes_its_summary_and_older_runs_are_rebuilt_alike(two_runs):
@@ -59,7 +59,7 @@ def test_each_run_writes_its_summary_and_older_runs_are_rebuilt_alike(two_runs):
 
 
 def test_a_run_without_issues_is_listed_as_incomplete(tmp_path):
-    store = LocalScriptStore(root=str(tmp_path))
+    store = LocalStore(root=str(tmp_path))
     store.write_json("db/t", "2026-01-01T00:00:00.000000Z", "profile.json", {"row_count": 7})
     [summary] = run_summaries(store, "db/t")
     assert (summary.status, summary.rows, summary.issue_ids) == ("incomplete", 7, [])
@@ -103,9 +103,9 @@ def test_sixty_runs_read_one_small_file_each_and_render_quickly(tmp_path):
 def test_recent_summaries_are_the_last_complete_runs_before_this_one(tmp_path):
     from cataloger_dagster.core.history.timelapse import recent_summaries
     from cataloger_dagster.core.layout import RUN_SUMMARY
-    from cataloger_dagster.resources.script_store import script_store_from_url
+    from cataloger_dagster.resources.store import store_from_url
 
-    store = script_store_from_url(str(tmp_path / "store"))
+    store = store_from_url(str(tmp_path / "store"))
     stamps = [f"2026-01-0{d}T00:00:00.000000Z" for d in range(1, 7)]
     for n, ts in enumerate(stamps):
         if n == 3:   # a run that stopped before its issues: a profile only

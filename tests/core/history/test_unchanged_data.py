@@ -23,7 +23,7 @@ from cataloger_dagster.core.history.drift import PSI_THRESHOLDS, column_drift, h
 from cataloger_dagster.core.layout import PROFILE, format_timestamp, table_prefix
 from cataloger_dagster.core.profile.fingerprint import compute_fingerprint
 from cataloger_dagster.core.profile.profiling import compute_profile
-from cataloger_dagster.resources.script_store import LocalScriptStore
+from cataloger_dagster.resources.store import LocalStore
 
 ROWS = 10_000
 PREFIX = table_prefix("flights.duckdb", "flights")
@@ -73,7 +73,7 @@ def profile(con, name: str):
 
 @pytest.fixture
 def store(tmp_path):
-    return LocalScriptStore(root=str(tmp_path / "store"))
+    return LocalStore(root=str(tmp_path / "store"))
 
 
 def run(store, n: int, prof, every: timedelta) -> list:

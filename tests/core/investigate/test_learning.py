@@ -1,5 +1,5 @@
 """`learning`: which earlier script a run starts from (ranking, exploration, transfer), over a
-real local script store filled with runs as the assets write them."""
+real local store filled with runs as the assets write them."""
 
 from __future__ import annotations
 
@@ -17,8 +17,8 @@ from cataloger_dagster.core.investigate.learning import (
 )
 from cataloger_dagster.core.layout import ISSUES, PROFILE, SCRIPT, table_prefix
 from cataloger_dagster.core.models import ColumnProfile, Fingerprint, TableProfile
-from cataloger_dagster.resources.script_store.database_log import table_facts
-from cataloger_dagster.resources.script_store.local import LocalScriptStore
+from cataloger_dagster.resources.store.database_log import table_facts
+from cataloger_dagster.resources.store.local import LocalStore
 from store_folders import count_requests
 
 DB = "shop"
@@ -53,7 +53,7 @@ def add_run(store, table, *, columns=EVENTS, issues=None, script=None, metrics=N
 
 @pytest.fixture
 def store(tmp_path):
-    return LocalScriptStore(root=str(tmp_path / "store"))
+    return LocalStore(root=str(tmp_path / "store"))
 
 
 def choose(store, table="events", columns=EVENTS, current_ids=frozenset(), **kw):
@@ -180,10 +180,10 @@ def test_the_similar_table_is_found_in_the_databases_facts_without_reading_its_p
 
 
 def test_finding_the_similar_table_costs_the_same_requests_however_many_tables(tmp_path, monkeypatch):
-    requests = count_requests(monkeypatch, LocalScriptStore)
+    requests = count_requests(monkeypatch, LocalStore)
     cost = {}
     for tables in (20, 100):
-        store = LocalScriptStore(root=str(tmp_path / f"store-{tables}"))
+        store = LocalStore(root=str(tmp_path / f"store-{tables}"))
         for i in range(tables):
             columns = [(f"c{i}_{j}", "string") for j in range(4)]   # like nothing else
             add_facts(store, f"t{i:03d}", add_run(store, f"t{i:03d}", columns=columns, script="s\n"), columns)

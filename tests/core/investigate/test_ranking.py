@@ -5,7 +5,7 @@ tests/assets/test_investigations.py; that `cataloger scripts show best` is what 
 run starts from, over real runs, is in tests/cli/test_scripts.py.)"""
 
 from cataloger_dagster.core.investigate.ranking import rank_scripts, script_origin
-from cataloger_dagster.resources.script_store import ScriptRecord
+from cataloger_dagster.resources.store import ScriptRecord
 
 
 def record(ts, metrics):

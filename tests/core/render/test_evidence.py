@@ -25,10 +25,10 @@ def test_a_broken_rule_reads_as_its_support_and_its_exceptions(shop):
 def test_a_drift_reads_as_before_and_after(tmp_path):
     from cataloger_dagster.core.history.anomalies import history_findings
     from cataloger_dagster.core.layout import table_prefix
-    from cataloger_dagster.resources.script_store import LocalScriptStore
+    from cataloger_dagster.resources.store import LocalStore
     from histories import Day, profile_of, run_timestamp, weekly, write_history
 
-    store, prefix, days = LocalScriptStore(root=str(tmp_path / "store")), table_prefix("shop", "orders"), weekly(3)
+    store, prefix, days = LocalStore(root=str(tmp_path / "store")), table_prefix("shop", "orders"), weekly(3)
     write_history(store, prefix, days)
     now = Day(rows=days[-1].rows + 1000, amount_centre=90.0, null_rate=0.4)
     found = history_findings(store, prefix, run_timestamp(len(days)), profile_of(now))

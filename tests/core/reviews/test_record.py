@@ -10,7 +10,7 @@ from cataloger_dagster.core.reviews.model import latest_reviews
 from cataloger_dagster.core.reviews.record import (
     NOTE_LIMIT, ReviewError, default_reviewer, latest_issues, record_review,
 )
-from cataloger_dagster.resources.script_store import LocalScriptStore
+from cataloger_dagster.resources.store import LocalStore
 from reviewed import issues_run
 from shop import make_shop
 
@@ -22,7 +22,7 @@ def shop_store(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("record")
     db = make_shop(tmp / "shop.duckdb")
     ids = issues_run(db, str(tmp / "store"), "events")
-    return LocalScriptStore(root=str(tmp / "store")), ids
+    return LocalStore(root=str(tmp / "store")), ids
 
 
 def test_a_review_lands_in_the_log_with_a_snapshot_of_the_issue(shop_store):

@@ -14,7 +14,7 @@ import pytest
 from cataloger_dagster.core.alerts import Alert, AlertMessage
 from cataloger_dagster.core.layout import ALERTS
 from cataloger_dagster.resources.notifier import SmtpNotifier
-from cataloger_dagster.resources.script_store import script_store_from_url
+from cataloger_dagster.resources.store import store_from_url
 from cataloger_dagster.sensors.alert_sensor import deliver
 from tests.support.receivers import smtp_receiver
 
@@ -30,7 +30,7 @@ def alert(table: str) -> Alert:
 
 
 def send(tmp_path, *tables: str, caplog):
-    store = script_store_from_url(str(tmp_path / "store"))
+    store = store_from_url(str(tmp_path / "store"))
     log = logging.getLogger("alert-test")
     with smtp_receiver() as smtp, caplog.at_level(logging.INFO, logger="alert-test"):
         notifier = SmtpNotifier(host=smtp.host, port=smtp.port, sender="cat@example.org",

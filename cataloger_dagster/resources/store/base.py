@@ -1,4 +1,4 @@
-"""The script store: every run's scripts, JSON results and HTML pages.
+"""The store: every run's scripts, JSON results and HTML pages.
 
 The layout (folders, file names, timestamps) is `cataloger_dagster.core.layout`.
 Nothing in a run folder is ever overwritten: every write is exclusive
@@ -7,8 +7,8 @@ by creating its ``run.json`` exclusively.  Only ``index.html`` is replaced,
 and each version is first kept under ``index_history/`` (written, not copied,
 so that two concurrent index writers cannot lose a version between them).
 
-`ScriptStore` holds all the logic over a handful of storage primitives;
-`LocalScriptStore` (local.py) and `S3ScriptStore` (s3.py) implement only
+`CatalogStore` holds all the logic over a handful of storage primitives;
+`LocalStore` (local.py) and `S3Store` (s3.py) implement only
 those primitives.
 """
 
@@ -59,7 +59,7 @@ if TYPE_CHECKING:
 RUN_LOOKBACK = 32  # run folders searched for an open run's id
 
 
-class ScriptStoreError(RuntimeError):
+class StoreError(RuntimeError):
     """The store cannot be used as configured (missing bucket, unwritable folder...)."""
 
 
@@ -109,7 +109,7 @@ def _process_lock(kind: str, *key: str) -> threading.Lock:
 # --------------------------------------------------------------------------
 
 
-class ScriptStore(dg.ConfigurableResource, abc.ABC):
+class CatalogStore(dg.ConfigurableResource, abc.ABC):
     """Timestamped script storage plus run folders, artifacts and ranking."""
 
     # run ids already resolved by this instance; a claimed folder never changes
@@ -137,7 +137,7 @@ class ScriptStore(dg.ConfigurableResource, abc.ABC):
         """Replace a cache object (rebuilt from what it caches when lost); why not, if it could not be."""
         try:
             self._replace(key, data)
-        except ScriptStoreError as e:
+        except StoreError as e:
             return str(e)
         return None
 
@@ -265,7 +265,7 @@ class ScriptStore(dg.ConfigurableResource, abc.ABC):
             if self._claim(f"{prefix}/{timestamp}", run_file):
                 return timestamp
             timestamp = _next_timestamp(timestamp)
-        raise ScriptStoreError(f"could not claim a run folder under {self.uri(prefix)}")
+        raise StoreError(f"could not claim a run folder under {self.uri(prefix)}")
 
     # ---- artifacts
 
@@ -291,7 +291,7 @@ class ScriptStore(dg.ConfigurableResource, abc.ABC):
         try:
             return json.loads(data)
         except ValueError as e:
-            raise ScriptStoreError(f"{self.uri(prefix, timestamp, filename)} is not valid JSON: {e}") from None
+            raise StoreError(f"{self.uri(prefix, timestamp, filename)} is not valid JSON: {e}") from None
 
     def write_index(self, database: str, html: str) -> str:
         database = store_name(database)
@@ -362,7 +362,7 @@ class ScriptStore(dg.ConfigurableResource, abc.ABC):
                 return self._key_uri(key)
             except ArtifactExistsError:
                 stamp = _next_timestamp(stamp)
-        raise ScriptStoreError(f"could not add {what} under {self._key_uri(folder)}")
+        raise StoreError(f"could not add {what} under {self._key_uri(folder)}")
 
     def read_entries(self, folder: str, *, latest: int | None = None) -> list[tuple[str, bytes]]:
         """(location, content) of every entry of the log in ``folder`` (or of the ``latest`` few),
@@ -382,7 +382,7 @@ class ScriptStore(dg.ConfigurableResource, abc.ABC):
 
     def append_review(self, prefix: str, review: "Review") -> str:
         """Add ``review`` to the table's review log; nothing in the log is ever replaced."""
-        from cataloger_dagster.resources.script_store.database_log import review_log
+        from cataloger_dagster.resources.store.database_log import review_log
 
         data = review.model_dump_json(indent=2).encode("utf-8")
         uri = self.append_entry(f"{_check_prefix(prefix)}/{REVIEWS_FOLDER}", data, "a review")
@@ -399,20 +399,20 @@ class ScriptStore(dg.ConfigurableResource, abc.ABC):
             try:
                 reviews.append(Review.model_validate_json(data))
             except ValueError as e:
-                raise ScriptStoreError(f"{uri} is not a valid review: {e}") from None
+                raise StoreError(f"{uri} is not a valid review: {e}") from None
         return reviews
 
     # ---- the database's logs (database_log.py): what a table's run reads of all the others
 
     def append_table_facts(self, database: str, facts: dict) -> str:
         """Add a table run's facts (`database_log.table_facts`) to its database's log."""
-        from cataloger_dagster.resources.script_store.database_log import facts_log
+        from cataloger_dagster.resources.store.database_log import facts_log
 
         return facts_log(self, database).append(facts)
 
     def read_table_facts(self, database: str) -> dict[str, dict]:
         """{table: the facts of its latest run that wrote them}, in a few requests."""
-        from cataloger_dagster.resources.script_store.database_log import facts_log
+        from cataloger_dagster.resources.store.database_log import facts_log
 
         return {
             name: facts
@@ -422,7 +422,7 @@ class ScriptStore(dg.ConfigurableResource, abc.ABC):
 
     def read_database_reviews(self, database: str) -> tuple[dict[str, list["Review"]], list[str]]:
         """({table: its reviews, oldest first}, entries left out and why) over ``database``."""
-        from cataloger_dagster.resources.script_store.database_log import database_reviews
+        from cataloger_dagster.resources.store.database_log import database_reviews
 
         return database_reviews(self, database)
 

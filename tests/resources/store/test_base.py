@@ -1,4 +1,4 @@
-"""`ScriptStore` (script_store/base.py): the store's logic over its storage primitives, every test on
+"""`CatalogStore` (store/base.py): the store's logic over its storage primitives, every test on
 both backends (a local folder and S3 on moto's server): timestamped scripts, runs claimed one folder
 per Dagster run, artifacts never overwritten, the index and its history, listing and ranking."""
 
@@ -15,13 +15,13 @@ import dagster as dg
 import pytest
 
 from cataloger_dagster.core.layout import _TS_RE
-from cataloger_dagster.resources import script_store as ss
-from cataloger_dagster.resources.script_store import base as store_base
-from cataloger_dagster.resources.script_store import (
+from cataloger_dagster.resources import store as ss
+from cataloger_dagster.resources.store import base as store_base
+from cataloger_dagster.resources.store import (
     ArtifactExistsError,
-    LocalScriptStore,
-    ScriptStore,
-    ScriptStoreError,
+    LocalStore,
+    CatalogStore,
+    StoreError,
     metrics_filename,
     store_name,
     table_prefix,
@@ -242,7 +242,7 @@ def test_json_artifacts_round_trip(store):
     assert store.read_json(PREFIX, stamp(1), "top.json") == {"value": "é", "count": 2}
     assert store.read_json(PREFIX, stamp(1), "missing.json") is None
     store.write_artifact(PREFIX, stamp(1), "broken.json", "{not json")
-    with pytest.raises(ScriptStoreError, match="broken.json"):
+    with pytest.raises(StoreError, match="broken.json"):
         store.read_json(PREFIX, stamp(1), "broken.json")
 
 
@@ -275,7 +275,7 @@ def test_a_prefix_not_made_by_table_prefix_is_refused(store):
 
 
 # Names that used to break paths, with the plain names beside them
-# (the same list as test_script_store.py, which checks the segments they map to).
+# (the same list as test_store.py, which checks the segments they map to).
 HOSTILE = ["a/b", "a", "..", ".", "%", "50%25", "x" * 300, "x" * 301, "index.html", "INDEX.HTML",
            "index_history", "alerts", "database_runs", "mcp_capsules", "table_facts", "review_log", "-rf", ".hidden",
            "Orders", "orders", "line\nbreak", "my table", "a~2Fb",
@@ -304,7 +304,7 @@ def test_every_hostile_table_keeps_to_its_own_folder(store):
         assert store.read_json(prefix, timestamp, "profile.json") == {"table": name}
     # every name comes back, the hashed ones from the run.json that open_run wrote
     assert store.list_tables(database) == sorted(HOSTILE)
-    if isinstance(store, LocalScriptStore):
+    if isinstance(store, LocalStore):
         root = Path(store.root)
         assert sorted(p.name for p in root.iterdir()) == ["my~20db"]
         assert {p.name for p in (root / "my~20db").iterdir()} == {
@@ -314,14 +314,14 @@ def test_every_hostile_table_keeps_to_its_own_folder(store):
 
 
 def test_open_run_refuses_a_table_name_that_is_not_the_prefixs():
-    store = LocalScriptStore(root="/nonexistent-never-written")
+    store = LocalStore(root="/nonexistent-never-written")
     with pytest.raises(ValueError, match="does not live under"):
         store.open_run(table_prefix("shop", "a/b"), "run-1", table="a")
 
 
 def test_describe_names_the_location_without_credentials(store, tmp_path):
     text = store.describe()
-    if isinstance(store, LocalScriptStore):
+    if isinstance(store, LocalStore):
         assert str(tmp_path / "store") in text
     else:
         assert store.bucket in text and "testing" not in text
@@ -329,11 +329,11 @@ def test_describe_names_the_location_without_credentials(store, tmp_path):
 
 def test_store_works_as_a_dagster_resource(store):
     @dg.asset
-    def wrote(script_store: ScriptStore) -> str:
-        ts = script_store.open_run(PREFIX, "dagster-run")
-        return script_store.write_script(PREFIX, ts, SCRIPT, "y = 2")
+    def wrote(store: CatalogStore) -> str:
+        ts = store.open_run(PREFIX, "dagster-run")
+        return store.write_script(PREFIX, ts, SCRIPT, "y = 2")
 
-    result = dg.materialize([wrote], resources={"script_store": store})
+    result = dg.materialize([wrote], resources={"store": store})
     assert result.success
     (ts,) = store.list_runs(PREFIX)
     assert result.output_for_node("wrote") == store.uri(PREFIX, ts, SCRIPT)
@@ -521,7 +521,7 @@ def test_parallel_reviewers_lose_no_entry(store, monkeypatch, clock):
 def test_a_damaged_review_entry_is_named(store):
     store.append_review(PREFIX, _review(1))
     store._write_new(f"{PREFIX}/reviews/zz-broken.json", b"{not json")
-    with pytest.raises(ss.ScriptStoreError, match="zz-broken.json is not a valid review"):
+    with pytest.raises(ss.StoreError, match="zz-broken.json is not a valid review"):
         store.read_reviews(PREFIX)
 
 

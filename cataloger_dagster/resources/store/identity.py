@@ -19,18 +19,18 @@ import json
 from typing import TYPE_CHECKING
 
 from cataloger_dagster.core.layout import CATALOG_FILE, new_timestamp, store_name
-from cataloger_dagster.resources.script_store.base import ArtifactExistsError, ScriptStoreError
+from cataloger_dagster.resources.store.base import ArtifactExistsError, StoreError
 
 if TYPE_CHECKING:
     from cataloger_dagster.resources.database import DatabaseResource
-    from cataloger_dagster.resources.script_store.base import ScriptStore
+    from cataloger_dagster.resources.store.base import CatalogStore
 
 
-class CatalogIdentityError(ScriptStoreError):
+class CatalogIdentityError(StoreError):
     """The catalog of this name holds another source's results; the message says what to pass."""
 
 
-def read_catalog(store: "ScriptStore", name: str) -> dict | None:
+def read_catalog(store: "CatalogStore", name: str) -> dict | None:
     """The catalog's catalog.json, if it has one."""
     key = f"{store_name(name)}/{CATALOG_FILE}"
     data = store._read(key)
@@ -39,13 +39,13 @@ def read_catalog(store: "ScriptStore", name: str) -> dict | None:
     try:
         recorded = json.loads(data)
     except ValueError as e:
-        raise ScriptStoreError(f"{store._key_uri(key)} is not valid JSON: {e}; fix or delete it") from None
+        raise StoreError(f"{store._key_uri(key)} is not valid JSON: {e}; fix or delete it") from None
     if not isinstance(recorded, dict) or not isinstance(recorded.get("sources"), list):
-        raise ScriptStoreError(f"{store._key_uri(key)} lists no sources; fix or delete it")
+        raise StoreError(f"{store._key_uri(key)} lists no sources; fix or delete it")
     return recorded
 
 
-def check_catalog(store: "ScriptStore", name: str, source: str, *, explicit: bool) -> dict | None:
+def check_catalog(store: "CatalogStore", name: str, source: str, *, explicit: bool) -> dict | None:
     """The catalog's record, after making sure that `source` may use it (it is one of its
     sources, the catalog has none yet, or the name was given by the user); never writes."""
     recorded = read_catalog(store, name)
@@ -59,7 +59,7 @@ def check_catalog(store: "ScriptStore", name: str, source: str, *, explicit: boo
 
 
 def claim_catalog(
-    store: "ScriptStore", name: str, source: str, *, explicit: bool, stem_name: str | None = None
+    store: "CatalogStore", name: str, source: str, *, explicit: bool, stem_name: str | None = None
 ) -> list[str]:
     """Make `name` the catalog of `source` (recorded in its catalog.json), or raise
     `CatalogIdentityError` when it is another source's.  Returns notes for the user: where the
@@ -88,7 +88,7 @@ def claim_catalog(
     return notes
 
 
-def _earlier_results(store: "ScriptStore", name: str, source: str, stem_name: str | None) -> list[str]:
+def _earlier_results(store: "CatalogStore", name: str, source: str, stem_name: str | None) -> list[str]:
     """A note when the catalog of the source's former default name (its stem) holds results and
     no identity: they may be this source's, or another's of the same stem, so they are not read."""
     if (
@@ -106,13 +106,13 @@ def _earlier_results(store: "ScriptStore", name: str, source: str, stem_name: st
     ]
 
 
-def claim_database_catalog(store: "ScriptStore", database: "DatabaseResource") -> list[str]:
+def claim_database_catalog(store: "CatalogStore", database: "DatabaseResource") -> list[str]:
     """`claim_catalog` for the database's catalog: its name, given (explicit) or its default."""
     return claim_catalog(
         store, database.database_name, database.source, explicit=bool(database.name), stem_name=database.stem_name
     )
 
 
-def check_database_catalog(store: "ScriptStore", database: "DatabaseResource") -> None:
+def check_database_catalog(store: "CatalogStore", database: "DatabaseResource") -> None:
     """`check_catalog` for the database's catalog, for the commands that only read it or add to it."""
     check_catalog(store, database.database_name, database.source, explicit=bool(database.name))

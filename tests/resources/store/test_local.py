@@ -1,4 +1,4 @@
-"""`LocalScriptStore` (script_store/local.py): the store in a local folder.  What only this backend
+"""`LocalStore` (store/local.py): the store in a local folder.  What only this backend
 does: the folder made on first write, whole files or none for readers (hard links and renames),
 hidden temporary files, and errors that name the folder and say what to do."""
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from cataloger_dagster.resources.script_store import ArtifactExistsError, LocalScriptStore, ScriptStoreError
+from cataloger_dagster.resources.store import ArtifactExistsError, LocalStore, StoreError
 
 PREFIX = "shop/orders"
 
@@ -22,17 +22,17 @@ def stamp(i: int) -> str:
 def test_an_unusable_local_root_gives_a_clear_error(tmp_path):
     root = tmp_path / "not-a-folder"
     root.write_text("I am a file")
-    store = LocalScriptStore(root=str(root))
-    with pytest.raises(ScriptStoreError, match="not-a-folder is a file, not a folder.*CATALOGER_STORE"):
+    store = LocalStore(root=str(root))
+    with pytest.raises(StoreError, match="not-a-folder is a file, not a folder.*CATALOGER_STORE"):
         store.write_artifact(PREFIX, stamp(1), "catalog.html", "x")
-    with pytest.raises(ScriptStoreError, match="is a file, not a folder"):
+    with pytest.raises(StoreError, match="is a file, not a folder"):
         store.list_runs(PREFIX)
 
 
 
 def test_the_folder_is_made_on_first_write_and_not_before(tmp_path):
     root = tmp_path / "deep" / "er" / "store"
-    store = LocalScriptStore(root=str(root))
+    store = LocalStore(root=str(root))
     assert store.list_runs(PREFIX) == [] and store.read_index("shop") is None
     assert not (tmp_path / "deep").exists()  # reading never creates anything
     uri = store.write_artifact(PREFIX, stamp(1), "catalog.html", "<p>x</p>")
@@ -42,11 +42,11 @@ def test_the_folder_is_made_on_first_write_and_not_before(tmp_path):
 
 def test_a_relative_or_home_root_is_made_absolute(tmp_path, monkeypatch):
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    home = LocalScriptStore(root="~/store")
+    home = LocalStore(root="~/store")
     assert home.uri(PREFIX) == str(tmp_path / "home" / "store" / "shop" / "orders")
     assert str(tmp_path / "home" / "store") in home.describe()
     monkeypatch.chdir(tmp_path)
-    relative = LocalScriptStore(root="rel")
+    relative = LocalStore(root="rel")
     uri = relative.write_artifact(PREFIX, stamp(1), "a.txt", "x")
     # a uri stays valid after the working directory changes (Dagster steps run elsewhere)
     assert uri == str(tmp_path / "rel" / "shop" / "orders" / stamp(1) / "a.txt")
@@ -56,7 +56,7 @@ def test_a_relative_or_home_root_is_made_absolute(tmp_path, monkeypatch):
 
 def test_writes_leave_no_temporary_files_and_hidden_files_are_never_listed(tmp_path):
     root = tmp_path / "store"
-    store = LocalScriptStore(root=str(root))
+    store = LocalStore(root=str(root))
     store.write_artifact(PREFIX, stamp(1), "catalog.html", "a")
     with pytest.raises(ArtifactExistsError):
         store.write_artifact(PREFIX, stamp(1), "catalog.html", "b")
@@ -72,7 +72,7 @@ def test_writes_leave_no_temporary_files_and_hidden_files_are_never_listed(tmp_p
 
 
 def test_readers_see_a_whole_artifact_or_none_at_all(tmp_path):
-    store = LocalScriptStore(root=str(tmp_path / "store"))
+    store = LocalStore(root=str(tmp_path / "store"))
     big = b"x" * (16 * 1024 * 1024)
     seen: set[int] = set()
     done = threading.Event()
@@ -93,7 +93,7 @@ def test_readers_see_a_whole_artifact_or_none_at_all(tmp_path):
 
 
 def test_the_index_is_replaced_whole(tmp_path):
-    store = LocalScriptStore(root=str(tmp_path / "store"))
+    store = LocalStore(root=str(tmp_path / "store"))
     versions = [(str(i) * (2 * 1024 * 1024)) for i in range(4)]
     seen: set[str | None] = set()
     done = threading.Event()
@@ -117,7 +117,7 @@ def test_the_index_is_replaced_whole(tmp_path):
 
 def test_release_leaves_a_folder_that_holds_more_than_its_claim(tmp_path):
     root = tmp_path / "store"
-    store = LocalScriptStore(root=str(root))
+    store = LocalStore(root=str(root))
     folder = f"{PREFIX}/{stamp(1)}"
     assert store._claim(folder, b'{"run_id": "a"}')
     store.write_artifact(PREFIX, stamp(1), "catalog.html", "written meanwhile")
@@ -129,12 +129,12 @@ def test_release_leaves_a_folder_that_holds_more_than_its_claim(tmp_path):
 
 def test_a_root_below_a_file_gives_a_clear_error(tmp_path):
     (tmp_path / "file").write_text("not a folder")
-    store = LocalScriptStore(root=str(tmp_path / "file" / "store"))
-    with pytest.raises(ScriptStoreError, match="cannot create the folder .* CATALOGER_STORE at a folder"):
+    store = LocalStore(root=str(tmp_path / "file" / "store"))
+    with pytest.raises(StoreError, match="cannot create the folder .* CATALOGER_STORE at a folder"):
         store.write_artifact(PREFIX, stamp(1), "catalog.html", "x")
-    with pytest.raises(ScriptStoreError, match="cannot create the folder"):
+    with pytest.raises(StoreError, match="cannot create the folder"):
         store.open_run(PREFIX, "run-1")
-    with pytest.raises(ScriptStoreError, match="cannot create the folder .*index_history"):
+    with pytest.raises(StoreError, match="cannot create the folder .*index_history"):
         store.write_index("shop", "x")
-    # an OSError never escapes as such: callers catch ScriptStoreError
-    assert not issubclass(ScriptStoreError, OSError)
+    # an OSError never escapes as such: callers catch StoreError
+    assert not issubclass(StoreError, OSError)

@@ -1,12 +1,12 @@
-"""resources/script_store/key_profiles.py: the other tables' key profiles, read from the store's log of facts."""
+"""resources/store/key_profiles.py: the other tables' key profiles, read from the store's log of facts."""
 
 from __future__ import annotations
 
 from cataloger_dagster.core.models import TableProfile
 from cataloger_dagster.resources.database import DatabaseResource
-from cataloger_dagster.resources.script_store import LocalScriptStore
-from cataloger_dagster.resources.script_store.database_log import table_facts
-from cataloger_dagster.resources.script_store.key_profiles import stored_profiles
+from cataloger_dagster.resources.store import LocalStore
+from cataloger_dagster.resources.store.database_log import table_facts
+from cataloger_dagster.resources.store.key_profiles import stored_profiles
 from shop import make_shop
 from store_folders import count_requests
 
@@ -14,11 +14,11 @@ from store_folders import count_requests
 def test_the_other_tables_keys_cost_the_same_requests_however_many_tables(tmp_path, monkeypatch):
     """The search's lookups of every other table read the database's log of facts, not a folder
     per table: the same few requests for 20 tables as for 200."""
-    requests = count_requests(monkeypatch, LocalScriptStore)
+    requests = count_requests(monkeypatch, LocalStore)
     database = DatabaseResource(url=f"duckdb://{make_shop(tmp_path / 'shop.duckdb')}")
     cost = {}
     for tables in (20, 200):
-        local = LocalScriptStore(root=str(tmp_path / f"store-{tables}"))
+        local = LocalStore(root=str(tmp_path / f"store-{tables}"))
         names = [f"t{i:03d}" for i in range(tables)]
         for name in names:
             keys = TableProfile(database="shop.duckdb", table=name, row_count=5, column_count=0, columns=[],

@@ -1,4 +1,4 @@
-"""resources/script_store/identity.py: catalog.json, the sources a catalog holds, on both backends.
+"""resources/store/identity.py: catalog.json, the sources a catalog holds, on both backends.
 
 The catalog runs that use it (refusals, notes, the index) are in tests/cli/test_catalog_identity.py.
 """
@@ -9,8 +9,8 @@ import pytest
 
 from cataloger_dagster.core.layout import CATALOG_FILE, store_name
 from cataloger_dagster.resources.database import DatabaseResource
-from cataloger_dagster.resources.script_store import LocalScriptStore, S3ScriptStore, ScriptStoreError
-from cataloger_dagster.resources.script_store.identity import (
+from cataloger_dagster.resources.store import LocalStore, S3Store, StoreError
+from cataloger_dagster.resources.store.identity import (
     CatalogIdentityError, check_database_catalog, claim_database_catalog, read_catalog,
 )
 
@@ -22,9 +22,9 @@ THERE = DatabaseResource(url="duckdb:///data/there/bikes.duckdb")   # another fi
 def stores(request, tmp_path):
     """A function making the store anew, as another process (or run) would see it: nothing remembered."""
     if request.param == "local":
-        return lambda: LocalScriptStore(root=str(tmp_path / "store"))
+        return lambda: LocalStore(root=str(tmp_path / "store"))
     s3_resource, bucket = request.getfixturevalue("s3_resource"), request.getfixturevalue("s3_bucket")
-    return lambda: S3ScriptStore(bucket=bucket, prefix="catalogs", s3=s3_resource)
+    return lambda: S3Store(bucket=bucket, prefix="catalogs", s3=s3_resource)
 
 
 @pytest.fixture
@@ -75,11 +75,11 @@ def test_the_catalog_file_is_never_a_table(store, stores):
 
 
 def test_a_broken_catalog_file_is_named(tmp_path):
-    store = LocalScriptStore(root=str(tmp_path))
+    store = LocalStore(root=str(tmp_path))
     (tmp_path / "bikes.duckdb").mkdir()
     (tmp_path / "bikes.duckdb" / CATALOG_FILE).write_text("{not json")
-    with pytest.raises(ScriptStoreError, match="catalog.json is not valid JSON.*fix or delete it"):
+    with pytest.raises(StoreError, match="catalog.json is not valid JSON.*fix or delete it"):
         claim_database_catalog(store, HERE)
     (tmp_path / "bikes.duckdb" / CATALOG_FILE).write_text(json.dumps({"name": "bikes.duckdb"}))
-    with pytest.raises(ScriptStoreError, match="lists no sources"):
+    with pytest.raises(StoreError, match="lists no sources"):
         check_database_catalog(store, HERE)

@@ -1,12 +1,12 @@
-"""resources/script_store/cataloged.py: each table's latest complete run read back from the store,
+"""resources/store/cataloged.py: each table's latest complete run read back from the store,
 on both backends, from the files of a real catalog run (the shop database)."""
 
 from __future__ import annotations
 
 from cataloged_shop import TABLES, duckdb_tables
 from cataloger_dagster.core.layout import CATALOG_PAGE, PROFILE, table_prefix
-from cataloger_dagster.resources.script_store import LocalScriptStore
-from cataloger_dagster.resources.script_store.cataloged import read_cataloged_tables
+from cataloger_dagster.resources.store import LocalStore
+from cataloger_dagster.resources.store.cataloged import read_cataloged_tables
 
 DATABASE = "shop.duckdb"
 
@@ -36,7 +36,7 @@ def test_each_tables_latest_complete_run_is_read_on_both_backends(store, catalog
 
 def test_a_run_under_way_is_passed_over_and_a_table_with_none_complete_is_not_listed(cataloged_shop, tmp_path):
     _, store_path = cataloged_shop
-    store = LocalScriptStore(root=str(tmp_path / "store"))
+    store = LocalStore(root=str(tmp_path / "store"))
     copy_into(store, store_path)
     complete = store.list_runs(table_prefix(DATABASE, "events"))[-1]
     profile = store.read_json(table_prefix(DATABASE, "events"), complete, PROFILE)

@@ -1,4 +1,4 @@
-"""The local backend of the script store: a folder (created on first write)."""
+"""The local backend of the store: a folder (created on first write)."""
 
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ from pathlib import Path
 from pydantic import Field
 
 from cataloger_dagster.core.layout import RUN_FILE
-from cataloger_dagster.resources.script_store.base import ArtifactExistsError, ScriptStore, ScriptStoreError
+from cataloger_dagster.resources.store.base import ArtifactExistsError, CatalogStore, StoreError
 
 
-class LocalScriptStore(ScriptStore):
+class LocalStore(CatalogStore):
     """The store in a local folder (created on first write)."""
 
     root: str = Field(description="Folder holding the store; created when missing.")
@@ -24,13 +24,13 @@ class LocalScriptStore(ScriptStore):
     def _path(self, key: str) -> Path:
         return self._root.joinpath(*key.split("/"))
 
-    def _error(self, action: str, path: Path, e: OSError) -> ScriptStoreError:
+    def _error(self, action: str, path: Path, e: OSError) -> StoreError:
         if self._root.exists() and not self._root.is_dir():
-            return ScriptStoreError(
-                f"the script store {self._root} is a file, not a folder; point --store / CATALOGER_STORE at a folder"
+            return StoreError(
+                f"the store {self._root} is a file, not a folder; point --store / CATALOGER_STORE at a folder"
             )
-        return ScriptStoreError(
-            f"cannot {action} {path} in the script store {self._root}: "
+        return StoreError(
+            f"cannot {action} {path} in the store {self._root}: "
             f"{e.strerror or e}; point --store / CATALOGER_STORE at a folder you can "
             "read and write"
         )

@@ -31,10 +31,10 @@ from cataloger_dagster.core.models import (
     TableProfile,
 )
 from cataloger_dagster.core.shown import visible
-from cataloger_dagster.resources.script_store.base import ScriptStoreError
+from cataloger_dagster.resources.store.base import StoreError
 
 if TYPE_CHECKING:
-    from cataloger_dagster.resources.script_store.base import ScriptStore
+    from cataloger_dagster.resources.store.base import CatalogStore
 
 READERS = 8  # tables read at once: each is a few requests, which an S3 store answers in tens of ms
 
@@ -43,7 +43,7 @@ class UnreadableResults(ValueError):
     """A stored file of the table is not what its stage writes."""
 
 
-def read_cataloged_tables(store: ScriptStore, database: str) -> tuple[list[CatalogedTable], list[str]]:
+def read_cataloged_tables(store: CatalogStore, database: str) -> tuple[list[CatalogedTable], list[str]]:
     """(the cataloged tables of ``database``, by name; one line per table left out and why)."""
     tables = store.list_tables(database)
     with ThreadPoolExecutor(max_workers=min(READERS, max(len(tables), 1))) as pool:
@@ -52,14 +52,14 @@ def read_cataloged_tables(store: ScriptStore, database: str) -> tuple[list[Catal
     return found, [problem for _, problem in read if problem]
 
 
-def _read_table(store: ScriptStore, database: str, table: str) -> tuple[CatalogedTable | None, str | None]:
+def _read_table(store: CatalogStore, database: str, table: str) -> tuple[CatalogedTable | None, str | None]:
     try:
         return cataloged(store, database, table), None
-    except (ScriptStoreError, UnreadableResults) as e:
+    except (StoreError, UnreadableResults) as e:
         return None, visible(f"table {table!r} left out: {e}")
 
 
-def cataloged(store: ScriptStore, database: str, table: str) -> CatalogedTable | None:
+def cataloged(store: CatalogStore, database: str, table: str) -> CatalogedTable | None:
     """The table as its latest complete run left it; None when no run is complete."""
     prefix = table_prefix(database, table)
     for run in reversed(store.list_runs(prefix)):
@@ -84,7 +84,7 @@ def cataloged(store: ScriptStore, database: str, table: str) -> CatalogedTable |
     return None
 
 
-def _model(store: ScriptStore, prefix: str, run: str, filename: str, model: type[BaseModel], files: set[str]):
+def _model(store: CatalogStore, prefix: str, run: str, filename: str, model: type[BaseModel], files: set[str]):
     if filename not in files:
         return None
     data = store.read_json(prefix, run, filename)

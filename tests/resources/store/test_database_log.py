@@ -1,4 +1,4 @@
-"""The database's logs (script_store/database_log.py), on both backends (a local folder and S3 on
+"""The database's logs (store/database_log.py), on both backends (a local folder and S3 on
 moto's server): nothing lost by concurrent writers, a read in a few requests however many entries,
 entries that land late, a broken digest or entry, and the review log's one-time copy of older stores."""
 
@@ -15,8 +15,8 @@ from cataloger_dagster.core.layout import (
     REVIEW_LOG, TABLE_FACTS, format_timestamp, new_timestamp, parse_timestamp, table_prefix,
 )
 from cataloger_dagster.core.reviews.model import Review
-from cataloger_dagster.resources.script_store import LocalScriptStore, ScriptStoreError, database_log
-from cataloger_dagster.resources.script_store.database_log import DIGEST, FOLD_AT, MIGRATED, SETTLE, DatabaseLog
+from cataloger_dagster.resources.store import LocalStore, StoreError, database_log
+from cataloger_dagster.resources.store.database_log import DIGEST, FOLD_AT, MIGRATED, SETTLE, DatabaseLog
 
 DB = "shop"
 
@@ -59,7 +59,7 @@ def test_a_read_costs_the_same_requests_however_many_tables(store, counted, tabl
     assert len(read) == tables + 1 and read["new"]["run"] == "r1"
     # the digest, one listing from where it ends, and the one entry written since
     assert (counted["_read"], counted["_list_after"]) == (2, 1)
-    assert counted["_list"] == (1 if isinstance(store, LocalScriptStore) else 0)   # the folder's, filtered
+    assert counted["_list"] == (1 if isinstance(store, LocalStore) else 0)   # the folder's, filtered
 
 
 def test_an_entry_that_lands_late_is_read_and_never_undoes_a_newer_one(store):
@@ -125,7 +125,7 @@ def test_a_store_written_before_the_review_log_is_copied_in_once(store, counted)
     # copied once: the tables' logs are not listed again
     counted.clear()
     assert store.read_database_reviews(DB)[0] == logs
-    assert counted["_list"] == (counted["_list_after"] if isinstance(store, LocalScriptStore) else 0)
+    assert counted["_list"] == (counted["_list_after"] if isinstance(store, LocalStore) else 0)
 
 
 def test_a_copy_stopped_halfway_and_done_again_adds_no_entry_twice(store):
@@ -170,7 +170,7 @@ def test_a_reader_that_cannot_write_the_digest_still_reads_every_entry(store, mo
         log.append(facts(f"t{i}", 1))
 
     def refused(self, key, data):
-        raise ScriptStoreError(f"cannot write {key}: read-only")
+        raise StoreError(f"cannot write {key}: read-only")
     monkeypatch.setattr(type(store), "_replace", refused)
     assert sorted(log.read()) == sorted(f"t{i}" for i in range(FOLD_AT))
     assert len(log.problems) == 1 and "was not updated" in log.problems[0]

@@ -1,4 +1,4 @@
-"""The S3 backend of the script store, through dagster-aws's `S3Resource`.
+"""The S3 backend of the store, through dagster-aws's `S3Resource`.
 
 Every write into a run folder is a conditional put (``IfNoneMatch='*'``),
 which S3 evaluates atomically.  moto's server honours the header but checks
@@ -19,11 +19,11 @@ from dagster_aws.s3.resources import ResourceWithS3Configuration
 from pydantic import Field, PrivateAttr
 
 from cataloger_dagster.core.redaction import MASK, url_without_userinfo
-from cataloger_dagster.resources.script_store.base import (
+from cataloger_dagster.resources.store.base import (
     RUN_FILE,
     ArtifactExistsError,
-    ScriptStore,
-    ScriptStoreError,
+    CatalogStore,
+    StoreError,
     _process_lock,
 )
 
@@ -33,7 +33,7 @@ _EXISTS_CODES = {"PreconditionFailed", "ConditionalRequestConflict", "412"}
 _MISSING_KEY_CODES = {"NoSuchKey", "404", "NotFound"}
 
 
-class S3ScriptStore(ScriptStore, ResourceWithS3Configuration):
+class S3Store(CatalogStore, ResourceWithS3Configuration):
     """The store in an S3 bucket, through dagster-aws's `S3Resource`.
 
     The S3 settings are this resource's own fields (those of `S3Resource`)
@@ -93,9 +93,9 @@ class S3ScriptStore(ScriptStore, ResourceWithS3Configuration):
                 raise self._missing_bucket() from None
             raise self._translate(e, "") from None
 
-    def _missing_bucket(self) -> ScriptStoreError:
+    def _missing_bucket(self) -> StoreError:
         endpoint = f" at {url_without_userinfo(self.endpoint_url)}" if self.endpoint_url else ""
-        return ScriptStoreError(
+        return StoreError(
             f"S3 bucket {self.bucket!r}{endpoint} does not exist; create it (for example "
             f"`aws s3 mb s3://{self.bucket}`) or set CATALOGER_STORE to an existing bucket"
         )
@@ -116,18 +116,18 @@ class S3ScriptStore(ScriptStore, ResourceWithS3Configuration):
                 "ExpiredToken",
                 "InvalidToken",
             ):
-                return ScriptStoreError(
+                return StoreError(
                     f"S3 refused access to {where} ({code}); check the AWS credentials "
                     "(AWS_PROFILE, or AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY) and the "
                     "bucket policy"
                 )
             if code in ("301", "PermanentRedirect", "AuthorizationHeaderMalformed"):
-                return ScriptStoreError(
+                return StoreError(
                     f"S3 bucket {self.bucket!r} is in another region ({code}); set "
                     "AWS_DEFAULT_REGION (or region_name) to the bucket's region"
                 )
-            return ScriptStoreError(f"S3 request for {where} failed ({code or e})")
-        return ScriptStoreError(f"cannot use S3 store {where}: {type(e).__name__}: {e}")
+            return StoreError(f"S3 request for {where} failed ({code or e})")
+        return StoreError(f"cannot use S3 store {where}: {type(e).__name__}: {e}")
 
     @contextmanager
     def _errors(self, key: str):
@@ -137,13 +137,13 @@ class S3ScriptStore(ScriptStore, ResourceWithS3Configuration):
         try:
             yield
         except NoCredentialsError:
-            raise ScriptStoreError(
+            raise StoreError(
                 f"no AWS credentials found for s3://{self.bucket}; set AWS_PROFILE or "
                 "AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY"
             ) from None
         except EndpointConnectionError:
             endpoint = url_without_userinfo(self.endpoint_url) if self.endpoint_url else "AWS S3"
-            raise ScriptStoreError(
+            raise StoreError(
                 f"cannot reach {endpoint} for s3://{self.bucket}; check the network and the endpoint (AWS_ENDPOINT_URL)"
             ) from None
         except BotoCoreError as e:

@@ -12,7 +12,7 @@ if TYPE_CHECKING:
     import ibis
 
     from cataloger_dagster.resources.database import DatabaseResource
-    from cataloger_dagster.resources.script_store.base import ScriptStore
+    from cataloger_dagster.resources.store.base import CatalogStore
 
 __all__ = ["stored_profiles"]
 
@@ -26,7 +26,7 @@ class _StoredProfiles(Mapping[str, TableProfile]):
     of a run that has none."""
 
     def __init__(
-        self, store: ScriptStore, database: DatabaseResource, catalog: Mapping[str, ibis.Table], table: str
+        self, store: CatalogStore, database: DatabaseResource, catalog: Mapping[str, ibis.Table], table: str
     ) -> None:
         self._store, self._catalog, self._table = store, catalog, table
         self._read: dict[str, TableProfile | None] = {}
@@ -77,7 +77,7 @@ class _StoredProfiles(Mapping[str, TableProfile]):
 
 
 def stored_profiles(
-    store: ScriptStore, database: DatabaseResource, catalog: Mapping[str, ibis.Table], table: str
+    store: CatalogStore, database: DatabaseResource, catalog: Mapping[str, ibis.Table], table: str
 ) -> Mapping[str, TableProfile]:
     """The latest stored key profile of each table of `catalog` but `table`, by name, read lazily."""
     return _StoredProfiles(store, database, catalog, table)

@@ -1,4 +1,4 @@
-"""`S3ScriptStore` (script_store/s3.py): the store in an S3 bucket, on moto's server over HTTP.  What
+"""`S3Store` (store/s3.py): the store in an S3 bucket, on moto's server over HTTP.  What
 only this backend does: keys below the store's prefix, conditional puts, content types, settings
 taken from an `S3Resource`, listing past one page, and errors (missing bucket, no credentials, an
 unreachable endpoint) that say what to do and never show a secret."""
@@ -11,7 +11,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from dagster_aws.s3 import S3Resource
 
-from cataloger_dagster.resources.script_store import ArtifactExistsError, S3ScriptStore, ScriptStoreError
+from cataloger_dagster.resources.store import ArtifactExistsError, S3Store, StoreError
 
 PREFIX = "shop/orders"
 
@@ -27,8 +27,8 @@ def keys(s3_resource, bucket: str) -> set[str]:
 
 
 def test_a_missing_bucket_gives_a_clear_error(s3_resource):
-    store = S3ScriptStore(bucket="no-such-bucket-here", s3=s3_resource)
-    with pytest.raises(ScriptStoreError) as info:
+    store = S3Store(bucket="no-such-bucket-here", s3=s3_resource)
+    with pytest.raises(StoreError) as info:
         store.list_runs(PREFIX)
     message = str(info.value)
     assert "'no-such-bucket-here'" in message and "does not exist" in message
@@ -37,7 +37,7 @@ def test_a_missing_bucket_gives_a_clear_error(s3_resource):
 
 
 def test_s3_writes_are_conditional_on_the_server(s3_resource, s3_bucket):
-    store = S3ScriptStore(bucket=s3_bucket, s3=s3_resource)
+    store = S3Store(bucket=s3_bucket, s3=s3_resource)
     # bypass the existence check: the server itself must refuse the second put
     store._put("shop/orders/x/run.json", b"first", if_absent=True)
     with pytest.raises(ArtifactExistsError, match="s3://"):
@@ -46,7 +46,7 @@ def test_s3_writes_are_conditional_on_the_server(s3_resource, s3_bucket):
 
 
 def test_secrets_stay_out_of_repr_and_describe():
-    store = S3ScriptStore(bucket="b", aws_access_key_id="AKIAKEY", aws_secret_access_key="SeCrEt",
+    store = S3Store(bucket="b", aws_access_key_id="AKIAKEY", aws_secret_access_key="SeCrEt",
                           endpoint_url="http://user:pw@localhost:9000")
     for text in (repr(store), store.describe()):
         assert "SeCrEt" not in text and "AKIAKEY" not in text and "pw@" not in text
@@ -56,7 +56,7 @@ def test_secrets_stay_out_of_repr_and_describe():
 
 @pytest.mark.parametrize("prefix, base", [("", ""), ("team", "team/"), ("/team/cat/", "team/cat/")])
 def test_every_key_lives_below_the_store_prefix(s3_resource, s3_bucket, prefix, base):
-    store = S3ScriptStore(bucket=s3_bucket, prefix=prefix, s3=s3_resource)
+    store = S3Store(bucket=s3_bucket, prefix=prefix, s3=s3_resource)
     ts = store.open_run(PREFIX, "run-1", table="orders")
     uri = store.write_artifact(PREFIX, ts, "catalog.html", "<p>x</p>")
     store.write_index("shop", "<h1>i</h1>")
@@ -71,7 +71,7 @@ def test_every_key_lives_below_the_store_prefix(s3_resource, s3_bucket, prefix, 
 
 def test_objects_carry_their_content_type(s3_resource, s3_bucket):
     """Pages served straight from a bucket render only with the right type (and charset)."""
-    store = S3ScriptStore(bucket=s3_bucket, s3=s3_resource)
+    store = S3Store(bucket=s3_bucket, s3=s3_resource)
     for name in ("catalog.html", "profile.json", "catalog_script.py", "blob.bin", "notes.zzz"):
         store.write_artifact(PREFIX, stamp(1), name, "x")
     client = s3_resource.get_client()
@@ -89,7 +89,7 @@ def test_objects_carry_their_content_type(s3_resource, s3_bucket):
 
 def test_settings_come_from_an_s3_resource_unless_given(s3_server, aws_dummy_credentials):
     s3 = S3Resource(endpoint_url=s3_server, region_name="us-east-1", max_attempts=2)
-    store = S3ScriptStore(bucket="b", s3=s3, region_name="eu-west-1")
+    store = S3Store(bucket="b", s3=s3, region_name="eu-west-1")
     assert (store.endpoint_url, store.max_attempts) == (s3_server, 2)
     assert store.region_name == "eu-west-1"  # what the store is given wins over the resource's
     again = store.s3_resource()
@@ -106,7 +106,7 @@ def test_listing_follows_every_page(s3_resource, s3_bucket):
     keys_ += [f"shop/orders/loose{i:04d}.txt" for i in range(loose)]
     with ThreadPoolExecutor(8) as pool:
         list(pool.map(lambda k: client.put_object(Bucket=s3_bucket, Key=k, Body=b"{}"), keys_))
-    store = S3ScriptStore(bucket=s3_bucket, s3=s3_resource)
+    store = S3Store(bucket=s3_bucket, s3=s3_resource)
     folders, files = store._list(PREFIX)
     assert len(folders) == runs and len(files) == loose
     assert sorted(files)[-1] == f"loose{loose - 1:04d}.txt"
@@ -114,13 +114,13 @@ def test_listing_follows_every_page(s3_resource, s3_bucket):
 
 
 def test_a_bucket_that_disappears_gives_the_missing_bucket_error(s3_resource, s3_bucket):
-    store = S3ScriptStore(bucket=s3_bucket, s3=s3_resource)
+    store = S3Store(bucket=s3_bucket, s3=s3_resource)
     assert store.list_runs(PREFIX) == []  # the bucket was there when the client was made
     s3_resource.get_client().delete_bucket(Bucket=s3_bucket)
     for use in (lambda: store.write_artifact(PREFIX, stamp(1), "a.txt", "x"),
                 lambda: store.read_artifact(PREFIX, stamp(1), "a.txt"),
                 lambda: store.list_runs(PREFIX)):
-        with pytest.raises(ScriptStoreError, match=f"S3 bucket '{s3_bucket}' at .* does not exist"):
+        with pytest.raises(StoreError, match=f"S3 bucket '{s3_bucket}' at .* does not exist"):
             use()
 
 
@@ -131,8 +131,8 @@ def test_no_credentials_gives_a_clear_error(s3_server, monkeypatch, tmp_path):
     monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(tmp_path / "none"))
     monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "none"))
     monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
-    store = S3ScriptStore(bucket="any", endpoint_url=s3_server, region_name="us-east-1")
-    with pytest.raises(ScriptStoreError, match="no AWS credentials found for s3://any; set AWS_PROFILE"):
+    store = S3Store(bucket="any", endpoint_url=s3_server, region_name="us-east-1")
+    with pytest.raises(StoreError, match="no AWS credentials found for s3://any; set AWS_PROFILE"):
         store.list_runs(PREFIX)
 
 
@@ -140,9 +140,9 @@ def test_an_unreachable_endpoint_gives_a_clear_error_without_its_password(aws_du
     with socket.socket() as s:  # a port nothing listens on
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    store = S3ScriptStore(bucket="b", endpoint_url=f"http://user:hunter2@127.0.0.1:{port}",
+    store = S3Store(bucket="b", endpoint_url=f"http://user:hunter2@127.0.0.1:{port}",
                           region_name="us-east-1", max_attempts=1)
-    with pytest.raises(ScriptStoreError) as info:
+    with pytest.raises(StoreError) as info:
         store.list_runs(PREFIX)
     message = str(info.value)
     assert f"cannot reach http://127.0.0.1:{port} for s3://b" in message

@@ -1,4 +1,4 @@
-"""The script store resource: every run's scripts, JSON results and HTML pages.
+"""The store resource: every run's scripts, JSON results and HTML pages.
 
 `base` holds the logic over a handful of storage primitives; each backend
 (`local`, `s3`) implements only those primitives in a file of its own.  The
@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlparse
 
-from cataloger_dagster.resources.script_store.base import (
+from cataloger_dagster.resources.store.base import (
     HASH_MARK,
     INDEX_FILE,
     INDEX_HISTORY,
@@ -20,8 +20,8 @@ from cataloger_dagster.resources.script_store.base import (
     RUN_FILE,
     ArtifactExistsError,
     ScriptRecord,
-    ScriptStore,
-    ScriptStoreError,
+    CatalogStore,
+    StoreError,
     format_timestamp,
     metrics_filename,
     name_of_folder,
@@ -30,21 +30,21 @@ from cataloger_dagster.resources.script_store.base import (
     store_name,
     table_prefix,
 )
-from cataloger_dagster.resources.script_store.local import LocalScriptStore
+from cataloger_dagster.resources.store.local import LocalStore
 
 if TYPE_CHECKING:
     from dagster_aws.s3 import S3Resource
 
-    from cataloger_dagster.resources.script_store.s3 import S3ScriptStore
+    from cataloger_dagster.resources.store.s3 import S3Store
 
 
 def __getattr__(name: str):
     # the S3 backend on first use: dagster-aws takes seconds to import (all its components), and
     # a process on a local store (each run's, each step's) never needs it
-    if name == "S3ScriptStore":
-        from cataloger_dagster.resources.script_store.s3 import S3ScriptStore
+    if name == "S3Store":
+        from cataloger_dagster.resources.store.s3 import S3Store
 
-        return S3ScriptStore
+        return S3Store
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -54,55 +54,55 @@ __all__ = [
     "INDEX_FILE",
     "INDEX_HISTORY",
     "LATEST_WINDOW",
-    "LocalScriptStore",
+    "LocalStore",
     "MAX_SEGMENT",
     "RUN_FILE",
-    "S3ScriptStore",
+    "S3Store",
     "ScriptRecord",
-    "ScriptStore",
-    "ScriptStoreError",
+    "CatalogStore",
+    "StoreError",
     "format_timestamp",
     "metrics_filename",
     "name_of_folder",
     "new_timestamp",
     "normalize_timestamp",
-    "script_store_from_url",
+    "store_from_url",
     "store_url",
     "store_name",
     "table_prefix",
 ]
 
 
-def script_store_from_url(url: str, *, s3: S3Resource | None = None) -> ScriptStore:
-    """``s3://bucket/prefix`` -> S3ScriptStore; a path or ``file://`` URL ->
-    LocalScriptStore.  S3 settings not given in ``s3`` come from the usual AWS
+def store_from_url(url: str, *, s3: S3Resource | None = None) -> CatalogStore:
+    """``s3://bucket/prefix`` -> S3Store; a path or ``file://`` URL ->
+    LocalStore.  S3 settings not given in ``s3`` come from the usual AWS
     environment (AWS_PROFILE, AWS_ENDPOINT_URL, AWS_DEFAULT_REGION...)."""
     if not isinstance(url, str) or not url.strip():
-        raise ValueError("the script store location is empty; give a folder or s3://bucket/prefix")
+        raise ValueError("the store location is empty; give a folder or s3://bucket/prefix")
     url = url.strip()
     scheme = urlparse(url).scheme.lower()
     if scheme == "s3":
         parsed = urlparse(url)
         if not parsed.netloc:
             raise ValueError(f"S3 store URL {url!r} has no bucket; use s3://bucket/prefix")
-        from cataloger_dagster.resources.script_store.s3 import S3ScriptStore
+        from cataloger_dagster.resources.store.s3 import S3Store
 
-        return S3ScriptStore(bucket=parsed.netloc, prefix=parsed.path.strip("/"), s3=s3)
+        return S3Store(bucket=parsed.netloc, prefix=parsed.path.strip("/"), s3=s3)
     if scheme == "file":
-        return LocalScriptStore(root=unquote(urlparse(url).path))
+        return LocalStore(root=unquote(urlparse(url).path))
     if len(scheme) > 1 and "://" in url:
-        raise ValueError(f"unsupported script store URL {url!r}: use a folder path or s3://bucket/prefix")
-    return LocalScriptStore(root=str(Path(url).expanduser()))
+        raise ValueError(f"unsupported store URL {url!r}: use a folder path or s3://bucket/prefix")
+    return LocalStore(root=str(Path(url).expanduser()))
 
 
-def store_url(store: ScriptStore) -> str:
-    """Where ``store`` is, as `script_store_from_url` reads it back (an absolute folder or
+def store_url(store: CatalogStore) -> str:
+    """Where ``store`` is, as `store_from_url` reads it back (an absolute folder or
     ``s3://bucket/prefix``): what a command shown to people passes as ``--store``.  Holds no
     credentials; an S3 endpoint other than AWS's comes from the reader's own environment."""
-    if isinstance(store, LocalScriptStore):
+    if isinstance(store, LocalStore):
         return str(Path(store.root).expanduser().absolute())
-    from cataloger_dagster.resources.script_store.s3 import S3ScriptStore
+    from cataloger_dagster.resources.store.s3 import S3Store
 
-    if isinstance(store, S3ScriptStore):
+    if isinstance(store, S3Store):
         return f"s3://{store.bucket}/{store.prefix.strip('/')}".rstrip("/")
     raise TypeError(f"no URL for a {type(store).__name__}")

@@ -1,5 +1,5 @@
-"""The script store package (script_store/__init__.py): its public names (the layout's `store_name`
-and friends, re-exported) and `script_store_from_url`, which picks the backend from a location.
+"""The store package (store/__init__.py): its public names (the layout's `store_name`
+and friends, re-exported) and `store_from_url`, which picks the backend from a location.
 The store's behaviour is tested in test_base.py (both backends), test_local.py and test_s3.py."""
 
 from __future__ import annotations
@@ -8,11 +8,11 @@ import re
 
 import pytest
 
-from cataloger_dagster.resources import script_store as ss
-from cataloger_dagster.resources.script_store import (
-    LocalScriptStore,
-    S3ScriptStore,
-    script_store_from_url,
+from cataloger_dagster.resources import store as ss
+from cataloger_dagster.resources.store import (
+    LocalStore,
+    S3Store,
+    store_from_url,
 )
 
 PREFIX = "shop/orders"
@@ -53,19 +53,19 @@ def test_store_name_keeps_plain_names_and_maps_the_rest_to_distinct_safe_segment
         ss.store_name("")
 
 
-def test_script_store_from_url(tmp_path, s3_server, aws_dummy_credentials, monkeypatch):
-    local = script_store_from_url(str(tmp_path / "a"))
-    assert isinstance(local, LocalScriptStore) and local.root == str(tmp_path / "a")
-    assert isinstance(script_store_from_url(f"file://{tmp_path}/b"), LocalScriptStore)
+def test_store_from_url(tmp_path, s3_server, aws_dummy_credentials, monkeypatch):
+    local = store_from_url(str(tmp_path / "a"))
+    assert isinstance(local, LocalStore) and local.root == str(tmp_path / "a")
+    assert isinstance(store_from_url(f"file://{tmp_path}/b"), LocalStore)
     with pytest.raises(ValueError, match="bucket"):
-        script_store_from_url("s3:///prefix")
+        store_from_url("s3:///prefix")
     with pytest.raises(ValueError, match="unsupported"):
-        script_store_from_url("gs://bucket/x")
+        store_from_url("gs://bucket/x")
 
     # the usual AWS environment reaches the S3 client
     monkeypatch.setenv("AWS_ENDPOINT_URL", s3_server)
-    store = script_store_from_url("s3://from-url-bucket/team/catalog/")
-    assert isinstance(store, S3ScriptStore)
+    store = store_from_url("s3://from-url-bucket/team/catalog/")
+    assert isinstance(store, S3Store)
     assert (store.bucket, store.prefix) == ("from-url-bucket", "team/catalog")
     store.s3_resource().get_client().create_bucket(Bucket="from-url-bucket")
     uri = store.write_script(PREFIX, stamp(1), SCRIPT, "x = 1")
@@ -73,34 +73,34 @@ def test_script_store_from_url(tmp_path, s3_server, aws_dummy_credentials, monke
     assert store.get_latest_script(PREFIX, SCRIPT) == (stamp(1), "x = 1")
 
 
-def test_script_store_from_url_reads_paths_as_people_write_them(tmp_path, monkeypatch):
+def test_store_from_url_reads_paths_as_people_write_them(tmp_path, monkeypatch):
     for empty in ("", "   ", None):
         with pytest.raises(ValueError, match="location is empty"):
-            script_store_from_url(empty)
+            store_from_url(empty)
     monkeypatch.setenv("HOME", str(tmp_path))
-    assert script_store_from_url("  ~/catalogs  ").root == str(tmp_path / "catalogs")
+    assert store_from_url("  ~/catalogs  ").root == str(tmp_path / "catalogs")
     # a file URL is percent-decoded: a space in a folder name arrives as %20
-    assert script_store_from_url(f"file://{tmp_path}/my%20store").root == f"{tmp_path}/my store"
+    assert store_from_url(f"file://{tmp_path}/my%20store").root == f"{tmp_path}/my store"
     # a Windows-style drive letter is a path, not a scheme
-    assert isinstance(script_store_from_url("c:/stores/x"), LocalScriptStore)
+    assert isinstance(store_from_url("c:/stores/x"), LocalStore)
 
 
-def test_script_store_from_url_takes_the_s3_settings_given(s3_resource, s3_bucket):
-    store = script_store_from_url(f"S3://{s3_bucket}/", s3=s3_resource)
-    assert isinstance(store, S3ScriptStore) and (store.bucket, store.prefix) == (s3_bucket, "")
+def test_store_from_url_takes_the_s3_settings_given(s3_resource, s3_bucket):
+    store = store_from_url(f"S3://{s3_bucket}/", s3=s3_resource)
+    assert isinstance(store, S3Store) and (store.bucket, store.prefix) == (s3_bucket, "")
     assert store.endpoint_url == s3_resource.endpoint_url
     uri = store.write_script(PREFIX, stamp(1), SCRIPT, "x = 1")
     assert uri == f"s3://{s3_bucket}/shop/orders/{stamp(1)}/{SCRIPT}"
 
 
-def test_store_url_gives_back_a_location_script_store_from_url_reads(tmp_path, s3_resource, s3_bucket):
-    from cataloger_dagster.resources.script_store import store_url
+def test_store_url_gives_back_a_location_store_from_url_reads(tmp_path, s3_resource, s3_bucket):
+    from cataloger_dagster.resources.store import store_url
 
-    local = LocalScriptStore(root=str(tmp_path / "a b"))
+    local = LocalStore(root=str(tmp_path / "a b"))
     assert store_url(local) == str(tmp_path / "a b")
-    assert script_store_from_url(store_url(local)).root == local.root
-    s3 = S3ScriptStore(bucket=s3_bucket, prefix="/team/catalog/", s3=s3_resource)
+    assert store_from_url(store_url(local)).root == local.root
+    s3 = S3Store(bucket=s3_bucket, prefix="/team/catalog/", s3=s3_resource)
     assert store_url(s3) == f"s3://{s3_bucket}/team/catalog"
     assert "testing" not in store_url(s3)            # never the credentials
-    back = script_store_from_url(store_url(s3), s3=s3_resource)
+    back = store_from_url(store_url(s3), s3=s3_resource)
     assert (back.bucket, back.prefix) == (s3_bucket, "team/catalog")

@@ -39,7 +39,7 @@ from cataloger_dagster.core.models import TableProfile
 
 if TYPE_CHECKING:
     from cataloger_dagster.core.reviews.model import Review
-    from cataloger_dagster.resources.script_store.base import ScriptStore
+    from cataloger_dagster.resources.store.base import CatalogStore
 
 SETTLE = timedelta(minutes=2)  # far beyond a write's time in flight and NTP's clock skew
 DIGEST = ".digest.json"  # dot names: never listed as entries
@@ -54,7 +54,7 @@ class DatabaseLog:
     other (the later wins): by entry name to keep them all, by table to keep each table's latest."""
 
     def __init__(
-        self, store: ScriptStore, folder: str, key: Callable[[str, dict], str] = lambda entry_name, entry: entry_name
+        self, store: CatalogStore, folder: str, key: Callable[[str, dict], str] = lambda entry_name, entry: entry_name
     ) -> None:
         self.store, self.folder, self.key = store, folder, key
         self.problems: list[str] = []  # entries left out by the last read, and why
@@ -146,15 +146,15 @@ def table_facts(profile: TableProfile, run: str, keys: TableProfile) -> dict:
     }
 
 
-def facts_log(store: ScriptStore, database: str) -> DatabaseLog:
+def facts_log(store: CatalogStore, database: str) -> DatabaseLog:
     return DatabaseLog(store, f"{store_name(database)}/{TABLE_FACTS}", key=lambda _, entry: str(entry.get("table")))
 
 
-def review_log(store: ScriptStore, database_segment: str) -> DatabaseLog:
+def review_log(store: CatalogStore, database_segment: str) -> DatabaseLog:
     return DatabaseLog(store, f"{database_segment}/{REVIEW_LOG}")
 
 
-def database_reviews(store: ScriptStore, database: str) -> tuple[dict[str, list[Review]], list[str]]:
+def database_reviews(store: CatalogStore, database: str) -> tuple[dict[str, list[Review]], list[str]]:
     """({table: its reviews, oldest first}, problems) over the whole database, from its review
     log.  A store written before the log existed has its reviews only in the tables' own logs:
     they are copied in once, under their own names (so a copy made twice is one)."""
