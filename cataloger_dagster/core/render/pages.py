@@ -39,6 +39,7 @@ from cataloger_dagster.core.render.charts import (
     script_diff,
     svg_bar,
     svg_histogram,
+    svg_history_chart,
     svg_trend,
 )
 from cataloger_dagster.core.render.evidence import evidence_blocks, raw_json
@@ -137,6 +138,7 @@ def template_environment() -> jinja2.Environment:
         svg_histogram=svg_histogram,
         svg_bar=svg_bar,
         svg_trend=svg_trend,
+        svg_history_chart=svg_history_chart,
         version=__version__,
         health_band=health_band,
         evidence_blocks=evidence_blocks,
