@@ -437,7 +437,9 @@ def test_index_lists_every_table_with_its_health():
     ]
     html = render_index(database="shop", tables=entries)
     doc = parse(html)
-    assert "script" not in {t for t, _ in doc.start_tags}
+    # two scripts, both inline: the search's data and the search itself (test_index.py)
+    scripts = [a for t, a in doc.start_tags if t == "script"]
+    assert [a.get("type") for a in scripts] == ["application/json", None] and not any("src" in a for a in scripts)
     assert "http://" not in html and "https://" not in html
     rows = [r for r in doc.root.find_all("tr") if "data-table" in r.attrs]
     assert [r.attrs["data-table"] for r in rows] == [e.table for e in entries]

@@ -1,0 +1,150 @@
+"""The references between a database's tables, drawn as an inline SVG computed here (no script,
+no library): the index's "what references what".
+
+Tables stand in columns by depth, so that every arrow points right, from the table whose column
+holds the reference to the table it references: a table that references nothing (a dimension,
+a lookup) stands in the rightmost column, a table referencing only those one column left of it,
+and so on.  A cycle is cut where the walk meets it.  Each table is a box with its name (cut to
+fit, whole in its tooltip) linking to its page when it has one; a referenced table that is not
+cataloged is drawn dashed.  Names are data: every one is escaped text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from markupsafe import Markup
+
+from cataloger_dagster.core.render.charts import truncate
+
+BOX_W, BOX_H = 150, 24  # a table's box
+GAP_X, GAP_Y = 60, 12  # between the columns, between the boxes of one column
+MARGIN = 8
+NAME_CHARS = 22  # a name's characters that fit its box at 11px
+MAX_TABLES = 60  # beyond, the tables with the most references are drawn and the drawing says so
+
+
+def _depths(edges: Mapping[str, Sequence[str]], nodes: list[str]) -> dict[str, int]:
+    """A table's depth: 0 when it references nothing drawn, else one more than the deepest table it
+    references; a reference back into the walk (a cycle) counts as none."""
+    depth: dict[str, int] = {}
+    walking: set[str] = set()
+
+    def walk(node: str) -> int:
+        if node in depth:
+            return depth[node]
+        walking.add(node)
+        found = [walk(t) for t in edges.get(node, ()) if t in nodes_set and t not in walking and t != node]
+        walking.discard(node)
+        depth[node] = 1 + max(found) if found else 0
+        return depth[node]
+
+    nodes_set = set(nodes)
+    for node in nodes:
+        walk(node)
+    return depth
+
+
+def svg_reference_graph(
+    references: Mapping[str, Sequence[str]],
+    *,
+    cataloged: Sequence[str] = (),
+    hrefs: Mapping[str, str] | None = None,
+    title: str = "references between tables",
+) -> Markup:
+    """``references``: table -> the tables its columns reference.  ``cataloged``: the tables the
+    catalog holds (the others are drawn dashed), ``hrefs``: a table's page, relative to the page
+    the graph is drawn in.  Empty Markup when no table references another."""
+    hrefs = hrefs or {}
+    edges = {table: sorted({t for t in targets if t != table}) for table, targets in references.items() if targets}
+    edges = {t: targets for t, targets in edges.items() if targets}
+    if not edges:
+        return Markup("")
+    degree: dict[str, int] = {}
+    for table, targets in edges.items():
+        degree[table] = degree.get(table, 0) + len(targets)
+        for target in targets:
+            degree[target] = degree.get(target, 0) + 1
+    nodes = sorted(degree, key=lambda t: (-degree[t], t))
+    left_out = max(len(nodes) - MAX_TABLES, 0)
+    nodes = sorted(nodes[:MAX_TABLES])
+    depth = _depths(edges, nodes)
+    deepest = max(depth.values())
+    columns: dict[int, list[str]] = {}
+    for node in nodes:
+        columns.setdefault(depth[node], []).append(node)
+    tallest = max(len(c) for c in columns.values())
+    width = 2 * MARGIN + (deepest + 1) * BOX_W + deepest * GAP_X
+    height = 2 * MARGIN + tallest * BOX_H + (tallest - 1) * GAP_Y + (16 if left_out else 0)
+    place: dict[str, tuple[float, float]] = {}
+    for d, members in columns.items():
+        x = MARGIN + (deepest - d) * (BOX_W + GAP_X)  # the deepest on the left: arrows point right
+        offset = (tallest - len(members)) * (BOX_H + GAP_Y) / 2  # a short column centred
+        for i, node in enumerate(members):
+            place[node] = (x, MARGIN + offset + i * (BOX_H + GAP_Y))
+    known = set(cataloged)
+    parts = [
+        Markup(
+            '<svg class="chart reference-graph" viewBox="0 0 {w} {h}" width="{w}" height="{h}" '
+            'role="img" aria-label="{t}">'
+        ).format(w=width, h=height, t=title),
+        Markup("<title>{}</title>").format(title),
+        Markup(
+            '<defs><marker id="ref-arrow" viewBox="0 0 8 8" refX="8" refY="4" markerWidth="7" '
+            'markerHeight="7" orient="auto-start-reverse"><path d="M0,0 L8,4 L0,8 z" class="arrow"/></marker></defs>'
+        ),
+    ]
+    for table in nodes:
+        for target in edges.get(table, ()):
+            if target not in place:
+                continue
+            (x1, y1), (x2, y2) = place[table], place[target]
+            start = (x1 + BOX_W, y1 + BOX_H / 2)
+            end = (x2, y2 + BOX_H / 2)
+            if x2 <= x1:  # a cycle's way back, or a table beside one in its own column: around the boxes
+                start, end = (
+                    (x1 + BOX_W / 2, y1 + (BOX_H if y2 > y1 else 0)),
+                    (x2 + BOX_W / 2, y2 + (0 if y2 > y1 else BOX_H)),
+                )
+                bend = max(abs(end[1] - start[1]) / 2, 20)
+                path = f"M{start[0]:.1f},{start[1]:.1f} C{start[0] + bend:.1f},{start[1]:.1f} {end[0] + bend:.1f},{end[1]:.1f} {end[0]:.1f},{end[1]:.1f}"
+            else:
+                mid = (start[0] + end[0]) / 2
+                path = f"M{start[0]:.1f},{start[1]:.1f} C{mid:.1f},{start[1]:.1f} {mid:.1f},{end[1]:.1f} {end[0]:.1f},{end[1]:.1f}"
+            parts.append(
+                Markup(
+                    '<path class="edge" d="{d}" marker-end="url(#ref-arrow)"><title>{a} references {b}</title></path>'
+                ).format(d=path, a=table, b=target)
+            )
+    for node in nodes:
+        x, y = place[node]
+        outgoing, incoming = len(edges.get(node, ())), sum(1 for t in nodes if node in edges.get(t, ()))
+        tip = f"{node}: references {outgoing}, referenced by {incoming}" + (
+            "" if node in known or not known else " (not cataloged)"
+        )
+        box = Markup(
+            '<g class="node{cls}" data-table="{name}"><title>{tip}</title>'
+            '<rect x="{x:.1f}" y="{y:.1f}" width="{w}" height="{h}" rx="5"/>'
+            '<text class="label" x="{tx:.1f}" y="{ty:.1f}" text-anchor="middle">{shown}</text></g>'
+        ).format(
+            cls="" if node in known or not known else " missing",
+            name=node,
+            tip=tip,
+            x=x,
+            y=y,
+            w=BOX_W,
+            h=BOX_H,
+            tx=x + BOX_W / 2,
+            ty=y + BOX_H / 2 + 4,
+            shown=truncate(node, NAME_CHARS),
+        )
+        href = hrefs.get(node)
+        parts.append(Markup('<a href="{}">{}</a>').format(href, box) if href else box)
+    if left_out:
+        parts.append(
+            Markup('<text class="label" x="{x}" y="{y}">{n} more tables with fewer references not drawn</text>').format(
+                x=MARGIN, y=height - 4, n=left_out
+            )
+        )
+    parts.append(Markup("</svg>"))
+    return Markup("").join(parts)
