@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
 WORST_SHOWN = 5  # tables in "the worst tables"
 NEWEST_SHOWN = 8  # findings in "the newest findings"
-_SEVERITY_RANK = {s: n for n, s in enumerate(SEVERITIES)}
+_SEVERITY_RANK: dict[str, int] = {s: n for n, s in enumerate(SEVERITIES)}
 # the characters that could end a <script> element or start markup, as JSON escapes
 _INERT = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
 
@@ -77,6 +77,6 @@ def worst_tables(entries: Sequence[IndexEntry], shown: int = WORST_SHOWN) -> lis
 def newest_findings(entries: Sequence[IndexEntry], shown: int = NEWEST_SHOWN) -> list[dict[str, Any]]:
     """The open findings first seen most recently (most severe first among those of one moment),
     each with its table: {"table", "href", "finding"}."""
-    found = [{"table": e.table, "href": e.href, "finding": f} for e in entries for f in e.findings if f.since]
-    found.sort(key=lambda x: (x["finding"].since, -_SEVERITY_RANK.get(x["finding"].severity, 9)), reverse=True)
-    return found[:shown]
+    found = [(f.since, -_SEVERITY_RANK.get(f.severity, 9), e, f) for e in entries for f in e.findings if f.since]
+    found.sort(key=lambda x: (x[0], x[1]), reverse=True)
+    return [{"table": e.table, "href": e.href, "finding": f} for _, _, e, f in found[:shown]]

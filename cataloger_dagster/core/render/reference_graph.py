@@ -45,6 +45,23 @@ def _depths(edges: Mapping[str, Sequence[str]], nodes: list[str]) -> dict[str, i
     return depth
 
 
+def _edge_path(source: tuple[float, float], target: tuple[float, float]) -> str:
+    """A curve from the referencing table's box to the referenced one's: right side to left side
+    when the target stands further right, else (a cycle's way back) top or bottom to the other."""
+    (x1, y1), (x2, y2) = source, target
+    if x2 > x1:
+        start, end = (x1 + BOX_W, y1 + BOX_H / 2), (x2, y2 + BOX_H / 2)
+        mid = (start[0] + end[0]) / 2
+        controls = ((mid, start[1]), (mid, end[1]))
+    else:
+        down = y2 > y1
+        start, end = (x1 + BOX_W / 2, y1 + (BOX_H if down else 0)), (x2 + BOX_W / 2, y2 + (0 if down else BOX_H))
+        bend = max(abs(end[1] - start[1]) / 2, 20)
+        controls = ((start[0] + bend, start[1]), (end[0] + bend, end[1]))
+    points = [start, *controls, end]
+    return "M{:.1f},{:.1f} C{:.1f},{:.1f} {:.1f},{:.1f} {:.1f},{:.1f}".format(*(v for p in points for v in p))
+
+
 def svg_reference_graph(
     references: Mapping[str, Sequence[str]],
     *,
@@ -98,26 +115,14 @@ def svg_reference_graph(
         for target in edges.get(table, ()):
             if target not in place:
                 continue
-            (x1, y1), (x2, y2) = place[table], place[target]
-            start = (x1 + BOX_W, y1 + BOX_H / 2)
-            end = (x2, y2 + BOX_H / 2)
-            if x2 <= x1:  # a cycle's way back, or a table beside one in its own column: around the boxes
-                start, end = (
-                    (x1 + BOX_W / 2, y1 + (BOX_H if y2 > y1 else 0)),
-                    (x2 + BOX_W / 2, y2 + (0 if y2 > y1 else BOX_H)),
-                )
-                bend = max(abs(end[1] - start[1]) / 2, 20)
-                path = f"M{start[0]:.1f},{start[1]:.1f} C{start[0] + bend:.1f},{start[1]:.1f} {end[0] + bend:.1f},{end[1]:.1f} {end[0]:.1f},{end[1]:.1f}"
-            else:
-                mid = (start[0] + end[0]) / 2
-                path = f"M{start[0]:.1f},{start[1]:.1f} C{mid:.1f},{start[1]:.1f} {mid:.1f},{end[1]:.1f} {end[0]:.1f},{end[1]:.1f}"
+            path = _edge_path(place[table], place[target])
             parts.append(
                 Markup(
                     '<path class="edge" d="{d}" marker-end="url(#ref-arrow)"><title>{a} references {b}</title></path>'
                 ).format(d=path, a=table, b=target)
             )
     for node in nodes:
-        x, y = place[node]
+        bx, by = place[node]
         outgoing, incoming = len(edges.get(node, ())), sum(1 for t in nodes if node in edges.get(t, ()))
         tip = f"{node}: references {outgoing}, referenced by {incoming}" + (
             "" if node in known or not known else " (not cataloged)"
@@ -130,12 +135,12 @@ def svg_reference_graph(
             cls="" if node in known or not known else " missing",
             name=node,
             tip=tip,
-            x=x,
-            y=y,
+            x=bx,
+            y=by,
             w=BOX_W,
             h=BOX_H,
-            tx=x + BOX_W / 2,
-            ty=y + BOX_H / 2 + 4,
+            tx=bx + BOX_W / 2,
+            ty=by + BOX_H / 2 + 4,
             shown=truncate(node, NAME_CHARS),
         )
         href = hrefs.get(node)
