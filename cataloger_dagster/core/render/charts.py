@@ -345,10 +345,10 @@ _TICK_STEPS = (1.0, 2.0, 2.5, 5.0, 10.0)
 _CHAR_W = 6.2  # the width of one character of the charts' 11px labels, to size the axis margin
 
 
-def nice_ticks(low: float, high: float, count: int = TICKS) -> list[float]:
-    """Round values spanning [low, high] (1, 2, 2.5 or 5 times a power of ten apart), the first at
-    or below ``low`` and the last at or above ``high``.  A single value gets a range around it;
-    a span too wide for a float is drawn from its two ends and zero."""
+def nice_ticks(low: float, high: float, count: int = TICKS, least_step: float = 0.0) -> list[float]:
+    """Round values spanning [low, high] (1, 2, 2.5 or 5 times a power of ten apart, and at least
+    ``least_step``), the first at or below ``low`` and the last at or above ``high``.  A single
+    value gets a range around it; a span too wide for a float is drawn from its two ends and zero."""
     if high < low:
         low, high = high, low
     if high == low:
@@ -360,6 +360,10 @@ def nice_ticks(low: float, high: float, count: int = TICKS) -> list[float]:
     raw = span / count
     magnitude = 10 ** math.floor(math.log10(raw))
     step = next((m * magnitude for m in _TICK_STEPS if m * magnitude >= raw * (1 - 1e-9)), 10 * magnitude)
+    if step < least_step:
+        step = least_step
+    elif least_step and step == 2.5 * magnitude and magnitude < 10:
+        step = 2 * magnitude  # a count's ticks stay whole: 0, 2, 4 rather than 0, 2.5, 5
     first, last = math.floor(low / step + 1e-9), math.ceil(high / step - 1e-9)
     return [(first + i) * step for i in range(last - first + 1)]
 
@@ -375,7 +379,8 @@ def _tick_text(value: float, step: float, percent: bool) -> str:
 
 def _trend_domain(values: list[float], percent: bool) -> list[float]:
     """The y axis' ticks: from zero when the values are near it (a count from 0 reads as its
-    size), from just below the lowest otherwise (a health of 52.9 to 56 must not look flat)."""
+    size), from just below the lowest otherwise (a health of 52.9 to 56 must not look flat);
+    whole numbers when every value is one (a count of issues has no half)."""
     low, high = min(values), max(values)
     if low >= 0 and low <= high - low:
         low = 0.0
@@ -383,7 +388,8 @@ def _trend_domain(values: list[float], percent: bool) -> list[float]:
         high = 0.0
     if percent:
         low = max(low, 0.0)
-    return nice_ticks(low, high)
+    whole = not percent and all(float(v).is_integer() for v in values)
+    return nice_ticks(low, high, least_step=1.0 if whole else 0.0)
 
 
 def svg_trend(

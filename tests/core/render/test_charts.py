@@ -330,9 +330,15 @@ def test_trend_has_a_labelled_y_axis_a_unit_and_a_tooltip_per_point():
     assert_inside(root)
 
 
-def test_a_count_near_zero_is_drawn_from_zero():
+def test_a_count_near_zero_is_drawn_from_zero_with_whole_ticks():
     ticks = ticks_of(trend({"rows": [3, 10, 7]}, ["a", "b", "c"], unit="rows"))
     assert ticks[-1][0] == "0" and float(ticks[0][0]) >= 10
+    # a count of issues has no half: its ticks are whole numbers, however few the issues
+    for values in ([0, 2, 1], [0, 1], [5, 5], [0, 10]):
+        labels = [t for t, _ in ticks_of(trend({"open": values}, [str(i) for i in range(len(values))]))]
+        assert all(float(t).is_integer() for t in labels), (values, labels)
+    # measures keep their fractions
+    assert any("." in t for t, _ in ticks_of(trend({"v": [0.1, 0.3]}, ["a", "b"])))
 
 
 def test_trend_with_one_point_has_an_axis_around_it_and_its_tooltip():
