@@ -201,6 +201,7 @@ def test_index_page(store_pages, page):
     assert page.locator(f"tr[data-table='{TABLE}']").is_visible()
     assert "column" in page.locator(f"tr[data-table='{TABLE}'] .match").inner_text()
     page.fill("#search", "")
+    page.evaluate("window.scrollTo(0, 0)")
     shoot(page, "page-index", docs=True)
     assert_clean(page)
 
@@ -262,6 +263,7 @@ def test_dagster_ui_lists_the_users_tables(chromium, catalog_stack, page):
     # the folder of the database's tables, as the catalog lists them
     page.goto(f"{dev.url}/assets/{'/'.join(key[:2])}", wait_until="load")
     page.get_by_text(TABLE, exact=True).first.wait_for(state="visible")
+    page.get_by_text("Loading", exact=False).first.wait_for(state="hidden")
     shoot(page, "ui-table-assets", docs=True)
 
     # one table: its description, its columns with their meanings, its row count and findings

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from cataloger_dagster.core.render.pages import IndexEntry
 
 WORST_SHOWN = 5  # tables in "the worst tables"
-NEWEST_SHOWN = 8  # findings in "the newest findings"
+NEWEST_SHOWN = 6  # findings in "the newest findings"
 _SEVERITY_RANK: dict[str, int] = {s: n for n, s in enumerate(SEVERITIES)}
 # the characters that could end a <script> element or start markup, as JSON escapes
 _INERT = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
