@@ -1,3 +1,4 @@
+from typing import Mapping, Optional
 from urllib.parse import quote
 
 import dagster as dg
@@ -6,62 +7,99 @@ from cataloger_dagster.assets.catalog_page import catalog_page
 from cataloger_dagster.assets.common import GROUP, OWNERS, link
 from cataloger_dagster.assets.index_automation import AFTER_TABLE_RUNS
 from cataloger_dagster.resources import store as stores
-from cataloger_dagster.core.investigate.outcome import standing
-from cataloger_dagster.core.layout import CATALOG_PAGE, INVESTIGATIONS, ISSUES, PROFILE, SCRIPT, TIMELAPSE
-from cataloger_dagster.core.models import AnalysisResultModel, InvestigationsResult, TableProfile, severity_counts
-from cataloger_dagster.core.health import health_score
-from cataloger_dagster.core.render.pages import IndexEntry, render_index
+from cataloger_dagster.core.alerts import NO_OWNER, owner_of
+from cataloger_dagster.core.layout import CATALOG_PAGE, RUN_SUMMARY, TIMELAPSE
+from cataloger_dagster.core.render.pages import IndexColumn, IndexEntry, IndexFinding, render_index
 from cataloger_dagster.resources.database import DatabaseResource
 from cataloger_dagster.resources.store import CatalogStore
+from cataloger_dagster.resources.store.cataloged import UnreadableResults, cataloged
+from cataloger_dagster.core.shown import visible
 from cataloger_dagster.resources.store.identity import check_database_catalog
+from cataloger_dagster.settings import load_settings
 
 
 class CatalogIndexConfig(dg.Config):
     # table -> error, for tables whose run failed (the `cataloger run` command fills it); a
     # table whose name cannot be a partition key is listed from here alone
     errors: dict[str, str] = {}
+    # table -> owner, as CATALOGER_TABLE_OWNERS; None: that setting's value where the run runs
+    owners: Optional[dict[str, str]] = None
 
 
-def index_entry(store: CatalogStore, database: str, table: str, error: str | None) -> IndexEntry:
+FIRST_SEEN_RUNS = 20  # runs looked back through for when a finding was first found
+
+
+def index_entry(
+    store: CatalogStore, database: str, table: str, error: str | None, owners: Mapping[str, str] | None = None
+) -> IndexEntry:
+    """The table's row of the index, from its latest complete run (as Dagster's catalog shows it):
+    its description, columns with their meanings, open findings with when each was first found,
+    the tables it references, and its owner (`CATALOGER_TABLE_OWNERS`)."""
     prefix = stores.table_prefix(database, table)
-    for ts in reversed(store.list_runs(prefix)):
-        if store.read_artifact(prefix, ts, CATALOG_PAGE) is None:
-            continue
-        profile = TableProfile.model_validate(store.read_json(prefix, ts, PROFILE))
-        found = store.read_json(prefix, ts, INVESTIGATIONS)
-        investigated = InvestigationsResult.model_validate(found).investigations if found else None
-        # the issues their investigation refuted are dismissed: they count nowhere
-        issues = standing(AnalysisResultModel.model_validate(store.read_json(prefix, ts, ISSUES)), investigated)
-        metrics = store.read_metrics(prefix, ts, SCRIPT) or {}
-        pass_rate = metrics.get("pass_rate")
+    try:
+        found = cataloged(store, database, table)
+    except (stores.StoreError, UnreadableResults) as e:  # one table's bad results never hide the others
+        return IndexEntry(table=table, status="failed", error=error or visible(f"its results cannot be read: {e}"))
+    owner = owner_of(table, owners or {})
+    owner = "" if owner == NO_OWNER else owner
+    if found is None:
         return IndexEntry(
             table=table,
-            row_count=profile.row_count,
-            column_count=profile.column_count,
-            issues_by_severity=severity_counts(i.severity for i in issues.issues),
-            pass_rate=pass_rate,
-            health=health_score(profile, issues, pass_rate),
-            # relative to index.html, which sits in the database's folder beside the tables'
-            href="/".join(quote(part, safe="") for part in (prefix.split("/")[1], ts, CATALOG_PAGE)),
-            timelapse="/".join(quote(part, safe="") for part in (prefix.split("/")[1], TIMELAPSE))
-            if store.has_timelapse(prefix)
-            else "",
-            updated=ts,
-            status="failed" if error else issues.status,
-            error=error,
+            status="failed" if error else "missing",
+            error=error or "not cataloged yet: materialize this table's partition",
+            owner=owner,
         )
+    since = first_seen(store, prefix, found.run, [f.id for f in found.findings])
+    folder = prefix.split("/")[1]
     return IndexEntry(
         table=table,
-        row_count=0,
-        column_count=0,
-        issues_by_severity={},
-        pass_rate=None,
-        health=0.0,
-        href="",
-        updated="",
-        status="failed" if error else "missing",
-        error=error or "not cataloged yet: materialize this table's partition",
+        row_count=found.row_count,
+        column_count=len(found.columns),
+        issues_by_severity=found.findings_by_severity,
+        pass_rate=found.pass_rate,
+        health=found.health,
+        # relative to index.html, which sits in the database's folder beside the tables'
+        href="/".join(quote(part, safe="") for part in (folder, found.run, CATALOG_PAGE)),
+        timelapse="/".join(quote(part, safe="") for part in (folder, TIMELAPSE)) if found.timelapse else "",
+        updated=found.run,
+        status="failed" if error else found.status,
+        error=error,
+        description=found.description,
+        owner=owner,
+        columns=[IndexColumn(name=c.name, type=c.type, description=c.description) for c in found.columns],
+        findings=[
+            IndexFinding(
+                id=f.id,
+                type=f.type,
+                severity=f.severity,
+                description=f.description,
+                columns=list(f.columns),
+                since=since.get(f.id, found.run),
+            )
+            for f in found.findings
+        ],
+        references=list(found.references),
     )
+
+
+def first_seen(store: CatalogStore, prefix: str, run: str, ids: list[str]) -> dict[str, str]:
+    """For each finding of ``run``, the earliest run of the unbroken line of runs up to it that
+    found it too (as their run summaries say), looking back at most FIRST_SEEN_RUNS runs."""
+    since = {i: run for i in ids}
+    runs = store.list_runs(prefix)
+    earlier = runs[: runs.index(run)] if run in runs else []
+    still = set(ids)
+    for timestamp in reversed(earlier[-FIRST_SEEN_RUNS:]):
+        if not still:
+            break
+        summary = store.read_json(prefix, timestamp, RUN_SUMMARY)
+        if not isinstance(summary, dict):
+            continue  # a run that stopped before its page: it says nothing either way
+        present = set(summary.get("issue_ids") or [])
+        still &= present
+        for finding in still:
+            since[finding] = timestamp
+    return since
 
 
 @dg.asset(
@@ -84,7 +122,8 @@ def catalog_index(
     check_database_catalog(store, database)
     db = database.database_name
     tables = sorted({*store.list_tables(db), *config.errors})
-    entries = [index_entry(store, db, t, config.errors.get(t)) for t in tables]
+    owners = config.owners if config.owners is not None else load_settings().table_owners
+    entries = [index_entry(store, db, t, config.errors.get(t), owners) for t in tables]
     uri = store.write_index(db, render_index(database=db, tables=entries))
     return dg.MaterializeResult(
         metadata={

@@ -37,6 +37,7 @@ class CatalogedFinding:
     type: str
     severity: Severity
     description: str
+    columns: tuple[str, ...] = ()  # the columns it is about
 
 
 @dataclass(frozen=True)
@@ -109,7 +110,13 @@ def cataloged_table(
         ),
         description=understanding.summary.description if understanding else "",
         findings=tuple(
-            CatalogedFinding(id=i.id, type=i.type, severity=i.severity, description=i.description)
+            CatalogedFinding(
+                id=i.id,
+                type=i.type,
+                severity=i.severity,
+                description=i.description,
+                columns=tuple(i.affectedColumns),
+            )
             for i in sorted(open_issues.issues, key=lambda i: order.get(i.severity, 3))
         ),
         health=health_score(profile, open_issues, pass_rate),

@@ -136,3 +136,62 @@ def test_the_index_links_each_cataloged_tables_timelapse(catalogued):
         target = Path(unquote(urlparse(urljoin(index.as_uri(), entry.timelapse)).path))
         assert target.is_file() and target.name == "timelapse.html"
     assert index_entry(store, "shop.duckdb", "customers", None).timelapse == ""   # only profiled: no page, no timelapse
+
+
+def test_the_index_carries_what_its_search_runs_over(catalogued):
+    """The entry holds the table's description, its columns with their meanings, its open findings
+    (as Dagster's catalog shows them) and its owner; the page embeds them for the search."""
+    from cataloger_dagster.resources.store.cataloged import cataloged
+
+    store = LocalStore(root=str(catalogued["store"]))
+    entry = index_entry(store, "shop.duckdb", "events", None, {"events": "team:web", "*": "ops@example.com"})
+    same = cataloged(store, "shop.duckdb", "events")
+    assert entry.description == same.description and entry.description
+    assert [(c.name, c.type, c.description) for c in entry.columns] == [
+        (c.name, c.type, c.description) for c in same.columns]
+    assert any(c.description for c in entry.columns)
+    assert [(f.id, f.severity) for f in entry.findings] == [(f.id, f.severity) for f in same.findings]
+    assert entry.owner == "team:web"
+    assert index_entry(store, "shop.duckdb", ODD, None, {"events": "team:web", "*": "ops@example.com"}).owner \
+        == "ops@example.com"
+    assert index_entry(store, "shop.duckdb", ODD, None).owner == ""
+    # found by the only run: first seen then
+    assert {f.since for f in entry.findings} <= {catalogued["done"]["events"]}
+
+    config = {"ops": {"catalog_index": {"config": {"owners": {"events": "team:web"}}}}}
+    result = dg.materialize(ALL_ASSETS, selection=[catalog_index], instance=catalogued["instance"],
+                            resources=catalogued["res"], run_config=config)
+    html = Path(result.asset_materializations_for_node("catalog_index")[0].metadata["index"].value).read_text()
+    assert "owner: team:web" in html and 'id="search"' in html
+    assert '<option value="team:web">team:web</option>' in html
+
+
+def test_a_finding_is_dated_from_the_first_run_of_its_unbroken_line(tmp_path):
+    from cataloger_dagster.assets.catalog_index import first_seen
+    from cataloger_dagster.core.layout import RUN_SUMMARY
+
+    store = LocalStore(root=str(tmp_path))
+    prefix = "shop/t"
+    runs = [store.open_run(prefix, f"run-{i}", table="t") for i in range(4)]
+    found = [["a"], ["a", "b"], ["a", "b", "c"]]
+    for run, ids in zip(runs[:3], found):
+        store.write_json(prefix, run, RUN_SUMMARY, {"timestamp": run, "issue_ids": ids})
+    # the last run: a since the first, b since the second, c since the third, d new;
+    # a run that wrote no summary (stopped early) breaks nothing
+    store.write_json(prefix, runs[3], RUN_SUMMARY, {"timestamp": runs[3], "issue_ids": ["a", "b", "c", "d"]})
+    assert first_seen(store, prefix, runs[3], ["a", "b", "c", "d"]) == {
+        "a": runs[0], "b": runs[1], "c": runs[2], "d": runs[3]}
+    # a line broken by a run that did not find it: dated from after the break
+    later = store.open_run(prefix, "run-4", table="t")
+    store.write_json(prefix, later, RUN_SUMMARY, {"timestamp": later, "issue_ids": ["d"]})
+    assert first_seen(store, prefix, later, ["d", "e"]) == {"d": runs[3], "e": later}
+
+
+def test_a_table_whose_results_cannot_be_read_is_listed_failed_and_the_others_still_are(tmp_path):
+    store = LocalStore(root=str(tmp_path))
+    prefix = "shop/t"
+    run = store.open_run(prefix, "run-0", table="t")
+    for name in ("catalog.html", "profile.json", "issues.json"):
+        store.write_artifact(prefix, run, name, "not json {")
+    entry = index_entry(store, "shop", "t", None)
+    assert entry.status == "failed" and "cannot be read" in entry.error and "valid JSON" in entry.error

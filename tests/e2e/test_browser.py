@@ -169,6 +169,9 @@ def test_catalog_page(store_pages, page):
     # one histogram or bar chart per column at least for most columns
     assert_charts_drawn(page, "svg.chart", at_least=columns // 2)
     shoot(page, "catalog_page")
+    # for the README: the top of the page a reader meets (summary cards, the understanding and
+    # the column dictionary)
+    shoot(page, "page-catalog", docs=True)
     assert_clean(page)
 
 
@@ -193,6 +196,13 @@ def test_index_page(store_pages, page):
     assert page.url.endswith("catalog.html") and TABLE in page.url
     page.go_back(wait_until="load")
     shoot(page, "index")
+    # the search runs in the page: a column's name finds its table
+    page.fill("#search", "email")
+    assert page.locator(f"tr[data-table='{TABLE}']").is_visible()
+    assert "column" in page.locator(f"tr[data-table='{TABLE}'] .match").inner_text()
+    page.fill("#search", "")
+    page.evaluate("window.scrollTo(0, 0)")
+    shoot(page, "page-index", docs=True)
     assert_clean(page)
 
 
@@ -226,6 +236,41 @@ def test_dagster_ui_asset_page(chromium, catalog_stack, page):
     page.get_by_text("database_change_sensor").first.wait_for(state="visible")
     page.get_by_text("Running").first.wait_for(state="visible")
     shoot(page, "ui-sensor", docs=True)
+    assert_clean(page)
+
+
+RELOAD = """mutation Reload($name: String!) {
+  reloadRepositoryLocation(repositoryLocationName: $name) { __typename }
+}"""
+TABLE_ASSETS = "{ assetNodes { assetKey { path } } }"
+
+
+def test_dagster_ui_lists_the_users_tables(chromium, catalog_stack, page):
+    """Dagster's asset catalog after a table is cataloged and the code location reloaded: the
+    table is an asset of its own, catalog/<database>/<table>, with its columns and description."""
+    from cataloger_dagster.assets.table_specs import table_key
+    from e2e_support import wait_for
+
+    catalog_stack.catalog_partition(TABLE)
+    location, _ = catalog_stack.repository()
+    dev = catalog_stack.dev
+    assert dev.graphql(RELOAD, {"name": location})["reloadRepositoryLocation"]["__typename"] == "WorkspaceLocationEntry"
+    key = table_key(catalog_stack.database.name, TABLE).path
+    wait_for(f"{'/'.join(key)} in the asset catalog",
+             lambda: any(n["assetKey"]["path"] == key for n in dev.graphql(TABLE_ASSETS)["assetNodes"]),
+             timeout=120, every=2)
+
+    # the folder of the database's tables, as the catalog lists them
+    page.goto(f"{dev.url}/assets/{'/'.join(key[:2])}", wait_until="load")
+    page.get_by_text(TABLE, exact=True).first.wait_for(state="visible")
+    page.get_by_text("Loading", exact=False).first.wait_for(state="hidden")
+    shoot(page, "ui-table-assets", docs=True)
+
+    # one table: its description, its columns with their meanings, its row count and findings
+    page.goto(f"{dev.url}/assets/{'/'.join(key)}", wait_until="load")
+    page.get_by_text("Columns").first.wait_for(state="visible")
+    page.get_by_text("customer_id").first.wait_for(state="visible")
+    shoot(page, "ui-table-asset", docs=True)
     assert_clean(page)
 
 

@@ -25,7 +25,13 @@ from cataloger_dagster.core.models import (
     TableProfile,
     ValueCount,
 )
-from cataloger_dagster.core.render.pages import IndexEntry, render_catalog_page, render_index
+from cataloger_dagster.core.render.pages import (
+    IndexColumn,
+    IndexEntry,
+    IndexFinding,
+    render_catalog_page,
+    render_index,
+)
 from cataloger_dagster.core.understanding import heuristic_understanding
 from tests.e2e.test_browser import browser, chromium  # noqa: F401  (fixtures: the browser, or a skip)
 
@@ -89,7 +95,11 @@ def pages(tmp_path_factory) -> dict:
                                   run={"timestamp": "2026-05-01T10:00:00.123456Z", "note": LONG})
     index = render_index(database="d" + LONG, now=NOW, tables=[
         IndexEntry(table="t" + LONG, row_count=10**15, column_count=5, health=12.5, href="x.html",
-                   updated="2026-05-01T11:58:00.123456Z", issues_by_severity={"high": 10**6}),
+                   updated="2026-05-01T11:58:00.123456Z", issues_by_severity={"high": 10**6},
+                   description=LONG, owner=LONG, references=["r" + LONG],
+                   columns=[IndexColumn(name=LONG_NAME, type=LONG, description=LONG)],
+                   findings=[IndexFinding(type=LONG, severity="high", description=LONG, columns=[LONG_NAME],
+                                          since="2026-05-01T11:58:00.123456Z")]),
         IndexEntry(table="broken", status="failed", error=LONG + " " + LONG),
     ])
     paths = {}

@@ -49,13 +49,18 @@ def excluded_runs(reviews: Iterable[Review]) -> dict[str, set[str]]:
 
 
 def _chart(
-    points: list[RunPoint], series: Mapping[str, Sequence[Optional[float]]], title: str, percent: bool = False
+    points: list[RunPoint],
+    series: Mapping[str, Sequence[Optional[float]]],
+    title: str,
+    percent: bool = False,
+    unit: str = "",
 ) -> dict[str, Any]:
     labels = [p.timestamp[:16].replace("T", " ") for p in points]
     return {
         "title": title,
         "labels": labels[-CHART_RUNS:],
         "percent": percent,
+        "unit": unit,
         "series": {name: values[-CHART_RUNS:] for name, values in series.items()},
     }
 
@@ -173,6 +178,7 @@ def volume_anomaly(table: str, history: list[RunPoint], current: RunPoint, exclu
                 shown,
                 {"rows": [float(p.rows) for p in shown], **_band_marks(len(shown), band, kept[-1].rows)},
                 "rows per run",
+                unit="rows",
             ),
         },
     )
@@ -213,7 +219,7 @@ def _early_drop(
             "short_history": {"earlier_runs": len(history), "changes": len(changes), "needed": MIN_POINTS},
             "history_changes": [v for _, v in changes][-CHART_RUNS:],
             "excluded_runs": sorted(excluded),
-            "chart": _chart(shown, {"rows": [float(p.rows) for p in shown]}, "rows per run"),
+            "chart": _chart(shown, {"rows": [float(p.rows) for p in shown]}, "rows per run", unit="rows"),
         },
     )
 
@@ -348,7 +354,9 @@ def schema_change(table: str, history: list[RunPoint], current: RunPoint) -> Opt
             "added": added,
             "retyped": retyped,
             "renamed": renamed,
-            "chart": _chart(shown, {"columns": [float(len(p.columns)) for p in shown]}, "columns per run"),
+            "chart": _chart(
+                shown, {"columns": [float(len(p.columns)) for p in shown]}, "columns per run", unit="columns"
+            ),
         },
     )
 

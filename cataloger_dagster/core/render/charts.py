@@ -340,49 +340,146 @@ def script_diff(previous: str | None, current: str | None) -> str:
     return stat + Markup('<pre class="diff">') + Markup("").join(spans) + Markup("</pre>")
 
 
+TICKS = 4  # about this many steps on a y axis: enough to read a value off, few enough to read
+_TICK_STEPS = (1.0, 2.0, 2.5, 5.0, 10.0)
+_CHAR_W = 6.2  # the width of one character of the charts' 11px labels, to size the axis margin
+
+
+def nice_ticks(low: float, high: float, count: int = TICKS, least_step: float = 0.0) -> list[float]:
+    """Round values spanning [low, high] (1, 2, 2.5 or 5 times a power of ten apart, and at least
+    ``least_step``), the first at or below ``low`` and the last at or above ``high``.  A single
+    value gets a range around it; a span too wide for a float is drawn from its two ends and zero."""
+    if high < low:
+        low, high = high, low
+    if high == low:
+        pad = abs(low) * 0.1 or 1.0
+        low, high = (0.0, high + pad) if low == 0 else (low - pad, high + pad)
+    span = high - low
+    if not math.isfinite(span):
+        return sorted({low, 0.0, high})
+    raw = span / count
+    magnitude = 10 ** math.floor(math.log10(raw))
+    step = next((m * magnitude for m in _TICK_STEPS if m * magnitude >= raw * (1 - 1e-9)), 10 * magnitude)
+    if step < least_step:
+        step = least_step
+    elif least_step and step == 2.5 * magnitude and magnitude < 10:
+        step = 2 * magnitude  # a count's ticks stay whole: 0, 2, 4 rather than 0, 2.5, 5
+    first, last = math.floor(low / step + 1e-9), math.ceil(high / step - 1e-9)
+    return [(first + i) * step for i in range(last - first + 1)]
+
+
+def _tick_text(value: float, step: float, percent: bool) -> str:
+    if percent:
+        digits = max(0, -math.floor(math.log10(step * 100))) if step else 0
+        return f"{value * 100:.{digits}f}%"
+    if abs(value) < step * 1e-6:
+        value = 0.0  # the float crumbs of a tick on zero
+    return _compact_number(int(value) if float(value).is_integer() and abs(value) < 1e15 else value)
+
+
+def _trend_domain(values: list[float], percent: bool) -> list[float]:
+    """The y axis' ticks: from zero when the values are near it (a count from 0 reads as its
+    size), from just below the lowest otherwise (a health of 52.9 to 56 must not look flat);
+    whole numbers when every value is one (a count of issues has no half)."""
+    low, high = min(values), max(values)
+    if low >= 0 and low <= high - low:
+        low = 0.0
+    if high <= 0 and high >= low - high:
+        high = 0.0
+    if percent:
+        low = max(low, 0.0)
+    whole = not percent and all(float(v).is_integer() for v in values)
+    return nice_ticks(low, high, least_step=1.0 if whole else 0.0)
+
+
 def svg_trend(
     series: Mapping[str, Sequence[float | None]],
     labels: Sequence[str],
     *,
     width: int = 360,
-    height: int = 130,
+    height: int = 150,
     title: str = "",
     percent: bool = False,
+    unit: str = "",
+    band: Mapping[str, Sequence[float | None]] | None = None,
 ) -> Markup:
-    """One line per series over the runs (oldest left), for the timelapse: a point per run with
-    a value, each with a tooltip (run label, series, value); a missing value breaks the line.
+    """One line per series over the runs (oldest left), for the timelapse: a y axis with round
+    ticks, labelled, and its ``unit`` above it; a point per run with a value, each with a tooltip
+    (run label, series, value and unit); a missing value breaks the line.
 
-    Several series share the axis from 0 to their joint maximum; ``percent`` reads values in
-    [0, 1] as percentages.  Returns an empty Markup when no series has a value.
+    ``band`` ({"low": [...], "high": [...]}, aligned with ``labels``) shades the range expected
+    of the values where both ends are known, with a tooltip per run.  ``percent`` reads values
+    in [0, 1] as percentages.  Returns an empty Markup when no series has a value.
     """
-    values = [v for points in series.values() for v in points if v is not None]
+
+    def finite(points: Sequence[float | None]) -> list[float]:
+        return [float(v) for v in points if v is not None and math.isfinite(float(v))]
+
+    values = [v for points in series.values() for v in finite(points)]
     if not values or not labels:
         return Markup("")
-    left, right, top, bottom = 4, 4, 16, 18
+    lows = list((band or {}).get("low") or [])
+    highs = list((band or {}).get("high") or [])
+    bounds = [
+        (i, float(lo), float(hi))
+        for i, (lo, hi) in enumerate(zip(lows, highs))
+        if i < len(labels) and lo is not None and hi is not None and math.isfinite(lo) and math.isfinite(hi)
+    ]
+    ticks = _trend_domain(values + [v for _, lo, hi in bounds for v in (lo, hi)], percent)
+    bottom_v, top_v = ticks[0], ticks[-1]
+    step_v = (ticks[1] - ticks[0]) if len(ticks) > 1 else 1.0
+    tick_texts = [_tick_text(t, step_v, percent) for t in ticks]
+    left = int(8 + _CHAR_W * max(len(t) for t in tick_texts))
+    right, top, bottom = 6, 20, 20
     plot_w, plot_h = width - left - right, height - top - bottom
-    peak = 1.0 if percent else (max(max(values), 0) or 1.0)
     step = plot_w / max(len(labels) - 1, 1)
+    caption = "%" if percent and not unit else unit
+
+    def y_of(value: float) -> float:
+        span = top_v - bottom_v
+        share = (value - bottom_v) / span if span and math.isfinite(span) else 0.5
+        if not math.isfinite(share):  # a span too wide for a float: halve both before dividing
+            share = (value / 2 - bottom_v / 2) / (top_v / 2 - bottom_v / 2)
+        return top + plot_h - min(max(share, 0.0), 1.0) * plot_h
+
+    def x_of(i: int) -> float:
+        return left + i * step if len(labels) > 1 else left + plot_w / 2
 
     def shown(value: float) -> str:
-        return f"{value:.0%}" if percent else _compact_number(int(value) if float(value).is_integer() else value)
+        text = f"{value:.0%}" if percent else _compact_number(int(value) if float(value).is_integer() else value)
+        return f"{text} {unit}" if unit and not percent else text
 
     parts = [
         Markup(
             '<svg class="chart trend" viewBox="0 0 {w} {h}" width="{w}" height="{h}" role="img" aria-label="{t}">'
         ).format(w=width, h=height, t=title or "trend"),
         Markup("<title>{}</title>").format(title or "trend"),
+    ]
+    if caption:
+        parts.append(Markup('<text class="label unit" x="2" y="11">{}</text>').format(truncate(caption, 24)))
+    for tick, text in zip(ticks, tick_texts):
+        y = y_of(tick)
+        parts.append(
+            Markup(
+                '<g class="tick"><line class="grid" x1="{x1}" y1="{y:.1f}" x2="{x2}" y2="{y:.1f}"/>'
+                '<text class="label tick" x="{tx}" y="{ty:.1f}" text-anchor="end">{t}</text></g>'
+            ).format(x1=left, x2=width - right, y=y, tx=left - 4, ty=y + 3.5, t=text)
+        )
+    parts.append(
+        Markup('<line class="axis y" x1="{x}" y1="{y1}" x2="{x}" y2="{y2}"/>').format(
+            x=left - 0.5, y1=top, y2=top + plot_h
+        )
+    )
+    parts.append(
         Markup('<line class="axis" x1="{x1}" y1="{y}" x2="{x2}" y2="{y}"/>').format(
             x1=left, x2=width - right, y=top + plot_h + 0.5
-        ),
-    ]
+        )
+    )
+    parts.extend(_band_marks(bounds, labels, x_of, y_of, step, shown))
     for n, (name, points) in enumerate(series.items()):
         xy = [
-            (
-                left + i * step if len(labels) > 1 else left + plot_w / 2,
-                top + plot_h - max(float(v or 0), 0.0) / peak * plot_h,
-                v,
-            )
-            for i, v in enumerate(points)
+            (x_of(i), y_of(float(v)), v) if v is not None and math.isfinite(float(v)) else (x_of(i), 0.0, None)
+            for i, v in enumerate(points[: len(labels)])
         ]
         runs: list[list[tuple[float, float]]] = []
         current: list[tuple[float, float]] = []
@@ -401,32 +498,95 @@ def svg_trend(
             )
         for i, (x, y, v) in enumerate(xy):
             if v is not None:
+                # the tooltip on a group with a wider, unpainted target: a 2.5px dot is hard to hover
                 parts.append(
                     Markup(
-                        '<circle class="point s{n}" cx="{x:.1f}" cy="{y:.1f}" r="2.5">'
-                        "<title>{label} · {name}: {value}</title></circle>"
-                    ).format(n=n, x=x, y=y, label=labels[i], name=name, value=shown(v))
+                        '<g class="pt"><title>{label} · {name}: {value}</title>'
+                        '<circle class="hit" cx="{x:.1f}" cy="{y:.1f}" r="8"/>'
+                        '<circle class="point s{n}" cx="{x:.1f}" cy="{y:.1f}" r="2.5"/></g>'
+                    ).format(n=n, x=x, y=y, label=labels[i], name=name, value=shown(float(v)))
                 )
     last = [(name, v) for name, points in series.items() if points and (v := points[-1]) is not None]
     legend = (
         " · ".join(f"{name} {shown(v)}" for name, v in last)
         if len(series) > 1
-        else (f"last {shown(values[-1])}" if last else "")
+        else (f"last {shown(last[0][1])}" if last else "")
     )
-    parts.append(Markup('<text class="label" x="{x}" y="11">max {t}</text>').format(x=left, t=shown(max(values))))
+    if bounds:
+        legend = f"{legend} · shaded: expected" if legend else "shaded: expected"
     parts.append(
-        Markup('<text class="label" x="{x}" y="11" text-anchor="end">{t}</text>').format(x=width - right, t=legend)
+        Markup('<text class="label legend" x="{x}" y="11" text-anchor="end">{t}</text>').format(
+            x=width - right, t=legend
+        )
     )
     parts.append(
-        Markup('<text class="label" x="{x}" y="{y}">{t}</text>').format(
+        Markup('<text class="label x" x="{x}" y="{y}">{t}</text>').format(
             x=left, y=height - 4, t=truncate(str(labels[0]), 19)
         )
     )
     if len(labels) > 1:
         parts.append(
-            Markup('<text class="label" x="{x}" y="{y}" text-anchor="end">{t}</text>').format(
+            Markup('<text class="label x" x="{x}" y="{y}" text-anchor="end">{t}</text>').format(
                 x=width - right, y=height - 4, t=truncate(str(labels[-1]), 19)
             )
         )
     parts.append(Markup("</svg>"))
     return Markup("").join(parts)
+
+
+def _band_marks(bounds, labels, x_of, y_of, step, shown) -> list[Markup]:
+    """The expected range as shaded areas: a run of consecutive runs with both ends known as one
+    polygon, a lone run as a narrow bar; each run's range in a tooltip."""
+    marks: list[Markup] = []
+    groups: list[list[tuple[int, float, float]]] = []
+    for item in bounds:
+        if groups and groups[-1][-1][0] == item[0] - 1:
+            groups[-1].append(item)
+        else:
+            groups.append([item])
+    half = min(max(step / 4, 4.0), 10.0)
+    for group in groups:
+        if len(group) == 1:
+            i, lo, hi = group[0]
+            marks.append(
+                Markup('<rect class="band" x="{x:.1f}" y="{y:.1f}" width="{w:.1f}" height="{h:.1f}"/>').format(
+                    x=x_of(i) - half, y=y_of(hi), w=2 * half, h=max(y_of(lo) - y_of(hi), 1.0)
+                )
+            )
+        else:
+            upper = [f"{x_of(i):.1f},{y_of(hi):.1f}" for i, _, hi in group]
+            lower = [f"{x_of(i):.1f},{y_of(lo):.1f}" for i, lo, _ in reversed(group)]
+            marks.append(Markup('<polygon class="band" points="{}"/>').format(" ".join(upper + lower)))
+        for i, lo, hi in group:
+            marks.append(
+                Markup(
+                    '<rect class="band-hit" x="{x:.1f}" y="{y:.1f}" width="{w:.1f}" height="{h:.1f}">'
+                    "<title>{label} · expected: {lo} to {hi}</title></rect>"
+                ).format(
+                    x=x_of(i) - half,
+                    y=y_of(hi),
+                    w=2 * half,
+                    h=max(y_of(lo) - y_of(hi), 1.0),
+                    label=labels[i],
+                    lo=shown(lo),
+                    hi=shown(hi),
+                )
+            )
+    return marks
+
+
+def svg_history_chart(chart: Mapping[str, Any] | None) -> Markup:
+    """A finding's chart over the runs (``{"title", "labels", "series", "percent", "unit"}``): its
+    "low" and "high" series are the band expected of the others, not lines of their own."""
+    if not isinstance(chart, Mapping) or not isinstance(chart.get("series"), Mapping):
+        return Markup("")
+    series = dict(chart["series"])
+    band = {key: series.pop(key) for key in ("low", "high") if key in series}
+    return svg_trend(
+        series,
+        list(chart.get("labels") or []),
+        title=str(chart.get("title") or ""),
+        percent=chart.get("percent") is True,
+        unit=str(chart.get("unit") or ""),
+        band=band if len(band) == 2 else None,
+    )

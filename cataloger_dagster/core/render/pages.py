@@ -39,15 +39,26 @@ from cataloger_dagster.core.render.charts import (
     script_diff,
     svg_bar,
     svg_histogram,
+    svg_history_chart,
     svg_trend,
 )
 from cataloger_dagster.core.render.evidence import evidence_blocks, raw_json
 from cataloger_dagster.core.render.formats import generation_time, identifier_columns, time_ago
+from cataloger_dagster.core.render.index_search import (
+    filter_choices,
+    inert_json,
+    newest_findings,
+    search_data,
+    worst_tables,
+)
+from cataloger_dagster.core.render.reference_graph import svg_reference_graph
 from cataloger_dagster.core.reviews.commands import review_control
 from cataloger_dagster.core.reviews.record import NOTE_LIMIT, reviewable
 
 __all__ = [
+    "IndexColumn",
     "IndexEntry",
+    "IndexFinding",
     "render_catalog_page",
     "render_index",
     "svg_histogram",
@@ -137,6 +148,7 @@ def template_environment() -> jinja2.Environment:
         svg_histogram=svg_histogram,
         svg_bar=svg_bar,
         svg_trend=svg_trend,
+        svg_history_chart=svg_history_chart,
         version=__version__,
         health_band=health_band,
         evidence_blocks=evidence_blocks,
@@ -389,6 +401,21 @@ def _review_controls(table: str, issues: AnalysisResultModel, review: dict) -> d
 # --------------------------------------------------------------------------
 
 
+class IndexColumn(BaseModel):
+    name: str
+    type: str = ""
+    description: str = ""  # its meaning, from the understanding
+
+
+class IndexFinding(BaseModel):
+    id: str = ""
+    type: str
+    severity: str
+    description: str = ""
+    columns: list[str] = Field(default_factory=list)
+    since: str = ""  # the run that first found it, of the runs in a row that did
+
+
 class IndexEntry(BaseModel):
     table: str
     row_count: int = 0
@@ -401,15 +428,23 @@ class IndexEntry(BaseModel):
     updated: str = ""
     status: str = "ok"  # "ok", "degraded" or "failed" (anything else is shown as is)
     error: str | None = None
+    description: str = ""  # the understanding's summary of the table
+    owner: str = ""
+    columns: list[IndexColumn] = Field(default_factory=list)
+    findings: list[IndexFinding] = Field(default_factory=list)  # open, most severe first
+    references: list[str] = Field(default_factory=list)  # the tables its columns reference
 
 
 def render_index(*, database: str, tables: list[IndexEntry], now: datetime | None = None) -> str:
-    """`index.html`: every table with its size, issues, pass rate and health; ``now`` as for
-    the catalog page."""
+    """`index.html`: every table with its description, size, issues, pass rate, health and
+    last change, a search and filters over them that run in the browser, and the database at a
+    glance (worst tables, newest findings, the references between tables); ``now`` as for the
+    catalog page."""
     now = generation_time(now)
     entries = [t if isinstance(t, IndexEntry) else IndexEntry.model_validate(t) for t in tables]
     ok = [t for t in entries if t.status != "failed"]
     totals = {sev: sum(t.issues_by_severity.get(sev, 0) for t in entries) for sev in SEVERITIES}
+    hrefs = {t.table: _safe_href(t.href) for t in entries if t.href and _safe_href(t.href) != "#"}
     context = {
         "database": database,
         "tables": entries,
@@ -419,6 +454,13 @@ def render_index(*, database: str, tables: list[IndexEntry], now: datetime | Non
         "failed": len(entries) - len(ok),
         "degraded": sum(1 for t in entries if t.status == "degraded"),
         "mean_health": round(sum(t.health for t in ok) / len(ok), 1) if ok else None,
+        "search_json": inert_json(search_data(entries)),
+        "choices": filter_choices(entries),
+        "worst": worst_tables(entries),
+        "newest": newest_findings(entries),
+        "graph": svg_reference_graph(
+            {t.table: t.references for t in entries}, cataloged=[t.table for t in entries if t.href], hrefs=hrefs
+        ),
         "generated_at": now.strftime("%Y-%m-%dT%H:%M:%SZ"),
         "now": now,
     }

@@ -34,14 +34,18 @@ def trend_charts(trend: list[RunSummary]) -> list[tuple[str, Any]]:
     if len(trend) < 2:
         return []
     labels = [r.timestamp[:19].replace("T", " ") for r in trend]
-    series: list[tuple[str, dict[str, list[float | None]], bool]] = [
-        ("Rows", {"rows": [r.rows for r in trend]}, False),
+    series: list[tuple[str, dict[str, list[float | None]], bool, str]] = [
+        ("Rows", {"rows": [r.rows for r in trend]}, False, "rows"),
         (
             "Issues",
             {"standing": [len(r.issue_ids) for r in trend], "high": [r.severities.get("high", 0) for r in trend]},
             False,
+            "issues",
         ),
-        ("Health", {"health": [r.health for r in trend]}, False),
-        ("Pass rate", {"pass rate": [r.pass_rate for r in trend]}, True),
+        ("Health", {"health": [r.health for r in trend]}, False, "of 100"),
+        ("Pass rate", {"pass rate": [r.pass_rate for r in trend]}, True, ""),
     ]
-    return [(title, svg_trend(points, labels, title=title, percent=percent)) for title, points, percent in series]
+    return [
+        (title, svg_trend(points, labels, title=title, percent=percent, unit=unit))
+        for title, points, percent, unit in series
+    ]

@@ -16,11 +16,16 @@ from cataloger_dagster.core.reviews.model import Review
 from cataloger_dagster.core.reviews.model import latest_reviews
 
 
+# (title, series, percent, unit): what a reader of the data follows, then (in the run details)
+# what the pipeline spent on each run
+READER_TRENDS = ("Rows", "Issues", "Health", "Pass rate")
+
+
 def _charts(rows: list[TimelapseRow]) -> list[tuple[str, object]]:
     labels = [r.run.timestamp[:19].replace("T", " ") for r in rows]
     runs = [r.run for r in rows]
-    trends: list[tuple[str, dict[str, list[float | None]], bool]] = [
-        ("Rows", {"rows": [r.rows for r in runs]}, False),
+    trends: list[tuple[str, dict[str, list[float | None]], bool, str]] = [
+        ("Rows", {"rows": [r.rows for r in runs]}, False, "rows"),
         (
             "Issues",
             {
@@ -29,13 +34,17 @@ def _charts(rows: list[TimelapseRow]) -> list[tuple[str, object]]:
                 "refuted": [r.run.refuted for r in rows],
             },
             False,
+            "issues",
         ),
-        ("Health", {"health": [r.health for r in runs]}, False),
-        ("Pass rate", {"pass rate": [r.pass_rate for r in runs]}, True),
-        ("Sandbox cells", {"cells": [r.cells for r in runs]}, False),
-        ("Tokens", {"tokens": [r.tokens for r in runs]}, False),
+        ("Health", {"health": [r.health for r in runs]}, False, "of 100"),
+        ("Pass rate", {"pass rate": [r.pass_rate for r in runs]}, True, ""),
+        ("Sandbox cells", {"cells": [r.cells for r in runs]}, False, "cells"),
+        ("Tokens", {"tokens": [r.tokens for r in runs]}, False, "tokens"),
     ]
-    return [(title, svg_trend(series, labels, title=title, percent=percent)) for title, series, percent in trends]
+    return [
+        (title, svg_trend(series, labels, title=title, percent=percent, unit=unit))
+        for title, series, percent, unit in trends
+    ]
 
 
 def render_timelapse(
@@ -55,12 +64,14 @@ def render_timelapse(
                 "folder": f"{folder}/",
             }
         )
+    charts = _charts(rows)
     context = {
         "database": database,
         "table": table,
         "rows": list(reversed(rows)),
         "links": links,
-        "charts": _charts(rows),
+        "charts": [c for c in charts if c[0] in READER_TRENDS],
+        "engineering_charts": [c for c in charts if c[0] not in READER_TRENDS],
         "reviews": list(reversed(reviews)),
         "current": latest_reviews(reviews),
         "index_href": f"../{INDEX_FILE}",

@@ -254,6 +254,197 @@ def test_trend_reads_rates_as_percentages_and_draws_nothing_without_values():
 
     root = svg(svg_trend({"pass rate": [0.5, 1.0]}, ["a", "b"], percent=True))
     assert "b · pass rate: 100%" in [t.text for t in root.iter(SVG + "title")]
-    ys = [float(c.get("cy")) for c in find(root, "circle")]
+    ys = [float(c.get("cy")) for c in find(root, "circle", "point")]
     assert ys[0] > ys[1]                               # higher is up
     assert svg_trend({"x": [None, None]}, ["a", "b"]) == Markup("")
+
+
+# --------------------------------------------------------------------------
+# trend axes: ticks, labels, units, the expected band, a tooltip per point
+# --------------------------------------------------------------------------
+
+CHAR_W = 6.2  # the chart's own estimate of a label character's width (11px font)
+
+
+def trend(*args, **kwargs) -> ET.Element:
+    from cataloger_dagster.core.render.charts import svg_trend
+
+    return svg(svg_trend(*args, **kwargs))
+
+
+def box_of(root: ET.Element) -> tuple[float, float]:
+    _, _, w, h = (float(v) for v in root.get("viewBox").split())
+    return w, h
+
+
+def ticks_of(root: ET.Element) -> list[tuple[str, float]]:
+    """(label, y of its grid line) per y-axis tick, top to bottom."""
+    out = []
+    for g in find(root, "g", "tick"):
+        out.append((g.find(SVG + "text").text, float(g.find(SVG + "line").get("y1"))))
+    return sorted(out, key=lambda t: t[1])
+
+
+def assert_inside(root: ET.Element) -> None:
+    """Every label, point and band inside the chart's box, a label's estimated width included."""
+    w, h = box_of(root)
+    for t in find(root, "text"):
+        x, y, text = float(t.get("x")), float(t.get("y")), t.text or ""
+        width = len(text) * CHAR_W
+        start = x - width if t.get("text-anchor") == "end" else x
+        assert 0 <= start and start + width <= w + 0.5, (text, start, width, w)
+        assert 8 <= y <= h, (text, y)
+    for c in find(root, "circle", "point"):
+        assert 0 <= float(c.get("cx")) <= w and 0 <= float(c.get("cy")) <= h
+    for r in find(root, "rect", "band") + find(root, "rect", "band-hit"):
+        assert 0 <= float(r.get("y")) and float(r.get("y")) + float(r.get("height")) <= h + 0.5
+
+
+def value_at(ticks: list[tuple[str, float]], y: float) -> float:
+    """Read a value off the axis as a reader does: between the two nearest ticks."""
+    (t1, y1), (t2, y2) = ticks[0], ticks[-1]
+    v1, v2 = float(t1.replace(",", "")), float(t2.replace(",", ""))
+    return v1 + (y - y1) / (y2 - y1) * (v2 - v1)
+
+
+def test_trend_has_a_labelled_y_axis_a_unit_and_a_tooltip_per_point():
+    root = trend({"health": [52.9, 54.0, 56.0]}, ["r1", "r2", "r3"], title="Health", unit="of 100")
+    ticks = ticks_of(root)
+    assert len(ticks) >= 3
+    labels = [t for t, _ in ticks]
+    # round values, evenly spaced, the highest on top, spanning every value
+    values = [float(t) for t in labels]
+    assert values == sorted(values, reverse=True)
+    assert len({round(a - b, 6) for a, b in zip(values, values[1:])}) == 1
+    assert values[-1] <= 52.9 and values[0] >= 56
+    # 52.9 to 56 is not drawn flat: the axis does not start at zero, and the points differ visibly
+    assert values[-1] > 0
+    ys = [float(c.get("cy")) for c in find(root, "circle", "point")]
+    assert ys[0] - ys[2] > 40
+    # each point sits where the axis says its value is
+    for y, v in zip(ys, [52.9, 54.0, 56.0]):
+        assert value_at(ticks, y) == pytest.approx(v, abs=0.05)
+    assert [t.text for t in find(root, "text", "unit")] == ["of 100"]
+    tips = [g.find(SVG + "title").text for g in find(root, "g", "pt")]
+    assert tips == ["r1 · health: 52.9 of 100", "r2 · health: 54 of 100", "r3 · health: 56 of 100"]
+    assert_inside(root)
+
+
+def test_a_count_near_zero_is_drawn_from_zero_with_whole_ticks():
+    ticks = ticks_of(trend({"rows": [3, 10, 7]}, ["a", "b", "c"], unit="rows"))
+    assert ticks[-1][0] == "0" and float(ticks[0][0]) >= 10
+    # a count of issues has no half: its ticks are whole numbers, however few the issues
+    for values in ([0, 2, 1], [0, 1], [5, 5], [0, 10]):
+        labels = [t for t, _ in ticks_of(trend({"open": values}, [str(i) for i in range(len(values))]))]
+        assert all(float(t).is_integer() for t in labels), (values, labels)
+    # measures keep their fractions
+    assert any("." in t for t, _ in ticks_of(trend({"v": [0.1, 0.3]}, ["a", "b"])))
+
+
+def test_trend_with_one_point_has_an_axis_around_it_and_its_tooltip():
+    root = trend({"rows": [1200]}, ["only run"], unit="rows")
+    ticks = ticks_of(root)
+    assert len(ticks) >= 2
+    (point,) = find(root, "circle", "point")
+    w, _ = box_of(root)
+    assert 0 < float(point.get("cx")) < w
+    assert value_at(ticks, float(point.get("cy"))) == pytest.approx(1200, rel=0.01)
+    assert [g.find(SVG + "title").text for g in find(root, "g", "pt")] == ["only run · rows: 1,200 rows"]
+    assert find(root, "polyline") == []
+    assert_inside(root)
+
+
+def test_trend_with_no_point_draws_nothing():
+    from cataloger_dagster.core.render.charts import svg_trend
+
+    assert svg_trend({"rows": []}, []) == Markup("")
+    assert svg_trend({"rows": [None, None]}, ["a", "b"]) == Markup("")
+    assert svg_trend({}, ["a"]) == Markup("")
+
+
+def test_trend_with_many_points_negative_values_and_a_zero_line():
+    values = [(-1) ** i * i * 3.5 for i in range(60)]
+    labels = [f"2026-01-{i:02d}" for i in range(60)]
+    root = trend({"change": values}, labels, unit="rows")
+    ticks = ticks_of(root)
+    numbers = [float(t.replace(",", "")) for t, _ in ticks]
+    assert numbers[-1] <= min(values) < 0 < max(values) <= numbers[0]
+    assert 0.0 in numbers
+    points = find(root, "circle", "point")
+    assert len(points) == 60 and len(find(root, "g", "pt")) == 60
+    span = numbers[0] - numbers[-1]
+    for c, v in zip(points, values):  # to a tenth of a pixel, as the coordinates are written
+        assert value_at(ticks, float(c.get("cy"))) == pytest.approx(v, abs=span * 0.002)
+    xs = [float(c.get("cx")) for c in points]
+    assert xs == sorted(xs) and len(set(xs)) == 60
+    assert_inside(root)
+
+
+@pytest.mark.parametrize("values", [
+    [1e300, 2e300, 5e299],
+    [-1e300, 1e300],
+    [1.5e12, 3e12],
+    [-7e9, -2e9],
+    [0.0001, 0.0003],
+    [float("inf"), 5.0, float("nan")],
+])
+def test_trend_with_huge_tiny_and_non_finite_values_keeps_its_labels_in_the_box(values):
+    root = trend({"v": values}, [f"run {i}" for i in range(len(values))], unit="units")
+    ticks = ticks_of(root)
+    assert len(ticks) >= 2 and all(t for t, _ in ticks)
+    assert all(len(t) <= 10 for t, _ in ticks)  # compact: "1e+300", "3T", never thirty digits
+    finite = [v for v in values if v == v and abs(v) != float("inf")]
+    assert len(find(root, "circle", "point")) == len(finite)
+    assert_inside(root)
+
+
+def test_percent_axis_and_tooltips_read_as_percentages():
+    root = trend({"pass rate": [0.82, 0.9, 0.95]}, ["a", "b", "c"], percent=True)
+    assert all(t.endswith("%") for t, _ in ticks_of(root))
+    assert [t.text for t in find(root, "text", "unit")] == ["%"]
+    assert "c · pass rate: 95%" in [g.find(SVG + "title").text for g in find(root, "g", "pt")]
+    assert_inside(root)
+
+
+def test_the_expected_band_is_shaded_with_its_range_in_a_tooltip():
+    from cataloger_dagster.core.render.charts import svg_history_chart
+
+    chart = {
+        "title": "rows per run", "labels": ["r1", "r2", "r3", "r4"], "percent": False, "unit": "rows",
+        "series": {"rows": [100.0, 104.0, 103.0, 240.0], "low": [None, None, None, 95.0],
+                   "high": [None, None, None, 115.0]},
+    }
+    root = svg(svg_history_chart(chart))
+    # the band is no line of its own
+    assert len(find(root, "circle", "point")) == 4 and len(find(root, "polyline")) == 1
+    (band,) = find(root, "rect", "band")
+    ticks = ticks_of(root)
+    top, bottom = float(band.get("y")), float(band.get("y")) + float(band.get("height"))
+    assert value_at(ticks, top) == pytest.approx(115, abs=0.5)
+    assert value_at(ticks, bottom) == pytest.approx(95, abs=0.5)
+    # the band stands at the run it judges (the last)
+    last = find(root, "circle", "point")[-1]
+    assert float(band.get("x")) < float(last.get("cx")) < float(band.get("x")) + float(band.get("width"))
+    (hit,) = find(root, "rect", "band-hit")
+    assert hit.find(SVG + "title").text == "r4 · expected: 95 rows to 115 rows"
+    assert "shaded: expected" in find(root, "text", "legend")[0].text
+    assert_inside(root)
+
+
+def test_a_band_over_several_runs_is_one_area():
+    root = trend({"v": [5, 6, 7]}, ["a", "b", "c"], band={"low": [4, 5, 6], "high": [6, 7, 8]})
+    (area,) = find(root, "polygon", "band")
+    assert len(area.get("points").split()) == 6
+    assert len(find(root, "rect", "band-hit")) == 3
+    assert ticks_of(root)[0][0] == "8" or float(ticks_of(root)[0][0]) >= 8  # the band fits in the axis
+    assert_inside(root)
+
+
+def test_nice_ticks_are_round_and_cover_the_range():
+    from cataloger_dagster.core.render.charts import nice_ticks
+
+    assert nice_ticks(0, 100) == [0, 25, 50, 75, 100]
+    assert nice_ticks(52.9, 56) == [52, 53, 54, 55, 56]
+    assert nice_ticks(0, 0) == [0, 0.25, 0.5, 0.75, 1]
+    ticks = nice_ticks(-1.7e308, 1.7e308)
+    assert ticks[0] <= -1.7e308 and ticks[-1] >= 1.7e308

@@ -43,3 +43,29 @@ def test_a_superseded_review_is_marked_so():
                for h, v in ((1, "dismiss"), (2, "accept"))]
     html = page([RunSummary(timestamp="2026-01-02T00:00:00.000000Z", issue_ids=["i"])], reviews)
     assert html.count("superseded") == 1 and html.index("accept") < html.index("superseded")
+
+
+def test_reader_trends_are_shown_and_what_the_pipeline_spent_is_folded_in_run_details():
+    from tests.core.render.test_pages import parse
+
+    runs = [RunSummary(timestamp=f"2026-01-{d:02d}T00:00:00.000000Z", rows=1000 + d, issue_ids=["x"],
+                       health=52.9 + d, pass_rate=0.9, cells=7 + d, tokens=12345 + d) for d in range(1, 5)]
+    doc = parse(page(runs, []))
+    [details] = doc.root.find_all("details", cls="run-details")
+    assert "open" not in details.attrs
+    folded = [c.attrs["data-chart"] for c in details.find_all("div", cls="trend-card")]
+    assert folded == ["Sandbox cells", "Tokens"]
+    shown = [c.attrs["data-chart"] for c in doc.root.find_all("div", cls="trend-card")]
+    assert [c for c in shown if c not in folded] == ["Rows", "Issues", "Health", "Pass rate"]
+    # the runs table a reader sees has no engineering columns; the folded one has them
+    [runs_table] = doc.root.find_all("table", cls="runs")
+    headers = [th.text() for th in runs_table.find_all("th")]
+    assert "Tokens" not in headers and "Cells" not in headers
+    [costs] = details.find_all("table", cls="run-costs")
+    assert "12,349" in costs.text()
+    # each chart has y-axis ticks and its unit
+    for card in doc.root.find_all("div", cls="trend-card"):
+        [svg] = card.find_all("svg", cls="trend")
+        assert len(svg.find_all("g", cls="tick")) >= 2
+    units = [t.text() for t in doc.root.find_all("text", cls="unit")]
+    assert units == ["rows", "issues", "of 100", "%", "cells", "tokens"]
