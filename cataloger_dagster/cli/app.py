@@ -18,6 +18,7 @@ from cataloger_dagster.cli.options import (
     require_database,
     store_option,
 )
+from cataloger_dagster.cli.export import export
 from cataloger_dagster.cli.review import review
 from cataloger_dagster.cli.sandbox import sandbox
 from cataloger_dagster.cli.scripts import scripts
@@ -276,3 +277,4 @@ def demo(ctx: click.Context, path: Path, store, as_json: bool) -> None:
 main.add_command(sandbox)
 main.add_command(scripts)
 main.add_command(review)
+main.add_command(export)

@@ -67,8 +67,8 @@ def _rows(f: Facts, condition: Any, kind: str) -> Made:
 
 
 def _missing(f: Facts, issue: IssueModel, tables: Tables) -> Made:
-    (column,) = issue.affectedColumns[:1] or [None]
-    if column is None or column not in f.table.columns:
+    column = issue.affectedColumns[0] if issue.affectedColumns else ""
+    if column not in f.table.columns:
         return None
     share = issue.details.get("fraction")
     return (f.sql(q.null_share(f.table, column)), None), "null_rate", "share", share
@@ -84,7 +84,9 @@ def _duplicate_keys(f: Facts, issue: IssueModel, tables: Tables) -> Made:
 
 def _orphans(f: Facts, issue: IssueModel, tables: Tables) -> Made:
     target, column = issue.details.get("target_table"), issue.details.get("target_column")
-    if issue.details.get("match") != "equal" or target not in tables or not issue.affectedColumns:
+    if issue.details.get("match") != "equal" or not isinstance(target, str) or target not in tables:
+        return None
+    if not issue.affectedColumns:
         return None
     expr = q.orphans(f.table, issue.affectedColumns[0], tables[target], str(column))
     return (f.sql(expr), None), "reference", "rows", None

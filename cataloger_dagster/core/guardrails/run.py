@@ -14,12 +14,17 @@ from cataloger_dagster.core.guardrails.model import Guardrail, GuardrailResult, 
 Query = Callable[[str], list[tuple[Any, ...]]]  # a statement -> its rows
 
 
-def ibis_query(con: Any, dialect: str) -> Query:
-    """Run a statement on an ibis connection and give its rows."""
+def ibis_query(con: Any) -> Query:
+    """Run a statement on an ibis connection, exactly as it is (no view, no rewriting: the
+    connection may be read-only), and give its rows."""
 
     def run(statement: str) -> list[tuple[Any, ...]]:
-        table = con.sql(statement, dialect=dialect or None).to_pyarrow()
-        return [tuple(row.values()) for row in table.to_pylist()]
+        cursor = con.raw_sql(statement)
+        try:
+            return [tuple(row) for row in cursor.fetchall()]
+        finally:
+            if con.name != "duckdb":  # DuckDB hands back its connection itself, which stays open
+                cursor.close()
 
     return run
 
@@ -30,7 +35,7 @@ def run_suite(suite: GuardrailSuite, query: Query, *, now: Optional[datetime] = 
 
 
 def run_one(g: Guardrail, query: Query, now: datetime) -> GuardrailResult:
-    shown = dict(name=g.name, kind=g.kind, low=g.low, high=g.high, guards=g.guards)
+    shown: dict[str, Any] = dict(name=g.name, kind=g.kind, low=g.low, high=g.high, guards=g.guards)
     try:
         rows = query(g.sql)
         measured = _measured(rows[0][0] if rows else None, g, now)

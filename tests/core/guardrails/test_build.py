@@ -33,7 +33,7 @@ def test_a_suite_pins_the_profile_and_guards_the_confirmed_findings(shop):
 
 def test_on_the_data_it_was_built_from_every_guardrail_passes(shop):
     con, suite = _suite(shop)
-    results = run_suite(suite, ibis_query(con, suite.dialect))
+    results = run_suite(suite, ibis_query(con))
     assert [r.name for r in results if not r.passed] == []
     assert all(r.error is None for r in results)
 
@@ -47,7 +47,7 @@ def test_a_regression_fails_the_guardrails_it_breaks_with_the_keys_of_the_rows(s
     raw.execute("UPDATE orders SET order_id = 2 WHERE order_id = 3")  # a repeated key
     raw.close()
     con = ibis.duckdb.connect(str(shop))
-    failed = {r.name: r for r in run_suite(suite, ibis_query(con, suite.dialect)) if not r.passed}
+    failed = {r.name: r for r in run_suite(suite, ibis_query(con)) if not r.passed}
     rule = next(r for r in failed.values() if r.kind == "rule")
     assert rule.measured == 2 + 20 and rule.failing_keys == ["17", "100", "101", "102", "103"]
     assert failed["accepted_values:status"].failing_keys == ["50"]
@@ -79,6 +79,6 @@ def test_names_reach_the_sql_quoted_as_data(tmp_path):
     con, results = results_of(path, table="odd table", confirmed=())
     suite = build_suite(con.table("odd table"), results)
     assert any(g.columns == [name] for g in suite.guardrails)
-    results_run = run_suite(suite, ibis_query(con, suite.dialect))
+    results_run = run_suite(suite, ibis_query(con))
     assert all(r.passed and r.error is None for r in results_run)
     assert "odd table" in con.list_tables()

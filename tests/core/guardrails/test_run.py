@@ -1,7 +1,13 @@
 from datetime import datetime, timedelta, timezone
 
+import pytest
+from backends import kind_params, load_tables
+from guarded_shop import learned, shop_rows
+
+from cataloger_dagster.core.guardrails.build import build_suite
+
 from cataloger_dagster.core.guardrails.model import Guardrail, GuardrailSuite
-from cataloger_dagster.core.guardrails.run import run_suite
+from cataloger_dagster.core.guardrails.run import ibis_query, run_suite
 
 NOW = datetime(2026, 11, 27, 12, tzinfo=timezone.utc)
 
@@ -30,3 +36,27 @@ def test_freshness_measures_the_seconds_since_the_newest_update():
     (stale,) = run_suite(suite, lambda s: [((NOW - timedelta(hours=2)).isoformat(),)], now=NOW)
     assert fresh.passed and fresh.measured == 1800
     assert not stale.passed and stale.measured == 7200
+
+
+@pytest.mark.parametrize("kind", kind_params())
+def test_a_suite_runs_as_stored_on_every_backend_and_fails_on_a_later_state_of_the_data(kind, scratch):
+    """The suite learned from `orders`, bound to `orders_next` (the same table after a bad load:
+    twenty totals off their rule, a new status, a repeated key): on each backend it holds on the
+    data it learned from and fails on the later state, by the same counts."""
+    from cataloger_dagster.resources.database import DatabaseResource
+
+    before, after = shop_rows(), shop_rows(regressed=True)
+    db = DatabaseResource(url=load_tables(kind, {"orders": before, "orders_next": after}, scratch))
+    try:
+        results = learned(db.table("orders"), "orders")
+        holds = build_suite(db.table("orders"), results)
+        later = build_suite(db.table("orders_next"), results)
+        query = ibis_query(db.connect())
+        assert [r.name for r in run_suite(holds, query) if not r.passed] == []
+        failed = {r.name: r for r in run_suite(later, query) if not r.passed}
+    finally:
+        db.close()
+    assert all(r.error is None for r in failed.values()), failed
+    assert failed["rule:total = subtotal + shipping"].measured == 22
+    assert failed["accepted_values:status"].failing_keys == ["50"]
+    assert failed["unique:order_id"].measured == 1
