@@ -10,6 +10,7 @@ import dagster as dg
 from cataloger_dagster.assets.catalog_index import catalog_index
 from cataloger_dagster.assets.checks import build_asset_checks
 from cataloger_dagster.assets.freshness import build_freshness_checks
+from cataloger_dagster.assets.guardrails import build_guardrail_checks, build_guardrails_job
 from cataloger_dagster.assets.pools import settings_pool, with_pool
 from cataloger_dagster.assets.table_checks import build_table_checks, build_table_checks_job
 from cataloger_dagster.assets.table_specs import stored_table_specs
@@ -40,6 +41,8 @@ def build_definitions(settings: CatalogerSettings) -> dg.Definitions:
     table_assets = with_pool(TABLE_ASSETS, settings_pool(settings))
     tables = user_tables(settings)
     table_checks = build_table_checks(tables, plain_database(settings).database_name)
+    guardrail_checks = build_guardrail_checks(tables)
+    guardrail_jobs, guardrail_schedules = build_guardrails_job(guardrail_checks, settings.guardrails_cron)
     return dg.Definitions(
         # the index reads the store, not the database; so do the user's tables, one external asset each
         assets=[*table_assets, catalog_index, *tables],
@@ -47,15 +50,21 @@ def build_definitions(settings: CatalogerSettings) -> dg.Definitions:
             build_catalog_table_job(table_assets),
             build_review_job(settings.reviewer),
             *build_table_checks_job(table_checks),
+            *guardrail_jobs,
         ],
-        asset_checks=[*build_asset_checks(settings), *build_freshness_checks(settings), *table_checks],
+        asset_checks=[
+            *build_asset_checks(settings),
+            *build_freshness_checks(settings),
+            *table_checks,
+            *guardrail_checks,
+        ],
         sensors=[
             build_database_change_sensor(settings),
             build_pass_rate_sensor(settings),
             build_alert_sensor(settings),
             build_index_sensor(settings),
         ],
-        schedules=[build_refresh_schedule(settings)],
+        schedules=[build_refresh_schedule(settings), *guardrail_schedules],
         resources=resources(settings),
         # A table's assets form one chain, so a process per step would buy no parallelism, only
         # a Python start-up per step; in one process the sandbox also starts with the run, warm

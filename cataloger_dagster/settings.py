@@ -217,6 +217,11 @@ class CatalogerSettings(BaseSettings):
     refresh_cron: str = Field(
         "0 3 * * *", description="when the refresh schedule (off by default) recatalogs every table"
     )
+    guardrails_cron: str = Field(
+        "0 */6 * * *",
+        description="when the guardrails schedule (off by default) runs every table's guardrail suite: "
+        "plain SQL against the database, no agent and no sandbox",
+    )
     freshness_hours: float = Field(
         48.0,
         gt=0.0,

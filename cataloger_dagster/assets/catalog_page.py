@@ -1,5 +1,6 @@
 import dagster as dg
 
+from cataloger_dagster.assets.guardrails import write_suite
 from cataloger_dagster.assets.common import (
     GROUP,
     OWNERS,
@@ -32,6 +33,7 @@ from cataloger_dagster.core.models import (
 )
 from cataloger_dagster.core.render.formats import run_moment
 from cataloger_dagster.core.render.pages import render_catalog_page
+from cataloger_dagster.core.shown import visible
 from cataloger_dagster.core.render.timelapse import render_timelapse
 from cataloger_dagster.resources import store as stores
 from cataloger_dagster.resources.database import DatabaseResource
@@ -152,6 +154,7 @@ def _page(
         summarize_run(folder.timestamp, table_profile, quality_issues, investigations, tokens=facts["tokens"]),
     )
     timelapse = write_timelapse(store, database.database_name, folder.table)
+    guardrails = _guardrails(context, folder, table_profile, quality_issues, investigations)
     counts = severity_counts(i.severity for i in quality_issues.issues)
     return {
         "dagster/row_count": table_profile.row_count,
@@ -167,6 +170,29 @@ def _page(
         "recent_summary": link(folder.uri(RECENT_SUMMARY)),
         "timelapse": link(timelapse),
         "script": link(folder.uri(SCRIPT)),
+        **guardrails,
+    }
+
+
+def _guardrails(
+    context: dg.AssetExecutionContext,
+    folder: TableRun,
+    table_profile: TableProfile,
+    quality_issues: AnalysisResultModel,
+    investigations: InvestigationsResult,
+) -> dict:
+    """The run's guardrail suite, stored with it: its size and what changed since the last one.
+    A suite that cannot be built is a warning, never the page's failure."""
+    try:
+        suite, changed = write_suite(folder, table_profile, quality_issues, investigations)
+    except Exception as e:  # noqa: BLE001 - the page and the results stand without guardrails
+        context.log.warning(visible(f"{folder.table!r}: no guardrails this run: {type(e).__name__}: {e}"))
+        return {}
+    moved = [*(f"+ {n}" for n in changed.added), *(f"- {n}" for n in changed.removed), *changed.changed]
+    return {
+        "guardrails": len(suite.guardrails),
+        "guardrails_version": suite.version,
+        "guardrails_changed": visible("; ".join(moved)) if moved else "none",
     }
 
 

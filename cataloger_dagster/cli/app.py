@@ -18,6 +18,7 @@ from cataloger_dagster.cli.options import (
     require_database,
     store_option,
 )
+from cataloger_dagster.cli.export import export
 from cataloger_dagster.cli.open_pages import open_pages
 from cataloger_dagster.cli.review import review
 from cataloger_dagster.cli.sandbox import sandbox
@@ -278,3 +279,4 @@ main.add_command(sandbox)
 main.add_command(scripts)
 main.add_command(review)
 main.add_command(open_pages)
+main.add_command(export)

@@ -46,6 +46,7 @@ CATALOG_PAGE = "catalog.html"  # catalog_page
 FIXES = "fixes"  # quality_issues: the smart-fix scripts, fixes/<name>
 RUN_SUMMARY = "run_summary.json"  # catalog_page: the run's few numbers, for the timelapse
 TIMELAPSE = "timelapse.html"  # catalog_page: in the table's folder, beside the runs
+GUARDRAILS = "guardrails.json"  # catalog_page: the guardrail suite built from the run
 HISTORY = "history.json"  # quality_issues: in the table's folder, a digest of its runs' profiles
 
 RUN_FILE = "run.json"

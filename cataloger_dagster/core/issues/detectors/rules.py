@@ -232,6 +232,31 @@ def as_candidate(rule: ColumnRule) -> rc.Candidate:
     return rc.Candidate(rule.kind, rule.result, tuple(rule.operands), factor=rule.factor)
 
 
+class _AsNumbers:
+    """A table's columns as `_terms` reads them (numbers as float64), on the table itself, so that
+    the condition built from them filters that table."""
+
+    def __init__(self, table: ibis.Table):
+        self._table = table
+
+    def __getitem__(self, name: str) -> Any:
+        column = self._table[name]
+        return column.cast("float64") if column.type().is_numeric() else column
+
+
+def breaking(table: ibis.Table, rule: ColumnRule) -> Any:
+    """The rows of `table` that break `rule`, as a condition on it: beyond the rule's rounding
+    tolerance, or (an order) the smaller column above the larger.  A row without a value in one of
+    the rule's columns breaks nothing."""
+    cand = as_candidate(rule)
+    if cand.kind == "order":
+        small, large = table[cand.result], table[cand.operands[0]]
+        return small.notnull() & large.notnull() & (small > large)
+    diff, tol, _ = _terms(_AsNumbers(table), cand, rule.steps)  # type: ignore[arg-type]
+    distance = diff.abs() - tol
+    return (distance > 0) & (distance <= BIG)
+
+
 def _shown(value: Any) -> Any:
     if isinstance(value, (date, datetime)):
         return value.isoformat()

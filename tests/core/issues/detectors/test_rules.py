@@ -28,6 +28,20 @@ def _orders(tables, n=400, broken=(17, 230)):
     tables.rows("orders", "order_id INTEGER, subtotal DOUBLE, shipping DOUBLE, total DOUBLE", rows)
 
 
+def test_breaking_gives_the_rows_that_break_a_rule_as_a_condition_on_the_table(tables):
+    _orders(tables, broken=(17, 230, 301))
+    found, known = _found(tables, "orders")
+    t = tables.context("orders").table
+    rule = known["total = subtotal + shipping"]
+    broken = t.filter(rules.breaking(t, rule)).order_by("order_id")
+    assert broken.order_id.to_pyarrow().to_pylist() == [17, 230, 301]
+    assert found["total = subtotal + shipping"].details["exceptions"] == 3
+    order = rule.model_copy(update={"kind": "order", "formula": "shipping <= subtotal", "result": "shipping",
+                                    "operands": ["subtotal"]})
+    above = t.filter(rules.breaking(t, order)).count().to_pyarrow().as_py()
+    assert above == t.filter(t.shipping > t.subtotal).count().to_pyarrow().as_py()
+
+
 def test_a_total_that_is_not_the_sum_of_its_parts_on_two_rows(tables):
     _orders(tables)
     found, known = _found(tables, "orders")

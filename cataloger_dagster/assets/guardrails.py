@@ -1,0 +1,169 @@
+"""Guardrails in Dagster: each catalog run writes its table's suite beside its results
+(``guardrails.json``), and a `guardrails` check on each of the user's tables (`table_specs`) runs
+the latest stored suite against the database, with no agent and no sandbox.
+
+The `guardrails` job runs every table's check; its schedule (``CATALOGER_GUARDRAILS_CRON``) makes
+it a cheap watch between two catalog runs.  A table whose suite cannot be read or run fails only
+its own check, with the reason.
+"""
+
+from typing import Iterator, Optional, Sequence
+
+import dagster as dg
+
+from cataloger_dagster.assets.common import TableRun
+from cataloger_dagster.core.guardrails.build import RunResults, build_suite
+from cataloger_dagster.core.guardrails.diff import SuiteDiff, diff_suites
+from cataloger_dagster.core.guardrails.model import GuardrailResult, GuardrailSuite
+from cataloger_dagster.core.guardrails.run import ibis_query, run_suite
+from cataloger_dagster.core.layout import GUARDRAILS, PROFILE
+from cataloger_dagster.core.models import AnalysisResultModel, InvestigationsResult, TableProfile
+from cataloger_dagster.core.shown import visible
+from cataloger_dagster.resources.database import DatabaseResource
+from cataloger_dagster.resources.store import CatalogStore, StoreError, table_prefix
+
+CHECK = "guardrails"
+JOB = "guardrails"
+HISTORY_RUNS = 5  # earlier profiles the bands are drawn from
+FAILURES_SHOWN = 10
+
+
+def write_suite(
+    folder: TableRun, profile: TableProfile, issues: AnalysisResultModel, investigations: InvestigationsResult
+) -> tuple[GuardrailSuite, SuiteDiff]:
+    """Build the table's suite from this run and store it with the run, versioned: (suite, what
+    changed since the previous run's)."""
+    earlier = folder.previous(PROFILE, limit=HISTORY_RUNS)
+    before = folder.previous(GUARDRAILS, limit=1)
+    previous = GuardrailSuite.model_validate(before[0][1]) if before else None
+    results = RunResults(
+        profile=profile,
+        analysis=issues,
+        investigations=investigations,
+        history=[TableProfile.model_validate(p) for _, p in reversed(earlier)],
+        built_at=folder.timestamp,
+        version=(previous.version + 1) if previous else 1,
+    )
+    database = folder.database
+    catalog = database.catalog()
+    others = {name: catalog[name] for name in _referenced(issues) if name in catalog}
+    suite = build_suite(database.table(folder.table), results, tables=others)
+    folder.write_json(GUARDRAILS, suite.model_dump(mode="json"))
+    return suite, diff_suites(previous, suite)
+
+
+def _referenced(issues: AnalysisResultModel) -> set[str]:
+    return {str(i.details["target_table"]) for i in issues.issues if i.details.get("target_table")}
+
+
+def latest_suite(store: CatalogStore, database: str, table: str) -> Optional[GuardrailSuite]:
+    prefix = table_prefix(database, table)
+    for ts in reversed(store.list_runs(prefix)):
+        stored = store.read_json(prefix, ts, GUARDRAILS)
+        if stored is not None:
+            return GuardrailSuite.model_validate(stored)
+    return None
+
+
+def check_table(store: CatalogStore, database: DatabaseResource, table: str, key: dg.AssetKey) -> dg.AssetCheckResult:
+    def failed(reason: str) -> dg.AssetCheckResult:
+        return dg.AssetCheckResult(
+            asset_key=key,
+            check_name=CHECK,
+            passed=False,
+            severity=dg.AssetCheckSeverity.WARN,
+            description=visible(reason),
+        )
+
+    try:
+        suite = latest_suite(store, database.database_name, table)
+    except (StoreError, ValueError) as e:
+        return failed(f"the guardrails of {table!r} could not be read: {e}")
+    if suite is None:
+        return failed(f"no catalog run of {table!r} has written guardrails yet: catalog it first")
+    results = run_suite(suite, ibis_query(database.connect()))
+    return _result(suite, results, key)
+
+
+def _result(suite: GuardrailSuite, results: list[GuardrailResult], key: dg.AssetKey) -> dg.AssetCheckResult:
+    failing = [r for r in results if not r.passed]
+    broken = [r for r in failing if r.error]
+    lines = [
+        f"{r.name}: {r.error or f'measured {r.measured:g}, allowed {_band(r)}'}"
+        + (f" (e.g. {', '.join(r.failing_keys)})" if r.failing_keys else "")
+        for r in failing[:FAILURES_SHOWN]
+    ]
+    return dg.AssetCheckResult(
+        asset_key=key,
+        check_name=CHECK,
+        passed=not failing,
+        severity=dg.AssetCheckSeverity.ERROR if any(r.guards for r in failing) else dg.AssetCheckSeverity.WARN,
+        description=visible(
+            f"{len(results) - len(failing)} of {len(results)} guardrails hold"
+            + (f"; {len(broken)} could not run" if broken else "")
+        ),
+        metadata={
+            "guardrails": len(results),
+            "failing": len(failing),
+            "suite_version": suite.version,
+            "built_from_run": suite.built_at,
+            "failures": dg.MetadataValue.md(visible("\n".join(f"- {line}" for line in lines)) or "none"),
+        },
+    )
+
+
+def _band(r: GuardrailResult) -> str:
+    low = "" if r.low is None else f"{r.low:g}"
+    high = "" if r.high is None else f"{r.high:g}"
+    return f"{low}..{high}"
+
+
+def build_guardrail_checks(specs: Sequence[dg.AssetSpec]) -> list[dg.AssetChecksDefinition]:
+    """One `guardrails` check per table spec, all run by one step; none without tables."""
+    tables = {spec.key: spec.metadata["table"] for spec in specs}
+    if not tables:
+        return []
+
+    @dg.multi_asset_check(
+        name="table_guardrails",
+        specs=[
+            dg.AssetCheckSpec(
+                CHECK,
+                asset=key,
+                description="runs the table's guardrail suite (plain SQL written by its latest catalog run) "
+                "against the database: passes when every assertion holds",
+            )
+            for key in tables
+        ],
+        can_subset=True,
+    )
+    def table_guardrails(
+        context: dg.AssetCheckExecutionContext, store: CatalogStore, database: DatabaseResource
+    ) -> Iterator[dg.AssetCheckResult]:
+        for check in sorted(context.selected_asset_check_keys, key=lambda k: k.asset_key.to_user_string()):
+            table = tables[check.asset_key]
+            try:
+                yield check_table(store, database, table, check.asset_key)
+            except Exception as e:  # noqa: BLE001 - one table's failure is its own check's result
+                yield dg.AssetCheckResult(
+                    asset_key=check.asset_key,
+                    check_name=CHECK,
+                    passed=False,
+                    severity=dg.AssetCheckSeverity.WARN,
+                    description=visible(f"the guardrails of {table!r} could not run: {type(e).__name__}: {e}"),
+                )
+
+    return [table_guardrails]
+
+
+def build_guardrails_job(checks: Sequence[dg.AssetChecksDefinition], cron: str) -> tuple[list, list]:
+    """([the `guardrails` job], [its schedule, when a cron is set]); nothing without tables."""
+    if not checks:
+        return [], []
+    job = dg.define_asset_job(
+        JOB,
+        selection=dg.AssetSelection.checks(*checks),
+        description="Runs every table's guardrails against the database: plain SQL, no agent, no sandbox.",
+    )
+    schedules = [dg.ScheduleDefinition(name="guardrails_schedule", job=job, cron_schedule=cron)] if cron else []
+    return [job], schedules
