@@ -135,6 +135,12 @@ def _page(
 ) -> dict:
     store, database = folder.store, folder.database
     facts = _run_facts(context, folder, investigations)
+    guardrails = _guardrails(context, folder, table_profile, quality_issues, investigations)
+    if guardrails:
+        facts["guardrails"] = (
+            f"{guardrails['guardrails']} assertions, version {guardrails['guardrails_version']}; "
+            f"changed since the last suite: {guardrails['guardrails_changed']}"
+        )
     html = render_catalog_page(
         profile=table_profile,
         understanding=table_understanding,
@@ -154,7 +160,6 @@ def _page(
         summarize_run(folder.timestamp, table_profile, quality_issues, investigations, tokens=facts["tokens"]),
     )
     timelapse = write_timelapse(store, database.database_name, folder.table)
-    guardrails = _guardrails(context, folder, table_profile, quality_issues, investigations)
     counts = severity_counts(i.severity for i in quality_issues.issues)
     return {
         "dagster/row_count": table_profile.row_count,

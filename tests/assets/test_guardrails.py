@@ -14,7 +14,7 @@ import pytest
 from cataloged_shop import ODD, TABLES
 from cataloger_dagster.assets.guardrails import CHECK, JOB, build_guardrail_checks, build_guardrails_job, latest_suite
 from cataloger_dagster.assets.table_specs import table_key
-from cataloger_dagster.core.layout import GUARDRAILS, table_prefix
+from cataloger_dagster.core.layout import CATALOG_PAGE, GUARDRAILS, table_prefix
 from cataloger_dagster.definitions import build_definitions
 from cataloger_dagster.resources.store import LocalStore
 from cataloger_dagster.settings import load_settings
@@ -46,6 +46,9 @@ def test_each_run_stores_a_suite_and_it_holds_on_the_data_it_was_built_from(cata
     assert all(s is not None and s.guardrails for s in suites.values())
     events = suites["events"]
     assert events.named("row_count") and any(g.kind == "null_rate" for g in events.guardrails)
+    prefix = table_prefix(DATABASE, "events")
+    page = (store / prefix / events.built_at / CATALOG_PAGE).read_text()
+    assert f"{len(events.guardrails)} assertions, version 1; changed since the last suite: + " in page
     found = _run(database, store, monkeypatch)
     assert set(found) == {table_key(DATABASE, t).path[-1] for t in TABLES}
     assert all(e.check_name == CHECK for e in found.values())

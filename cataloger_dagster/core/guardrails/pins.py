@@ -152,15 +152,20 @@ def pattern(f: Facts, cp: ColumnProfile) -> Optional[Guardrail]:
     if cp.semantic_type not in FORMATS or cp.kind != "string" or f.dialect == "sqlite":
         return None  # SQLite has no regular expressions of its own
     condition = q.unmatched(FORMATS[cp.semantic_type], f.table, cp.name)
-    counts = cp.pattern_counts or {}
-    allowed = float(counts.get("invalid", 0)) if counts else 0.0
+    matched = (cp.pattern_counts or {}).get(cp.semantic_type)
+    other = cp.count - matched if matched is not None else 0  # the values of another format now
     return Guardrail(
         name=f"pattern:{cp.name}",
         kind="pattern",
         columns=[cp.name],
         sql=f.sql(q.breaking_rows(f.table, condition)),
-        high=tolerance.grown(int(allowed)) if allowed else 0,
-        why=f"{cp.name} holds {cp.semantic_type} values: one of another format is a fault.",
+        high=tolerance.grown(other),
+        why=f"{cp.name} holds {cp.semantic_type} values"
+        + (
+            f"; {other:,} of another format now, and more is a fault."
+            if other
+            else ": one of another format is a fault."
+        ),
         keys_sql=f.keyed(condition),
     )
 

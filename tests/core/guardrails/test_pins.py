@@ -44,3 +44,13 @@ def test_freshness_needs_two_waits_between_updates_to_know_the_usual_one():
     assert pins.freshness(pins.Facts(T, "duckdb", _profile([], max_updated=stamps[1]), history[:1])) is None
     g = pins.freshness(pins.Facts(T, "duckdb", _profile([], max_updated=stamps[2]), history))
     assert g is not None and g.high == 2 * 6 * 3600 and g.measure == "seconds"
+
+
+def test_a_format_allows_the_values_of_another_format_it_holds_now_plus_a_tenth():
+    facts = pins.Facts(T, "duckdb", _profile([]))
+    mostly = _col("status", semantic_type="email", count=1000, pattern_counts={"email": 900, "phone": 0})
+    g = pins.pattern(facts, mostly)
+    assert g.high == 110 and "100 of another format now" in g.why
+    clean = mostly.model_copy(update={"pattern_counts": {"email": 1000}})
+    assert pins.pattern(facts, clean).high == 0
+    assert pins.pattern(pins.Facts(T, "sqlite", _profile([])), clean) is None  # no regular expressions there
