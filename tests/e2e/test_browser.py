@@ -206,6 +206,16 @@ def test_index_page(store_pages, page):
     assert_clean(page)
 
 
+@pytest.fixture
+def catalog_stack(local_sandbox, tmp_path):
+    """The suite's `catalog_stack` for the one test here that looks at the Dagster UI, stopped when
+    that test ends: left running for the module, its daemon, webserver and code servers would take
+    a core from the review tests below (eight times slower on two cores)."""
+    from e2e_support import catalog_stack_session
+
+    yield from catalog_stack_session(tmp_path / "dagster_dev")
+
+
 def test_dagster_ui_asset_page(chromium, catalog_stack, page):
     catalog_stack.catalog_partition(TABLE)
     location, _ = catalog_stack.repository()
