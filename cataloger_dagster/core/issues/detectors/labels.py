@@ -32,6 +32,27 @@ def _labels(ctx: Context, cp: ColumnProfile) -> Optional[dict[str, int]]:
     return categories.merge_spacing({v: n for v, n in values.items() if v.strip() and not is_placeholder(v, cp.name)})
 
 
+# letter codes among words: the words cover this share of the rows at least, the codes this share at most
+WORD_SHARE = 0.9
+CODE_MAX_SHARE = 0.05
+MIN_WORDS = 3
+
+
+def letter_codes(labels: dict[str, int]) -> dict[str, int]:
+    """Single letters among a category's words ('C' and 'B' beside None / Minor / Medium /
+    Substantial): a second coding scheme, whose rows group apart from the words they stand for.
+    Only where words are the column's scheme (three or more, nearly every row) and the letters
+    are rare; a column of codes (S / M / L) or of words and codes in equal use is a scheme of its own."""
+    total = sum(labels.values())
+    words = {v: n for v, n in labels.items() if len(v.strip()) >= 3 and any(ch.isalpha() for ch in v)}
+    codes = {v: n for v, n in labels.items() if len(v.strip()) == 1 and v.strip().isalpha()}
+    if not total or not codes or len(words) < MIN_WORDS or sum(words.values()) < WORD_SHARE * total:
+        return {}
+    if sum(codes.values()) > CODE_MAX_SHARE * total:
+        return {}
+    return dict(sorted(codes.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
 def inconsistent_categories(ctx: Context, cp: ColumnProfile, dtype: dt.DataType) -> Optional[IssueModel]:
     if not dtype.is_string() or cp.count < 20:
         return None
@@ -51,7 +72,8 @@ def inconsistent_categories(ctx: Context, cp: ColumnProfile, dtype: dt.DataType)
             if not set(group) & known:
                 variants.groups[canon], variants.why[canon] = group, codes.why[canon]
     cased = categories.case_inside_labels(labels) if is_category and len(labels) <= 100 else {}
-    if not variants and not cased:
+    lettered = letter_codes(labels) if is_category else {}
+    if not variants and not cased and not lettered:
         return None
     facts, rows = [], 0
     if variants:
@@ -76,6 +98,15 @@ def inconsistent_categories(ctx: Context, cp: ColumnProfile, dtype: dt.DataType)
             f"{cp.name} capitalises the same word differently inside its labels ({shown}), "
             f"on {count(cased_rows, 'row')}"
         )
+    if lettered:
+        coded_rows = sum(lettered.values())
+        rows = max(rows, coded_rows)
+        words = sorted((v for v in labels if len(v.strip()) >= 3), key=lambda v: -labels[v])[:4]
+        facts.append(
+            f"{cp.name} writes {count(coded_rows, 'row')} as single letters "
+            f"({', '.join(f'{v!r} ({n:,})' for v, n in lettered.items())}) among words "
+            f"({', '.join(repr(w) for w in words)}): another coding scheme"
+        )
     canons = list(variants.groups) if variants else []
     return issue(
         ctx,
@@ -95,6 +126,7 @@ def inconsistent_categories(ctx: Context, cp: ColumnProfile, dtype: dt.DataType)
             "rules": variants.why,
             "part": variants.part,
             "case_variants": cased,
+            **({"letter_codes": lettered, "examples": list(lettered)} if lettered else {}),
             "rows": rows,
         },
     )

@@ -187,7 +187,34 @@ def _sign_counts(table: ibis.Table, columns: list[str]) -> dict[str, dict[str, i
     }
 
 
+# a whole number heaped in a column of fractions: it holds at least this many times the rows of
+# the most frequent fractional value, and this many rows at least
+HEAP_RATIO = 3.0
+HEAP_MIN_ROWS = 10
+HEAP_MIN_DISTINCT = 30
+
+
+def heaped_round_values(cp: ColumnProfile, dtype: dt.DataType) -> dict[str, int]:
+    """Whole numbers that hold far more rows than any measured value of a column of fractions
+    (durations to the second, with 53 rows of exactly 4 and 23 of exactly 2, no other value above
+    7): a reading coded as a round number (short, long) or guessed, not measured.  From the
+    profile's most frequent values alone.  Zero (no rain, no cost) and the column's bounds (a
+    share capped at 100, a floor) are natural heaps, never counted; so are columns of whole
+    numbers, where every value is round."""
+    if not dtype.is_floating() or not is_measure(cp, dtype) or (cp.distinct or 0) < HEAP_MIN_DISTINCT:
+        return {}
+    tops = [(finite_float(v.value), v.count) for v in cp.top_values or []]
+    tops = [(v, n) for v, n in tops if v is not None]
+    fractional = [n for v, n in tops if not v.is_integer()]
+    if len(tops) < 4 or len(fractional) < len(tops) / 2:
+        return {}  # the column's frequent values are whole numbers: round values are its nature
+    bounds = {finite_float(cp.min), finite_float(cp.max), 0.0}
+    floor = max(HEAP_MIN_ROWS, HEAP_RATIO * max(fractional))
+    return {f"{v:g}": n for v, n in tops if v.is_integer() and v not in bounds and n >= floor}
+
+
 def sentinel_values(ctx: Context, cp: ColumnProfile, dtype: dt.DataType) -> Optional[IssueModel]:
+    heaped: dict[str, int] = {}
     if dtype.is_string():
         counts = _text_placeholders(ctx, cp)
     elif is_measure(cp, dtype):
@@ -201,6 +228,8 @@ def sentinel_values(ctx: Context, cp: ColumnProfile, dtype: dt.DataType) -> Opti
         zeros = _zero_placeholder(ctx, cp, dtype)
         if zeros:
             counts["0"] = zeros
+        heaped = {v: n for v, n in heaped_round_values(cp, dtype).items() if v not in counts}
+        counts.update(heaped)
     else:
         return None
     counts = dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:10])
@@ -210,6 +239,17 @@ def sentinel_values(ctx: Context, cp: ColumnProfile, dtype: dt.DataType) -> Opti
     frac = total / ctx.rows
     shown = ", ".join(f"{v!r} ({n:,})" for v, n in counts.items())
     zero = "0" in counts and not dtype.is_string()
+    if heaped and set(counts) <= set(heaped):
+        description = (
+            f"{cp.name} holds round values on {count(total, 'row')} ({pct(total, ctx.rows)}): {shown}, each far "
+            "more often than any measured value of the column: codes or guesses written as numbers, not measurements."
+        )
+    else:
+        description = (
+            f"{cp.name} stands in for unknown values with placeholders on {count(total, 'row')} "
+            f"({pct(total, ctx.rows)}): {shown}."
+            + (" Its other values never come near zero, so a 0 here means unknown." if zero else "")
+        )
     return issue(
         ctx,
         "sentinel_values",
@@ -217,10 +257,13 @@ def sentinel_values(ctx: Context, cp: ColumnProfile, dtype: dt.DataType) -> Opti
         severity=missing_severity(frac),
         category="quick_fixes",
         affectedRows=total,
-        description=f"{cp.name} stands in for unknown values with placeholders on {count(total, 'row')} "
-        f"({pct(total, ctx.rows)}): {shown}."
-        + (" Its other values never come near zero, so a 0 here means unknown." if zero else ""),
+        description=description,
         suggestedAction=f"Store {', '.join(repr(v) for v in counts)} in {cp.name} as NULL, so that counts "
         "and averages treat them as unknown.",
-        details={"values": counts, "rows": total, "fraction": frac},
+        details={
+            "values": counts,
+            "rows": total,
+            "fraction": frac,
+            **({"heaped": sorted(heaped), "rule": "whole numbers heaped in a column of fractions"} if heaped else {}),
+        },
     )

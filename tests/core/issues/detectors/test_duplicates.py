@@ -182,3 +182,36 @@ def test_repeated_rows_of_coarse_columns_beside_a_fine_measure_are_copies(tables
         INSERT INTO cars SELECT * FROM cars WHERE hash(model || displ || year) % 25 = 0""")
     found = duplicate_rows(tables.context("cars"))
     assert found is not None and found.affectedRows > 3
+
+
+# eruptions of a geyser: the wait in whole minutes, the duration to the second, but a quarter of
+# the durations read as a round 2 or 4 minutes; 300 rows behind R's row numbers
+ERUPTIONS = RANDOM + """
+CREATE TABLE eruptions AS
+SELECT i + 1 AS column0, 43 + h(i) % 60 AS waiting,
+       CASE WHEN i % 6 = 0 THEN 4.0 WHEN i % 13 = 1 THEN 2.0
+            ELSE round(1.5 + (h(i * 7) % 240) / 60.0, 4) END AS duration
+FROM range(300) t(i)
+"""
+
+
+def test_rows_alike_because_a_value_holds_many_rows_are_no_finding(tables):
+    # 50 durations of exactly 4 and 23 of 2 over 60 waits: pairs agree by chance far more often
+    # than 170 values spread evenly would say, so the repeats are no copied record
+    tables.sql(ERUPTIONS)
+    ctx = tables.context("eruptions")
+    repeats = ctx.rows - tables.con.con.execute("SELECT count(DISTINCT (waiting, duration)) FROM eruptions").fetchone()[0]
+    assert repeats >= 5
+    assert duplicate_rows(ctx) is None
+    assert chance_repeats(ctx, ["waiting", "duration"], repeats) >= 0.25 * repeats
+
+
+def test_copied_records_beside_a_frequent_value_are_still_found(tables):
+    # the same spread, then half the records entered twice: far more repeats than chance makes
+    tables.sql(ERUPTIONS + """;
+        INSERT INTO eruptions SELECT 1000 + column0, waiting, duration FROM eruptions
+        WHERE column0 % 2 = 0 AND duration NOT IN (2.0, 4.0)
+    """)
+    found = duplicate_rows(tables.context("eruptions"))
+    assert found is not None and found.affectedRows >= 100
+    assert found.details["ignored_columns"] == {"column0": "a row number: unique on every row"}

@@ -162,3 +162,29 @@ def test_upper_case_codes_without_an_odd_one_are_clean(tables):
             for n in range(1, 16) for _ in range(3)]
     tables.rows("storms", "storm_id VARCHAR", rows)
     assert inconsistent_categories(tables.context("storms"), *_col(tables, "storms", "storm_id")) is None
+
+
+def _damage(tables, labels: dict[str, int]) -> None:
+    tables.rows("strikes", "damage VARCHAR", [(label,) for label, n in labels.items() for _ in range(n)])
+
+
+def test_single_letters_among_words_are_another_coding_scheme(tables):
+    # damage written as words, and 15 rows in a letter code of another form
+    _damage(tables, {"None": 900, "Minor": 60, "Medium": 30, "Substantial": 10, "C": 14, "B": 1})
+    found = inconsistent_categories(tables.context("strikes"), *_col(tables, "strikes", "damage"))
+    assert found is not None
+    assert found.details["letter_codes"] == {"C": 14, "B": 1}
+    assert found.affectedRows == 15
+    assert "'C' (14)" in found.description and "another coding scheme" in found.description
+
+
+@pytest.mark.parametrize("labels, why", [
+    ({"S": 300, "M": 500, "L": 200}, "a column of letter codes"),
+    ({"Small": 300, "Medium": 500, "Large": 200, "S": 150, "L": 100}, "letters in common use: a scheme of its own"),
+    ({"A": 40, "B": 30, "AB": 10, "O": 45}, "blood groups: short codes only"),
+    ({"Yes": 500, "No": 480}, "two words only"),
+    ({"Drama": 400, "Comedy": 300, "Action": 200, "Sci-Fi": 50}, "words only"),
+])
+def test_letters_that_are_the_column_s_scheme_are_clean(tables, labels, why):
+    _damage(tables, labels)
+    assert inconsistent_categories(tables.context("strikes"), *_col(tables, "strikes", "damage")) is None, why

@@ -204,3 +204,36 @@ def test_blanks_in_a_column_whose_nulls_are_explained_are_still_missing(tables):
                   FROM range(1000) r(i)""")
     found = tables.detect("s")["s_missing_values_grade"]
     assert found.affectedRows == 1 and found.details["nulls"] == 0 and "1 blank" in found.description
+
+
+# eruption durations to the second (fractions of a minute), 300 rows
+DURATIONS = """
+CREATE OR REPLACE MACRO h(x) AS CAST(hash(x) % 1000000007 AS BIGINT);
+CREATE TABLE eruptions AS
+SELECT i AS eruption, {duration} AS duration FROM range(300) t(i)
+"""
+MEASURED = "round(1.5 + (h(i * 7) % 240) / 60.0, 4)"
+
+
+def test_round_values_heaped_among_fractions_are_codes(tables):
+    # readings at night coded as 'short' (2) and 'long' (4): a sixth of the rows exactly 4
+    tables.sql(DURATIONS.format(duration=f"CASE WHEN i % 6 = 0 THEN 4.0 WHEN i % 13 = 1 THEN 2.0 ELSE {MEASURED} END"))
+    found = sentinel_values(tables.context("eruptions"), *_col(tables, "eruptions", "duration"))
+    assert found is not None
+    assert set(found.details["values"]) == {"4", "2"} and found.details["values"]["4"] >= 50
+    assert found.details["heaped"] == ["2", "4"]
+    assert found.affectedRows == found.details["values"]["4"] + found.details["values"]["2"]
+    assert "round values" in found.description and "duration" in found.description
+
+
+@pytest.mark.parametrize("duration, why", [
+    (MEASURED, "measured values only: whole minutes no more frequent than the others"),
+    (f"CASE WHEN i % 6 = 0 THEN 5.5 ELSE {MEASURED} END", "a heaped value that is not a whole number"),
+    (f"CASE WHEN i % 5 = 0 THEN 0.0 ELSE {MEASURED} END", "zero: nothing happened, a natural heap"),
+    (f"CASE WHEN i % 5 = 0 THEN 6.0 ELSE least({MEASURED}, 5.9) END", "the column's cap, a bound"),
+    (f"CASE WHEN i % 6 = 0 THEN 4.0 ELSE round(1 + h(i * 7) % 30, 0) END", "a column of whole numbers"),
+    (f"CASE WHEN i % 4 = 0 THEN 4.0 WHEN i % 4 = 1 THEN 4.25 ELSE {MEASURED} END", "a round value as frequent as a fraction"),
+])
+def test_round_values_that_are_no_codes(tables, duration, why):
+    tables.sql(DURATIONS.format(duration=duration))
+    assert sentinel_values(tables.context("eruptions"), *_col(tables, "eruptions", "duration")) is None, why
