@@ -40,6 +40,7 @@ TUNED_ON: dict[str, str] = {
     "nyc_airports": "wrong coordinates and time zones were tuned on it",
     "nyc_airlines": "the clean-table bar for a small dimension was tuned on it",
     "nyc_weather": "the wind-speed outlier and duplicated DST hours were tuned on it",
+    "r_airquality": "its answer key was read while a detector change was being made (no change was tuned on it)",
 }
 
 SEEN = ("starwars", "storms", "billboard", "who", "retailers", "heights")
