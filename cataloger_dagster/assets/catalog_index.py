@@ -1,3 +1,4 @@
+from typing import TypeVar
 from urllib.parse import quote
 
 import dagster as dg
@@ -7,13 +8,17 @@ from cataloger_dagster.assets.common import GROUP, OWNERS, link
 from cataloger_dagster.assets.index_automation import AFTER_TABLE_RUNS
 from cataloger_dagster.resources import store as stores
 from cataloger_dagster.core.investigate.outcome import standing
-from cataloger_dagster.core.layout import CATALOG_PAGE, INVESTIGATIONS, ISSUES, PROFILE, SCRIPT, TIMELAPSE
-from cataloger_dagster.core.models import AnalysisResultModel, InvestigationsResult, TableProfile, severity_counts
+from cataloger_dagster.core.layout import CATALOG_PAGE, ISSUES, PROFILE, TIMELAPSE
+from cataloger_dagster.core.models import severity_counts
 from cataloger_dagster.core.health import health_score
+from cataloger_dagster.core.results import StoredRun, load_run
 from cataloger_dagster.core.render.pages import IndexEntry, render_index
 from cataloger_dagster.resources.database import DatabaseResource
 from cataloger_dagster.resources.store import CatalogStore
 from cataloger_dagster.resources.store.identity import check_database_catalog
+
+
+R = TypeVar("R")
 
 
 class CatalogIndexConfig(dg.Config):
@@ -27,13 +32,12 @@ def index_entry(store: CatalogStore, database: str, table: str, error: str | Non
     for ts in reversed(store.list_runs(prefix)):
         if store.read_artifact(prefix, ts, CATALOG_PAGE) is None:
             continue
-        profile = TableProfile.model_validate(store.read_json(prefix, ts, PROFILE))
-        found = store.read_json(prefix, ts, INVESTIGATIONS)
-        investigated = InvestigationsResult.model_validate(found).investigations if found else None
+        run = load_run(store, prefix, ts)
+        profile, found = _required(run.profile, run, PROFILE), run.investigations
+        investigated = found.investigations if found else None
         # the issues their investigation refuted are dismissed: they count nowhere
-        issues = standing(AnalysisResultModel.model_validate(store.read_json(prefix, ts, ISSUES)), investigated)
-        metrics = store.read_metrics(prefix, ts, SCRIPT) or {}
-        pass_rate = metrics.get("pass_rate")
+        issues = standing(_required(run.issues, run, ISSUES), investigated)
+        pass_rate = run.metrics.pass_rate if run.metrics else None
         return IndexEntry(
             table=table,
             row_count=profile.row_count,
@@ -62,6 +66,13 @@ def index_entry(store: CatalogStore, database: str, table: str, error: str | Non
         status="failed" if error else "missing",
         error=error or "not cataloged yet: materialize this table's partition",
     )
+
+
+def _required(result: R | None, run: StoredRun, filename: str) -> R:
+    """A result every run with a catalog page has; a clear error for a folder that lost it."""
+    if result is None:
+        raise ValueError(f"{run.prefix}/{run.timestamp} has a {CATALOG_PAGE} but no {filename}")
+    return result
 
 
 @dg.asset(

@@ -15,8 +15,6 @@ from cataloger_dagster.assets.common import (
 from cataloger_dagster.assets.partitions import tables_partitions
 from cataloger_dagster.core.layout import (
     CATALOG_PAGE,
-    INVESTIGATIONS,
-    ISSUES,
     PROFILE,
     RECENT_SUMMARY,
     SUMMARY_SCRIPT,
@@ -124,11 +122,12 @@ def _previous_run(folder: TableRun) -> dict | None:
     if not found:
         return None
     ts, profile = found[0]
+    run = folder.run(ts)
     return {
         "timestamp": ts,
-        "profile": profile,
-        "issues": folder.read_json(ISSUES, ts),
-        "investigations": folder.read_json(INVESTIGATIONS, ts),
+        "profile": profile.model_dump(mode="json"),
+        "issues": run.issues.model_dump(mode="json") if run.issues else None,
+        "investigations": run.investigations.model_dump(mode="json") if run.investigations else None,
     }
 
 

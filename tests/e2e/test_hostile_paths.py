@@ -23,6 +23,7 @@ from click.testing import CliRunner
 from markupsafe import escape
 
 from cataloger_dagster.cli import main
+from cataloger_dagster.resources.database import DatabaseResource
 from cataloger_dagster.resources.io_manager import TableIOManager
 from cataloger_dagster.resources.store import LocalStore, store_name
 from cataloger_dagster.cli.runner import catalog_database
@@ -269,7 +270,9 @@ def test_the_io_manager_keeps_every_partition_key_in_its_assets_folder(tmp_path)
         instance.add_dynamic_partitions("tables", keys)
         for key in keys:
             result = dg.materialize([upstream, downstream], partition_key=key, instance=instance,
-                                    resources={"io_manager": TableIOManager()})
+                                    resources={"io_manager": TableIOManager(),
+                                               "store": LocalStore(root=str(home / "store")),
+                                               "database": DatabaseResource(url=f"duckdb:///{home / DATABASE}")})
             assert result.output_for_node("downstream") == f"value of {key}!"
     storage = home / "storage"
     for asset in ("upstream", "downstream"):
