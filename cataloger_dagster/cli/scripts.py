@@ -16,6 +16,7 @@ import click
 
 from cataloger_dagster.cli.options import EXAMPLE_DATABASE, catalog_options, examples, json_option, require_database
 from cataloger_dagster.core.shown import visible
+from cataloger_dagster.core.results import script_metrics
 
 if TYPE_CHECKING:
     from cataloger_dagster.resources.store import ScriptRecord, CatalogStore
@@ -198,27 +199,26 @@ def _fmt_source(metrics: dict) -> str:
 
     if script_origin(metrics or None) != CATALOG:
         return _fmt_origin(metrics or None)
-    based_on = metrics.get("based_on")
-    if based_on:
-        table = metrics.get("based_on_table")
-        return f"{table}@{based_on}" if table else str(based_on)
-    return "explored" if metrics.get("explored") else "-"
+    m = script_metrics(metrics)
+    if m.based_on:
+        return f"{m.based_on_table}@{m.based_on}" if m.based_on_table else m.based_on
+    return "explored" if m.explored else "-"
 
 
 def _row(record: ScriptRecord, best: str | None) -> dict:
     from cataloger_dagster.core.investigate.ranking import script_origin
 
-    m = record.metrics or {}
+    m = script_metrics(record.metrics)
     return {
         "timestamp": record.timestamp,
         "best": record.timestamp == best,
         "origin": script_origin(record.metrics),
-        "pass_rate": m.get("pass_rate"),
-        "cells": m.get("cells"),
-        "seconds": m.get("seconds"),
-        "explored": m.get("explored"),
-        "based_on": m.get("based_on"),
-        "based_on_table": m.get("based_on_table"),
+        "pass_rate": m.pass_rate,
+        "cells": m.cells,
+        "seconds": m.seconds,
+        "explored": m.explored,
+        "based_on": m.based_on,
+        "based_on_table": m.based_on_table,
         "uri": record.uri,
         "metrics": record.metrics,
     }

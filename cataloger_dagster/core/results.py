@@ -41,8 +41,25 @@ class ScriptMetrics(BaseModel):
 
     pass_rate: Optional[float] = None
     cells: Optional[int] = None
+    seconds: Optional[float] = None
     explored: Optional[bool] = None
     investigations: Optional[int] = None
+    based_on: Optional[str] = None
+    based_on_table: Optional[str] = None
+    relearned: Optional[list[str]] = None
+    schema_hash: Optional[str] = None
+
+
+def script_metrics(data: Any) -> ScriptMetrics:
+    """Metrics as stored beside a script (the catalog's, or a script's brought from elsewhere): a
+    known key holding a value of another type reads as absent, never failing a listing or a run."""
+    if not isinstance(data, dict):
+        return ScriptMetrics()
+    try:
+        return ScriptMetrics.model_validate(data)
+    except ValidationError as e:
+        bad = {err["loc"][0] for err in e.errors() if err.get("loc")}
+        return ScriptMetrics.model_validate({k: v for k, v in data.items() if k not in bad})
 
 
 # each result file and its model; the asset whose output it is names the file (`ASSET_RESULTS`)
@@ -125,11 +142,7 @@ def latest_results(
 def load_metrics(store: Store, prefix: str, timestamp: str) -> ScriptMetrics | None:
     """The metrics of the run's catalog script, if it stored one."""
     data = store.read_json(prefix, timestamp, metrics_filename(SCRIPT))
-    return (
-        _validated(store, prefix, timestamp, metrics_filename(SCRIPT), data, ScriptMetrics)
-        if isinstance(data, dict)
-        else None
-    )
+    return script_metrics(data) if isinstance(data, dict) else None
 
 
 @dataclass(frozen=True)
