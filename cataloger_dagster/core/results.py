@@ -37,7 +37,8 @@ class ScriptMetrics(BaseModel):
     """The numbers stored beside a run's catalog script (`outcome.script_metrics`): what the
     history and the listings read of them.  Other keys are kept as they are."""
 
-    model_config = {"extra": "allow"}
+    # strict: a number written as text, or a bool for a number, reads as absent (hand-edited metrics)
+    model_config = {"extra": "allow", "strict": True}
 
     pass_rate: Optional[float] = None
     cells: Optional[int] = None
