@@ -172,10 +172,13 @@ def test_hostile_names_catalog_into_their_own_folders(hostile_db, tmp_path, loca
         assert [r["timestamp"] for r in data["runs"]] == [by_table[name].run]
         assert all(r["uri"].startswith(str(db_folder / store_name(name)) + "/") for r in data["runs"])
 
-    # Dagster's own storage: each asset's outputs are one file per table, named by store_name
+    # the results' one copy is each table's own run folder in the store: Dagster's storage holds none
     storage = home / "storage"
     for asset in ("table_profile", "table_understanding", "quality_issues", "investigations"):
-        assert {p.name for p in (storage / asset).iterdir()} == {store_name(n) for n in cataloged}
+        assert not (storage / asset).exists()
+    for name in cataloged:
+        folder = db_folder / store_name(name) / by_table[name].run
+        assert all((folder / f).is_file() for f in ("understanding.json", "issues.json", "investigations.json"))
 
 
 def test_hostile_names_catalog_into_s3(hostile_db, s3_env, local_sandbox):
