@@ -16,7 +16,6 @@ import click
 
 from cataloger_dagster.cli.options import EXAMPLE_DATABASE, catalog_options, examples, json_option, require_database
 from cataloger_dagster.core.shown import visible
-from cataloger_dagster.core.results import script_metrics
 
 if TYPE_CHECKING:
     from cataloger_dagster.resources.store import ScriptRecord, CatalogStore
@@ -196,6 +195,7 @@ def _fmt_origin(metrics: dict | None) -> str:
 
 def _fmt_source(metrics: dict) -> str:
     from cataloger_dagster.core.investigate.ranking import CATALOG, script_origin
+    from cataloger_dagster.core.results import script_metrics
 
     if script_origin(metrics or None) != CATALOG:
         return _fmt_origin(metrics or None)
@@ -207,6 +207,7 @@ def _fmt_source(metrics: dict) -> str:
 
 def _row(record: ScriptRecord, best: str | None) -> dict:
     from cataloger_dagster.core.investigate.ranking import script_origin
+    from cataloger_dagster.core.results import script_metrics
 
     m = script_metrics(record.metrics)
     return {
