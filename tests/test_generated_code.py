@@ -15,6 +15,7 @@ import pytest
 import cataloger_dagster
 from cataloger_dagster.core.history.recent_changes import summary_script
 from cataloger_dagster.core.history.timelapse import RunSummary
+from cataloger_dagster.core.models import TableProfile
 from cataloger_dagster.core.investigate.checks import SCRIPT_FILES
 
 PACKAGE = Path(cataloger_dagster.__file__).resolve().parent
@@ -72,9 +73,12 @@ def test_the_generated_code_files_pass_mypy():
 
 
 def _a_summary_script(tmp_path: Path) -> Path:
-    previous = {"row_count": 3, "columns": [
-        {"name": 'we"ird\nname', "dtype": "float64", "kind": "float", "nulls": 1, "mean": 2.5, "std": 0.5},
-        {"name": "label", "dtype": "string", "kind": "string", "nulls": 0}]}
+    previous = TableProfile.model_validate({
+        "database": "db", "table": "t", "row_count": 3, "column_count": 2, "sample_rows": [],
+        "fingerprint": {"schema_hash": "", "row_count": 3, "value": ""}, "columns": [
+            {"name": 'we"ird\nname', "dtype": "float64", "kind": "float", "count": 2, "nulls": 1,
+             "null_fraction": 1 / 3, "mean": 2.5, "std": 0.5},
+            {"name": "label", "dtype": "string", "kind": "string", "count": 3, "nulls": 0, "null_fraction": 0.0}]})
     trend = [RunSummary(timestamp="2026-01-01T00:00:00.000000Z", rows=3, issue_ids=["x"], health=80.0)]
     path = tmp_path / "summary_script.py"
     path.write_text(summary_script("t\u2028able", previous, previous_timestamp="T1", trend=trend), encoding="utf-8")

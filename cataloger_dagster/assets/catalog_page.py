@@ -17,7 +17,6 @@ from cataloger_dagster.assets.partitions import tables_partitions
 from cataloger_dagster.core.history.timelapse import run_summaries, summarize_run, timelapse_rows
 from cataloger_dagster.core.layout import (
     CATALOG_PAGE,
-    ISSUES,
     PROFILE,
     RECENT_SUMMARY,
     RUN_SUMMARY,
@@ -32,6 +31,7 @@ from cataloger_dagster.core.models import (
     severity_counts,
 )
 from cataloger_dagster.core.render.formats import run_moment
+from cataloger_dagster.core.results import ScriptMetrics, load_run
 from cataloger_dagster.core.render.pages import render_catalog_page
 from cataloger_dagster.core.shown import visible
 from cataloger_dagster.core.render.timelapse import render_timelapse
@@ -41,21 +41,22 @@ from cataloger_dagster.resources.store import CatalogStore
 
 
 def run_history(store: CatalogStore, prefix: str, *, limit: int = 10) -> list[dict]:
-    """One row per run of the table (this one included), newest first, from its stored JSON."""
+    """One row per run of the table (this one included), newest first, from its stored results."""
     history = []
     for ts, profile in previous_artifacts(store, prefix, PROFILE, limit=limit):
-        found = (store.read_json(prefix, ts, ISSUES) or {}).get("issues", [])
-        metrics = store.read_metrics(prefix, ts, SCRIPT) or {}
+        run = load_run(store, prefix, ts)
+        found = run.issues.issues if run.issues else []
+        metrics = run.metrics or ScriptMetrics()
         history.append(
             {
                 "timestamp": ts,
-                "row_count": profile.get("row_count"),
-                "fingerprint": (profile.get("fingerprint") or {}).get("value"),
+                "row_count": profile.row_count,
+                "fingerprint": profile.fingerprint.value,
                 "issues": len(found),
-                "high": severity_counts(i.get("severity") for i in found)["high"],
-                "pass_rate": metrics.get("pass_rate"),
-                "cells": metrics.get("cells"),
-                "explored": metrics.get("explored"),
+                "high": severity_counts(i.severity for i in found)["high"],
+                "pass_rate": metrics.pass_rate,
+                "cells": metrics.cells,
+                "explored": metrics.explored,
             }
         )
     return history

@@ -30,6 +30,7 @@ from cataloger_dagster.assets.quality_issues import quality_issues
 from cataloger_dagster.core.investigate.outcome import standing
 from cataloger_dagster.core.layout import INVESTIGATIONS, ISSUES, SCRIPT
 from cataloger_dagster.core.models import AnalysisResultModel, InvestigationsResult
+from cataloger_dagster.core.results import load_result
 from cataloger_dagster.resources.database import SNAPSHOT_URL, DatabaseResource
 from cataloger_dagster.core.investigate.code import parse_records, referenced_tables
 from cataloger_dagster.core.shown import markdown_text
@@ -126,10 +127,10 @@ def no_high_severity_issues(
     )
 
 
-def issues_for(store: CatalogStore, prefix: str, timestamp: str) -> dict | None:
+def issues_for(store: CatalogStore, prefix: str, timestamp: str) -> AnalysisResultModel | None:
     """The issues the investigations of `timestamp` answered: that run's, or the latest before it
     (a run that rematerialized only `investigations` has no issues.json of its own)."""
-    own = store.read_json(prefix, timestamp, ISSUES)
+    own = load_result(store, prefix, timestamp, ISSUES, AnalysisResultModel)
     if own is not None:
         return own
     earlier = previous_artifacts(store, prefix, ISSUES, before=timestamp, limit=1)
@@ -172,7 +173,7 @@ def script_reproduces_evidence(
     prefix = table_prefix(database, table)
     timestamp = latest_run_folder(context.instance, table)
     script = store.read_script(prefix, timestamp, SCRIPT) if timestamp else None
-    recorded = store.read_json(prefix, timestamp, INVESTIGATIONS) if timestamp else None
+    recorded = load_result(store, prefix, timestamp, INVESTIGATIONS, InvestigationsResult) if timestamp else None
     issues = issues_for(store, prefix, timestamp) if timestamp else None
     if script is None or recorded is None or issues is None:
         return dg.AssetCheckResult(
@@ -180,8 +181,7 @@ def script_reproduces_evidence(
             description=f"{table}: no stored script and investigations to check (run folder {timestamp!r}); "
             "materialize the table's partition first",
         )
-    expected = InvestigationsResult.model_validate(recorded)
-    found = AnalysisResultModel.model_validate(issues).issues
+    expected, found = recorded, issues.issues
     with sandbox.session(env={"DB_CONNECTION_STRING": SNAPSHOT_URL}) as runtime:
         database.write_snapshot(table, runtime.data_folder, references=referenced_tables(found))
         ran = runtime.execute(script, timeout_s=sandbox.timeout_s * SCRIPT_TIMEOUT_FACTOR)

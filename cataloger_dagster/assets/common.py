@@ -25,6 +25,7 @@ from cataloger_dagster.resources import store as stores
 from cataloger_dagster.resources.database import DatabaseResource
 from cataloger_dagster.resources.store import CatalogStore
 from cataloger_dagster.resources.store.identity import claim_database_catalog
+from cataloger_dagster.core.results import StoredRun, latest_results, load_run
 from cataloger_dagster.core.shown import visible
 
 GROUP = "catalog"
@@ -143,18 +144,9 @@ def previous_artifacts(
     limit: int = 10,
     runs: list[str] | None = None,
 ) -> list[tuple[str, Any]]:
-    """(timestamp, parsed JSON) of the latest runs holding `filename`, newest first; `runs`: the
-    table's run folders, if listed already."""
-    found = []
-    for ts in reversed(store.list_runs(prefix) if runs is None else runs):
-        if before is not None and ts >= before:
-            continue
-        value = store.read_json(prefix, ts, filename)
-        if value is not None:
-            found.append((ts, value))
-            if len(found) >= limit:
-                break
-    return found
+    """(timestamp, result) of the latest runs holding the result `filename`, newest first;
+    `runs`: the table's run folders, if listed already."""
+    return latest_results(store, prefix, filename, before=before, limit=limit, runs=runs)
 
 
 def link(uri: str) -> dg.MetadataValue:
@@ -188,6 +180,7 @@ class TableRun:
         return self.store.uri(self.prefix, self.timestamp, filename)
 
     def write_json(self, filename: str, data: Any) -> str:
+        """A file of the run folder other than a result (those the IO manager writes)."""
         return self.store.write_json(self.prefix, self.timestamp, filename, data)
 
     def write_artifact(self, filename: str, content: str | bytes) -> str:
@@ -201,8 +194,9 @@ class TableRun:
     def read_script(self, filename: str) -> str | None:
         return self.store.read_script(self.prefix, self.timestamp, filename)
 
-    def read_json(self, filename: str, timestamp: str | None = None) -> Any | None:
-        return self.store.read_json(self.prefix, timestamp or self.timestamp, filename)
+    def run(self, timestamp: str | None = None) -> StoredRun:
+        """The results of a run folder of the table (default: this run's)."""
+        return load_run(self.store, self.prefix, timestamp or self.timestamp)
 
     @cached_property
     def earlier_runs(self) -> list[str]:
@@ -211,5 +205,5 @@ class TableRun:
         return [ts for ts in self.store.list_runs(self.prefix) if ts < self.timestamp]
 
     def previous(self, filename: str, *, limit: int = 10) -> list[tuple[str, Any]]:
-        """(timestamp, parsed JSON) of the latest earlier runs holding `filename`, newest first."""
+        """(timestamp, result) of the latest earlier runs holding the result `filename`, newest first."""
         return previous_artifacts(self.store, self.prefix, filename, limit=limit, runs=self.earlier_runs)

@@ -121,7 +121,7 @@ def _investigations(
         result, run, issues, table_profile, session, why=why, usage=usage.model_dump(), tokens=usage.tokens
     )
     script_uri = folder.write_script(SCRIPT, script, metrics)
-    uri = folder.write_json(INVESTIGATIONS, result)
+    uri = folder.uri(INVESTIGATIONS)  # the IO manager writes it there
     if run.relearned:
         context.log.warning(
             visible(f"{folder.table}: the earlier script failed on {run.relearned}; investigated afresh")

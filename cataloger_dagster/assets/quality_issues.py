@@ -103,7 +103,7 @@ def _issues(
         *history_findings(store, folder.prefix, folder.timestamp, table_profile, reviews, runs=folder.earlier_runs),
     ]
     previous = folder.previous(ISSUES, limit=1)
-    previous_result = AnalysisResultModel.model_validate(previous[0][1]) if previous else None
+    previous_result = previous[0][1] if previous else None
     # what people said of earlier findings decides which of these are raised, for every agent
     memory = table_memory(context, folder, agent, table_profile, previous_result, own=reviews)
     result, usage = agent.review_issues(
@@ -116,7 +116,7 @@ def _issues(
     fixes = fix_scripts(result)
     for name, script in fixes.items():
         folder.write_artifact(name, script)
-    uri = folder.write_json(ISSUES, result)
+    uri = folder.uri(ISSUES)  # the IO manager writes it there
     counts = severity_counts(i.severity for i in result.issues)
     context.log.info(
         visible(

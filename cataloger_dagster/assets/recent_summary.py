@@ -15,14 +15,13 @@ from cataloger_dagster.assets.common import (
 from cataloger_dagster.assets.partitions import tables_partitions
 from cataloger_dagster.core.layout import (
     CATALOG_PAGE,
-    INVESTIGATIONS,
-    ISSUES,
     PROFILE,
     RECENT_SUMMARY,
     SUMMARY_SCRIPT,
 )
 from cataloger_dagster.core.models import AnalysisResultModel, InvestigationsResult, TableProfile
-from cataloger_dagster.core.history.recent_changes import compare_runs, summary_script
+from cataloger_dagster.core.history.recent_changes import RunResults, compare_runs, summary_script
+from cataloger_dagster.core.results import StoredRun
 from cataloger_dagster.core.render.recent_summary import render_recent_summary
 from cataloger_dagster.core.history.timelapse import recent_summaries, summarize_run
 from cataloger_dagster.core.shown import markdown_text, visible
@@ -85,24 +84,19 @@ def _summary(
 ) -> dict:
     store, database = folder.store, folder.database
     previous = _previous_run(folder)
-    current = {
-        "timestamp": folder.timestamp,
-        "profile": table_profile.model_dump(mode="json"),
-        "issues": quality_issues.model_dump(mode="json"),
-        "investigations": investigations.model_dump(mode="json"),
-    }
+    current = RunResults(folder.timestamp, table_profile, quality_issues, investigations)
     trend = recent_summaries(store, folder.prefix, before=folder.timestamp, limit=config.runs - 1)
     trend.append(summarize_run(folder.timestamp, table_profile, quality_issues, investigations))
     summary = compare_runs(previous, current, trend=trend)
     links = {"Summary script": SUMMARY_SCRIPT}
     if previous:
-        links["Previous run"] = f"../{previous['timestamp']}/{CATALOG_PAGE}"
+        links["Previous run"] = f"../{previous.timestamp}/{CATALOG_PAGE}"
     html = render_recent_summary(summary, database=database.database_name, links=links)
     uri = folder.write_artifact(PAGE, html)
     script = summary_script(
         folder.table,
-        previous["profile"] if previous else None,
-        previous_timestamp=previous["timestamp"] if previous else None,
+        previous.profile if previous else None,
+        previous_timestamp=previous.timestamp if previous else None,
         trend=trend[:-1],
     )
     script_uri = folder.write_script(SUMMARY_SCRIPT, script)
@@ -118,18 +112,10 @@ def _summary(
     }
 
 
-def _previous_run(folder: TableRun) -> dict | None:
-    """The latest earlier run that got as far as profiling the table, as compare_runs reads it."""
+def _previous_run(folder: TableRun) -> StoredRun | None:
+    """The latest earlier run that got as far as profiling the table."""
     found = folder.previous(PROFILE, limit=1)
-    if not found:
-        return None
-    ts, profile = found[0]
-    return {
-        "timestamp": ts,
-        "profile": profile,
-        "issues": folder.read_json(ISSUES, ts),
-        "investigations": folder.read_json(INVESTIGATIONS, ts),
-    }
+    return folder.run(found[0][0]) if found else None
 
 
 def _change_counts(summary) -> dict:

@@ -57,7 +57,7 @@ def _renames(folder: TableRun, profile: TableProfile, reviews: list[Review]) -> 
     if all(c in present for r in reviews if r.issue for c in r.issue.affectedColumns):
         return {}
     earlier = folder.previous(PROFILE, limit=HISTORY_RUNS)
-    history = [TableProfile.model_validate(data) for _, data in reversed(earlier)]
+    history = [profile for _, profile in reversed(earlier)]
     return renames_through([*history, profile])
 
 

@@ -37,7 +37,7 @@ def _profile(
         progress=lambda line: context.log.debug(visible(line)),
     )
     folder = TableRun.open(context, database, store, name)  # after profiling: a failed profile claims no folder
-    uri = folder.write_json(PROFILE, profile)
+    uri = folder.uri(PROFILE)  # the IO manager writes it there
     context.log.info(
         visible(
             f"profiled {name}: {profile.row_count:,} rows, {profile.column_count} columns, "

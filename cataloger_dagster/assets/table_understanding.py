@@ -15,6 +15,7 @@ from cataloger_dagster.assets.metadata import column_schema, usage_metadata
 from cataloger_dagster.assets.partitions import tables_partitions
 from cataloger_dagster.core.layout import UNDERSTANDING
 from cataloger_dagster.core.models import DatasetUnderstandingModel, TableProfile
+from cataloger_dagster.core.results import StoredUnderstanding
 from cataloger_dagster.core.shown import markdown_text, visible
 from cataloger_dagster.resources.agent import AgentResource, AgentUsage
 from cataloger_dagster.resources.database import DatabaseResource
@@ -60,15 +61,16 @@ def _understand(
     reused_from = None
     understanding = None
     for ts, stored in folder.previous(UNDERSTANDING, limit=1):
-        if stored.get("cache_key") == key:
-            understanding = DatasetUnderstandingModel.model_validate(stored)
+        if stored.cache_key == key:
+            understanding = stored
             reused_from = ts
     usage = AgentUsage(agent=agent.kind)
     if understanding is None:
         understanding, usage = agent.understand(table_profile)
     else:
         context.log.info(visible(f"{folder.table}: fingerprint unchanged, understanding reused from {reused_from}"))
-    uri = folder.write_json(UNDERSTANDING, {**understanding.model_dump(), "cache_key": key})
+    understanding = StoredUnderstanding.model_validate({**understanding.model_dump(), "cache_key": key})
+    uri = folder.uri(UNDERSTANDING)  # the IO manager writes it there
     return understanding, {
         "dagster/row_count": table_profile.row_count,
         "dagster/column_schema": column_schema(table_profile, understanding),

@@ -26,6 +26,7 @@ from cataloger_dagster.core.layout import (
     table_prefix,
 )
 from cataloger_dagster.resources.store import CatalogStore
+from cataloger_dagster.core.results import load_result
 
 
 @dataclass
@@ -67,12 +68,12 @@ def finished_run(store: CatalogStore, database: str, table: str) -> Optional[Run
     """The table's latest run that finished (wrote its summary), among its latest runs."""
     prefix = table_prefix(database, table)
     for timestamp in reversed(store.list_runs(prefix)[-LATEST_WINDOW:]):
-        data = store.read_json(prefix, timestamp, RUN_SUMMARY)
-        if isinstance(data, dict):
-            try:
-                return RunSummary.model_validate(data)
-            except ValueError:
-                return None
+        try:
+            found = load_result(store, prefix, timestamp, RUN_SUMMARY, RunSummary)
+        except ValueError:
+            return None
+        if found is not None:
+            return found
     return None
 
 

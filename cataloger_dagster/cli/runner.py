@@ -35,14 +35,15 @@ from cataloger_dagster.cli.resume import ResumePlan, finish_database_run, plan_r
 from cataloger_dagster.cli.stopping import check_stop, stop_on_signals
 from cataloger_dagster.core.history.timelapse import RunSummary
 from cataloger_dagster.core.investigate.outcome import dismissed
-from cataloger_dagster.core.layout import CATALOG_PAGE, INVESTIGATIONS, ISSUES, table_prefix
-from cataloger_dagster.core.models import AnalysisResultModel, InvestigationsResult, severity_counts
+from cataloger_dagster.core.layout import CATALOG_PAGE, table_prefix
+from cataloger_dagster.core.models import AnalysisResultModel, severity_counts
 from cataloger_dagster.jobs import TABLE_ASSETS
 from cataloger_dagster.resources.database import DatabaseResource
 from cataloger_dagster.resources.sandbox.pool import sandbox_pool
 from cataloger_dagster.resources.store.identity import claim_database_catalog
 from cataloger_dagster.settings import CatalogerSettings, dagster_home, load_settings, plain_database
 from cataloger_dagster.settings import resources as make_resources
+from cataloger_dagster.core.results import load_run
 
 # the steps of each table (its progress is counted in them)
 STEPS = tuple(a.key.path[-1] for a in TABLE_ASSETS)
@@ -431,9 +432,9 @@ _NO_ISSUES = {"issues": [], "summary": "", "completedAt": ""}
 def _resumed(store, database: str, name: str, summary: RunSummary) -> TableReport:
     """The report of a table not run again: its earlier finished run for the same data."""
     prefix = table_prefix(database, name)
-    stored = AnalysisResultModel.model_validate(store.read_json(prefix, summary.timestamp, ISSUES) or _NO_ISSUES)
-    checked = store.read_json(prefix, summary.timestamp, INVESTIGATIONS)
-    investigations = InvestigationsResult.model_validate(checked).investigations if checked else []
+    run = load_run(store, prefix, summary.timestamp)
+    stored = run.issues or AnalysisResultModel.model_validate(_NO_ISSUES)
+    investigations = run.investigations.investigations if run.investigations else []
     found = summarize_all(stored.issues, investigations)
     standing = set(summary.issue_ids)
     return TableReport(

@@ -195,30 +195,31 @@ def _fmt_origin(metrics: dict | None) -> str:
 
 def _fmt_source(metrics: dict) -> str:
     from cataloger_dagster.core.investigate.ranking import CATALOG, script_origin
+    from cataloger_dagster.core.results import script_metrics
 
     if script_origin(metrics or None) != CATALOG:
         return _fmt_origin(metrics or None)
-    based_on = metrics.get("based_on")
-    if based_on:
-        table = metrics.get("based_on_table")
-        return f"{table}@{based_on}" if table else str(based_on)
-    return "explored" if metrics.get("explored") else "-"
+    m = script_metrics(metrics)
+    if m.based_on:
+        return f"{m.based_on_table}@{m.based_on}" if m.based_on_table else m.based_on
+    return "explored" if m.explored else "-"
 
 
 def _row(record: ScriptRecord, best: str | None) -> dict:
     from cataloger_dagster.core.investigate.ranking import script_origin
+    from cataloger_dagster.core.results import script_metrics
 
-    m = record.metrics or {}
+    m = script_metrics(record.metrics)
     return {
         "timestamp": record.timestamp,
         "best": record.timestamp == best,
         "origin": script_origin(record.metrics),
-        "pass_rate": m.get("pass_rate"),
-        "cells": m.get("cells"),
-        "seconds": m.get("seconds"),
-        "explored": m.get("explored"),
-        "based_on": m.get("based_on"),
-        "based_on_table": m.get("based_on_table"),
+        "pass_rate": m.pass_rate,
+        "cells": m.cells,
+        "seconds": m.seconds,
+        "explored": m.explored,
+        "based_on": m.based_on,
+        "based_on_table": m.based_on_table,
         "uri": record.uri,
         "metrics": record.metrics,
     }

@@ -15,16 +15,23 @@ from cataloger_dagster.core.investigate.learning import ranking_context
 from cataloger_dagster.core.investigate.ranking import script_origin
 from cataloger_dagster.core.layout import (
     CATALOG_PAGE,
-    INVESTIGATIONS,
-    ISSUES,
-    PROFILE,
     SCRIPT,
-    UNDERSTANDING,
     normalize_timestamp,
     table_prefix,
 )
+from cataloger_dagster.core.results import StoredRun, load_metrics, load_run
 from cataloger_dagster.resources.store import CatalogStore
 
+ISSUE_FIELDS = {
+    "id",
+    "type",
+    "severity",
+    "category",
+    "description",
+    "affectedColumns",
+    "affectedRows",
+    "suggestedAction",
+}
 PROFILE_FIELDS = ("name", "dtype", "kind", "nulls", "null_fraction", "distinct", "min", "max", "mean", "semantic_type")
 
 
@@ -77,52 +84,31 @@ class Catalog:
             )
         return found
 
-    def results(self, table: str) -> dict[str, Any]:
-        """The latest finished run's JSON results: {"run", "profile", "understanding", "issues",
-        "investigations"} (the last four None when the table has no finished run)."""
+    def results(self, table: str) -> Optional[StoredRun]:
+        """The results of the table's latest finished run; None when it has none."""
         prefix = self._known(table)
         run = self.latest_run(table)
-        read = (lambda name: self.store.read_json(prefix, run, name)) if run else (lambda name: None)
-        return {
-            "run": run,
-            "profile": read(PROFILE),
-            "understanding": read(UNDERSTANDING),
-            "issues": read(ISSUES),
-            "investigations": read(INVESTIGATIONS),
-        }
+        return load_run(self.store, prefix, run) if run else None
 
     def table(self, table: str) -> dict[str, Any]:
         """One table: understanding, profile summary, issues with evidence and verdicts, reviews, links."""
         prefix = self._known(table)
         found = self.results(table)
-        run = found["run"]
-        if run is None:
+        if found is None:
             raise CatalogError(f"table {table!r} has no finished run yet: run `cataloger run --table {table}`")
-        profile = found["profile"] or {}
-        checked = {i.get("issue_id"): i for i in (found["investigations"] or {}).get("investigations", [])}
+        run, profile = found.timestamp, found.profile
+        checked = {i.issue_id: i for i in (found.investigations.investigations if found.investigations else [])}
         issues = []
-        for issue in (found["issues"] or {}).get("issues", []):
-            inv = checked.get(issue.get("id")) or {}
+        for issue in found.issues.issues if found.issues else []:
+            inv = checked.get(issue.id)
             issues.append(
                 {
-                    **{
-                        k: issue.get(k)
-                        for k in (
-                            "id",
-                            "type",
-                            "severity",
-                            "category",
-                            "description",
-                            "affectedColumns",
-                            "affectedRows",
-                            "suggestedAction",
-                        )
-                    },
-                    "verdict": inv.get("verdict"),
-                    "evidence": inv.get("evidence") or {},
-                    "reason": inv.get("reason"),
-                    "hypothesis": inv.get("hypothesis"),
-                    "error": inv.get("error"),
+                    **issue.model_dump(mode="json", include=ISSUE_FIELDS),
+                    "verdict": inv.verdict if inv else None,
+                    "evidence": (inv.evidence if inv else None) or {},
+                    "reason": inv.reason if inv else None,
+                    "hypothesis": inv.hypothesis if inv else None,
+                    "error": inv.error if inv else None,
                 }
             )
         try:
@@ -132,15 +118,17 @@ class Catalog:
         return {
             "table": table,
             "run": run,
-            "understanding": found["understanding"],
+            "understanding": found.understanding.model_dump(mode="json") if found.understanding else None,
             "profile": {
-                "rows": profile.get("row_count"),
-                "column_count": profile.get("column_count"),
-                "fingerprint": (profile.get("fingerprint") or {}).get("value"),
-                "columns": [{k: c.get(k) for k in PROFILE_FIELDS} for c in profile.get("columns", [])],
+                "rows": profile.row_count if profile else None,
+                "column_count": profile.column_count if profile else None,
+                "fingerprint": profile.fingerprint.value if profile else None,
+                "columns": [c.model_dump(mode="json", include=set(PROFILE_FIELDS)) for c in profile.columns]
+                if profile
+                else [],
             },
             "issues": issues,
-            "pass_rate": (found["investigations"] or {}).get("pass_rate"),
+            "pass_rate": found.investigations.pass_rate if found.investigations else None,
             "reviews": [r.model_dump(mode="json") for r in self.store.read_reviews(prefix)],
             "links": {
                 "page": self.store.uri(prefix, run, CATALOG_PAGE),
@@ -177,7 +165,9 @@ class Catalog:
             if code is None:
                 runs = [r.timestamp for r in self.store.list_scripts(prefix, SCRIPT)]
                 raise CatalogError(f"table {table!r} has no script at {timestamp}; scripts at: {', '.join(runs)}")
-            metrics = self.store.read_metrics(prefix, timestamp, SCRIPT)
+            found = load_metrics(self.store, prefix, timestamp)
+            # handed on as stored: the keys the script's run wrote, no more
+            metrics = found.model_dump(mode="json", exclude_unset=True) if found else None
             return {
                 "timestamp": timestamp,
                 "code": code,

@@ -44,11 +44,11 @@ class SearchIndex:
     def _documents(self):
         for table in self.catalog.tables():
             found = self.catalog.results(table)
-            if found["run"] is None:
+            if found is None:
                 yield table, "table", table, table, ""
                 continue
-            understanding = found["understanding"] or {}
-            summary = understanding.get("summary") or {}
+            understanding = found.understanding
+            summary = understanding.summary if understanding else None
             yield (
                 table,
                 "table",
@@ -56,49 +56,36 @@ class SearchIndex:
                 table,
                 " ".join(
                     [
-                        _text(summary.get("description")),
-                        *map(_text, summary.get("observations") or []),
-                        _text(understanding.get("suggested_context")),
+                        _text(summary.description if summary else None),
+                        *map(_text, summary.observations if summary else []),
+                        _text(understanding.suggested_context if understanding else None),
                     ]
                 ),
             )
-            described = {c.get("name"): c for c in understanding.get("columns") or []}
-            for column in (found["profile"] or {}).get("columns", []):
-                name = column.get("name")
+            described = {c.name: c.description for c in understanding.columns} if understanding else {}
+            for column in found.profile.columns if found.profile else []:
                 yield (
                     table,
                     "column",
-                    f"{table}.{name}",
-                    name,
-                    " ".join(
-                        [
-                            _text((described.get(name) or {}).get("description")),
-                            _text(column.get("semantic_type")),
-                            _text(column.get("dtype")),
-                        ]
-                    ),
+                    f"{table}.{column.name}",
+                    column.name,
+                    " ".join([_text(described.get(column.name)), _text(column.semantic_type), _text(column.dtype)]),
                 )
-            checked = {i.get("issue_id"): i for i in (found["investigations"] or {}).get("investigations", [])}
-            for issue in (found["issues"] or {}).get("issues", []):
-                inv = checked.get(issue.get("id")) or {}
+            checked = {i.issue_id: i for i in (found.investigations.investigations if found.investigations else [])}
+            for issue in found.issues.issues if found.issues else []:
+                inv = checked.get(issue.id)
                 yield (
                     table,
                     "issue",
-                    issue.get("id"),
+                    issue.id,
+                    " ".join([_text(issue.id), _text(issue.type), *map(_text, issue.affectedColumns)]),
                     " ".join(
                         [
-                            _text(issue.get("id")),
-                            _text(issue.get("type")),
-                            *map(_text, issue.get("affectedColumns") or []),
-                        ]
-                    ),
-                    " ".join(
-                        [
-                            _text(issue.get("description")),
-                            _text(issue.get("suggestedAction")),
-                            _text(inv.get("verdict")),
-                            _text(inv.get("reason")),
-                            _text(inv.get("evidence")),
+                            _text(issue.description),
+                            _text(issue.suggestedAction),
+                            _text(inv.verdict if inv else None),
+                            _text(inv.reason if inv else None),
+                            _text(inv.evidence if inv else None),
                         ]
                     ),
                 )

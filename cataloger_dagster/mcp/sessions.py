@@ -26,7 +26,6 @@ from cataloger_dagster.core.investigate.codegen import comment_text
 from cataloger_dagster.core.investigate.outcome import VERDICTS
 from cataloger_dagster.core.investigate.ranking import MCP
 from cataloger_dagster.core.layout import SCRIPT
-from cataloger_dagster.core.models import AnalysisResultModel
 from cataloger_dagster.resources.database import SNAPSHOT_URL
 
 if TYPE_CHECKING:
@@ -76,8 +75,8 @@ class PythonSessions:
     def _issues(self, table: str) -> list:
         if table not in self.catalog.tables():
             return []
-        found = self.catalog.results(table)["issues"]
-        return AnalysisResultModel.model_validate(found).issues if found else []
+        found = self.catalog.results(table)
+        return found.issues.issues if found and found.issues else []
 
     def _open(self, table: str) -> _Session:
         stack = ExitStack()

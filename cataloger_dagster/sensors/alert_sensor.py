@@ -36,7 +36,8 @@ from cataloger_dagster.core.layout import (
     store_name,
     table_prefix,
 )
-from cataloger_dagster.core.models import AnalysisResultModel, InvestigationsResult
+from cataloger_dagster.core.models import InvestigationsResult
+from cataloger_dagster.core.results import load_result
 from cataloger_dagster.core.shown import visible
 from cataloger_dagster.resources.database import DatabaseResource
 from cataloger_dagster.resources.notifier import Delivery, NotifierResource
@@ -82,14 +83,13 @@ def run_alerts(
         warn(f"catalog_page materialization {record.storage_id} has no table partition or run_folder; ignored")
         return None
     prefix = table_prefix(database, table)
-    issues = issues_for(store, prefix, folder)
-    if issues is None:
-        warn(f"{visible(table)}: no {ISSUES} in or before run folder {folder} of {store.describe()}; no alert")
-        return None
-    recorded = store.read_json(prefix, folder, INVESTIGATIONS)
     try:
-        found = AnalysisResultModel.model_validate(issues)
-        investigations = InvestigationsResult.model_validate(recorded).investigations if recorded else []
+        found = issues_for(store, prefix, folder)
+        if found is None:
+            warn(f"{visible(table)}: no {ISSUES} in or before run folder {folder} of {store.describe()}; no alert")
+            return None
+        recorded = load_result(store, prefix, folder, INVESTIGATIONS, InvestigationsResult)
+        investigations = recorded.investigations if recorded else []
     except ValueError as exc:
         # one unreadable run must not hold back the other tables' alerts
         warn(

@@ -1,5 +1,5 @@
 """assets/common.py: the run folder every per-table asset of one Dagster run shares, the reads
-and writes of `TableRun`, `previous_artifacts` and `link`.
+and writes of `TableRun` (results read as their models), `previous_artifacts` and `link`.
 
 `TableRun.open` is exercised inside real Dagster runs of two small assets built for the test
 (the catalog's own assets are tested in their own modules), against a real local store.
@@ -14,6 +14,9 @@ import pytest
 
 from cataloger_dagster.assets.common import TableRun, link, previous_artifacts, run_folder, table_prefix
 from cataloger_dagster.assets.partitions import tables_partitions
+from cataloger_dagster.core.layout import INVESTIGATIONS, ISSUES
+from cataloger_dagster.core.models import AnalysisResultModel
+from cataloger_dagster.core.results import save_result
 from cataloger_dagster.resources.database import DatabaseResource
 from cataloger_dagster.resources.store import LocalStore, CatalogStore
 from shop import make_shop
@@ -21,12 +24,16 @@ from shop import make_shop
 pytestmark = pytest.mark.filterwarnings("error::DeprecationWarning")
 
 
+def issues(summary: str) -> AnalysisResultModel:
+    return AnalysisResultModel(issues=[], summary=summary, completedAt="2026-11-27T10:00:00Z")
+
+
 @dg.asset(partitions_def=tables_partitions)
 def writer(context: dg.AssetExecutionContext, database: DatabaseResource, store: CatalogStore) -> dict:
     folder = TableRun.open(context, database, store, context.partition_key)
-    uri = folder.write_json("facts.json", {"table": folder.table, "run": context.run.run_id})
+    uri = save_result(store, folder.prefix, folder.timestamp, ISSUES, issues(f"{folder.table} {context.run.run_id}"))
     return {"timestamp": folder.timestamp, "prefix": folder.prefix, "uri": uri,
-            "previous": folder.previous("facts.json"),
+            "previous": [(ts, found.summary) for ts, found in folder.previous(ISSUES)],
             # run_folder alone, as a second call within the same asset, must agree
             "again": run_folder(context, store, folder.prefix, context.partition_key)}
 
@@ -37,7 +44,7 @@ def reader(context: dg.AssetExecutionContext, writer: dict, database: DatabaseRe
     folder = TableRun.open(context, database, store, context.partition_key)
     with_metrics = folder.write_script("with.py", "print(1)\n", {"cells": 1})
     without = folder.write_script("without.py", "print(2)\n")
-    return {"timestamp": folder.timestamp, "facts": folder.read_json("facts.json"),
+    return {"timestamp": folder.timestamp, "facts": folder.run().issues.summary,
             "script": folder.read_script("with.py"), "missing": folder.read_script("nope.py"),
             "with_uri": with_metrics, "without_uri": without, "uri": folder.uri("with.py")}
 
@@ -68,15 +75,15 @@ def test_the_assets_of_one_run_share_one_folder_and_each_run_gets_its_own(setup)
     info = json.loads((folder / "run.json").read_text())
     assert info["run_id"] == result.run_id and info["table"] == "events"
     # the second asset reads what the first wrote, in the same folder
-    assert r["facts"] == {"table": "events", "run": result.run_id}
+    assert r["facts"] == f"events {result.run_id}"
     assert w["previous"] == []
 
     second, w2, r2 = run(instance, res)
     assert w2["timestamp"] == r2["timestamp"] > w["timestamp"]
     assert sorted(p.name for p in (store / "shop.duckdb" / "events").iterdir()) == [w["timestamp"], w2["timestamp"]]
     # the earlier run, never this run's own folder
-    assert w2["previous"] == [(w["timestamp"], {"table": "events", "run": result.run_id})]
-    assert json.loads((folder / "facts.json").read_text())["run"] == result.run_id  # left intact
+    assert w2["previous"] == [(w["timestamp"], f"events {result.run_id}")]
+    assert json.loads((folder / "issues.json").read_text())["summary"] == f"events {result.run_id}"  # left intact
 
 
 @pytest.mark.slow
@@ -85,7 +92,7 @@ def test_partitions_are_kept_apart(setup):
     _, events, _ = run(instance, res, "events")
     _, customers, _ = run(instance, res, "customers")
     assert customers["prefix"] == "shop.duckdb/customers" and customers["previous"] == []
-    assert (store / "shop.duckdb" / "customers" / customers["timestamp"] / "facts.json").is_file()
+    assert (store / "shop.duckdb" / "customers" / customers["timestamp"] / "issues.json").is_file()
     assert [p.name for p in (store / "shop.duckdb" / "events").iterdir()] == [events["timestamp"]]
 
 
@@ -93,7 +100,7 @@ def test_writes_land_where_uri_says_and_metrics_only_when_given(setup):
     instance, res, store = setup
     _, w, r = run(instance, res)
     folder = store / "shop.duckdb" / "events" / r["timestamp"]
-    assert Path(w["uri"]) == folder / "facts.json"
+    assert Path(w["uri"]) == folder / "issues.json"
     assert Path(r["with_uri"]) == Path(r["uri"]) == folder / "with.py"
     assert r["script"] == "print(1)\n" and r["missing"] is None
     assert json.loads((folder / "with.metrics.json").read_text()) == {"cells": 1}
@@ -116,16 +123,18 @@ def test_previous_artifacts_are_newest_first_and_skip_runs_without_the_file(tmp_
     store = LocalStore(root=str(tmp_path))
     prefix = "shop.duckdb/events"
     ts = fill(store, prefix, 5)
-    for i in (0, 1, 3):  # runs 2 and 4 hold no profile
-        store.write_json(prefix, ts[i], "profile.json", {"n": i})
-    assert previous_artifacts(store, prefix, "profile.json") == [
-        (ts[3], {"n": 3}), (ts[1], {"n": 1}), (ts[0], {"n": 0})]
-    assert previous_artifacts(store, prefix, "profile.json", limit=2) == [(ts[3], {"n": 3}), (ts[1], {"n": 1})]
+    for i in (0, 1, 3):  # runs 2 and 4 hold no issues
+        store.write_json(prefix, ts[i], "issues.json", issues(f"n{i}"))
+    # each read back as its model
+    assert previous_artifacts(store, prefix, "issues.json") == [
+        (ts[3], issues("n3")), (ts[1], issues("n1")), (ts[0], issues("n0"))]
+    assert previous_artifacts(store, prefix, "issues.json", limit=2) == [(ts[3], issues("n3")), (ts[1], issues("n1"))]
     # `before` excludes that run and every later one
-    assert previous_artifacts(store, prefix, "profile.json", before=ts[3]) == [(ts[1], {"n": 1}), (ts[0], {"n": 0})]
-    assert previous_artifacts(store, prefix, "profile.json", before=ts[0]) == []
-    assert previous_artifacts(store, prefix, "other.json") == []
-    assert previous_artifacts(store, "shop.duckdb/never", "profile.json") == []
+    assert previous_artifacts(store, prefix, "issues.json", before=ts[3]) == [(ts[1], issues("n1")),
+                                                                                (ts[0], issues("n0"))]
+    assert previous_artifacts(store, prefix, "issues.json", before=ts[0]) == []
+    assert previous_artifacts(store, prefix, "investigations.json") == []
+    assert previous_artifacts(store, "shop.duckdb/never", "issues.json") == []
 
 
 def test_previous_artifacts_look_past_the_ten_latest_runs(tmp_path):
@@ -133,8 +142,8 @@ def test_previous_artifacts_look_past_the_ten_latest_runs(tmp_path):
     store = LocalStore(root=str(tmp_path))
     prefix = "shop.duckdb/events"
     ts = fill(store, prefix, 14)
-    store.write_json(prefix, ts[0], "issues.json", {"oldest": True})
-    assert previous_artifacts(store, prefix, "issues.json", limit=1) == [(ts[0], {"oldest": True})]
+    store.write_json(prefix, ts[0], "issues.json", issues("oldest"))
+    assert previous_artifacts(store, prefix, "issues.json", limit=1) == [(ts[0], issues("oldest"))]
 
 
 def test_link_is_a_url_for_remote_stores_and_a_path_for_folders():
@@ -158,8 +167,8 @@ class ListingStore(LocalStore):
 def two_kinds(context: dg.AssetExecutionContext, database: DatabaseResource, store: CatalogStore) -> dict:
     folder = TableRun.open(context, database, store, context.partition_key)
     opened = len(ListingStore.listings)     # claiming the run's folder lists the runs on its own
-    out = {"timestamp": folder.timestamp, "facts": folder.previous("facts.json"),
-           "profiles": folder.previous("profile.json"), "earlier": folder.earlier_runs}
+    out = {"timestamp": folder.timestamp, "facts": folder.previous(INVESTIGATIONS),
+           "profiles": folder.previous(ISSUES), "earlier": folder.earlier_runs}
     return {**out, "listings": len(ListingStore.listings) - opened}
 
 
@@ -169,10 +178,10 @@ def test_one_step_lists_the_table_s_runs_once_for_all_its_earlier_reads(setup):
     res = {**res, "store": store}
     first = dg.materialize([two_kinds], partition_key="events", instance=instance, resources=res)
     store.write_json(table_prefix(res["database"], "events"), first.output_for_node("two_kinds")["timestamp"],
-                     "profile.json", {"n": 1})
+                     "issues.json", issues("n1"))
     ListingStore.listings.clear()
     second = dg.materialize([two_kinds], partition_key="events", instance=instance, resources=res)
     out = second.output_for_node("two_kinds")
     earlier = first.output_for_node("two_kinds")["timestamp"]
-    assert out["earlier"] == [earlier] and out["profiles"] == [(earlier, {"n": 1})] and out["facts"] == []
+    assert out["earlier"] == [earlier] and out["profiles"] == [(earlier, issues("n1"))] and out["facts"] == []
     assert out["listings"] == 1

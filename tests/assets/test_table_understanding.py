@@ -16,6 +16,7 @@ from anthropic_standin import StandIn
 from cataloger_dagster.assets.table_profile import table_profile
 from cataloger_dagster.assets.table_understanding import cache_key, table_understanding
 from cataloger_dagster.core.models import DatasetUnderstandingModel
+from cataloger_dagster.core.results import StoredUnderstanding
 from cataloger_dagster.resources.agent.anthropic.agent import prompt_version
 from cataloger_dagster.settings import resources
 from shop import make_shop
@@ -50,8 +51,11 @@ def test_describes_the_table_and_stores_it_with_its_cache_key(shop):
     assert all(c.description for c in understanding.columns)
 
     stored = json.loads((folder / "understanding.json").read_text())
-    assert stored.pop("cache_key") == f"{profile.fingerprint.value}:heuristic:1"
-    assert DatasetUnderstandingModel.model_validate(stored) == understanding
+    key = stored.pop("cache_key")
+    assert key == f"{profile.fingerprint.value}:heuristic:1"
+    # the output Dagster hands on is the stored result, read as its model
+    assert isinstance(understanding, StoredUnderstanding) and understanding.cache_key == key
+    assert StoredUnderstanding.model_validate({**stored, "cache_key": key}) == understanding
     assert Path(meta["understanding"].value) == folder / "understanding.json"
     assert meta["reused_from"].value == "" and meta["agent"].value == "heuristic" and meta["tokens"].value == 0
     assert meta["description"].value == understanding.summary.description

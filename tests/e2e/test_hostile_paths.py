@@ -23,6 +23,7 @@ from click.testing import CliRunner
 from markupsafe import escape
 
 from cataloger_dagster.cli import main
+from cataloger_dagster.resources.database import DatabaseResource
 from cataloger_dagster.resources.io_manager import TableIOManager
 from cataloger_dagster.resources.store import LocalStore, store_name
 from cataloger_dagster.cli.runner import catalog_database
@@ -174,10 +175,13 @@ def test_hostile_names_catalog_into_their_own_folders(hostile_db, tmp_path, loca
         assert [r["timestamp"] for r in data["runs"]] == [by_table[name].run]
         assert all(r["uri"].startswith(str(db_folder / store_name(name)) + "/") for r in data["runs"])
 
-    # Dagster's own storage: each asset's outputs are one file per table, named by store_name
+    # the results' one copy is each table's own run folder in the store: Dagster's storage holds none
     storage = home / "storage"
     for asset in ("table_profile", "table_understanding", "quality_issues", "investigations"):
-        assert {p.name for p in (storage / asset).iterdir()} == {store_name(n) for n in cataloged}
+        assert not (storage / asset).exists()
+    for name in cataloged:
+        folder = db_folder / store_name(name) / by_table[name].run
+        assert all((folder / f).is_file() for f in ("understanding.json", "issues.json", "investigations.json"))
 
 
 def test_hostile_names_catalog_into_s3(hostile_db, s3_env, local_sandbox):
@@ -272,7 +276,9 @@ def test_the_io_manager_keeps_every_partition_key_in_its_assets_folder(tmp_path)
         instance.add_dynamic_partitions("tables", keys)
         for key in keys:
             result = dg.materialize([upstream, downstream], partition_key=key, instance=instance,
-                                    resources={"io_manager": TableIOManager()})
+                                    resources={"io_manager": TableIOManager(),
+                                               "store": LocalStore(root=str(home / "store")),
+                                               "database": DatabaseResource(url=f"duckdb:///{home / DATABASE}")})
             assert result.output_for_node("downstream") == f"value of {key}!"
     storage = home / "storage"
     for asset in ("upstream", "downstream"):

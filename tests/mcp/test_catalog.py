@@ -19,16 +19,16 @@ def catalog(small_catalog) -> Catalog:
 def test_summary_matches_the_stored_run(catalog):
     (entry,) = catalog.summary()
     results = catalog.results(TABLE)
-    assert entry["table"] == TABLE and entry["rows"] == results["profile"]["row_count"]
-    assert entry["open_issues"] == len(results["issues"]["issues"]) and 0 < entry["health"] <= 100
+    assert entry["table"] == TABLE and entry["rows"] == results.profile.row_count
+    assert entry["open_issues"] == len(results.issues.issues) and 0 < entry["health"] <= 100
 
 
 def test_a_table_has_its_understanding_issues_with_verdicts_and_links(catalog):
     table = catalog.table(TABLE)
-    stored = {i["issue_id"]: i for i in catalog.results(TABLE)["investigations"]["investigations"]}
-    assert [i["id"] for i in table["issues"]] == [i["id"] for i in catalog.results(TABLE)["issues"]["issues"]]
+    stored = {i.issue_id: i for i in catalog.results(TABLE).investigations.investigations}
+    assert [i["id"] for i in table["issues"]] == [i.id for i in catalog.results(TABLE).issues.issues]
     for issue in table["issues"]:
-        assert issue["verdict"] == stored[issue["id"]]["verdict"] and issue["evidence"] == stored[issue["id"]]["evidence"]
+        assert issue["verdict"] == stored[issue["id"]].verdict and issue["evidence"] == stored[issue["id"]].evidence
     assert table["understanding"]["summary"]["name"] == TABLE
     assert table["reviews"] == []
     assert table["links"]["page"].endswith("catalog.html") and table["links"]["best_script"].endswith(SCRIPT)

@@ -445,6 +445,6 @@ def history_findings(
     """The findings of this run (``timestamp``, its ``profile``) against the table's stored history;
     keeps the table's history digest up to date.  ``reviews``: the table's review log, and ``runs``:
     its run folders, if read already."""
-    current = point_of(timestamp, profile.model_dump(mode="json", include={"row_count", "fingerprint", "columns"}))
+    current = point_of(timestamp, profile)
     history = load_history(store, prefix, timestamp, current=current, runs=runs)
     return findings(profile.table, history, current, store.read_reviews(prefix) if reviews is None else reviews)

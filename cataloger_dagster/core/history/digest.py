@@ -15,8 +15,11 @@ from typing import Any, Optional
 
 from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 from pydantic_core import from_json, to_json
+from pydantic_core import to_jsonable_python as as_json
 
 from cataloger_dagster.core.layout import PROFILE, normalize_timestamp
+from cataloger_dagster.core.models import TableProfile
+from cataloger_dagster.core.results import load_result
 from cataloger_dagster.core.store import Store
 
 HISTORY_RUNS = 90  # earlier runs a table's findings look back over
@@ -66,33 +69,32 @@ def moment_of(timestamp: str) -> datetime:
     return datetime.fromisoformat(normalize_timestamp(timestamp)).astimezone(timezone.utc)
 
 
-def point_of(timestamp: str, profile: dict) -> RunPoint:
-    """The digest of one run's profile (the stored JSON, or a TableProfile's model_dump)."""
-    fingerprint = profile.get("fingerprint") or {}
+def point_of(timestamp: str, profile: TableProfile) -> RunPoint:
+    """The digest of one run's profile; its values as the stored JSON holds them."""
     columns = {}
-    for c in profile.get("columns") or []:
-        histogram = c.get("histogram") or {}
-        top = c.get("top_values")
-        columns[c["name"]] = ColumnPoint(
-            dtype=c.get("dtype", ""),
-            kind=c.get("kind", "other"),
-            semantic_type=c.get("semantic_type"),
-            count=c.get("count") or 0,
-            nulls=c.get("nulls") or 0,
-            null_fraction=c.get("null_fraction") or 0.0,
-            distinct=c.get("distinct"),
-            min=c.get("min"),
-            max=c.get("max"),
-            edges=histogram.get("edges"),
-            counts=histogram.get("counts"),
-            top=[(str(v.get("value")), int(v.get("count") or 0)) for v in top[:TOP_VALUES]] if top else None,
+    for c in profile.columns:
+        histogram, top = c.histogram, c.top_values
+        columns[c.name] = ColumnPoint(
+            dtype=c.dtype,
+            kind=c.kind,
+            semantic_type=c.semantic_type,
+            count=c.count or 0,
+            nulls=c.nulls or 0,
+            null_fraction=c.null_fraction or 0.0,
+            distinct=c.distinct,
+            min=as_json(c.min),
+            max=as_json(c.max),
+            edges=as_json(histogram.edges) if histogram else None,
+            counts=histogram.counts if histogram else None,
+            top=[(str(as_json(v.value)), int(v.count or 0)) for v in top[:TOP_VALUES]] if top else None,
         )
+    fingerprint = profile.fingerprint
     return RunPoint(
         timestamp=timestamp,
-        rows=profile.get("row_count") or 0,
-        fingerprint=str(fingerprint.get("value", "")),
-        max_updated=fingerprint.get("max_updated"),
-        update_column=fingerprint.get("update_column"),
+        rows=profile.row_count or 0,
+        fingerprint=fingerprint.value,
+        max_updated=fingerprint.max_updated,
+        update_column=fingerprint.update_column,
         columns=columns,
     )
 
@@ -153,8 +155,8 @@ def load_history(
             point, stored[ts] = cached[ts]
         else:
             try:
-                profile = store.read_json(prefix, ts, PROFILE)
-                point = point_of(ts, profile) if isinstance(profile, dict) else None
+                profile = load_result(store, prefix, ts, PROFILE, TableProfile)
+                point = point_of(ts, profile) if profile is not None else None
             except (RuntimeError, ValueError, KeyError, TypeError):
                 # an earlier run's damaged profile (the store's error is a RuntimeError) is no history:
                 # it must not fail this run, whose own profile is sound

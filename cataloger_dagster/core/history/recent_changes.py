@@ -1,11 +1,11 @@
 """recent_summary: what changed in a table since its previous run.
 
-`compare_runs` is pure: it takes two runs as plain dicts (the JSON the store
-holds) so that the asset, the tests and any tool can compare runs without
-Dagster.  A run is ``{"timestamp", "profile", "issues", "investigations"}``
-with the contents of profile.json, issues.json and investigations.json;
-only ``profile`` is required, and a missing part is treated as unknown
-rather than empty (a run without issues.json does not "resolve" every issue).
+`compare_runs` is pure: it takes two runs as their results' models (a `core.results.StoredRun`
+as the store's loader reads it, or a `RunResults` built by hand) so that the asset, the tests and
+any tool can compare runs without Dagster.  Only ``profile`` is required, and a missing part is
+treated as unknown rather than empty (a run without issues.json does not "resolve" every issue).
+The columns are compared in their JSON form, by the code `comparison` shares with the standalone
+summary script.
 
 `summary_script` writes the run's second script, beside the session script: a standalone program that
 holds the previous run's numbers and recomputes the current side with ibis.  Its code is the file
@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import json
 from importlib import resources
-from typing import Any, Optional
+from dataclasses import dataclass
+from typing import Any, Optional, Protocol
 
 from pydantic import BaseModel, Field
 
@@ -31,7 +32,13 @@ from cataloger_dagster.core.history.comparison import (
 )
 from cataloger_dagster.core.history.timelapse import RunSummary
 from cataloger_dagster.core.investigate.codegen import literal
-from cataloger_dagster.core.models import NUMERIC_KINDS
+from cataloger_dagster.core.models import (
+    NUMERIC_KINDS,
+    AnalysisResultModel,
+    InvestigationsResult,
+    IssueModel,
+    TableProfile,
+)
 from cataloger_dagster.core.values import finite_float
 
 __all__ = [
@@ -46,7 +53,31 @@ __all__ = [
     "RecentSummary",
     "compare_runs",
     "summary_script",
+    "RunResults",
 ]
+
+
+class ComparedRun(Protocol):
+    """What `compare_runs` reads of a run: its timestamp and results (None: not stored)."""
+
+    @property
+    def timestamp(self) -> str: ...
+    @property
+    def profile(self) -> TableProfile | None: ...
+    @property
+    def issues(self) -> AnalysisResultModel | None: ...
+    @property
+    def investigations(self) -> InvestigationsResult | None: ...
+
+
+@dataclass(frozen=True)
+class RunResults:
+    """A run's results in hand (this run's, before the store holds them all)."""
+
+    timestamp: str
+    profile: TableProfile | None
+    issues: AnalysisResultModel | None = None
+    investigations: InvestigationsResult | None = None
 
 
 class ColumnRef(BaseModel):
@@ -149,49 +180,44 @@ class RecentSummary(BaseModel):
 # --------------------------------------------------------------------------
 
 
-def _columns(profile: dict) -> dict[str, dict]:
-    return {c["name"]: c for c in profile.get("columns") or [] if isinstance(c, dict) and "name" in c}
+def _columns(profile: TableProfile) -> dict[str, dict]:
+    """Each column in its JSON form, as the comparison shared with the summary script reads it."""
+    return {c.name: c.model_dump(mode="json", warnings=False) for c in profile.columns}
 
 
 def _dtypes(columns: dict[str, dict]) -> dict[str, str]:
     return {name: str(c.get("dtype") or "") for name, c in columns.items()}
 
 
-def _issues(run: dict) -> dict[str, dict] | None:
-    found = run.get("issues")
-    if not isinstance(found, dict):
-        return None
-    return {i["id"]: i for i in found.get("issues") or [] if isinstance(i, dict) and i.get("id")}
+def _issues(run: ComparedRun) -> dict[str, IssueModel] | None:
+    found = run.issues
+    return None if found is None else {i.id: i for i in found.issues if i.id}
 
 
-def _set_aside(run: dict) -> set[str]:
+def _set_aside(run: ComparedRun) -> set[str]:
     """Ids still found but set aside by a review or learned precision: not resolved."""
-    found = run.get("issues")
-    if not isinstance(found, dict):
-        return set()
-    return {
-        i["id"] for key in ("reviewed", "quieted") for i in found.get(key) or [] if isinstance(i, dict) and i.get("id")
-    }
+    found = run.issues
+    return set() if found is None else {i.id for i in (*found.reviewed, *found.quieted) if i.id}
 
 
-def _verdicts(run: dict) -> dict[str, str] | None:
-    found = run.get("investigations")
-    if not isinstance(found, dict):
+def _verdicts(run: ComparedRun) -> dict[str, str] | None:
+    found = run.investigations
+    if found is None:
         return None
     return {
-        inv["issue_id"]: inv.get("verdict") or ("no verdict" if inv.get("success") else "error")
-        for inv in found.get("investigations") or []
-        if isinstance(inv, dict) and inv.get("issue_id")
+        inv.issue_id: inv.verdict or ("no verdict" if inv.success else "error")
+        for inv in found.investigations
+        if inv.issue_id
     }
 
 
-def _issue_ref(issue: dict) -> IssueRef:
+def _issue_ref(issue: IssueModel) -> IssueRef:
     return IssueRef(
-        id=str(issue["id"]),
-        type=str(issue.get("type") or ""),
-        severity=str(issue.get("severity") or ""),
-        description=str(issue.get("description") or ""),
-        columns=[str(c) for c in issue.get("affectedColumns") or []],
+        id=issue.id,
+        type=issue.type,
+        severity=issue.severity,
+        description=issue.description,
+        columns=list(issue.affectedColumns),
     )
 
 
@@ -307,21 +333,23 @@ def trend_sentence(trend: list[RunSummary]) -> str | None:
     return f"Over the last {len(trend)} runs (since {trend[0].timestamp}): " + "; ".join(parts) + "."
 
 
-def compare_runs(previous: dict | None, current: dict, trend: list[RunSummary] | None = None) -> RecentSummary:
-    """What changed from `previous` to `current` (see the module docstring for their shape);
+def compare_runs(
+    previous: ComparedRun | None, current: ComparedRun, trend: list[RunSummary] | None = None
+) -> RecentSummary:
+    """What changed from `previous` to `current` (see the module docstring);
     `previous` None means this is the table's first run.  ``trend``: the last runs' numbers,
     oldest first and this run last (`core.history.timelapse`), shown beside the step."""
-    if not isinstance(current, dict) or not isinstance(current.get("profile"), dict):
-        raise ValueError("compare_runs needs the current run as {'profile': <profile.json>, ...}")
-    now = current["profile"]
-    table = str(now.get("table") or "")
+    now = current.profile
+    if now is None:
+        raise ValueError(f"compare_runs needs the current run's profile; run {current.timestamp} has none")
+    table = now.table
     now_cols = _columns(now)
     summary = RecentSummary(
         table=table,
         first_run=previous is None,
-        current_timestamp=current.get("timestamp"),
-        rows_after=int(now.get("row_count") or 0),
-        fingerprint_after=(now.get("fingerprint") or {}).get("value"),
+        current_timestamp=current.timestamp,
+        rows_after=now.row_count,
+        fingerprint_after=now.fingerprint.value,
         trend=list(trend or []),
     )
     if previous is None:
@@ -329,15 +357,14 @@ def compare_runs(previous: dict | None, current: dict, trend: list[RunSummary] |
         summary.columns_added = [ColumnRef(name=n, dtype=dtype) for n, dtype in _dtypes(now_cols).items()]
         summary.headline = _sentences(summary)
         return summary
-    if not isinstance(previous.get("profile"), dict):
+    before = previous.profile
+    if before is None:
         raise ValueError(f"the previous run of table {table!r} has no profile.json; pass previous=None for a first run")
-
-    before = previous["profile"]
     before_cols = _columns(before)
-    summary.previous_timestamp = previous.get("timestamp")
-    summary.rows_before = int(before.get("row_count") or 0)
+    summary.previous_timestamp = previous.timestamp
+    summary.rows_before = before.row_count
     summary.rows_delta, summary.rows_delta_pct = rows_change(summary.rows_before, summary.rows_after)
-    summary.fingerprint_before = (before.get("fingerprint") or {}).get("value")
+    summary.fingerprint_before = before.fingerprint.value
     summary.fingerprint_changed = summary.fingerprint_before != summary.fingerprint_after
 
     added, removed, retyped = schema_change(_dtypes(before_cols), _dtypes(now_cols))
@@ -364,9 +391,9 @@ def compare_runs(previous: dict | None, current: dict, trend: list[RunSummary] |
             _issue_ref(i) for k, i in issues_before.items() if k not in issues_now and k not in aside
         ]
         summary.severity_changes = [
-            SeverityChange(id=k, before=str(issues_before[k].get("severity")), after=str(i.get("severity")))
+            SeverityChange(id=k, before=issues_before[k].severity, after=i.severity)
             for k, i in issues_now.items()
-            if k in issues_before and issues_before[k].get("severity") != i.get("severity")
+            if k in issues_before and issues_before[k].severity != i.severity
         ]
     verdicts_before, verdicts_now = _verdicts(previous), _verdicts(current)
     if verdicts_before is not None and verdicts_now is not None:
@@ -388,16 +415,16 @@ def compare_runs(previous: dict | None, current: dict, trend: list[RunSummary] |
 # --------------------------------------------------------------------------
 
 
-def _script_baseline(previous_profile: dict | None) -> dict | None:
+def _script_baseline(previous_profile: TableProfile | None) -> dict | None:
     if previous_profile is None:
         return None
-    columns = {}
-    for name, col in _columns(previous_profile).items():
-        entry = {"dtype": str(col.get("dtype") or ""), "nulls": col.get("nulls")}
-        if col.get("kind") in NUMERIC_KINDS:
-            entry.update(mean=finite_float(col.get("mean")), std=finite_float(col.get("std")))
-        columns[name] = entry
-    return {"row_count": previous_profile.get("row_count"), "columns": columns}
+    columns: dict[str, dict] = {}
+    for col in previous_profile.columns:
+        entry: dict[str, Any] = {"dtype": col.dtype, "nulls": col.nulls}
+        if col.kind in NUMERIC_KINDS:
+            entry.update(mean=finite_float(col.mean), std=finite_float(col.std))
+        columns[col.name] = entry
+    return {"row_count": previous_profile.row_count, "columns": columns}
 
 
 def _script_trend(trend: list[RunSummary] | None) -> list[dict]:
@@ -443,7 +470,7 @@ def _script_code() -> tuple[str, str, str]:
 
 def summary_script(
     table: str,
-    previous_profile: dict | None,
+    previous_profile: TableProfile | None,
     *,
     previous_timestamp: str | None = None,
     trend: list[RunSummary] | None = None,

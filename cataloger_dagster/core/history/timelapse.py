@@ -14,12 +14,7 @@ from pydantic import BaseModel, Field
 
 from cataloger_dagster.core.investigate.outcome import standing
 from cataloger_dagster.core.layout import (
-    INVESTIGATIONS,
-    ISSUES,
-    PROFILE,
     RUN_SUMMARY,
-    SCRIPT,
-    metrics_filename,
     normalize_timestamp,
 )
 from cataloger_dagster.core.models import (
@@ -29,6 +24,7 @@ from cataloger_dagster.core.models import (
     severity_counts,
 )
 from cataloger_dagster.core.health import health_score
+from cataloger_dagster.core.results import ScriptMetrics, load_result, load_run
 from cataloger_dagster.core.reviews.model import Review
 from cataloger_dagster.core.store import Store
 
@@ -89,23 +85,14 @@ def summarize_run(
 
 def _rebuilt(store: Store, prefix: str, timestamp: str) -> RunSummary:
     """A run from before run_summary.json, summarized from its results."""
-    profile, issues = store.read_json(prefix, timestamp, PROFILE), store.read_json(prefix, timestamp, ISSUES)
+    run = load_run(store, prefix, timestamp)
+    profile, issues = run.profile, run.issues
     if profile is None or issues is None:
-        return RunSummary(
-            timestamp=timestamp,
-            status="incomplete",
-            rows=(profile or {}).get("row_count") if isinstance(profile, dict) else None,
-        )
-    found = store.read_json(prefix, timestamp, INVESTIGATIONS)
-    summary = summarize_run(
-        timestamp,
-        TableProfile.model_validate(profile),
-        AnalysisResultModel.model_validate(issues),
-        InvestigationsResult.model_validate(found) if found else None,
-    )
-    if found is None:  # the cells of a run without investigations.json are in its metrics, if anywhere
-        metrics = store.read_json(prefix, timestamp, metrics_filename(SCRIPT)) or {}
-        summary = summary.model_copy(update={"pass_rate": metrics.get("pass_rate"), "cells": metrics.get("cells")})
+        return RunSummary(timestamp=timestamp, status="incomplete", rows=profile.row_count if profile else None)
+    summary = summarize_run(timestamp, profile, issues, run.investigations)
+    if run.investigations is None:  # the cells of a run without investigations.json are in its metrics, if anywhere
+        metrics = run.metrics or ScriptMetrics()
+        summary = summary.model_copy(update={"pass_rate": metrics.pass_rate, "cells": metrics.cells})
     return summary
 
 
@@ -113,8 +100,8 @@ def run_summaries(store: Store, prefix: str) -> list[RunSummary]:
     """Every run of the table, oldest first."""
     summaries = []
     for timestamp in store.list_runs(prefix):
-        found = store.read_json(prefix, timestamp, RUN_SUMMARY)
-        summaries.append(RunSummary.model_validate(found) if found is not None else _rebuilt(store, prefix, timestamp))
+        found = load_result(store, prefix, timestamp, RUN_SUMMARY, RunSummary)
+        summaries.append(found if found is not None else _rebuilt(store, prefix, timestamp))
     return summaries
 
 
@@ -127,8 +114,8 @@ def recent_summaries(store: Store, prefix: str, *, before: str, limit: int) -> l
             break
         if timestamp >= before:
             continue
-        stored = store.read_json(prefix, timestamp, RUN_SUMMARY)
-        summary = RunSummary.model_validate(stored) if stored is not None else _rebuilt(store, prefix, timestamp)
+        stored = load_result(store, prefix, timestamp, RUN_SUMMARY, RunSummary)
+        summary = stored if stored is not None else _rebuilt(store, prefix, timestamp)
         if summary.status != "incomplete":
             found.append(summary)
     return found[::-1]

@@ -24,6 +24,7 @@ from cataloger_dagster.core.investigate.investigator import PreviousScript
 from cataloger_dagster.core.investigate.ranking import rank_scripts
 from cataloger_dagster.core.layout import ISSUES, LATEST_WINDOW, PROFILE, SCRIPT  # noqa: F401  (SCRIPT: re-exported)
 from cataloger_dagster.core.models import TableProfile
+from cataloger_dagster.core.results import ResultError, latest_results, load_run
 
 if TYPE_CHECKING:  # the resource is passed in; core never imports resources at run time
     from cataloger_dagster.resources.store import CatalogStore
@@ -36,14 +37,18 @@ def ranking_context(store: CatalogStore, prefix: str) -> tuple[Optional[set[str]
     without connecting to the database: those of the latest run that stored its issues
     (unchanged since, the table gives the next run the same).  (None, None) when none has."""
     for timestamp in reversed(store.list_runs(prefix)):
-        issues = store.read_json(prefix, timestamp, ISSUES)
-        if not isinstance(issues, dict) or not isinstance(issues.get("issues"), list):
+        run = load_run(store, prefix, timestamp)
+        try:
+            issues = run.issues
+        except ResultError:
+            continue  # a damaged issues.json ranks nothing
+        if issues is None:
             continue
-        profile = store.read_json(prefix, timestamp, PROFILE)
-        fingerprint = profile.get("fingerprint") if isinstance(profile, dict) else None
-        schema_hash = fingerprint.get("schema_hash") if isinstance(fingerprint, dict) else None
-        ids = {i["id"] for i in issues["issues"] if isinstance(i, dict) and isinstance(i.get("id"), str)}
-        return ids, schema_hash if isinstance(schema_hash, str) else None
+        try:
+            schema_hash = run.profile.fingerprint.schema_hash if run.profile else None
+        except ResultError:
+            schema_hash = None
+        return {i.id for i in issues.issues}, schema_hash
     return None, None
 
 
@@ -71,13 +76,12 @@ def _signatures(store: CatalogStore, database: str, table: str) -> dict[str, set
         if found.get(other) is not None:
             continue
         prefix = layout.table_prefix(database, other)
-        stored = next(
-            (p for ts in reversed(store.list_runs(prefix)) if (p := store.read_json(prefix, ts, PROFILE))), None
-        )
-        if isinstance(stored, dict) and isinstance(stored.get("columns"), list):
-            found[other] = _signature(
-                (c.get("name"), c.get("kind", "")) for c in stored["columns"] if isinstance(c, dict)
-            )
+        try:
+            latest = latest_results(store, prefix, PROFILE, limit=1)
+        except ResultError:
+            continue  # a damaged profile: the table is compared with nothing
+        if latest:
+            found[other] = _signature((c.name, c.kind) for c in latest[0][1].columns)
     return {name: pairs for name, pairs in found.items() if name != table and pairs is not None}
 
 

@@ -28,6 +28,7 @@ import math
 from typing import TYPE_CHECKING, Optional
 
 from cataloger_dagster.core.values import finite_float
+from cataloger_dagster.core.results import script_metrics
 
 if TYPE_CHECKING:
     from cataloger_dagster.core.layout import ScriptRecord
@@ -57,10 +58,9 @@ def _failures(records: list[ScriptRecord]) -> dict[str, int]:
     """Per timestamp, the issues that later runs reusing that script had to relearn."""
     failures: dict[str, int] = {}
     for r in records:
-        m = r.metrics or {}
-        relearned = m.get("relearned")
-        if m.get("based_on") and not m.get("based_on_table") and isinstance(relearned, list) and relearned:
-            failures[m["based_on"]] = failures.get(m["based_on"], 0) + len(relearned)
+        m = script_metrics(r.metrics)
+        if m.based_on and not m.based_on_table and m.relearned:
+            failures[m.based_on] = failures.get(m.based_on, 0) + len(m.relearned)
     return failures
 
 
@@ -86,16 +86,16 @@ def rank_scripts(
     failures = _failures(records)
 
     def key(record: ScriptRecord) -> tuple:
-        m = record.metrics or {}  # a dict: script_origin gave "catalog"
-        rate = finite_float(m.get("pass_rate"), 0.0)
-        total = max(1.0, finite_float(m.get("investigations"), 0.0))
+        m = script_metrics(record.metrics)  # a dict: script_origin gave "catalog"
+        rate = finite_float(m.pass_rate, 0.0)
+        total = max(1.0, finite_float(m.investigations, 0.0))
         effective = max(0.0, rate - failures.get(record.timestamp, 0) / total)
         return (
             # rounded so that float noise does not outrank the next criteria
             round(effective, 6),
-            round(_coverage(m, current_ids), 6),
-            schema_hash is not None and m.get("schema_hash") == schema_hash,
-            -finite_float(m.get("seconds"), math.inf),
+            round(_coverage(record.metrics or {}, current_ids), 6),
+            schema_hash is not None and m.schema_hash == schema_hash,
+            -finite_float(m.seconds, math.inf),
         )
 
     # newest first, so that among equals the newest wins (sorted is stable)

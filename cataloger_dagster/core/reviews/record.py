@@ -11,10 +11,11 @@ import os
 import shlex
 from typing import Optional, cast
 
-from cataloger_dagster.core.layout import ISSUES, PROFILE, table_prefix
+from cataloger_dagster.core.layout import ISSUES, table_prefix
 from cataloger_dagster.core.models import AnalysisResultModel, IssueModel, TableProfile
 from cataloger_dagster.core.reviews.model import REVIEW_VERDICTS, Review, ReviewVerdict, snapshot_of
 from cataloger_dagster.core.store import Store
+from cataloger_dagster.core.results import load_run
 
 NOTE_LIMIT = 2000  # characters: a reason, not a document; longer is refused, never cut
 REVIEWER_LIMIT = 200
@@ -46,15 +47,10 @@ def latest_issues(store: Store, database: str, table: str) -> tuple[str, Analysi
     prefix = table_prefix(database, table)
     runs = store.list_runs(prefix)
     for timestamp in reversed(runs):
-        found = store.read_json(prefix, timestamp, ISSUES)
-        if found is None:
+        run = load_run(store, prefix, timestamp)
+        if run.issues is None:
             continue
-        profile = store.read_json(prefix, timestamp, PROFILE)
-        return (
-            timestamp,
-            AnalysisResultModel.model_validate(found),
-            TableProfile.model_validate(profile) if profile is not None else None,
-        )
+        return timestamp, run.issues, run.profile
     what = f"{len(runs)} run(s) but none with {ISSUES}" if runs else "no run"
     raise ReviewError(
         f"table {table!r} of database {database!r} has {what} in {store.describe()}: catalog it first "

@@ -239,6 +239,15 @@ class CatalogStore(dg.ConfigurableResource, abc.ABC):
         self._runs_seen[(prefix, run_id)] = timestamp
         return timestamp
 
+    def find_run(self, prefix: str, run_id: str) -> str | None:
+        """The folder ``run_id`` claimed for this table, if it claimed one; never claims."""
+        prefix = _check_prefix(prefix)
+        cached = self._runs_seen.get((prefix, run_id))
+        if cached:
+            return cached
+        claimed = self._runs_claimed_by(prefix, run_id)
+        return claimed[0] if claimed else None
+
     def run_info(self, prefix: str, timestamp: str) -> dict | None:
         """The run.json of a run folder ({"run_id", "created", "table"}), if any."""
         return self.read_json(prefix, timestamp, RUN_FILE)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
 from cataloger_dagster.core.cataloged import CatalogedTable, cataloged_table
 from cataloger_dagster.core.layout import (
@@ -32,6 +32,7 @@ from cataloger_dagster.core.models import (
 )
 from cataloger_dagster.core.shown import visible
 from cataloger_dagster.resources.store.base import StoreError
+from cataloger_dagster.core.results import ResultError, load_metrics, load_result
 
 if TYPE_CHECKING:
     from cataloger_dagster.resources.store.base import CatalogStore
@@ -67,8 +68,8 @@ def cataloged(store: CatalogStore, database: str, table: str) -> CatalogedTable 
         if CATALOG_PAGE not in files or PROFILE not in files or ISSUES not in files:
             continue  # a run under way, or one that failed before its page
         understanding = _model(store, prefix, run, UNDERSTANDING, DatasetUnderstandingModel, files)
-        metrics = store.read_metrics(prefix, run, SCRIPT) if metrics_filename(SCRIPT) in files else None
-        rate = (metrics or {}).get("pass_rate")
+        metrics = load_metrics(store, prefix, run) if metrics_filename(SCRIPT) in files else None
+        rate = metrics.pass_rate if metrics else None
         return cataloged_table(
             database=database,
             table=table,
@@ -87,14 +88,7 @@ def cataloged(store: CatalogStore, database: str, table: str) -> CatalogedTable 
 def _model(store: CatalogStore, prefix: str, run: str, filename: str, model: type[BaseModel], files: set[str]):
     if filename not in files:
         return None
-    data = store.read_json(prefix, run, filename)
     try:
-        return model.model_validate(data)
-    except ValidationError as e:
-        first = e.errors()[0]
-        where = ".".join(str(part) for part in first["loc"]) or "its top level"
-        # the error's own text may quote the stored value (the table's data): only where and what
-        raise UnreadableResults(
-            f"{store.uri(prefix, run, filename)} is not a valid {model.__name__} "
-            f"({e.error_count()} errors, first at {where}: {first['msg']})"
-        ) from None
+        return load_result(store, prefix, run, filename, model)
+    except ResultError as e:
+        raise UnreadableResults(str(e)) from None

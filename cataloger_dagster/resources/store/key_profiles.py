@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from cataloger_dagster.core.layout import KEYS, PROFILE, table_prefix
 from cataloger_dagster.core.models import TableProfile
+from cataloger_dagster.core.results import load_result
 
 if TYPE_CHECKING:
     import ibis
@@ -54,9 +55,9 @@ class _StoredProfiles(Mapping[str, TableProfile]):
         prefix = table_prefix(self._database_name, name)
         for ts in reversed(self._store.list_runs(prefix)):
             for filename in (KEYS, PROFILE):
-                stored = self._store.read_json(prefix, ts, filename)
+                stored = load_result(self._store, prefix, ts, filename, TableProfile)
                 if stored is not None:
-                    return TableProfile.model_validate(stored)
+                    return stored
         return None
 
     def __getitem__(self, name: str) -> TableProfile:

@@ -28,7 +28,7 @@ class CountingStore(LocalStore):
 
 
 def test_a_point_keeps_the_numbers_the_findings_read():
-    point = point_of("2026-09-07T06:00:00.000000Z", profile_of(Day(rows=1234)).model_dump(mode="json"))
+    point = point_of("2026-09-07T06:00:00.000000Z", profile_of(Day(rows=1234)))
     assert point.rows == 1234 and point.update_column == "updated_at" and point.max_updated
     assert set(point.columns) == {"id", "amount", "status", "updated_at"}
     status = point.columns["status"]
@@ -38,7 +38,7 @@ def test_a_point_keeps_the_numbers_the_findings_read():
 def test_the_second_load_reads_the_cache_only_and_a_limit_bounds_the_history(tmp_path):
     store = CountingStore(root=str(tmp_path))
     write_history(store, PREFIX, [Day(rows=100 + n) for n in range(12)])
-    current = point_of(run_timestamp(12), profile_of(Day(rows=500)).model_dump(mode="json"))
+    current = point_of(run_timestamp(12), profile_of(Day(rows=500)))
     first = load_history(store, PREFIX, run_timestamp(12), current=current, limit=10)
     assert [p.rows for p in first] == [102 + n for n in range(10)] and len(store._reads) == 10
     cached = json.loads((tmp_path / "shop" / "orders" / HISTORY).read_text())["points"]
@@ -78,9 +78,9 @@ def test_run_after_run_the_cache_keeps_detail_for_the_latest_runs_only(tmp_path)
     days = [Day(rows=100 + n) for n in range(12)]
     write_history(store, PREFIX, days[:8])
     for n in range(8, 12):      # each run adds itself; the run leaving the detailed window is slimmed
-        current = point_of(run_timestamp(n), profile_of(days[n]).model_dump(mode="json"))
+        current = point_of(run_timestamp(n), profile_of(days[n]))
         load_history(store, PREFIX, run_timestamp(n), current=current)
-        store.write_json(PREFIX, run_timestamp(n), "profile.json", profile_of(days[n]).model_dump(mode="json"))
+        store.write_json(PREFIX, run_timestamp(n), "profile.json", profile_of(days[n]))
         cached = json.loads((tmp_path / "shop" / "orders" / HISTORY).read_text())["points"]
         detailed = ["counts" in p["columns"]["amount"] for p in cached]
         assert len(cached) == n + 1 and detailed == [False] * (n + 1 - DETAILED_RUNS) + [True] * DETAILED_RUNS

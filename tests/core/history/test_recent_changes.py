@@ -13,7 +13,8 @@ import sys
 import duckdb
 import pytest
 
-from cataloger_dagster.core.history.recent_changes import compare_runs, summary_script
+from cataloger_dagster.core.history.recent_changes import RunResults, compare_runs, summary_script
+from cataloger_dagster.core.models import AnalysisResultModel, InvestigationsResult, TableProfile
 from cataloger_dagster.core.render.recent_summary import render_recent_summary
 
 # ---------------------------------------------------------------------------
@@ -43,6 +44,38 @@ def _run(ts, rows, columns, issues=None, verdicts=None, fingerprint=None):
     return run
 
 
+def _profile(rows, columns, fingerprint=None, table="orders"):
+    return TableProfile.model_validate({
+        "database": "db", "table": table, "row_count": rows, "column_count": len(columns), "columns": columns,
+        "sample_rows": [], "fingerprint": {"schema_hash": "", "row_count": rows, "value": fingerprint or f"fp-{rows}"}})
+
+
+ISSUE_DEFAULTS = {"type": "", "severity": "low", "description": "", "affectedColumns": [], "suggestedAction": "",
+                  "category": "quick_fixes"}
+
+
+def _typed(run):
+    """A hand-built run (a dict, as the tests change it) as the results' models compare_runs reads."""
+    if run is None:
+        return None
+    p = run.get("profile")
+    issues = run.get("issues")
+    if issues is not None:
+        issues = {**issues, **{k: [{**ISSUE_DEFAULTS, **i} for i in issues.get(k, [])]
+                               for k in ("issues", "reviewed", "quieted")}}
+    found = run.get("investigations")
+    return RunResults(
+        timestamp=run["timestamp"],
+        profile=_profile(p["row_count"], p["columns"], p["fingerprint"]["value"], p["table"]) if p else None,
+        issues=AnalysisResultModel.model_validate(issues) if issues is not None else None,
+        investigations=InvestigationsResult.model_validate(found) if found is not None else None,
+    )
+
+
+def compare(previous, current, **kwargs):
+    return compare_runs(_typed(previous), _typed(current), **kwargs)
+
+
 BASE_COLUMNS = [
     _col("id", "!int64", top_values=[{"value": 1, "count": 1}]),
     _col("amount", "float64", "float", nulls=2, mean=50.0, std=10.0, min=1.0, max=99.0),
@@ -53,7 +86,7 @@ BASE_COLUMNS = [
 
 
 def test_first_run_says_so():
-    s = compare_runs(None, _run("T2", 100, BASE_COLUMNS, issues={"a": "low"}, verdicts={"a": "confirmed"}))
+    s = compare(None, _run("T2", 100, BASE_COLUMNS, issues={"a": "low"}, verdicts={"a": "confirmed"}))
     assert s.first_run and s.previous_timestamp is None
     assert s.rows_after == 100 and s.rows_delta == 0
     assert [c.name for c in s.columns_added] == ["id", "amount", "status", "legacy"]
@@ -67,14 +100,14 @@ def test_unchanged_runs_report_nothing():
     before = _run("T1", 100, BASE_COLUMNS, issues={"a": "low"}, verdicts={"a": "confirmed"})
     after = copy.deepcopy(before)
     after["timestamp"] = "T2"
-    s = compare_runs(before, after)
+    s = compare(before, after)
     assert not s.first_run and s.unchanged
     assert s.rows_delta == 0 and s.schema_changes == 0 and not s.distributions
     assert s.headline[-1] == "Nothing changed since the previous run."
 
 
 def test_rows_changed():
-    s = compare_runs(_run("T1", 100, BASE_COLUMNS), _run("T2", 125, BASE_COLUMNS))
+    s = compare(_run("T1", 100, BASE_COLUMNS), _run("T2", 125, BASE_COLUMNS))
     assert (s.rows_before, s.rows_after, s.rows_delta, s.rows_delta_pct) == (100, 125, 25, 25.0)
     assert s.fingerprint_changed
     assert any("100 → 125 (+25, +25.0%)" in line for line in s.headline)
@@ -83,7 +116,7 @@ def test_rows_changed():
 
 
 def test_rows_from_an_empty_table_have_no_percentage():
-    s = compare_runs(_run("T1", 0, BASE_COLUMNS), _run("T2", 10, BASE_COLUMNS))
+    s = compare(_run("T1", 0, BASE_COLUMNS), _run("T2", 10, BASE_COLUMNS))
     assert s.rows_delta == 10 and s.rows_delta_pct is None
 
 
@@ -91,7 +124,7 @@ def test_column_added_dropped_and_retyped():
     after_cols = [c for c in copy.deepcopy(BASE_COLUMNS) if c["name"] != "legacy"]
     after_cols[0]["dtype"] = "!string"
     after_cols.append(_col("city", "string", "string", nulls=100))
-    s = compare_runs(_run("T1", 100, BASE_COLUMNS), _run("T2", 100, after_cols))
+    s = compare(_run("T1", 100, BASE_COLUMNS), _run("T2", 100, after_cols))
     assert [(c.name, c.dtype) for c in s.columns_added] == [("city", "string")]
     assert [(c.name, c.dtype) for c in s.columns_removed] == [("legacy", "string")]
     assert [(t.column, t.before, t.after) for t in s.type_changes] == [("id", "!int64", "!string")]
@@ -105,7 +138,7 @@ def test_distribution_shifts_are_flagged_when_notable():
     amount = after_cols[1]
     amount.update(nulls=9, null_fraction=0.09, mean=65.0)       # +7 points, 1.5 std
     after_cols[2]["top_values"] = [{"value": "open", "count": 70}, {"value": "void", "count": 30}]
-    s = compare_runs(_run("T1", 100, BASE_COLUMNS), _run("T2", 100, after_cols))
+    s = compare(_run("T1", 100, BASE_COLUMNS), _run("T2", 100, after_cols))
     shifts = {d.column: d for d in s.distributions}
     assert set(shifts) == {"amount", "status"}
     notes = " ".join(shifts["amount"].notable)
@@ -116,7 +149,7 @@ def test_distribution_shifts_are_flagged_when_notable():
     # a small move is reported but not flagged
     small = copy.deepcopy(BASE_COLUMNS)
     small[1].update(nulls=3, null_fraction=0.03, mean=52.0)
-    quiet = compare_runs(_run("T1", 100, BASE_COLUMNS), _run("T2", 100, small))
+    quiet = compare(_run("T1", 100, BASE_COLUMNS), _run("T2", 100, small))
     assert [d.column for d in quiet.distributions] == ["amount"]
     assert quiet.distributions[0].notable == []
     assert {c.stat for c in quiet.distributions[0].changes} == {"null_fraction", "mean"}
@@ -132,16 +165,17 @@ def test_distinct_counts_are_judged_against_the_row_count():
     before = _run("T1", 100, cols(100, 2, 100))
     after = _run("T2", 200, cols(200, 5, 200))
     after["profile"]["columns"][0]["top_values"] = [{"value": 20.0, "count": 1}]   # retyped to float
-    shifts = {d.column: d for d in compare_runs(before, after).distributions}
+    shifts = {d.column: d for d in compare(before, after).distributions}
     assert shifts["id"].notable == [] and not shifts["id"].top_entered   # a key growing with its table
     assert any("distinct values 2 → 5" in n for n in shifts["status"].notable)
 
 
 def test_one_odd_column_does_not_hide_the_others():
     after_cols = copy.deepcopy(BASE_COLUMNS)
-    after_cols[2]["top_values"] = "not a list"      # broken stored JSON
     after_cols[1]["mean"] = 90.0
-    s = compare_runs(_run("T1", 100, BASE_COLUMNS), _run("T2", 100, after_cols))
+    after = _typed(_run("T2", 100, after_cols))
+    after.profile.columns[2].top_values = "not a list"      # a value no profile could hold
+    s = compare_runs(_typed(_run("T1", 100, BASE_COLUMNS)), after)
     shifts = {d.column: d for d in s.distributions}
     assert shifts["status"].error and "status" in shifts["status"].error
     assert shifts["amount"].notable
@@ -152,7 +186,7 @@ def test_issues_new_resolved_severity_and_verdicts():
                   verdicts={"old": "confirmed", "kept": "confirmed", "moved": "inconclusive"})
     after = _run("T2", 100, BASE_COLUMNS, issues={"kept": "low", "moved": "high", "fresh": "medium"},
                  verdicts={"kept": "refuted", "moved": "error", "fresh": "confirmed"})
-    s = compare_runs(before, after)
+    s = compare(before, after)
     assert [i.id for i in s.issues_new] == ["fresh"] and s.issues_new[0].severity == "medium"
     assert [i.id for i in s.issues_resolved] == ["old"]
     assert [(c.id, c.before, c.after) for c in s.severity_changes] == [("moved", "low", "high")]
@@ -166,19 +200,19 @@ def test_an_issue_set_aside_by_a_review_is_not_resolved():
     before = _run("T1", 100, BASE_COLUMNS, issues={"dismissed": "high", "fixed": "low"})
     after = _run("T2", 100, BASE_COLUMNS, issues={})
     after["issues"]["reviewed"] = [{"id": "dismissed", "type": "dismissed", "severity": "high"}]
-    assert [i.id for i in compare_runs(before, after).issues_resolved] == ["fixed"]
+    assert [i.id for i in compare(before, after).issues_resolved] == ["fixed"]
 
 
 def test_compare_runs_rejects_a_run_without_profile():
     with pytest.raises(ValueError, match="profile"):
-        compare_runs(None, {"timestamp": "T2"})
+        compare(None, {"timestamp": "T2"})
     with pytest.raises(ValueError, match="orders"):
-        compare_runs({"timestamp": "T1"}, _run("T2", 1, BASE_COLUMNS))
+        compare({"timestamp": "T1"}, _run("T2", 1, BASE_COLUMNS))
 
 
 def test_summary_script_is_valid_python_for_any_table_name():
     for name in ['plain', 'we"ird\'name', 'back\\slash """ x', "ünïcode"]:
-        code = summary_script(name, {"row_count": 1, "columns": [_col("a")]}, previous_timestamp="T1")
+        code = summary_script(name, _profile(1, [_col("a")]), previous_timestamp="T1")
         compile(code, "summary_script.py", "exec")
         scope: dict = {}
         exec(compile(code.replace('if __name__ == "__main__":', "if False:"), "s", "exec"), scope)
@@ -195,7 +229,7 @@ def _amount_after(before=None, **changes):
     start[1].update(before or {})
     cols = copy.deepcopy(start)
     cols[1].update(changes)
-    return compare_runs(_run("T1", 100, start), _run("T2", 100, cols))
+    return compare(_run("T1", 100, start), _run("T2", 100, cols))
 
 
 def test_null_fraction_is_notable_from_five_points():
@@ -216,11 +250,11 @@ def test_mean_is_notable_beyond_one_previous_std_or_when_a_constant_column_moves
     before[1].update(std=0.0)
     after = copy.deepcopy(before)
     after[1].update(mean=50.5)
-    s = compare_runs(_run("T1", 100, before), _run("T2", 100, after))
+    s = compare(_run("T1", 100, before), _run("T2", 100, after))
     assert s.distributions[0].notable == ["mean 50 → 50.5 (the column was constant)"]
     assert "Column amount: mean 50 → 50.5 (the column was constant)." in s.headline
-    # statistics stored as text or non-finite numbers are reported, never judged
-    s = _amount_after(mean="65.0", null_fraction=float("nan"))
+    # non-finite statistics are reported, never judged (a mean stored as text reads as its number)
+    s = _amount_after(mean=float("inf"), null_fraction=float("nan"))
     assert s.distributions[0].notable == [] and {c.stat for c in s.distributions[0].changes} == {
         "mean", "null_fraction"}
 
@@ -231,13 +265,13 @@ def test_top_values_compare_numbers_by_value_and_keep_booleans_apart():
     after = copy.deepcopy(BASE_COLUMNS)
     # True is not the number 1 (a column retyped to boolean changed its values); a dict is compared as JSON
     after[0]["top_values"] = [{"value": True, "count": 5}, {"value": {"k": [1, 2]}, "count": 2}]
-    shift = compare_runs(_run("T1", 100, before), _run("T2", 100, after)).distributions[0]
+    shift = compare(_run("T1", 100, before), _run("T2", 100, after)).distributions[0]
     assert shift.top_entered == [True] and shift.top_left == [1]
     assert shift.notable == ["most frequent value 1 → True"]
 
 
 def test_a_fingerprint_change_alone_is_reported():
-    s = compare_runs(_run("T1", 100, BASE_COLUMNS, fingerprint="a"), _run("T2", 100, BASE_COLUMNS, fingerprint="b"))
+    s = compare(_run("T1", 100, BASE_COLUMNS, fingerprint="a"), _run("T2", 100, BASE_COLUMNS, fingerprint="b"))
     assert s.fingerprint_changed and not s.unchanged and s.rows_delta == 0
     assert s.headline == ["Row count unchanged (100).",
                           "The fingerprint changed (the data was updated) though rows and schema did not."]
@@ -247,13 +281,13 @@ def test_issues_and_verdicts_are_compared_only_when_both_runs_have_them():
     with_issues = _run("T1", 100, BASE_COLUMNS, issues={"a": "low"}, verdicts={"a": "confirmed"})
     without = _run("T2", 100, BASE_COLUMNS)
     for before, after in ((with_issues, without), (without, with_issues)):
-        s = compare_runs(before, after)
+        s = compare(before, after)
         assert not s.issues_compared and not s.verdicts_compared
         assert s.issues_new == s.issues_resolved == [] and s.unchanged
     # a check that ran but reached no verdict is told apart from one that failed
     after = _run("T2", 100, BASE_COLUMNS, issues={"a": "low"}, verdicts={"a": "confirmed"})
     after["investigations"]["investigations"][0].update(verdict=None, success=True)
-    s = compare_runs(with_issues, after)
+    s = compare(with_issues, after)
     assert s.verdicts_compared and [(v.before, v.after) for v in s.verdict_changes] == [("confirmed", "no verdict")]
 
 
@@ -304,13 +338,13 @@ def test_summary_script_on_a_first_run_reports_the_current_numbers(tmp_path):
 
 def test_summary_script_compares_with_the_previous_profile_it_holds(tmp_path):
     db = _prices(tmp_path)
-    previous = {"row_count": 50, "columns": [
+    previous = _profile(50, [
         _col("id", "int64", rows=50, mean=25.5, std=14.4),
         _col("label", "string", "string", nulls=1, rows=50, mean=3.0),      # a text column: no mean kept
         _col("price", "int64", "integer", rows=50, mean=20.5, std=float("nan")),
         _col("rate", "float64", "float", rows=50, mean=7.0, std=0.0),
         _col("gone", "string", "string", rows=50),
-    ]}
+    ])
     code = summary_script("prices", previous, previous_timestamp="2026-01-01T00:00:00.000000Z")
     # the embedded baseline is what the previous profile says, with non-finite numbers as null
     scope: dict = {}
@@ -355,7 +389,7 @@ def _summaries():
 
 def test_the_trend_over_the_last_runs_is_said_and_drawn():
     trend = _summaries()
-    summary = compare_runs(_run("t2", 900, BASE_COLUMNS), _run("t3", 1100, BASE_COLUMNS), trend=trend)
+    summary = compare(_run("t2", 900, BASE_COLUMNS), _run("t3", 1100, BASE_COLUMNS), trend=trend)
     assert summary.headline[-1] == (
         "Over the last 4 runs (since 2026-01-01T00:00:00.000000Z): rows 1,000 → 1,100 (between 900 and 1,200); "
         "standing issues 2 → 4 (between 1 and 4); health 90 → 60 (between 60 and 95); pass rate 100% → 75% "
@@ -372,17 +406,17 @@ def test_the_trend_over_the_last_runs_is_said_and_drawn():
 
 def test_two_runs_say_no_more_than_their_step():
     trend = _summaries()[:2]
-    summary = compare_runs(_run("t0", 1000, BASE_COLUMNS), _run("t1", 1200, BASE_COLUMNS), trend=trend)
+    summary = compare(_run("t0", 1000, BASE_COLUMNS), _run("t1", 1200, BASE_COLUMNS), trend=trend)
     assert not any(line.startswith("Over the last") for line in summary.headline)
     assert 'id="trend"' in render_recent_summary(summary)   # the two points are still drawn
-    assert 'id="trend"' not in render_recent_summary(compare_runs(None, _run("t0", 1000, BASE_COLUMNS),
+    assert 'id="trend"' not in render_recent_summary(compare(None, _run("t0", 1000, BASE_COLUMNS),
                                                                   trend=trend[:1]))
 
 
 def test_summary_script_holds_the_trend_and_recomputes_the_current_rows(tmp_path):
     db = _prices(tmp_path)
     earlier = _summaries()
-    code = summary_script("prices", {"row_count": 1100, "columns": []}, previous_timestamp=earlier[-1].timestamp,
+    code = summary_script("prices", _profile(1100, []), previous_timestamp=earlier[-1].timestamp,
                           trend=earlier)
     trend = _run_summary(code, db, tmp_path)["trend"]
     assert trend["runs"] == 5 and trend["since"] == "2026-01-01T00:00:00.000000Z"

@@ -17,7 +17,8 @@ import ibis
 import pytest
 
 from cataloger_dagster.core.history import summary_script as script_file
-from cataloger_dagster.core.history.recent_changes import compare_runs, summary_script
+from cataloger_dagster.core.history.recent_changes import RunResults, compare_runs, summary_script
+from cataloger_dagster.core.models import TableProfile
 from cataloger_dagster.core.history.timelapse import RunSummary
 from cataloger_dagster.core.models import NUMERIC_KINDS
 from cataloger_dagster.core.profile.fingerprint import compute_fingerprint
@@ -48,12 +49,13 @@ CURRENT_SQL = [
 ]
 
 
-def _profile(db: Path) -> dict:
+def _profile(db: Path) -> TableProfile:
     con = ibis.duckdb.connect(str(db))
     try:
         table = con.table("orders")
         profile = compute_profile(table, database="shop", table_name="orders", fingerprint=compute_fingerprint(table))
-        return json.loads(profile.model_dump_json())
+        # as the store gives it back: through its JSON
+        return TableProfile.model_validate_json(profile.model_dump_json())
     finally:
         con.disconnect()
 
@@ -84,7 +86,7 @@ def two_runs(tmp_path_factory):
 
 def test_the_script_judges_every_change_as_compare_runs_does(two_runs, tmp_path):
     db, previous, current = two_runs
-    summary = compare_runs({"timestamp": "T1", "profile": previous}, {"timestamp": "T2", "profile": current})
+    summary = compare_runs(RunResults("T1", previous), RunResults("T2", current))
     out = _run(summary_script("orders", previous, previous_timestamp="T1"), db, tmp_path)
 
     assert out["rows"] == {"before": summary.rows_before, "after": summary.rows_after,
@@ -116,8 +118,8 @@ def test_the_script_judges_every_change_as_compare_runs_does(two_runs, tmp_path)
     assert "mean" in script["price"] and not script["price"]["mean"]["notable"] and not notable("price", "mean")
 
 
-def current_columns(profile: dict) -> list[str]:
-    return [c["name"] for c in profile["columns"]]
+def current_columns(profile: TableProfile) -> list[str]:
+    return [c.name for c in profile.columns]
 
 
 def test_the_same_arguments_give_the_same_bytes_in_any_interpreter(two_runs):
@@ -133,10 +135,13 @@ def test_the_same_arguments_give_the_same_bytes_in_any_interpreter(two_runs):
          "import json, sys\n"
          "from cataloger_dagster.core.history.recent_changes import summary_script\n"
          "from cataloger_dagster.core.history.timelapse import RunSummary\n"
+         "from cataloger_dagster.core.models import TableProfile\n"
          "table, previous, trend = json.load(sys.stdin)\n"
+         "previous = TableProfile.model_validate(previous)\n"
          "trend = [RunSummary(**r) for r in trend]\n"
          "sys.stdout.buffer.write(summary_script(table, previous, previous_timestamp='T1', trend=trend).encode())\n"],
-        input=json.dumps([arguments[0], previous, [r.model_dump() for r in trend]]), capture_output=True,
+        input=json.dumps([arguments[0], previous.model_dump(mode="json"), [r.model_dump() for r in trend]]),
+        capture_output=True,
         text=True, timeout=120, env={**os.environ, "PYTHONHASHSEED": "12345"})
     assert again.returncode == 0, again.stderr
     assert again.stdout == code

@@ -12,6 +12,7 @@ from cataloger_dagster.core.history.timelapse import (
     RunSummary, _rebuilt, in_force, run_summaries, timelapse_rows,
 )
 from cataloger_dagster.core.layout import RUN_SUMMARY, table_prefix
+from cataloger_dagster.core.models import Fingerprint, TableProfile
 from cataloger_dagster.core.render.timelapse import render_timelapse
 from cataloger_dagster.core.reviews.model import Review
 from cataloger_dagster.resources.store import LocalStore
@@ -26,6 +27,11 @@ class CountingStore(LocalStore):
     def _read(self, key):
         self._reads.append(key)
         return super()._read(key)
+
+
+def profile_of(rows: int) -> TableProfile:
+    return TableProfile(database="db", table="t", row_count=rows, column_count=0, columns=[], sample_rows=[],
+                        fingerprint=Fingerprint(schema_hash="h", row_count=rows, value="v"))
 
 
 def review(issue: str, verdict: str, at: str) -> Review:
@@ -60,7 +66,7 @@ def test_each_run_writes_its_summary_and_older_runs_are_rebuilt_alike(two_runs):
 
 def test_a_run_without_issues_is_listed_as_incomplete(tmp_path):
     store = LocalStore(root=str(tmp_path))
-    store.write_json("db/t", "2026-01-01T00:00:00.000000Z", "profile.json", {"row_count": 7})
+    store.write_json("db/t", "2026-01-01T00:00:00.000000Z", "profile.json", profile_of(7))
     [summary] = run_summaries(store, "db/t")
     assert (summary.status, summary.rows, summary.issue_ids) == ("incomplete", 7, [])
 
@@ -109,7 +115,7 @@ def test_recent_summaries_are_the_last_complete_runs_before_this_one(tmp_path):
     stamps = [f"2026-01-0{d}T00:00:00.000000Z" for d in range(1, 7)]
     for n, ts in enumerate(stamps):
         if n == 3:   # a run that stopped before its issues: a profile only
-            store.write_json("db/t", ts, "profile.json", {"row_count": 1})
+            store.write_json("db/t", ts, "profile.json", profile_of(1))
             continue
         store.write_json("db/t", ts, RUN_SUMMARY, {"timestamp": ts, "rows": 100 + n})
     found = recent_summaries(store, "db/t", before=stamps[5], limit=3)

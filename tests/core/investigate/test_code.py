@@ -11,7 +11,7 @@ import duckdb
 import pytest
 
 from cataloger_dagster.core.investigate.codegen import SCRIPT_HEADER, literal, python_lines
-from cataloger_dagster.core.models import IssueModel
+from cataloger_dagster.core.models import ColumnProfile, Fingerprint, IssueModel, TableProfile
 from cataloger_dagster.core.history.recent_changes import summary_script
 from cataloger_dagster.resources.agent.anthropic.agent import render
 from cataloger_dagster.core.investigate.code import (
@@ -160,7 +160,11 @@ def test_old_scripts_with_names_that_broke_out_are_not_rerun():
 
 def test_summary_script_holds_hostile_names_only_as_literals():
     for name in HOSTILE:
-        code = summary_script(name, {"row_count": 1, "columns": [{"name": name, "dtype": "string"}]},
+        previous = TableProfile(database="db", table=name, row_count=1, column_count=1, sample_rows=[],
+                                columns=[ColumnProfile(name=name, dtype="string", kind="string", count=1, nulls=0,
+                                                       null_fraction=0.0)],
+                                fingerprint=Fingerprint(schema_hash="", row_count=1, value=""))
+        code = summary_script(name, previous,
                               previous_timestamp=f"T\n{PAYLOAD}")
         assert_inert(code)
         scope: dict = {}

@@ -44,8 +44,9 @@ def add_run(store, table, *, columns=EVENTS, issues=None, script=None, metrics=N
     if with_profile:
         store.write_json(prefix, ts, PROFILE, profile(table, columns, schema_hash))
     if issues is not None:
-        store.write_json(prefix, ts, ISSUES, {"issues": [{"id": i} for i in issues], "summary": "",
-                                              "completedAt": ""})
+        store.write_json(prefix, ts, ISSUES, {"issues": [
+            {"id": i, "type": "t", "severity": "low", "description": "", "affectedColumns": [],
+             "suggestedAction": "", "category": "quick_fixes"} for i in issues], "summary": "", "completedAt": ""})
     if script is not None:
         store.write_script_with_metrics(prefix, ts, SCRIPT, script, metrics or {})
     return ts
@@ -215,10 +216,14 @@ def test_ranking_context_is_the_latest_run_that_stored_its_issues(store):
 
 def test_ranking_context_reads_odd_files_defensively(store):
     prefix = table_prefix(DB, "events")
-    ts = add_run(store, "events", with_profile=False)
-    store.write_json(prefix, ts, ISSUES, {"issues": [{"id": "a"}, {"id": 7}, "junk", {}]})
+    add_run(store, "events", with_profile=False, issues=["a"])
     # no profile: the issues are known, the schema is not
     assert ranking_context(store, prefix) == ({"a"}, None)
+    # an issues.json its model cannot read ranks nothing: the run before it decides
+    ts = add_run(store, "events", with_profile=False)
+    store.write_json(prefix, ts, ISSUES, {"issues": [{"id": "a"}, {"id": 7}, "junk", {}]})
+    assert ranking_context(store, prefix) == ({"a"}, None)
+    # a damaged profile beside readable issues: the issues are known, the schema is not
     ts = add_run(store, "events", with_profile=False, issues=[])
     store.write_json(prefix, ts, PROFILE, {"fingerprint": {"schema_hash": 12}})
     assert ranking_context(store, prefix) == (set(), None)

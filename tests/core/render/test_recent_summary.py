@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from cataloger_dagster.core.history.recent_changes import compare_runs
 from cataloger_dagster.core.render.recent_summary import render_recent_summary
 from tests.core.history.test_recent_changes import BASE_COLUMNS, _col, _run
+from tests.core.history.test_recent_changes import compare as compare_runs
 
 
 def test_page_escapes_values():
