@@ -39,6 +39,7 @@ from cataloger_dagster.resources.notifier import (
     SmtpNotifier,
 )
 from cataloger_dagster.resources.sandbox import DEFAULT_IMAGE, SandboxResource
+from cataloger_dagster.resources.sandbox.pool import SandboxPool, sandbox_pool_resource
 from cataloger_dagster.resources.store import CatalogStore, store_from_url
 
 PREFIX = "CATALOGER_"
@@ -473,14 +474,21 @@ def sandbox_resource(backend: str | None = None, settings: CatalogerSettings | N
     settings = _settings(settings, sandbox=backend)
     if settings.sandbox == "docker":
         _require("docker", "CATALOGER_SANDBOX=docker")
-    # the investigations' sandbox starts with the run, warm by the time that step comes
     return SandboxResource(
         backend=settings.sandbox,
         isolation=settings.sandbox_isolation,
         image=settings.sandbox_image,
         warmup=IBIS_WARMUP,
-        prestart_env={"DB_CONNECTION_STRING": SNAPSHOT_URL} if settings.sandbox_prestart else None,
     )
+
+
+def sandbox_pool(settings: CatalogerSettings | None = None, pool: SandboxPool | None = None) -> dg.ResourceDefinition:
+    """The investigations' sandboxes: `pool`, kept by the caller across its runs, or else one
+    each run opens and stops.  The investigations' sandbox starts with the run, warm by the
+    time that step comes (CATALOGER_SANDBOX_PRESTART)."""
+    settings = _settings(settings)
+    prestart = {"DB_CONNECTION_STRING": SNAPSHOT_URL} if settings.sandbox_prestart else None
+    return sandbox_pool_resource(prestart, pool=pool)
 
 
 def notifier_resource(settings: CatalogerSettings | None = None) -> NotifierResource:
@@ -524,14 +532,17 @@ def resources(
     store: str | None = None,
     agent: str | None = None,
     sandbox: str | None = None,
+    kept_sandboxes: SandboxPool | None = None,
 ) -> dict:
-    """The resources of `settings` (default: the environment's), with the given values instead."""
+    """The resources of `settings` (default: the environment's), with the given values instead;
+    `kept_sandboxes`: a pool the caller keeps across its runs (default: one per run)."""
     settings = _settings(settings, database=database, store=store, agent=agent, sandbox=sandbox)
     return {
         "database": database_resource(settings=settings),
         "store": store_resource(settings=settings),
         "agent": agent_resource(settings=settings),
         "sandbox": sandbox_resource(settings=settings),
+        "sandbox_pool": sandbox_pool(settings, kept_sandboxes),
         "notifier": notifier_resource(settings),
         # table names as partition keys never become raw paths (see TableIOManager)
         "io_manager": TableIOManager(),

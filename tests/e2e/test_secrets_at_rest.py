@@ -222,9 +222,9 @@ def test_the_sandbox_never_sees_the_database_url(sandbox_backend, monkeypatch):
     res = resources(database=f"postgres://u:{secret}@db.example/prod?sslpassword={secret}x",
                     sandbox=sandbox_backend)
     assert os.environ["CATALOGER_DATABASE"].startswith("postgres://u:pw-")  # as `cataloger run` leaves it
-    # as a run uses it: the sandbox starts with the run (prestart), the investigations take it
-    with dg.build_resources({"sandbox": res["sandbox"]}) as built:
-        with built.sandbox.session(env={"DB_CONNECTION_STRING": SNAPSHOT_URL}) as runtime:
+    # as a run uses it: the pool starts the sandbox with the run (prestart), the investigations take it
+    with dg.build_resources({"sandbox": res["sandbox"], "sandbox_pool": res["sandbox_pool"]}) as built:
+        with built.sandbox.session(env={"DB_CONNECTION_STRING": SNAPSHOT_URL}, pool=built.sandbox_pool) as runtime:
             result = runtime.execute(SANDBOX_VIEW)
     assert result.ok, result.error
     seen = json.loads(result.stdout)
