@@ -10,7 +10,8 @@ import pytest
 
 from cataloger_dagster.assets.partitions import tables_partitions
 from cataloger_dagster.definitions import ALL_ASSETS, TABLE_ASSETS, build_definitions, defs
-from cataloger_dagster.settings import load_settings, resources
+from cataloger_dagster.settings.model import load_settings
+from cataloger_dagster.settings.factories import resources
 from store_folders import run_folders
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -36,7 +36,7 @@ from cataloger_dagster.core.shown import markdown_text
 from cataloger_dagster.resources.sandbox import SandboxResource
 from cataloger_dagster.resources.sandbox.pool import SandboxPool
 from cataloger_dagster.resources.store import CatalogStore
-from cataloger_dagster.settings import CatalogerSettings, default, variable
+from cataloger_dagster.settings.model import CatalogerSettings, default, variable
 
 # the whole script is one cell: give it the time of many
 SCRIPT_TIMEOUT_FACTOR = 10

@@ -53,7 +53,7 @@ def main() -> None:
 def _settings(**overrides):
     """The settings, with the command line's values above the environment's, or a clear error;
     a command that reads a database refuses to go on without one given (`require_database`)."""
-    from cataloger_dagster.settings import SettingsError, load_settings
+    from cataloger_dagster.settings.model import SettingsError, load_settings
 
     try:
         settings = load_settings(**overrides)
@@ -118,7 +118,7 @@ def run(database, name, store, agent, sandbox, tables, explore, exploration_rate
     from cataloger_dagster.resources.database import DatabaseError
     from cataloger_dagster.resources.store import StoreError
     from cataloger_dagster.cli.stopping import Interrupted, stop_on_signals
-    from cataloger_dagster.settings import SettingsError
+    from cataloger_dagster.settings.model import SettingsError
 
     settings = _settings(database=database, name=name, store=store, agent=agent, sandbox=sandbox)
     progress = RunProgress(expected=len(tables) or None, bar=sys.stderr.isatty())
@@ -224,7 +224,8 @@ def mcp(database, name, store, sandbox, http, row_limit, sql_timeout, byte_limit
         raise click.ClickException(str(exc)) from None
     from cataloger_dagster.resources.store import StoreError
     from cataloger_dagster.resources.store.identity import check_database_catalog
-    from cataloger_dagster.settings import plain_database, sandbox_resource, secret_values, store_resource
+    from cataloger_dagster.settings.factories import plain_database, sandbox_resource, store_resource
+    from cataloger_dagster.settings.environment import secret_values
 
     settings = _settings(database=database, name=name, store=store, sandbox=sandbox)
     # a plain resource outside Dagster (the settings' one reads the URL through dg.EnvVar)

@@ -16,7 +16,7 @@ import click
 from cataloger_dagster.resources.defaults import DEFAULT_STORE
 
 if TYPE_CHECKING:
-    from cataloger_dagster.settings import CatalogerSettings
+    from cataloger_dagster.settings.model import CatalogerSettings
 
 # ---------------------------------------------------------------- database URLs
 

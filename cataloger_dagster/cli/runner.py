@@ -41,8 +41,10 @@ from cataloger_dagster.jobs import TABLE_ASSETS
 from cataloger_dagster.resources.database import DatabaseResource
 from cataloger_dagster.resources.sandbox.pool import SandboxPool
 from cataloger_dagster.resources.store.identity import claim_database_catalog
-from cataloger_dagster.settings import CatalogerSettings, dagster_home, load_settings, plain_database
-from cataloger_dagster.settings import resources as make_resources, sandbox_pool
+from cataloger_dagster.settings.model import CatalogerSettings, load_settings
+from cataloger_dagster.settings.environment import dagster_home
+from cataloger_dagster.settings.factories import plain_database
+from cataloger_dagster.settings.factories import resources as make_resources, sandbox_pool
 
 # the steps of each table (its progress is counted in them)
 STEPS = tuple(a.key.path[-1] for a in TABLE_ASSETS)

@@ -22,7 +22,7 @@ def main(batches_fd: int, reports_fd: int) -> None:
     from cataloger_dagster.jobs import TABLE_ASSETS
     from cataloger_dagster.cli.stopping import Interrupted, stop_on_signals
     from cataloger_dagster.resources.sandbox.pool import SandboxPool
-    from cataloger_dagster.settings import resources
+    from cataloger_dagster.settings.factories import resources
 
     batches, reports = Connection(batches_fd, writable=False), Connection(reports_fd, readable=False)
     try:

@@ -43,7 +43,7 @@ from cataloger_dagster.resources.notifier import Delivery, NotifierResource
 from cataloger_dagster.resources.store import CatalogStore
 from cataloger_dagster.sensors.cursor import BadCursor, parse_cursor  # noqa: F401  (read_cursor raises it)
 from cataloger_dagster.sensors.pass_rate import new_materializations
-from cataloger_dagster.settings import CatalogerSettings, variable
+from cataloger_dagster.settings.model import CatalogerSettings, variable
 
 
 def read_cursor(cursor: str | None) -> tuple[int | None, dict[str, list[str]]]:

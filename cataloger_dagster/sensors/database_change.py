@@ -29,7 +29,7 @@ from cataloger_dagster.jobs import CATALOG_TABLE_JOB
 from cataloger_dagster.core.models import Fingerprint
 from cataloger_dagster.resources.database import DatabaseResource, scrub_secrets
 from cataloger_dagster.sensors.cursor import BadCursor, parse_cursor  # noqa: F401  (BadCursor: read_cursor raises it)
-from cataloger_dagster.settings import CatalogerSettings, default, variable
+from cataloger_dagster.settings.model import CatalogerSettings, default, variable
 from cataloger_dagster.core.shown import visible
 
 INTERVAL_ENV = variable("sensor_interval_s")

@@ -15,7 +15,7 @@ from cataloger_dagster.definitions import TABLE_ASSETS
 from cataloger_dagster.core.investigate.learning import SCRIPT, rank_scripts, should_explore
 from cataloger_dagster.core.investigate.code import parse_records
 from cataloger_dagster.resources.store import ScriptRecord
-from cataloger_dagster.settings import resources
+from cataloger_dagster.settings.factories import resources
 from shop import make_shop
 from store_folders import run_folders
 

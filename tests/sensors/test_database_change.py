@@ -32,7 +32,7 @@ from cataloger_dagster.sensors.database_change import (
     DatabaseUnreachable,
     read_cursor,
 )
-from cataloger_dagster.settings import load_settings
+from cataloger_dagster.settings.model import load_settings
 
 pytestmark = pytest.mark.filterwarnings("error::DeprecationWarning")
 

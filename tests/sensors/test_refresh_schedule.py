@@ -23,7 +23,7 @@ from cataloger_dagster.sensors.refresh_schedule import (
     build_refresh_schedule,
     refresh_requests,
 )
-from cataloger_dagster.settings import load_settings
+from cataloger_dagster.settings.model import load_settings
 
 pytestmark = pytest.mark.filterwarnings("error::DeprecationWarning")
 
