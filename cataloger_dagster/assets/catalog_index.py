@@ -11,7 +11,7 @@ from cataloger_dagster.core.layout import CATALOG_PAGE, INVESTIGATIONS, ISSUES, 
 from cataloger_dagster.core.models import AnalysisResultModel, InvestigationsResult, TableProfile, severity_counts
 from cataloger_dagster.core.health import health_score
 from cataloger_dagster.core.render.pages import IndexEntry, render_index
-from cataloger_dagster.resources.database import DatabaseResource
+from cataloger_dagster.resources.database.resource import DatabaseResource
 from cataloger_dagster.resources.store import CatalogStore
 from cataloger_dagster.resources.store.identity import check_database_catalog
 

@@ -30,7 +30,8 @@ from cataloger_dagster.assets.quality_issues import quality_issues
 from cataloger_dagster.core.investigate.outcome import standing
 from cataloger_dagster.core.layout import INVESTIGATIONS, ISSUES, SCRIPT
 from cataloger_dagster.core.models import AnalysisResultModel, InvestigationsResult
-from cataloger_dagster.resources.database import SNAPSHOT_URL, DatabaseResource
+from cataloger_dagster.resources.database.snapshots import SNAPSHOT_URL
+from cataloger_dagster.resources.database.resource import DatabaseResource
 from cataloger_dagster.core.investigate.code import parse_records, referenced_tables
 from cataloger_dagster.core.shown import markdown_text
 from cataloger_dagster.resources.sandbox import SandboxResource

@@ -34,7 +34,8 @@ from cataloger_dagster.core.models import (
     TableProfile,
 )
 from cataloger_dagster.resources.agent import AgentResource
-from cataloger_dagster.resources.database import SNAPSHOT_URL, DatabaseResource
+from cataloger_dagster.resources.database.snapshots import SNAPSHOT_URL
+from cataloger_dagster.resources.database.resource import DatabaseResource
 from cataloger_dagster.resources.sandbox import SandboxResource
 from cataloger_dagster.resources.sandbox.pool import SandboxPool
 from cataloger_dagster.resources.store import CatalogStore

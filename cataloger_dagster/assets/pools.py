@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 
 import dagster as dg
 
-from cataloger_dagster.resources.database import DatabaseResource
+from cataloger_dagster.resources.database.resource import DatabaseResource
 from cataloger_dagster.settings.model import CatalogerSettings
 
 POOL_PREFIX = "cataloger/"

@@ -17,7 +17,7 @@ from cataloger_dagster.core.layout import UNDERSTANDING
 from cataloger_dagster.core.models import DatasetUnderstandingModel, TableProfile
 from cataloger_dagster.core.shown import markdown_text, visible
 from cataloger_dagster.resources.agent import AgentResource, AgentUsage
-from cataloger_dagster.resources.database import DatabaseResource
+from cataloger_dagster.resources.database.resource import DatabaseResource
 from cataloger_dagster.resources.store import CatalogStore
 
 

@@ -115,7 +115,7 @@ def run(database, name, store, agent, sandbox, tables, explore, exploration_rate
     """Catalog a database (all tables, or those given) through Dagster."""
     from cataloger_dagster.cli.progress import RunProgress, summary_lines
     from cataloger_dagster.cli.runner import catalog_database
-    from cataloger_dagster.resources.database import DatabaseError
+    from cataloger_dagster.resources.database.errors import DatabaseError
     from cataloger_dagster.resources.store import StoreError
     from cataloger_dagster.cli.stopping import Interrupted, stop_on_signals
     from cataloger_dagster.settings.model import SettingsError
@@ -170,7 +170,8 @@ def run(database, name, store, agent, sandbox, tables, explore, exploration_rate
 def profile(database, table, as_json) -> None:
     """Profile one table and print its statistics (nothing is written to the catalog)."""
     from cataloger_dagster.core.profile.profiling import compute_profile
-    from cataloger_dagster.resources.database import DatabaseError, DatabaseResource
+    from cataloger_dagster.resources.database.errors import DatabaseError
+    from cataloger_dagster.resources.database.resource import DatabaseResource
 
     settings = _settings(database=database)
     db = DatabaseResource(url=settings.database)

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
 # ---------------------------------------------------------------- database URLs
 
-# (URL, what it reaches): the forms that resources/database.py reads
+# (URL, what it reaches): the forms that resources/database/connection.py reads
 DATABASE_URLS = (
     ("duckdb:///home/me/shop.duckdb", "a DuckDB file by its absolute path (three slashes)"),
     ("duckdb://data/shop.duckdb", "a DuckDB file relative to the working folder (two slashes)"),

@@ -38,7 +38,7 @@ from cataloger_dagster.core.investigate.outcome import dismissed
 from cataloger_dagster.core.layout import CATALOG_PAGE, INVESTIGATIONS, ISSUES, table_prefix
 from cataloger_dagster.core.models import AnalysisResultModel, InvestigationsResult, severity_counts
 from cataloger_dagster.jobs import TABLE_ASSETS
-from cataloger_dagster.resources.database import DatabaseResource
+from cataloger_dagster.resources.database.resource import DatabaseResource
 from cataloger_dagster.resources.sandbox.pool import SandboxPool
 from cataloger_dagster.resources.store.identity import claim_database_catalog
 from cataloger_dagster.settings.model import CatalogerSettings, load_settings

@@ -38,7 +38,7 @@ from cataloger_dagster.core.layout import (
 )
 from cataloger_dagster.core.models import AnalysisResultModel, InvestigationsResult
 from cataloger_dagster.core.shown import visible
-from cataloger_dagster.resources.database import DatabaseResource
+from cataloger_dagster.resources.database.resource import DatabaseResource
 from cataloger_dagster.resources.notifier import Delivery, NotifierResource
 from cataloger_dagster.resources.store import CatalogStore
 from cataloger_dagster.sensors.cursor import BadCursor, parse_cursor  # noqa: F401  (read_cursor raises it)

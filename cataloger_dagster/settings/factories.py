@@ -15,7 +15,8 @@ import dagster as dg
 
 from cataloger_dagster.resources.agent import AgentResource, HeuristicAgent
 from cataloger_dagster.resources.agent.anthropic.agent import AnthropicAgent
-from cataloger_dagster.resources.database import DEFAULT_DATABASE_URL, SNAPSHOT_URL, DatabaseResource
+from cataloger_dagster.resources.database.resource import DEFAULT_DATABASE_URL, DatabaseResource
+from cataloger_dagster.resources.database.snapshots import SNAPSHOT_URL
 from cataloger_dagster.resources.extras import MissingExtra, require
 from cataloger_dagster.resources.io_manager import TableIOManager
 from cataloger_dagster.resources.notifier import (

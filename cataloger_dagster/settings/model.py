@@ -20,7 +20,7 @@ from pydantic import Field, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from cataloger_dagster.resources.agent.anthropic.agent import AnthropicAgent
-from cataloger_dagster.resources.database import DEFAULT_DATABASE_URL
+from cataloger_dagster.resources.database.resource import DEFAULT_DATABASE_URL
 from cataloger_dagster.resources.defaults import DEBIAN_MIRROR, DEFAULT_STORE
 from cataloger_dagster.resources.sandbox import DEFAULT_IMAGE
 

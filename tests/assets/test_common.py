@@ -14,7 +14,7 @@ import pytest
 
 from cataloger_dagster.assets.common import TableRun, link, previous_artifacts, run_folder, table_prefix
 from cataloger_dagster.assets.partitions import tables_partitions
-from cataloger_dagster.resources.database import DatabaseResource
+from cataloger_dagster.resources.database.resource import DatabaseResource
 from cataloger_dagster.resources.store import LocalStore, CatalogStore
 from shop import make_shop
 

@@ -188,7 +188,7 @@ def test_exploration_is_seeded_and_near_its_rate():
 
 
 def test_a_sampled_snapshot_says_so_and_scales_its_counts_to_the_table(shop, tmp_path, local_sandbox):
-    from cataloger_dagster.resources.database import DatabaseResource
+    from cataloger_dagster.resources.database.resource import DatabaseResource
 
     import duckdb
 

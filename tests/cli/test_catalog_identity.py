@@ -245,7 +245,7 @@ def test_postgresql_schemas_get_a_catalog_each_and_no_password_in_it(pg_schemas,
     ("mysql://u:pw@127.0.0.1:3306/bikes", "127.0.0.1_3306/bikes"),
 ])
 def test_the_default_name_is_the_whole_source_and_never_a_password(url, name):
-    from cataloger_dagster.resources.database import DatabaseResource
+    from cataloger_dagster.resources.database.resource import DatabaseResource
 
     db = DatabaseResource(url=url)
     assert db.database_name == name
@@ -254,7 +254,7 @@ def test_the_default_name_is_the_whole_source_and_never_a_password(url, name):
 
 
 def test_postgres_schemas_and_spellings(tmp_path):
-    from cataloger_dagster.resources.database import DatabaseResource
+    from cataloger_dagster.resources.database.resource import DatabaseResource
 
     public, ops = (DatabaseResource(url=f"postgres://u:pw@h/bikes?schema={s}") for s in ("public", "ops"))
     assert public.database_name != ops.database_name and public.source != ops.source

@@ -213,7 +213,7 @@ print(json.dumps(seen))
 def test_the_sandbox_never_sees_the_database_url(sandbox_backend, monkeypatch):
     import dagster as dg
 
-    from cataloger_dagster.resources.database import SNAPSHOT_URL
+    from cataloger_dagster.resources.database.snapshots import SNAPSHOT_URL
     from cataloger_dagster.settings.factories import resources
 
     secret = f"pw-{uuid.uuid4().hex}"

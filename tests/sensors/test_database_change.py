@@ -19,7 +19,7 @@ import pytest
 
 from cataloger_dagster.definitions import TABLE_ASSETS, defs
 from cataloger_dagster.jobs import CATALOG_TABLE_JOB
-from cataloger_dagster.resources.database import DatabaseResource
+from cataloger_dagster.resources.database.resource import DatabaseResource
 from cataloger_dagster.sensors.database_change import (
     DEFAULT_INTERVAL_S,
     FINGERPRINT_CHANGED,

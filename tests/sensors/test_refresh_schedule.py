@@ -14,7 +14,7 @@ import duckdb
 import pytest
 
 from cataloger_dagster.definitions import defs
-from cataloger_dagster.resources.database import DatabaseResource
+from cataloger_dagster.resources.database.resource import DatabaseResource
 from cataloger_dagster.sensors.database_change import REASON_TAG, DatabaseUnreachable
 from cataloger_dagster.sensors.refresh_schedule import (
     CRON_ENV,

@@ -6,7 +6,7 @@ from __future__ import annotations
 import dagster as dg
 
 from cataloger_dagster.definitions import build_definitions
-from cataloger_dagster.resources.database import DEFAULT_DATABASE_URL
+from cataloger_dagster.resources.database.resource import DEFAULT_DATABASE_URL
 from cataloger_dagster.settings.factories import resources
 from cataloger_dagster.settings.model import DATABASE_VARIABLE, load_settings
 

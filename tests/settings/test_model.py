@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from cataloger_dagster.cli import main
-from cataloger_dagster.resources.database import DEFAULT_DATABASE_URL
+from cataloger_dagster.resources.database.resource import DEFAULT_DATABASE_URL
 from cataloger_dagster.resources.sandbox import image as sandbox_image
 from cataloger_dagster.settings.model import DATABASE_VARIABLE, CatalogerSettings, SettingsError, load_settings
 from tests.conftest import service_unavailable

@@ -11,7 +11,7 @@ from cataloger_dagster.core.models import TableProfile
 if TYPE_CHECKING:
     import ibis
 
-    from cataloger_dagster.resources.database import DatabaseResource
+    from cataloger_dagster.resources.database.resource import DatabaseResource
     from cataloger_dagster.resources.store.base import CatalogStore
 
 __all__ = ["stored_profiles"]
