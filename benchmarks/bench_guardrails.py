@@ -34,9 +34,9 @@ def one_run(scale: float) -> dict:
     from cataloger_dagster.core.guardrails.run import ibis_query, run_suite
     from cataloger_dagster.definitions import build_definitions
     from cataloger_dagster.demo.generator import create_demo_database
-    from cataloger_dagster.resources.database import DatabaseResource
+    from cataloger_dagster.resources.database.resource import DatabaseResource
     from cataloger_dagster.resources.store import LocalStore
-    from cataloger_dagster.settings import load_settings
+    from cataloger_dagster.settings.model import load_settings
 
     with tempfile.TemporaryDirectory() as tmp:
         db, store = Path(tmp) / "demo.duckdb", Path(tmp) / "store"

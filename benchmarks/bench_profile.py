@@ -117,7 +117,7 @@ def measure(tool: str, path: str) -> dict:
         sys.path.insert(0, str(ROOT))
         from cataloger_dagster.core.issues.detectors import detect_issues
         from cataloger_dagster.core.profile.profiling import compute_profile
-        from cataloger_dagster.resources.database import DatabaseResource
+        from cataloger_dagster.resources.database.resource import DatabaseResource
 
         # as the assets do it: table_profile's compute_profile, then quality_issues'
         # detect_issues over the database's catalog (the fingerprint's count is outside)

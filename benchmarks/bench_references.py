@@ -172,7 +172,7 @@ def whole_run(mode: str, path: str, previous: str, package: str) -> dict:
     from cataloger_dagster.core.layout import KEYS, PROFILE
     from cataloger_dagster.core.profile.profiling import compute_profile
     from cataloger_dagster.resources import store as stores
-    from cataloger_dagster.resources.database import DatabaseResource
+    from cataloger_dagster.resources.database.resource import DatabaseResource
     from cataloger_dagster.resources.store import LocalStore
 
     search = {"s": 0.0}   # the time inside the reference search itself

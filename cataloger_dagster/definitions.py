@@ -20,7 +20,8 @@ from cataloger_dagster.sensors.database_change import build_database_change_sens
 from cataloger_dagster.sensors.index_refresh import build_index_sensor
 from cataloger_dagster.sensors.pass_rate import build_pass_rate_sensor
 from cataloger_dagster.sensors.refresh_schedule import build_refresh_schedule
-from cataloger_dagster.settings import CatalogerSettings, load_settings, plain_database, resources, store_resource
+from cataloger_dagster.settings.model import CatalogerSettings, load_settings
+from cataloger_dagster.settings.factories import plain_database, resources, store_resource
 
 __all__ = ["ALL_ASSETS", "TABLE_ASSETS", "build_definitions", "defs", "user_tables"]
 

@@ -23,7 +23,7 @@ from cataloger_dagster.assets.table_profile import table_profile
 from cataloger_dagster.assets.table_understanding import table_understanding
 from cataloger_dagster.core.reviews.model import ReviewVerdict
 from cataloger_dagster.core.reviews.record import ReviewError, record_review
-from cataloger_dagster.resources.database import DatabaseResource
+from cataloger_dagster.resources.database.resource import DatabaseResource
 from cataloger_dagster.resources.store import CatalogStore
 from cataloger_dagster.core.shown import visible
 

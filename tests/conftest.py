@@ -142,7 +142,7 @@ def postgres_admin_url() -> str:
 
         psycopg.connect(url.replace("postgres://", "postgresql://"), connect_timeout=5).close()
     except Exception as exc:  # noqa: BLE001 - any failure means the server is not usable
-        from cataloger_dagster.resources.database import redact_url
+        from cataloger_dagster.core.redaction import redact_url
 
         service_unavailable(f"PostgreSQL at {redact_url(url)} ({exc})")
     return url
@@ -151,7 +151,7 @@ def postgres_admin_url() -> str:
 @pytest.fixture(scope="session")
 def mysql_admin_url() -> str:
     """A MySQL/MariaDB server's URL, for a user who may create and drop databases."""
-    from cataloger_dagster.resources.database import redact_url
+    from cataloger_dagster.core.redaction import redact_url
 
     url = os.environ.get("CATALOGER_TEST_MYSQL_URL")
     if not url:

@@ -1,4 +1,5 @@
 import os
+import re
 import subprocess
 import sys
 import warnings
@@ -8,9 +9,9 @@ import dagster as dg
 import pytest
 
 from cataloger_dagster.assets.partitions import tables_partitions
-from cataloger_dagster.definitions import ALL_ASSETS, TABLE_ASSETS, defs
-from cataloger_dagster.resources.database import SNAPSHOT_URL
-from cataloger_dagster.settings import resources
+from cataloger_dagster.definitions import ALL_ASSETS, TABLE_ASSETS, build_definitions, defs
+from cataloger_dagster.settings.model import load_settings
+from cataloger_dagster.settings.factories import resources
 from store_folders import run_folders
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -105,12 +106,58 @@ def test_materialize_every_asset_for_two_partitions(demo_db, tmp_path):
         assert reused == first.name
 
 
-def test_a_table_runs_in_one_process_with_its_sandbox_started_ahead(monkeypatch):
+def test_a_table_runs_in_one_process_with_its_sandbox_started_ahead(monkeypatch, local_sandbox):
     # the chain of a table's assets has nothing to run side by side; in one process the
-    # sandbox resource can start its interpreter as the run begins (CATALOGER_SANDBOX_PRESTART)
+    # sandbox pool can start the sandbox's interpreter as the run begins (CATALOGER_SANDBOX_PRESTART)
     job = defs.resolve_job_def("catalog_table")
     assert job.executor_def.name == "in_process"
-    monkeypatch.delenv("CATALOGER_SANDBOX_PRESTART", raising=False)
-    assert resources()["sandbox"].prestart_env == {"DB_CONNECTION_STRING": SNAPSHOT_URL}
-    monkeypatch.setenv("CATALOGER_SANDBOX_PRESTART", "0")
-    assert resources()["sandbox"].prestart_env is None
+    # the investigations name the pool in their signature: it reaches them as a resource
+    assert {"sandbox", "sandbox_pool"} <= defs.resolve_assets_def("investigations").op.required_resource_keys
+    assert isinstance(defs.resources["sandbox_pool"], dg.ResourceDefinition)
+    for prestart, primed in ((None, 1), ("0", 0)):
+        if prestart is None:
+            monkeypatch.delenv("CATALOGER_SANDBOX_PRESTART", raising=False)
+        else:
+            monkeypatch.setenv("CATALOGER_SANDBOX_PRESTART", prestart)
+        res = resources(sandbox=local_sandbox)
+        assert res["sandbox"].prestart_env is None   # the pool starts it, never the resource alone
+        with dg.build_resources({"sandbox": res["sandbox"], "sandbox_pool": res["sandbox_pool"]}) as built:
+            pool = built.sandbox_pool
+            assert pool.started == primed and not pool.closed
+        assert pool.closed   # a pool of its own: stopped with the resources
+
+
+def _our_processes() -> set[int]:
+    """This process's children (a sandbox's bubblewrap, or its supervisor without it)."""
+    me, found = os.getpid(), set()
+    for entry in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            data = Path(f"/proc/{entry}/stat").read_bytes()
+        except OSError:
+            continue
+        fields = data[data.rfind(b")") + 2:].split()
+        if int(fields[1]) == me and fields[0] != b"Z":
+            found.add(int(entry))
+    return found
+
+
+@pytest.mark.slow
+def test_a_run_of_the_definitions_takes_its_sandbox_from_the_pool_and_stops_it(demo_db, tmp_path, local_sandbox):
+    """A run as `dagster dev` launches it, the definitions' job with their resources: the pool
+    resource starts the sandbox as the run begins, the investigations take it warm from there,
+    and the pool is stopped at the run's end, its sandboxes with it."""
+    settings = load_settings(database=f"duckdb://{demo_db}", store=str(tmp_path / "store"), sandbox=local_sandbox)
+    run_defs = build_definitions(settings)
+    before = _our_processes()
+    with dg.instance_for_test() as instance:
+        instance.add_dynamic_partitions("tables", ["orders"])
+        result = run_defs.resolve_job_def("catalog_table").execute_in_process(
+            partition_key="orders", instance=instance, raise_on_error=False
+        )
+        assert result.success
+        stopped = [e.user_message for e in instance.all_logs(result.run_id) if "sandbox pool stopped" in e.user_message]
+    assert len(stopped) == 1, stopped
+    served, started = (int(n) for n in re.findall(r"(\d+) (?:session|sandbox)", stopped[0]))
+    assert served >= 1 and started == 1   # the sandbox it started ahead served the investigations
+    assert result.asset_materializations_for_node("investigations")[0].metadata["sandbox_cells"].value > 0
+    assert _our_processes() <= before, "a sandbox process outlived the run"

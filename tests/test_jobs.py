@@ -17,7 +17,7 @@ from cataloger_dagster.assets.partitions import tables_partitions
 from cataloger_dagster.assets.table_profile import table_profile
 from cataloger_dagster.definitions import defs
 from cataloger_dagster.jobs import ALL_ASSETS, CATALOG_TABLE_JOB, TABLE_ASSETS, build_catalog_table_job
-from cataloger_dagster.settings import resources
+from cataloger_dagster.settings.factories import resources
 from shop import make_shop
 
 pytestmark = pytest.mark.filterwarnings("error::DeprecationWarning")

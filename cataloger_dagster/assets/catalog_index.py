@@ -10,12 +10,12 @@ from cataloger_dagster.resources import store as stores
 from cataloger_dagster.core.alerts import NO_OWNER, owner_of
 from cataloger_dagster.core.layout import CATALOG_PAGE, RUN_SUMMARY, TIMELAPSE
 from cataloger_dagster.core.render.pages import IndexColumn, IndexEntry, IndexFinding, render_index
-from cataloger_dagster.resources.database import DatabaseResource
+from cataloger_dagster.resources.database.resource import DatabaseResource
 from cataloger_dagster.resources.store import CatalogStore
 from cataloger_dagster.resources.store.cataloged import UnreadableResults, cataloged
 from cataloger_dagster.core.shown import visible
 from cataloger_dagster.resources.store.identity import check_database_catalog
-from cataloger_dagster.settings import load_settings
+from cataloger_dagster.settings.model import load_settings
 
 
 class CatalogIndexConfig(dg.Config):

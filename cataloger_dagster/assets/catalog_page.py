@@ -36,7 +36,7 @@ from cataloger_dagster.core.render.pages import render_catalog_page
 from cataloger_dagster.core.shown import visible
 from cataloger_dagster.core.render.timelapse import render_timelapse
 from cataloger_dagster.resources import store as stores
-from cataloger_dagster.resources.database import DatabaseResource
+from cataloger_dagster.resources.database.resource import DatabaseResource
 from cataloger_dagster.resources.store import CatalogStore
 
 

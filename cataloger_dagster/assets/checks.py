@@ -31,12 +31,14 @@ from cataloger_dagster.core.investigate.outcome import standing
 from cataloger_dagster.core.layout import INVESTIGATIONS, ISSUES, SCRIPT
 from cataloger_dagster.core.models import AnalysisResultModel, InvestigationsResult
 from cataloger_dagster.core.results import load_result
-from cataloger_dagster.resources.database import SNAPSHOT_URL, DatabaseResource
+from cataloger_dagster.resources.database.snapshots import SNAPSHOT_URL
+from cataloger_dagster.resources.database.resource import DatabaseResource
 from cataloger_dagster.core.investigate.code import parse_records, referenced_tables
 from cataloger_dagster.core.shown import markdown_text
 from cataloger_dagster.resources.sandbox import SandboxResource
+from cataloger_dagster.resources.sandbox.pool import SandboxPool
 from cataloger_dagster.resources.store import CatalogStore
-from cataloger_dagster.settings import CatalogerSettings, default, variable
+from cataloger_dagster.settings.model import CatalogerSettings, default, variable
 
 # the whole script is one cell: give it the time of many
 SCRIPT_TIMEOUT_FACTOR = 10
@@ -168,6 +170,7 @@ def script_reproduces_evidence(
     database: DatabaseResource,
     store: CatalogStore,
     sandbox: SandboxResource,
+    sandbox_pool: dg.ResourceParam[SandboxPool],
 ) -> dg.AssetCheckResult:
     table = context.partition_key
     prefix = table_prefix(database, table)
@@ -182,7 +185,8 @@ def script_reproduces_evidence(
             "materialize the table's partition first",
         )
     expected, found = recorded, issues.issues
-    with sandbox.session(env={"DB_CONNECTION_STRING": SNAPSHOT_URL}) as runtime:
+    # a sandbox from the pool is as fresh as a new one: cleaned, a worker nobody ran a cell in
+    with sandbox.session(env={"DB_CONNECTION_STRING": SNAPSHOT_URL}, pool=sandbox_pool) as runtime:
         database.write_snapshot(table, runtime.data_folder, references=referenced_tables(found))
         ran = runtime.execute(script, timeout_s=sandbox.timeout_s * SCRIPT_TIMEOUT_FACTOR)
     printed = parse_records(ran.stdout)

@@ -22,7 +22,7 @@ from typing import Any, Callable, Mapping, TypeVar
 import dagster as dg
 
 from cataloger_dagster.resources import store as stores
-from cataloger_dagster.resources.database import DatabaseResource
+from cataloger_dagster.resources.database.resource import DatabaseResource
 from cataloger_dagster.resources.store import CatalogStore
 from cataloger_dagster.resources.store.identity import claim_database_catalog
 from cataloger_dagster.core.results import StoredRun, latest_results, load_run

@@ -26,7 +26,7 @@ from cataloger_dagster.assets.quality_issues import quality_issues
 from cataloger_dagster.assets.table_profile import table_profile
 from cataloger_dagster.core.models import AnalysisResultModel, IssueModel
 from cataloger_dagster.core.shown import markdown_text
-from cataloger_dagster.settings import CatalogerSettings, variable
+from cataloger_dagster.settings.model import CatalogerSettings, variable
 
 # the keys of Dagster's freshness checks (dagster/_core/definitions/asset_checks/asset_check_factories/utils.py)
 LAST_UPDATED = "dagster/last_updated_timestamp"

@@ -19,7 +19,7 @@ from cataloger_dagster.core.guardrails.run import ibis_query, run_suite
 from cataloger_dagster.core.layout import GUARDRAILS, PROFILE
 from cataloger_dagster.core.models import AnalysisResultModel, InvestigationsResult, TableProfile
 from cataloger_dagster.core.shown import visible
-from cataloger_dagster.resources.database import DatabaseResource
+from cataloger_dagster.resources.database.resource import DatabaseResource
 from cataloger_dagster.resources.store import CatalogStore, StoreError, table_prefix
 
 CHECK = "guardrails"

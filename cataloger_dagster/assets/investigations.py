@@ -34,8 +34,10 @@ from cataloger_dagster.core.models import (
     TableProfile,
 )
 from cataloger_dagster.resources.agent import AgentResource
-from cataloger_dagster.resources.database import SNAPSHOT_URL, DatabaseResource
+from cataloger_dagster.resources.database.snapshots import SNAPSHOT_URL
+from cataloger_dagster.resources.database.resource import DatabaseResource
 from cataloger_dagster.resources.sandbox import SandboxResource
+from cataloger_dagster.resources.sandbox.pool import SandboxPool
 from cataloger_dagster.resources.store import CatalogStore
 from cataloger_dagster.core.shown import visible
 
@@ -67,6 +69,7 @@ def investigations(
     database: DatabaseResource,
     store: CatalogStore,
     sandbox: SandboxResource,
+    sandbox_pool: dg.ResourceParam[SandboxPool],
     agent: AgentResource,
 ) -> dg.Output:
     profiles, understandings = table_input(context, table_profile), table_input(context, table_understanding)
@@ -83,6 +86,7 @@ def investigations(
                 understandings(table),
                 found(table),
                 sandbox,
+                sandbox_pool,
                 agent,
             ),
         ),
@@ -97,6 +101,7 @@ def _investigations(
     table_understanding: DatasetUnderstandingModel,
     quality_issues: AnalysisResultModel,
     sandbox: SandboxResource,
+    pool: SandboxPool,
     agent: AgentResource,
 ) -> tuple[InvestigationsResult, dict]:
     store, database = folder.store, folder.database
@@ -114,7 +119,7 @@ def _investigations(
     )
     context.log.info(visible(f"{folder.table}: {len(issues)} issues to investigate; {why}"))
     run, usage, script, session = _investigate(
-        context, folder, database, sandbox, agent, table_profile, table_understanding, issues, previous
+        context, folder, database, sandbox, pool, agent, table_profile, table_understanding, issues, previous
     )
     result = investigations_result(folder.table, run, previous, session, backend=sandbox.backend, agent=agent.kind)
     metrics = script_metrics(
@@ -176,6 +181,7 @@ def _investigate(
     folder: TableRun,
     database: DatabaseResource,
     sandbox: SandboxResource,
+    pool: SandboxPool,
     agent: AgentResource,
     profile: TableProfile,
     understanding: DatasetUnderstandingModel,
@@ -185,10 +191,10 @@ def _investigate(
     """One sandbox session over a snapshot of the table: the agent investigates every issue."""
     name = folder.table
     started = time.monotonic()
-    # The session comes before the snapshot (often ready since the run began: the resource's
-    # prestart_env), so its interpreter loads ibis while the snapshot is written into its
-    # private /data.  `env` is the sandbox's whole environment: no credential of the host gets in.
-    with sandbox.session(env={"DB_CONNECTION_STRING": SNAPSHOT_URL}) as runtime:
+    # The session comes before the snapshot (from the pool: often started as the run began, or
+    # cleaned after the last table), so its interpreter loads ibis while the snapshot is written
+    # into its private /data.  `env` is the sandbox's whole environment: no credential of the host gets in.
+    with sandbox.session(env={"DB_CONNECTION_STRING": SNAPSHOT_URL}, pool=pool) as runtime:
         snapshot = database.write_snapshot(name, runtime.data_folder, references=referenced_tables(issues))
         if snapshot.sampled:
             context.log.info(

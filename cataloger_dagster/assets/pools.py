@@ -19,8 +19,8 @@ from collections.abc import Callable, Sequence
 
 import dagster as dg
 
-from cataloger_dagster.resources.database import DatabaseResource
-from cataloger_dagster.settings import CatalogerSettings
+from cataloger_dagster.resources.database.resource import DatabaseResource
+from cataloger_dagster.settings.model import CatalogerSettings
 
 POOL_PREFIX = "cataloger/"
 # what a pool name keeps as it is: it is typed in a shell (`dagster instance concurrency set`)

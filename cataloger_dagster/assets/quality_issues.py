@@ -28,7 +28,7 @@ from cataloger_dagster.core.models import (
 )
 from cataloger_dagster.core.shown import markdown_text, visible
 from cataloger_dagster.resources.agent import AgentResource
-from cataloger_dagster.resources.database import DatabaseResource
+from cataloger_dagster.resources.database.resource import DatabaseResource
 from cataloger_dagster.resources.run_state import RunSharedState
 from cataloger_dagster.resources.store import CatalogStore
 from cataloger_dagster.resources.store.database_log import table_facts

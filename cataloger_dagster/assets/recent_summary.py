@@ -25,7 +25,7 @@ from cataloger_dagster.core.results import StoredRun
 from cataloger_dagster.core.render.recent_summary import render_recent_summary
 from cataloger_dagster.core.history.timelapse import recent_summaries, summarize_run
 from cataloger_dagster.core.shown import markdown_text, visible
-from cataloger_dagster.resources.database import DatabaseResource
+from cataloger_dagster.resources.database.resource import DatabaseResource
 from cataloger_dagster.resources.store import CatalogStore
 
 PAGE = RECENT_SUMMARY

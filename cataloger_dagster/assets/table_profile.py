@@ -6,7 +6,7 @@ from cataloger_dagster.assets.partitions import tables_partitions
 from cataloger_dagster.core.layout import PROFILE
 from cataloger_dagster.core.models import TableProfile
 from cataloger_dagster.core.profile.profiling import compute_profile
-from cataloger_dagster.resources.database import DatabaseResource
+from cataloger_dagster.resources.database.resource import DatabaseResource
 from cataloger_dagster.resources.store import CatalogStore
 from cataloger_dagster.core.shown import visible
 

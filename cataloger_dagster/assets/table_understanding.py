@@ -18,7 +18,7 @@ from cataloger_dagster.core.models import DatasetUnderstandingModel, TableProfil
 from cataloger_dagster.core.results import StoredUnderstanding
 from cataloger_dagster.core.shown import markdown_text, visible
 from cataloger_dagster.resources.agent import AgentResource, AgentUsage
-from cataloger_dagster.resources.database import DatabaseResource
+from cataloger_dagster.resources.database.resource import DatabaseResource
 from cataloger_dagster.resources.store import CatalogStore
 
 

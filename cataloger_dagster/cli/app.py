@@ -55,7 +55,7 @@ def main() -> None:
 def _settings(**overrides):
     """The settings, with the command line's values above the environment's, or a clear error;
     a command that reads a database refuses to go on without one given (`require_database`)."""
-    from cataloger_dagster.settings import SettingsError, load_settings
+    from cataloger_dagster.settings.model import SettingsError, load_settings
 
     try:
         settings = load_settings(**overrides)
@@ -117,10 +117,10 @@ def run(database, name, store, agent, sandbox, tables, explore, exploration_rate
     """Catalog a database (all tables, or those given) through Dagster."""
     from cataloger_dagster.cli.progress import RunProgress, summary_lines
     from cataloger_dagster.cli.runner import catalog_database
-    from cataloger_dagster.resources.database import DatabaseError
+    from cataloger_dagster.resources.database.errors import DatabaseError
     from cataloger_dagster.resources.store import StoreError
     from cataloger_dagster.cli.stopping import Interrupted, stop_on_signals
-    from cataloger_dagster.settings import SettingsError
+    from cataloger_dagster.settings.model import SettingsError
 
     settings = _settings(database=database, name=name, store=store, agent=agent, sandbox=sandbox)
     progress = RunProgress(expected=len(tables) or None, bar=sys.stderr.isatty())
@@ -172,7 +172,8 @@ def run(database, name, store, agent, sandbox, tables, explore, exploration_rate
 def profile(database, table, as_json) -> None:
     """Profile one table and print its statistics (nothing is written to the catalog)."""
     from cataloger_dagster.core.profile.profiling import compute_profile
-    from cataloger_dagster.resources.database import DatabaseError, DatabaseResource
+    from cataloger_dagster.resources.database.errors import DatabaseError
+    from cataloger_dagster.resources.database.resource import DatabaseResource
 
     settings = _settings(database=database)
     db = DatabaseResource(url=settings.database)
@@ -226,7 +227,8 @@ def mcp(database, name, store, sandbox, http, row_limit, sql_timeout, byte_limit
         raise click.ClickException(str(exc)) from None
     from cataloger_dagster.resources.store import StoreError
     from cataloger_dagster.resources.store.identity import check_database_catalog
-    from cataloger_dagster.settings import plain_database, sandbox_resource, secret_values, store_resource
+    from cataloger_dagster.settings.factories import plain_database, sandbox_resource, store_resource
+    from cataloger_dagster.settings.environment import secret_values
 
     settings = _settings(database=database, name=name, store=store, sandbox=sandbox)
     # a plain resource outside Dagster (the settings' one reads the URL through dg.EnvVar)

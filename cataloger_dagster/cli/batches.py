@@ -35,7 +35,7 @@ import dagster as dg
 
 from cataloger_dagster.assets.common import FAILED_TABLE
 from cataloger_dagster.cli.stopping import Interrupted, check_stop, stop_requested
-from cataloger_dagster.settings import python_environment
+from cataloger_dagster.settings.environment import python_environment
 
 # Dagster's tags of a run over a range of partitions (what a single-run backfill sets; Dagster
 # exports no name for them)

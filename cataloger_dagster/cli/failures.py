@@ -22,7 +22,7 @@ import dagster as dg
 
 from cataloger_dagster.core.layout import new_timestamp, store_name
 from cataloger_dagster.core.redaction import Redactor
-from cataloger_dagster.settings import dagster_home, secret_values
+from cataloger_dagster.settings.environment import dagster_home, secret_values
 
 # what each step does to a table, for "failed while ..."
 STEP_DOING = {

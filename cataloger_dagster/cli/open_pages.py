@@ -44,7 +44,8 @@ def open_pages(database, name, store, folder, print_only, as_json) -> None:
     from cataloger_dagster.resources.store.identity import check_database_catalog
     from cataloger_dagster.resources.store.local import LocalStore
     from cataloger_dagster.resources.store.pages_copy import local_pages
-    from cataloger_dagster.settings import SettingsError, load_settings, plain_database
+    from cataloger_dagster.settings.factories import plain_database
+    from cataloger_dagster.settings.model import SettingsError, load_settings
 
     try:
         settings = load_settings(database=database, name=name, store=store)

@@ -16,11 +16,11 @@ import click
 from cataloger_dagster.resources.defaults import DEFAULT_STORE
 
 if TYPE_CHECKING:
-    from cataloger_dagster.settings import CatalogerSettings
+    from cataloger_dagster.settings.model import CatalogerSettings
 
 # ---------------------------------------------------------------- database URLs
 
-# (URL, what it reaches): the forms that resources/database.py reads
+# (URL, what it reaches): the forms that resources/database/connection.py reads
 DATABASE_URLS = (
     ("duckdb:///home/me/shop.duckdb", "a DuckDB file by its absolute path (three slashes)"),
     ("duckdb://data/shop.duckdb", "a DuckDB file relative to the working folder (two slashes)"),

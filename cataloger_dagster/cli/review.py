@@ -61,7 +61,7 @@ def review(
 
     from cataloger_dagster.core.reviews.model import latest_reviews
     from cataloger_dagster.core.reviews.record import default_reviewer, record_review
-    from cataloger_dagster.settings import load_settings
+    from cataloger_dagster.settings.model import load_settings
 
     def body():
         ctx = _context(database, name or database_name, store, table)

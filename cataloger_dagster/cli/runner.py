@@ -38,11 +38,13 @@ from cataloger_dagster.core.investigate.outcome import dismissed
 from cataloger_dagster.core.layout import CATALOG_PAGE, table_prefix
 from cataloger_dagster.core.models import AnalysisResultModel, severity_counts
 from cataloger_dagster.jobs import TABLE_ASSETS
-from cataloger_dagster.resources.database import DatabaseResource
-from cataloger_dagster.resources.sandbox.pool import sandbox_pool
+from cataloger_dagster.resources.database.resource import DatabaseResource
+from cataloger_dagster.resources.sandbox.pool import SandboxPool
 from cataloger_dagster.resources.store.identity import claim_database_catalog
-from cataloger_dagster.settings import CatalogerSettings, dagster_home, load_settings, plain_database
-from cataloger_dagster.settings import resources as make_resources
+from cataloger_dagster.settings.model import CatalogerSettings, load_settings
+from cataloger_dagster.settings.environment import dagster_home
+from cataloger_dagster.settings.factories import plain_database
+from cataloger_dagster.settings.factories import resources as make_resources, sandbox_pool
 from cataloger_dagster.core.results import load_run
 
 # the steps of each table (its progress is counted in them)
@@ -368,11 +370,13 @@ def execute_plan(
                     )
                 )
         return reports.by_table
-    # each table's sandbox starts, warm, while the table before it runs (the reference search
-    # finds each table's keys once for the whole run: the resources' `run_state`)
-    with sandbox_pool(spares):
+    # each table's sandbox starts, warm, while the table before it runs: the runs share one
+    # `sandbox_pool` resource (and the reference search finds each table's keys once for the
+    # whole run: the resources' `run_state`)
+    with SandboxPool(spares) as pool:
+        kept = {**target.resources, "sandbox_pool": sandbox_pool(target.settings, pool)}
         catalog = batch_cataloger(
-            target.resources, instance, target.investigations_config, plan.table_assets, listeners.on_progress
+            kept, instance, target.investigations_config, plan.table_assets, listeners.on_progress
         )
         for names in plan.batches:
             for report in catalog(names):

@@ -62,7 +62,7 @@ def build_image_cmd(base: str, tag: str, debootstrap_base: bool, if_missing: boo
 
     The recipe is CATALOGER_SANDBOX_RECIPE's (default: the one shipped), the debootstrap
     mirror CATALOGER_DEBIAN_MIRROR's."""
-    from cataloger_dagster.settings import SettingsError, load_settings
+    from cataloger_dagster.settings.model import SettingsError, load_settings
 
     sandbox_image, _ = _image_builders()
 

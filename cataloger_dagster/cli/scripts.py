@@ -157,7 +157,8 @@ def _context(database: str | None, name: str | None, store: str | None, table: s
     database's own, which must be this database's (identity.py)."""
     from cataloger_dagster.resources.store import store_from_url
     from cataloger_dagster.resources.store.identity import check_database_catalog
-    from cataloger_dagster.settings import load_settings, plain_database
+    from cataloger_dagster.settings.model import load_settings
+    from cataloger_dagster.settings.factories import plain_database
 
     if not table.strip():
         raise ScriptsError("TABLE is empty; give a table name")

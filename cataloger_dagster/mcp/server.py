@@ -35,7 +35,8 @@ from cataloger_dagster.mcp.catalog import Catalog, CatalogError
 from cataloger_dagster.mcp.search import SearchIndex
 from cataloger_dagster.mcp.sessions import PythonSessions
 from cataloger_dagster.mcp.sql_run import DEFAULT_BYTE_LIMIT, QueryError, QueryRunner
-from cataloger_dagster.resources.database import DatabaseError, DatabaseResource
+from cataloger_dagster.resources.database.errors import DatabaseError
+from cataloger_dagster.resources.database.resource import DatabaseResource
 from cataloger_dagster.resources.sandbox import SandboxError, SandboxResource
 from cataloger_dagster.resources.store import CatalogStore
 

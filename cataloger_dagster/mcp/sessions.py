@@ -26,12 +26,12 @@ from cataloger_dagster.core.investigate.codegen import comment_text
 from cataloger_dagster.core.investigate.outcome import VERDICTS
 from cataloger_dagster.core.investigate.ranking import MCP
 from cataloger_dagster.core.layout import SCRIPT
-from cataloger_dagster.resources.database import SNAPSHOT_URL
+from cataloger_dagster.resources.database.snapshots import SNAPSHOT_URL
 
 if TYPE_CHECKING:
     from cataloger_dagster.core.redaction import Redactor
     from cataloger_dagster.mcp.catalog import Catalog
-    from cataloger_dagster.resources.database import DatabaseResource
+    from cataloger_dagster.resources.database.resource import DatabaseResource
     from cataloger_dagster.resources.sandbox import SandboxResource, SandboxRuntime
 
 DECIDED = ("confirmed", "refuted")

@@ -34,7 +34,7 @@ from uuid import UUID
 from cataloger_dagster.mcp.sql_policy import DEFAULT_ROW_LIMIT, Decision, check_sql, dialect_of
 
 if TYPE_CHECKING:
-    from cataloger_dagster.resources.database import DatabaseResource
+    from cataloger_dagster.resources.database.resource import DatabaseResource
 
 DEFAULT_TIMEOUT_S = 30.0
 DEFAULT_BYTE_LIMIT = 8_000_000  # bytes of values fetched for one reply at most
@@ -180,7 +180,7 @@ class QueryRunner:
         except QueryError:
             raise
         except Exception as exc:
-            from cataloger_dagster.resources.database import scrub_secrets
+            from cataloger_dagster.core.redaction import scrub_secrets
 
             message = scrub_secrets(str(exc), self.database.url).strip().splitlines()
             raise QueryError(
@@ -225,9 +225,9 @@ class QueryRunner:
         (it can set nothing) ends with it."""
         import duckdb
 
-        from cataloger_dagster.resources.database import _file_path
+        from cataloger_dagster.resources.database.connection import file_path
 
-        path = _file_path(self.database.url)
+        path = file_path(self.database.url)
         if not path.exists():
             raise QueryError(f"DuckDB file {path} does not exist: check CATALOGER_DATABASE")
         # no temporary directory: the memory limit is a limit, never a spill to the server's disk;

@@ -39,12 +39,12 @@ from cataloger_dagster.core.layout import (
 from cataloger_dagster.core.models import InvestigationsResult
 from cataloger_dagster.core.results import load_result
 from cataloger_dagster.core.shown import visible
-from cataloger_dagster.resources.database import DatabaseResource
+from cataloger_dagster.resources.database.resource import DatabaseResource
 from cataloger_dagster.resources.notifier import Delivery, NotifierResource
 from cataloger_dagster.resources.store import CatalogStore
 from cataloger_dagster.sensors.cursor import BadCursor, parse_cursor  # noqa: F401  (read_cursor raises it)
 from cataloger_dagster.sensors.pass_rate import new_materializations
-from cataloger_dagster.settings import CatalogerSettings, variable
+from cataloger_dagster.settings.model import CatalogerSettings, variable
 
 
 def read_cursor(cursor: str | None) -> tuple[int | None, dict[str, list[str]]]:

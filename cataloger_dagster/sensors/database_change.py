@@ -27,9 +27,10 @@ from cataloger_dagster.assets.partitions import TABLES_PARTITIONS, partition_key
 from cataloger_dagster.assets.pools import apply_settings_limit
 from cataloger_dagster.jobs import CATALOG_TABLE_JOB
 from cataloger_dagster.core.models import Fingerprint
-from cataloger_dagster.resources.database import DatabaseResource, scrub_secrets
+from cataloger_dagster.resources.database.resource import DatabaseResource
+from cataloger_dagster.core.redaction import scrub_secrets
 from cataloger_dagster.sensors.cursor import BadCursor, parse_cursor  # noqa: F401  (BadCursor: read_cursor raises it)
-from cataloger_dagster.settings import CatalogerSettings, default, variable
+from cataloger_dagster.settings.model import CatalogerSettings, default, variable
 from cataloger_dagster.core.shown import visible
 
 INTERVAL_ENV = variable("sensor_interval_s")

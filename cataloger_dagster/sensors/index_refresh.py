@@ -9,7 +9,7 @@ index follows a change as soon as the change is noticed.
 import dagster as dg
 
 from cataloger_dagster.assets.catalog_index import catalog_index
-from cataloger_dagster.settings import CatalogerSettings
+from cataloger_dagster.settings.model import CatalogerSettings
 
 INDEX_SENSOR = "catalog_index_sensor"
 

@@ -34,7 +34,7 @@ from cataloger_dagster.jobs import CATALOG_TABLE_JOB
 from cataloger_dagster.sensors.cursor import BadCursor, parse_cursor  # noqa: F401  (BadCursor: read_cursor raises it)
 from cataloger_dagster.core.shown import visible
 from cataloger_dagster.sensors.database_change import FINGERPRINT_TAG, REASON_TAG
-from cataloger_dagster.settings import CatalogerSettings, default, variable
+from cataloger_dagster.settings.model import CatalogerSettings, default, variable
 
 THRESHOLD_ENV = variable("pass_rate_threshold")
 COOLDOWN_ENV = variable("relearn_cooldown_s")

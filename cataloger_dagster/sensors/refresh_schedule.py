@@ -16,9 +16,9 @@ import dagster as dg
 from cataloger_dagster.assets.partitions import TABLES_PARTITIONS
 from cataloger_dagster.assets.pools import apply_settings_limit
 from cataloger_dagster.jobs import CATALOG_TABLE_JOB
-from cataloger_dagster.resources.database import DatabaseResource
+from cataloger_dagster.resources.database.resource import DatabaseResource
 from cataloger_dagster.sensors.database_change import REASON_TAG, list_tables_or_fail
-from cataloger_dagster.settings import CatalogerSettings, default, variable
+from cataloger_dagster.settings.model import CatalogerSettings, default, variable
 
 CRON_ENV = variable("refresh_cron")
 DEFAULT_CRON = default("refresh_cron")

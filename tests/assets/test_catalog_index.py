@@ -18,7 +18,7 @@ from cataloger_dagster.core.models import AnalysisResultModel, TableProfile, sev
 from cataloger_dagster.core.health import health_score
 from cataloger_dagster.jobs import ALL_ASSETS, TABLE_ASSETS
 from cataloger_dagster.resources.store import LocalStore
-from cataloger_dagster.settings import resources
+from cataloger_dagster.settings.factories import resources
 from shop import make_shop
 
 pytestmark = pytest.mark.filterwarnings("error::DeprecationWarning")

@@ -17,7 +17,7 @@ import pytest
 from cataloger_dagster.assets.catalog_page import run_history
 from cataloger_dagster.jobs import TABLE_ASSETS
 from cataloger_dagster.resources.store import LocalStore
-from cataloger_dagster.settings import resources
+from cataloger_dagster.settings.factories import resources
 from shop import make_shop
 
 pytestmark = pytest.mark.filterwarnings("error::DeprecationWarning")

@@ -12,7 +12,8 @@ from cataloger_dagster.assets.checks import (
 )
 from cataloger_dagster.definitions import TABLE_ASSETS, defs
 from cataloger_dagster.jobs import CATALOG_TABLE_JOB, build_catalog_table_job
-from cataloger_dagster.settings import load_settings, resources
+from cataloger_dagster.settings.model import load_settings
+from cataloger_dagster.settings.factories import resources
 from cataloger_dagster.sensors.pass_rate import THRESHOLD_ENV
 from shop import make_shop
 

@@ -17,7 +17,7 @@ from cataloger_dagster.assets.partitions import tables_partitions
 from cataloger_dagster.core.layout import INVESTIGATIONS, ISSUES
 from cataloger_dagster.core.models import AnalysisResultModel
 from cataloger_dagster.core.results import save_result
-from cataloger_dagster.resources.database import DatabaseResource
+from cataloger_dagster.resources.database.resource import DatabaseResource
 from cataloger_dagster.resources.store import LocalStore, CatalogStore
 from shop import make_shop
 

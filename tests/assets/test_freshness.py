@@ -14,7 +14,8 @@ from cataloger_dagster.assets.partitions import tables_partitions
 from cataloger_dagster.core.models import AnalysisResultModel, IssueModel
 from cataloger_dagster.definitions import TABLE_ASSETS, defs
 from cataloger_dagster.jobs import CATALOG_TABLE_JOB, build_catalog_table_job
-from cataloger_dagster.settings import load_settings, resources
+from cataloger_dagster.settings.model import load_settings
+from cataloger_dagster.settings.factories import resources
 from tests.support.reviewed import ISSUE_ASSETS
 from tests.support.shop import make_shop
 

@@ -13,7 +13,7 @@ import pytest
 
 from cataloger_dagster.definitions import build_definitions
 from cataloger_dagster.jobs import CATALOG_TABLE_JOB
-from cataloger_dagster.settings import load_settings
+from cataloger_dagster.settings.model import load_settings
 from tests.conftest import sandbox_problem, service_unavailable
 
 pytestmark = [pytest.mark.bwrap, pytest.mark.filterwarnings("error::DeprecationWarning")]

@@ -15,7 +15,7 @@ from cataloger_dagster.definitions import TABLE_ASSETS
 from cataloger_dagster.core.investigate.learning import SCRIPT, rank_scripts, should_explore
 from cataloger_dagster.core.investigate.code import parse_records
 from cataloger_dagster.resources.store import ScriptRecord
-from cataloger_dagster.settings import resources
+from cataloger_dagster.settings.factories import resources
 from shop import make_shop
 from store_folders import run_folders
 
@@ -188,7 +188,7 @@ def test_exploration_is_seeded_and_near_its_rate():
 
 
 def test_a_sampled_snapshot_says_so_and_scales_its_counts_to_the_table(shop, tmp_path, local_sandbox):
-    from cataloger_dagster.resources.database import DatabaseResource
+    from cataloger_dagster.resources.database.resource import DatabaseResource
 
     import duckdb
 

@@ -16,7 +16,7 @@ from cataloger_dagster.assets.freshness import freshness_result, volume_result
 from cataloger_dagster.core.models import IssueModel
 from cataloger_dagster.core.shown import has_control
 from cataloger_dagster.definitions import TABLE_ASSETS
-from cataloger_dagster.settings import resources
+from cataloger_dagster.settings.factories import resources
 
 pytestmark = pytest.mark.filterwarnings("error::DeprecationWarning")
 

@@ -9,7 +9,7 @@ from markdown_it import MarkdownIt
 
 from cataloger_dagster.assets.catalog_index import catalog_index
 from cataloger_dagster.definitions import ALL_ASSETS, TABLE_ASSETS, defs
-from cataloger_dagster.settings import resources
+from cataloger_dagster.settings.factories import resources
 
 pytestmark = pytest.mark.filterwarnings("error::DeprecationWarning")
 

@@ -17,10 +17,10 @@ import pytest
 from cataloger_dagster.assets.pools import apply_pool_limit, database_pool, pool_config_problems, with_pool
 from cataloger_dagster.definitions import build_definitions
 from cataloger_dagster.jobs import CATALOG_TABLE_JOB, TABLE_ASSETS
-from cataloger_dagster.resources.database import DatabaseResource
+from cataloger_dagster.resources.database.resource import DatabaseResource
 from cataloger_dagster.sensors.database_change import build_database_change_sensor
 from cataloger_dagster.sensors.refresh_schedule import build_refresh_schedule
-from cataloger_dagster.settings import default, load_settings
+from cataloger_dagster.settings.model import default, load_settings
 
 pytestmark = pytest.mark.filterwarnings("error::DeprecationWarning")
 

@@ -21,9 +21,9 @@ from cataloger_dagster.assets.table_understanding import table_understanding
 from cataloger_dagster.core.issues.detectors.references import key_profile
 from cataloger_dagster.core.layout import KEYS, PROFILE, TABLE_FACTS
 from cataloger_dagster.core.models import AnalysisResultModel, TableProfile
-from cataloger_dagster.resources.database import DatabaseResource
+from cataloger_dagster.resources.database.resource import DatabaseResource
 from cataloger_dagster.resources.store import LocalStore
-from cataloger_dagster.settings import resources
+from cataloger_dagster.settings.factories import resources
 from shop import make_shop
 
 pytestmark = pytest.mark.filterwarnings("error::DeprecationWarning")

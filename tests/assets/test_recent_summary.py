@@ -115,7 +115,7 @@ def _run_script(script: Path, db: Path) -> dict:
 @pytest.mark.slow
 def test_recent_summary_over_two_runs(tmp_path):
     from cataloger_dagster.definitions import TABLE_ASSETS
-    from cataloger_dagster.settings import resources
+    from cataloger_dagster.settings.factories import resources
 
     db = tmp_path / "people.duckdb"
     _make_table(db)
@@ -194,7 +194,7 @@ def test_recent_summary_over_two_runs(tmp_path):
 @pytest.mark.slow
 def test_the_trend_covers_the_runs_the_config_asks_for(tmp_path):
     from cataloger_dagster.definitions import TABLE_ASSETS
-    from cataloger_dagster.settings import resources
+    from cataloger_dagster.settings.factories import resources
 
     db = tmp_path / "people.duckdb"
     _make_table(db)

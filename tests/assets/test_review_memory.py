@@ -17,7 +17,7 @@ from cataloger_dagster.assets.table_understanding import table_understanding
 from cataloger_dagster.core.models import AnalysisResultModel
 from cataloger_dagster.core.reviews import Review, snapshot_of
 from cataloger_dagster.resources.store import store_from_url, table_prefix
-from cataloger_dagster.settings import resources
+from cataloger_dagster.settings.factories import resources
 from shop import make_shop
 from store_folders import run_folders
 

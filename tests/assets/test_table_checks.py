@@ -15,7 +15,7 @@ from cataloger_dagster.assets.table_specs import table_key
 from cataloger_dagster.core.layout import ISSUES, table_prefix
 from cataloger_dagster.definitions import build_definitions
 from cataloger_dagster.resources.store import LocalStore
-from cataloger_dagster.settings import load_settings
+from cataloger_dagster.settings.model import load_settings
 
 pytestmark = pytest.mark.filterwarnings("error::DeprecationWarning")
 

@@ -14,8 +14,8 @@ import pytest
 
 from cataloger_dagster.assets.table_profile import table_profile
 from cataloger_dagster.core.models import TableProfile
-from cataloger_dagster.resources.database import DatabaseResource
-from cataloger_dagster.settings import resources
+from cataloger_dagster.resources.database.resource import DatabaseResource
+from cataloger_dagster.settings.factories import resources
 from shop import make_shop
 
 pytestmark = pytest.mark.filterwarnings("error::DeprecationWarning")

@@ -19,7 +19,7 @@ from cataloger_dagster.core.shown import markdown_text
 from cataloger_dagster.definitions import build_definitions
 from cataloger_dagster.resources.store import LocalStore
 from cataloger_dagster.resources.store.cataloged import read_cataloged_tables
-from cataloger_dagster.settings import load_settings
+from cataloger_dagster.settings.model import load_settings
 
 pytestmark = pytest.mark.filterwarnings("error::DeprecationWarning")
 

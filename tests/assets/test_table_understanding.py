@@ -18,7 +18,7 @@ from cataloger_dagster.assets.table_understanding import cache_key, table_unders
 from cataloger_dagster.core.models import DatasetUnderstandingModel
 from cataloger_dagster.core.results import StoredUnderstanding
 from cataloger_dagster.resources.agent.anthropic.agent import prompt_version
-from cataloger_dagster.settings import resources
+from cataloger_dagster.settings.factories import resources
 from shop import make_shop
 
 pytestmark = pytest.mark.filterwarnings("error::DeprecationWarning")

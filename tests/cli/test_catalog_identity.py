@@ -19,7 +19,7 @@ from cataloger_dagster.cli.runner import catalog_database
 from cataloger_dagster.core.layout import CATALOG_FILE, store_name
 from cataloger_dagster.resources.store import LocalStore
 from cataloger_dagster.resources.store.identity import CatalogIdentityError
-from cataloger_dagster.settings import plain_database
+from cataloger_dagster.settings.factories import plain_database
 from tests.conftest import sandbox_problem, service_unavailable
 
 pytestmark = pytest.mark.filterwarnings("error::DeprecationWarning")
@@ -168,7 +168,7 @@ def test_the_command_says_the_refusal_in_one_line(bikes):
 def test_a_run_launched_by_dagster_is_refused_in_its_first_step(bikes, monkeypatch):
     """A sensor's, the schedule's or the UI's run: the same check, in table_profile (TableRun.open)."""
     from cataloger_dagster.assets.table_profile import table_profile
-    from cataloger_dagster.settings import resources
+    from cataloger_dagster.settings.factories import resources
 
     other = bikes["tmp"] / "launched" / "bikes.duckdb"
     make_bikes_duckdb(other)
@@ -245,7 +245,7 @@ def test_postgresql_schemas_get_a_catalog_each_and_no_password_in_it(pg_schemas,
     ("mysql://u:pw@127.0.0.1:3306/bikes", "127.0.0.1_3306/bikes"),
 ])
 def test_the_default_name_is_the_whole_source_and_never_a_password(url, name):
-    from cataloger_dagster.resources.database import DatabaseResource
+    from cataloger_dagster.resources.database.resource import DatabaseResource
 
     db = DatabaseResource(url=url)
     assert db.database_name == name
@@ -254,7 +254,7 @@ def test_the_default_name_is_the_whole_source_and_never_a_password(url, name):
 
 
 def test_postgres_schemas_and_spellings(tmp_path):
-    from cataloger_dagster.resources.database import DatabaseResource
+    from cataloger_dagster.resources.database.resource import DatabaseResource
 
     public, ops = (DatabaseResource(url=f"postgres://u:pw@h/bikes?schema={s}") for s in ("public", "ops"))
     assert public.database_name != ops.database_name and public.source != ops.source
@@ -263,7 +263,8 @@ def test_postgres_schemas_and_spellings(tmp_path):
 
 
 def test_catalog_name_setting_names_the_catalog_of_every_resource(monkeypatch, tmp_path):
-    from cataloger_dagster.settings import database_resource, load_settings
+    from cataloger_dagster.settings.factories import database_resource
+    from cataloger_dagster.settings.model import load_settings
 
     monkeypatch.setenv("CATALOGER_DATABASE", f"duckdb://{tmp_path}/bikes.duckdb")
     monkeypatch.setenv("CATALOGER_NAME", "bikes-prod")

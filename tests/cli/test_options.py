@@ -16,7 +16,8 @@ from cataloger_dagster.cli.app import main
 from cataloger_dagster.cli.options import (
     DATABASE_URLS, MISSING_DATABASE, database_option, json_option, store_option,
 )
-from cataloger_dagster.resources.database import DatabaseResource, _mysql_arguments, _postgres_arguments
+from cataloger_dagster.resources.database.resource import DatabaseResource
+from cataloger_dagster.resources.database.connection import mysql_arguments, postgres_arguments
 
 # the commands that read neither a database nor a catalog of one (the demo's is its own)
 NO_DATABASE = {"demo-db", "demo", "sandbox build-image", "sandbox build-run-image"}
@@ -117,9 +118,9 @@ def test_the_shown_database_urls_read_as_they_say():
     assert DatabaseResource(url=absolute).database_name == "shop.duckdb"
     assert "two slashes" in shown[relative] and not relative.startswith("duckdb:///")
     assert DatabaseResource(url=sqlite).scheme == "sqlite"
-    pg = _postgres_arguments(postgres)
+    pg = postgres_arguments(postgres)
     assert (pg["host"], pg["port"], pg["database"], pg["schema"], pg["user"]) == ("host", 5432, "shop", "sales", "user")
-    my = _mysql_arguments(mysql)
+    my = mysql_arguments(mysql)
     assert (my["host"], my["port"], my["database"]) == ("host", 3306, "shop")
 
 

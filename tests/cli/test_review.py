@@ -96,7 +96,7 @@ def test_the_cli_and_the_job_review_into_one_log_on_s3(s3_env, tmp_path):
 
     from cataloger_dagster.jobs import REVIEW_OP, build_review_job
     from cataloger_dagster.resources.store import store_from_url
-    from cataloger_dagster.settings import resources
+    from cataloger_dagster.settings.factories import resources
 
     bucket = f"test-{uuid.uuid4().hex[:12]}"
     url = f"s3://{bucket}/team/catalog"

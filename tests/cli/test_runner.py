@@ -14,7 +14,7 @@ import pytest
 
 from cataloger_dagster.cli.batches import RANGE_END, RANGE_START
 from cataloger_dagster.cli.runner import STEPS, CatalogReport, catalog_database, dagster_instance
-from cataloger_dagster.settings import load_settings
+from cataloger_dagster.settings.model import load_settings
 from shop import make_shop
 
 pytestmark = pytest.mark.filterwarnings("error::DeprecationWarning")

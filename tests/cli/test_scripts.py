@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from cataloger_dagster.cli import main
-from cataloger_dagster.resources.database import DatabaseResource
+from cataloger_dagster.resources.database.resource import DatabaseResource
 from cataloger_dagster.resources.store import (
     LocalStore,
     store_from_url,

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 import cataloger_dagster
 from cataloger_dagster.core.redaction import (
     MASK,
@@ -81,3 +83,45 @@ def test_every_redaction_of_the_package_is_the_redactors():
     writers = [p.relative_to(package).as_posix() for p in package.rglob("*.py")
                if '"***"' in p.read_text() or "'***'" in p.read_text()]
     assert writers == ["core/redaction.py"]
+
+
+# ---------------------------------------------------------------- database URLs, every form of a password
+
+def test_redact_url():
+    assert redact_url("postgres://u:p%40ss@h:5432/db") == "postgres://u:***@h:5432/db"
+    assert redact_url("duckdb://x.db") == "duckdb://x.db"
+
+
+@pytest.mark.parametrize("url, expected", [
+    ("postgres://u:p%40ss@h:5432/db", "postgres://u:***@h:5432/db"),
+    ("postgres://u:p@ss@h/db", "postgres://u:***@h/db"),  # an unquoted @ in the password
+    ("postgres://:pw@h/db", "postgres://:***@h/db"),
+    ("postgres://u@h/db?password=pw&sslmode=require", "postgres://u@h/db?password=***&sslmode=require"),
+    ("postgres://u@h/db?sslmode=require&pass=pw", "postgres://u@h/db?sslmode=require&pass=***"),
+    ("mysql://u@h/db?pwd=pw", "mysql://u@h/db?pwd=***"),
+    ("mysql://u:p%40ss@h:3306/db?charset=utf8mb4", "mysql://u:***@h:3306/db?charset=utf8mb4"),
+    ("mariadb://u@h/db?password=pw&ssl_mode=REQUIRED", "mariadb://u@h/db?password=***&ssl_mode=REQUIRED"),
+    ("postgres://u@h/db?sslpassword=pw&PASSWORD=pw2", "postgres://u@h/db?sslpassword=***&PASSWORD=***"),
+    ("duckdb:///x.db?motherduck_token=tok&read_only=true", "duckdb:///x.db?motherduck_token=***&read_only=true"),
+    ("snowflake://u:pw@acct/db?private_key=k&warehouse=w", "snowflake://u:***@acct/db?private_key=***&warehouse=w"),
+    ("postgres://u:pw@h/db?password=pw", "postgres://u:***@h/db?password=***"),
+    ("postgres://u:p\tw@h/db", "postgres://u:***@h/db"),  # urlsplit drops the tab
+    # nothing secret: left exactly as written
+    ("duckdb://x.db", "duckdb://x.db"),
+    ("postgres://u@h/db?schema=s&password=", "postgres://u@h/db?schema=s&password="),
+    ("data/demo.duckdb", "data/demo.duckdb"),
+])
+def test_redact_url_hides_passwords_in_the_userinfo_and_the_query(url, expected):
+    assert redact_url(url) == expected
+
+
+def test_redact_url_hides_a_url_it_cannot_parse():
+    assert redact_url("postgres://u:pw@[::1/db") == "postgres://(URL hidden: it cannot be parsed)"
+
+
+def test_scrub_secrets_removes_every_form_of_the_password():
+    url = "postgres://u:p%2Fw%21@h/db?sslpassword=s+p&x=1"
+    echoed = f"bad {url}; dsn password=p/w! sslpassword='s p' or p%2Fw%21"
+    scrubbed = scrub_secrets(echoed, url)
+    assert "p/w!" not in scrubbed and "p%2Fw%21" not in scrubbed and "s p" not in scrubbed
+    assert redact_url(url) in scrubbed  # the URL itself is still named, without its secrets

@@ -11,7 +11,8 @@ import pyarrow as pa
 import pytest
 from backends import kind_params, load_tables
 
-from cataloger_dagster.resources.database import DatabaseError, DatabaseResource
+from cataloger_dagster.resources.database.errors import DatabaseError
+from cataloger_dagster.resources.database.resource import DatabaseResource
 
 TABLE = "we\"ird 'tbl' ü`%s"
 NAMES = {

@@ -362,7 +362,7 @@ def test_three_ways_to_review_land_in_one_log_and_the_timelapse(reviewed_demo, p
     from cataloger_dagster.core.reviews.record import latest_issues
     from cataloger_dagster.jobs import REVIEW_OP, build_review_job
     from cataloger_dagster.resources.store import LocalStore, table_prefix
-    from cataloger_dagster.settings import resources
+    from cataloger_dagster.settings.factories import resources
 
     store = LocalStore(root=str(reviewed_demo["store"]))
     _, issues, _ = latest_issues(store, "demo.duckdb", TABLE)

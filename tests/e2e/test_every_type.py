@@ -37,7 +37,7 @@ TABLES = ["every_type", "empty_table", "one_row", "all_null", "wide_table", "ord
 KNOWN_GAPS: dict[tuple[str, str], str] = {}   # none left: the checks read numbers and dates in Python
 # Stored scripts that cannot start on the real database yet: (backend, table) -> the error.
 # ibis cannot open an empty SQLite table whose columns are declared without a type (the
-# catalog reads it as text, resources/database.py; the standalone script has no such help).
+# catalog reads it as text, resources/database/resource.py; the standalone script has no such help).
 KNOWN_SCRIPT_FAILURES = {("sqlite", "empty_table"): "Failed to infer types for columns"}
 # What a backend's or a driver's error looks like; none of it may reach a page or a profile.
 RAW_ERROR = re.compile(r"Error\b|Exception|Traceback|LINE \d|HINT:|Binder|Conversion|psycopg|sqlite3\.|"

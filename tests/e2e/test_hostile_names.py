@@ -32,7 +32,8 @@ import pytest
 from anthropic_standin import StandIn
 from cataloger_dagster.core.investigate.codegen import comment_id, literal
 from cataloger_dagster.core.models import IssueModel
-from cataloger_dagster.resources.database import SNAPSHOT_URL, DatabaseResource
+from cataloger_dagster.resources.database.snapshots import SNAPSHOT_URL
+from cataloger_dagster.resources.database.resource import DatabaseResource
 from cataloger_dagster.core.investigate.code import CHECKS, parse_records, setup_block
 from cataloger_dagster.core.investigate.investigator import PreviousScript, run_investigations
 from cataloger_dagster.resources.sandbox import SandboxResource

@@ -23,7 +23,7 @@ from click.testing import CliRunner
 from markupsafe import escape
 
 from cataloger_dagster.cli import main
-from cataloger_dagster.resources.database import DatabaseResource
+from cataloger_dagster.resources.database.resource import DatabaseResource
 from cataloger_dagster.resources.io_manager import TableIOManager
 from cataloger_dagster.resources.store import LocalStore, store_name
 from cataloger_dagster.cli.runner import catalog_database
@@ -238,7 +238,7 @@ def test_names_differing_only_in_case_get_their_own_folders(postgres_admin_url, 
 
 def test_the_sensor_adds_and_runs_every_table_but_the_names_dagster_refuses(hostile_db, capfd):
     from cataloger_dagster.definitions import defs
-    from cataloger_dagster.resources.database import DatabaseResource
+    from cataloger_dagster.resources.database.resource import DatabaseResource
 
     sensor = defs.resolve_sensor_def("database_change_sensor")
     with dg.instance_for_test() as instance:

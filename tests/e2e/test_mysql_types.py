@@ -14,7 +14,7 @@ from degraded import grouped, lost_statistics, skipped_detectors
 
 from cataloger_dagster.core.issues.detectors import detect_issues
 from cataloger_dagster.core.profile.profiling import compute_profile
-from cataloger_dagster.resources.database import DatabaseResource
+from cataloger_dagster.resources.database.resource import DatabaseResource
 
 pytestmark = pytest.mark.mysql
 
@@ -67,7 +67,7 @@ SCRIPT = [
     "CREATE TABLE one_row (id INT, name VARCHAR(10), amount DOUBLE, flag BOOLEAN, day DATE, j JSON, g GEOMETRY)",
     "INSERT INTO one_row VALUES (1, 'only', 2.5, TRUE, '2024-01-01', '{\"k\": 1}', POINT(1, 2))",
 ]
-# the types the resource gives ibis for the types ibis misreads (database.py, _mysql_table)
+# the types the resource gives ibis for the types ibis misreads (database/mysql_types.py, mysql_table)
 READ_AS = {"t_bool": "boolean", "t_bit1": "boolean", "t_bit64": "decimal(20, 0)", "t_year": "int16",
            "t_bigint_u": "decimal(20, 0)", "t_set": "string", "t_geometry": "string", "t_point": "string",
            "t_enum": "string", "t_json": "string", "t_blob": "binary"}

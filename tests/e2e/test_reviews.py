@@ -18,7 +18,8 @@ from cataloger_dagster.core.models import AnalysisResultModel, InvestigationsRes
 from cataloger_dagster.core.reviews import Review, snapshot_of
 from cataloger_dagster.jobs import TABLE_ASSETS
 from cataloger_dagster.resources.store import store_from_url, table_prefix
-from cataloger_dagster.settings import load_settings, resources
+from cataloger_dagster.settings.model import load_settings
+from cataloger_dagster.settings.factories import resources
 
 pytestmark = [pytest.mark.slow, pytest.mark.filterwarnings("error::DeprecationWarning")]
 

@@ -82,7 +82,7 @@ def test_an_empty_table_is_cataloged_with_one_finding_its_check_confirms(tmp_pat
 def test_an_empty_server_schema_or_database_stops_the_run_before_any_table(kind, scratch, tmp_path):
     from backends import load_tables
     from cataloger_dagster.cli.runner import catalog_database
-    from cataloger_dagster.resources.database import NoTablesError
+    from cataloger_dagster.resources.database.errors import NoTablesError
 
     url = load_tables(kind, {}, scratch)
     with pytest.raises(NoTablesError, match=r"^no tables in .*: nothing to catalog; check the URL's database/schema$"):

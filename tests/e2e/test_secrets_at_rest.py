@@ -213,8 +213,8 @@ print(json.dumps(seen))
 def test_the_sandbox_never_sees_the_database_url(sandbox_backend, monkeypatch):
     import dagster as dg
 
-    from cataloger_dagster.resources.database import SNAPSHOT_URL
-    from cataloger_dagster.settings import resources
+    from cataloger_dagster.resources.database.snapshots import SNAPSHOT_URL
+    from cataloger_dagster.settings.factories import resources
 
     secret = f"pw-{uuid.uuid4().hex}"
     monkeypatch.delenv("CATALOGER_SANDBOX_ISOLATION", raising=False)  # the real isolation
@@ -222,9 +222,9 @@ def test_the_sandbox_never_sees_the_database_url(sandbox_backend, monkeypatch):
     res = resources(database=f"postgres://u:{secret}@db.example/prod?sslpassword={secret}x",
                     sandbox=sandbox_backend)
     assert os.environ["CATALOGER_DATABASE"].startswith("postgres://u:pw-")  # as `cataloger run` leaves it
-    # as a run uses it: the sandbox starts with the run (prestart), the investigations take it
-    with dg.build_resources({"sandbox": res["sandbox"]}) as built:
-        with built.sandbox.session(env={"DB_CONNECTION_STRING": SNAPSHOT_URL}) as runtime:
+    # as a run uses it: the pool starts the sandbox with the run (prestart), the investigations take it
+    with dg.build_resources({"sandbox": res["sandbox"], "sandbox_pool": res["sandbox_pool"]}) as built:
+        with built.sandbox.session(env={"DB_CONNECTION_STRING": SNAPSHOT_URL}, pool=built.sandbox_pool) as runtime:
             result = runtime.execute(SANDBOX_VIEW)
     assert result.ok, result.error
     seen = json.loads(result.stdout)

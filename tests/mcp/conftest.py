@@ -7,7 +7,7 @@ import duckdb
 import pytest
 from sql_databases import TABLES, drop_role, reader_role, with_search_path
 
-from cataloger_dagster.resources.database import DatabaseResource
+from cataloger_dagster.resources.database.resource import DatabaseResource
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ import pytest
 
 from cataloger_dagster.mcp.capsules import CapsuleLog, Redactor
 from cataloger_dagster.resources.store import LocalStore
-from cataloger_dagster.settings import secret_values
+from cataloger_dagster.settings.environment import secret_values
 
 URL = "postgres://cataloger:s3cr%40t-pass@db.example:5432/shop?sslpassword=keypass99"
 

@@ -10,7 +10,7 @@ from mcp_support import TABLE, catalog, make_database
 from cataloger_dagster.core.layout import INVESTIGATIONS, SCRIPT, table_prefix
 from cataloger_dagster.mcp.server import Service
 from cataloger_dagster.mcp.sessions import PythonSessions
-from cataloger_dagster.resources.database import DatabaseResource
+from cataloger_dagster.resources.database.resource import DatabaseResource
 from cataloger_dagster.resources.sandbox import SandboxResource
 from cataloger_dagster.resources.store import LocalStore
 

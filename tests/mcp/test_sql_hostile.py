@@ -15,7 +15,7 @@ from sql_policy_cases import SMUGGLED
 
 from cataloger_dagster.mcp.sql_policy import Decision
 from cataloger_dagster.mcp.sql_run import MAX_TEXT, READER_ROLE_SQL, QueryError, QueryRunner, run_query
-from cataloger_dagster.resources.database import DatabaseResource
+from cataloger_dagster.resources.database.resource import DatabaseResource
 
 ROOT = Path(__file__).resolve().parents[2]
 MB = 1_000_000
@@ -250,7 +250,7 @@ def test_the_row_cap_holds_whatever_the_limit_form_on_postgres(pg, limit):
 MYSQL_STREAMED = """
 import json, resource, sys
 from cataloger_dagster.mcp.sql_run import QueryRunner, run_query
-from cataloger_dagster.resources.database import DatabaseResource
+from cataloger_dagster.resources.database.resource import DatabaseResource
 
 runner = QueryRunner(DatabaseResource(url=sys.argv[1]), byte_limit=8 * 10**6, timeout_s=120)
 run_query(runner, "SELECT 1 AS warm")

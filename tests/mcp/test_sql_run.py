@@ -8,7 +8,7 @@ from sql_policy_cases import COMMON_REJECTED, DUCKDB_REJECTED, LEGITIMATE, POSTG
 
 from cataloger_dagster.mcp.sql_policy import Decision
 from cataloger_dagster.mcp.sql_run import QueryError, QueryRunner, _cell, run_query
-from cataloger_dagster.resources.database import DatabaseResource
+from cataloger_dagster.resources.database.resource import DatabaseResource
 
 
 def rows(raw) -> list[list]:
@@ -120,7 +120,7 @@ def test_the_row_limit_cuts_and_says_so(duck):
 @pytest.mark.postgres
 def test_an_error_names_no_password(pg, postgres_admin_url):
     db, _ = pg
-    from cataloger_dagster.resources.database import url_secrets
+    from cataloger_dagster.core.redaction import url_secrets
 
     with pytest.raises(QueryError) as caught:
         run_query(QueryRunner(db), "SELECT no_such_column FROM orders")

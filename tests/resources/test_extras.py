@@ -84,7 +84,7 @@ def test_the_anthropic_agent_without_its_extra_names_it(monkeypatch):
 
 def test_the_package_and_its_default_resources_load_without_any_extra(without_extras, tmp_path):
     code = ("import cataloger_dagster.definitions, cataloger_dagster.cli.app\n"
-            "from cataloger_dagster.settings import resources\n"
+            "from cataloger_dagster.settings.factories import resources\n"
             "print(sorted(resources()))\n")
     out = subprocess.run([sys.executable, "-c", code], env=without_extras, cwd=tmp_path, capture_output=True,
                          text=True, timeout=300)

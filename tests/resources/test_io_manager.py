@@ -17,7 +17,7 @@ from pathlib import Path
 import dagster as dg
 
 from cataloger_dagster.core.layout import store_name
-from cataloger_dagster.resources.database import DatabaseResource
+from cataloger_dagster.resources.database.resource import DatabaseResource
 from cataloger_dagster.resources.io_manager import TableIOManager
 from cataloger_dagster.resources.store import LocalStore
 

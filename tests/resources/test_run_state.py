@@ -12,7 +12,8 @@ from cataloger_dagster.assets.table_profile import table_profile
 from cataloger_dagster.assets.table_understanding import table_understanding
 from cataloger_dagster.definitions import build_definitions
 from cataloger_dagster.resources.run_state import RunSharedState
-from cataloger_dagster.settings import load_settings, resources
+from cataloger_dagster.settings.model import load_settings
+from cataloger_dagster.settings.factories import resources
 from shop import make_shop
 
 pytestmark = pytest.mark.filterwarnings("error::DeprecationWarning")

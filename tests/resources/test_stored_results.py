@@ -35,7 +35,7 @@ from cataloger_dagster.core.results import (
     load_result,
     load_run,
 )
-from cataloger_dagster.resources.database import DatabaseResource
+from cataloger_dagster.resources.database.resource import DatabaseResource
 from cataloger_dagster.resources.io_manager import TableIOManager
 from cataloger_dagster.resources.store import LocalStore, table_prefix
 

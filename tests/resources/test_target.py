@@ -10,7 +10,8 @@ import pyarrow as pa
 import pytest
 
 from backends import KINDS, load_tables
-from cataloger_dagster.resources.database import DatabaseError, DatabaseResource, NoTablesError
+from cataloger_dagster.resources.database.errors import DatabaseError, NoTablesError
+from cataloger_dagster.resources.database.resource import DatabaseResource
 
 ORDERS = pa.table({"id": pa.array(range(10), pa.int64()), "qty": pa.array([i % 3 for i in range(10)])})
 

@@ -17,10 +17,11 @@ from cataloger_dagster.assets.common import TableRun
 from cataloger_dagster.assets.partitions import tables_partitions
 from cataloger_dagster.core.layout import ALERTS, ISSUES
 from cataloger_dagster.definitions import TABLE_ASSETS, defs
-from cataloger_dagster.resources.database import DatabaseResource
+from cataloger_dagster.resources.database.resource import DatabaseResource
 from cataloger_dagster.resources.store import CatalogStore, store_from_url
 from cataloger_dagster.sensors.alert_sensor import BadCursor, build_alert_sensor, read_cursor
-from cataloger_dagster.settings import load_settings, notifier_resource, resources
+from cataloger_dagster.settings.model import load_settings
+from cataloger_dagster.settings.factories import notifier_resource, resources
 from tests.support.receivers import http_receiver, smtp_receiver
 from tests.support.shop import make_shop
 

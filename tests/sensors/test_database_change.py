@@ -19,7 +19,7 @@ import pytest
 
 from cataloger_dagster.definitions import TABLE_ASSETS, defs
 from cataloger_dagster.jobs import CATALOG_TABLE_JOB
-from cataloger_dagster.resources.database import DatabaseResource
+from cataloger_dagster.resources.database.resource import DatabaseResource
 from cataloger_dagster.sensors.database_change import (
     DEFAULT_INTERVAL_S,
     FINGERPRINT_CHANGED,
@@ -32,7 +32,7 @@ from cataloger_dagster.sensors.database_change import (
     DatabaseUnreachable,
     read_cursor,
 )
-from cataloger_dagster.settings import load_settings
+from cataloger_dagster.settings.model import load_settings
 
 pytestmark = pytest.mark.filterwarnings("error::DeprecationWarning")
 

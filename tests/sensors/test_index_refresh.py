@@ -8,7 +8,7 @@ import pytest
 
 from cataloger_dagster.definitions import build_definitions
 from cataloger_dagster.sensors.index_refresh import INDEX_SENSOR
-from cataloger_dagster.settings import load_settings
+from cataloger_dagster.settings.model import load_settings
 
 pytestmark = pytest.mark.filterwarnings("error::DeprecationWarning")
 

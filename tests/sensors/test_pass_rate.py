@@ -32,7 +32,8 @@ from cataloger_dagster.sensors.pass_rate import (
     build_pass_rate_sensor,
     read_cursor,
 )
-from cataloger_dagster.settings import load_settings, resources
+from cataloger_dagster.settings.model import load_settings
+from cataloger_dagster.settings.factories import resources
 
 pytestmark = pytest.mark.filterwarnings("error::DeprecationWarning")
 

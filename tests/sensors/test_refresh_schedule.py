@@ -14,7 +14,7 @@ import duckdb
 import pytest
 
 from cataloger_dagster.definitions import defs
-from cataloger_dagster.resources.database import DatabaseResource
+from cataloger_dagster.resources.database.resource import DatabaseResource
 from cataloger_dagster.sensors.database_change import REASON_TAG, DatabaseUnreachable
 from cataloger_dagster.sensors.refresh_schedule import (
     CRON_ENV,
@@ -23,7 +23,7 @@ from cataloger_dagster.sensors.refresh_schedule import (
     build_refresh_schedule,
     refresh_requests,
 )
-from cataloger_dagster.settings import load_settings
+from cataloger_dagster.settings.model import load_settings
 
 pytestmark = pytest.mark.filterwarnings("error::DeprecationWarning")
 

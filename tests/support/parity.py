@@ -21,7 +21,7 @@ from cataloger_dagster.core.issues.detectors import detect_issues
 from cataloger_dagster.core.models import AnalysisResultModel, IssueModel
 from cataloger_dagster.core.profile.profiling import compute_profile
 from cataloger_dagster.core.health import health_score
-from cataloger_dagster.resources.database import DatabaseResource
+from cataloger_dagster.resources.database.resource import DatabaseResource
 
 Finding = tuple[str, str, tuple[str, ...]]  # (table, issue type, columns)
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import dagster as dg
 
 from cataloger_dagster.jobs import TABLE_ASSETS
-from cataloger_dagster.settings import resources
+from cataloger_dagster.settings.factories import resources
 
 ISSUE_ASSETS = TABLE_ASSETS[:3]   # table_profile, table_understanding, quality_issues
 

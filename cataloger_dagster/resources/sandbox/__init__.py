@@ -5,7 +5,7 @@ from __future__ import annotations
 import shutil
 import threading
 from contextlib import contextmanager
-from typing import Iterator, Literal, Optional
+from typing import TYPE_CHECKING, Iterator, Literal, Optional
 
 import dagster as dg
 from pydantic import PrivateAttr
@@ -14,8 +14,9 @@ from cataloger_dagster.resources.defaults import SANDBOX_IMAGE as DEFAULT_IMAGE
 
 from .base import Cell, ErrorInfo, ExecutionResult, SandboxError, SandboxRuntime
 from .datadir import make_private_dir, remove_stale
-from .pool import active_pool
 
+if TYPE_CHECKING:
+    from .pool import SandboxPool
 
 __all__ = ["SandboxResource", "SandboxRuntime", "ExecutionResult", "ErrorInfo", "Cell", "SandboxError", "DEFAULT_IMAGE"]
 
@@ -38,7 +39,8 @@ class SandboxResource(dg.ConfigurableResource):
     # With this set, a sandbox with this environment starts as the run starts, so that
     # its interpreter is warm (imports, `warmup`) by the time a step asks for a session:
     # in an in-process run the earlier steps hide its start.  Only a session that asks
-    # for no data_dir of its own (and the same env) is given it.
+    # for no data_dir of its own (and the same env) is given it.  For a resource used
+    # alone; the settings' resources start theirs through the `sandbox_pool` resource.
     prestart_env: Optional[dict[str, str]] = None
 
     _spare: Optional[SandboxRuntime] = PrivateAttr(default=None)
@@ -46,11 +48,6 @@ class SandboxResource(dg.ConfigurableResource):
 
     def setup_for_execution(self, context: dg.InitResourceContext) -> None:
         if self.prestart_env is None:
-            return
-        pool = active_pool()
-        if pool is not None:
-            # a run among others of this process: its sandbox comes warm from the pool
-            pool.prime(self, self.prestart_env)
             return
         try:
             self._spare = self._open_private(self.prestart_env)
@@ -115,15 +112,20 @@ class SandboxResource(dg.ConfigurableResource):
         return runtime
 
     @contextmanager
-    def session(self, data_dir: Optional[str] = None, env: Optional[dict[str, str]] = None) -> Iterator[SandboxRuntime]:
+    def session(
+        self,
+        data_dir: Optional[str] = None,
+        env: Optional[dict[str, str]] = None,
+        pool: Optional["SandboxPool"] = None,
+    ) -> Iterator[SandboxRuntime]:
         """A session over `data_dir`, or, without one, over a private folder of its own
         (``runtime.data_dir``, empty, 0700 for the sandbox's user, removed afterwards) for
-        the caller to fill."""
+        the caller to fill.  Such a session takes its sandbox from `pool` (the `sandbox_pool`
+        resource), warm and cleaned of any earlier session, and gives it back at its end."""
         runtime: Optional[SandboxRuntime]
         if data_dir is not None:
             runtime = self.open_session(data_dir, env)
         else:
-            pool = active_pool()
             runtime = self._take_spare(env or {})
             if runtime is None and pool is not None:
                 runtime = pool.take(self, env or {})

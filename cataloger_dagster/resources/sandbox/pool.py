@@ -1,32 +1,35 @@
 """Warm sandboxes across the runs of one process, each cleaned between its sessions.
 
 A sandbox's start (bubblewrap or a container, then the interpreter's imports and `warmup`) costs
-about a second of CPU, most of it before the first cell can run.  Within ``sandbox_pool()`` (the
-runner opens it around its tables), the pool keeps `depth` sandboxes per configuration.  A session
-takes one; when it ends, its sandbox's supervisor cleans it in the background (every process of the
+about a second of CPU, most of it before the first cell can run.  A `SandboxPool` keeps `depth`
+sandboxes per configuration; the assets reach it as the `sandbox_pool` resource, named in their
+signature, and pass it to `SandboxResource.session`.  A session takes one; when it ends, its sandbox's supervisor cleans it in the background (every process of the
 session killed, every writable place emptied, the SysV IPC objects removed, /data emptied by the
 host) and forks the next worker from its zygote, an interpreter warmed before any cell ran.  A
 sandbox the supervisor cannot prove clean is stopped and a new one started in its place.
 
 So each table gets a worker nobody ran a cell in, a /data and a /tmp with nothing of another
 table's in them (tests/resources/sandbox/test_recycle.py tries what a table's cells could leave
-for the next).  Outside the block the resource starts a sandbox per session as before.
+for the next).  A session given no pool starts a sandbox of its own.
+
+Who owns the pool sets how long it lives (`sandbox_pool_resource`): a run's own, started as the
+run begins and stopped at its end (a run of `dagster dev`, or of `dg.materialize` with the
+settings' resources), or one the caller opened for many runs (`cataloger run`: its tables, each
+a run, share it; it stops the pool when it is done).
 """
 
 from __future__ import annotations
 
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor
-from contextlib import contextmanager
-from contextvars import ContextVar
 from typing import TYPE_CHECKING, Hashable, Iterator, Optional
+
+import dagster as dg
 
 from .base import SandboxError, SandboxRuntime
 
 if TYPE_CHECKING:
     from . import SandboxResource
-
-_POOL: ContextVar[Optional["SandboxPool"]] = ContextVar("cataloger_sandbox_pool", default=None)
 
 
 class _Slot:
@@ -144,7 +147,19 @@ class SandboxPool:
             waiting.append(_Slot(self._starter.submit(resource._open_private, dict(env), True)))
             self.started += 1
 
+    def __enter__(self) -> "SandboxPool":
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
     def close(self) -> None:
+        """Stop every spare (a sandbox still being cleaned first finishes); sandboxes lent to a
+        session are stopped as they come back."""
         with self._lock:
             self._closed = True
             slots = [slot for waiting in self._spares.values() for slot in waiting]
@@ -159,21 +174,35 @@ def _key(resource: "SandboxResource", env: dict[str, str]) -> Hashable:
     return tuple(sorted((k, repr(v)) for k, v in config.items())), tuple(sorted(env.items()))
 
 
-def active_pool() -> Optional[SandboxPool]:
-    return _POOL.get()
+def sandbox_pool_resource(
+    prestart_env: Optional[dict[str, str]] = None, *, depth: int = 1, pool: Optional[SandboxPool] = None
+) -> dg.ResourceDefinition:
+    """The `sandbox_pool` resource: `pool`, kept by its caller across runs, or else a pool of
+    `depth` the run opens as it begins and stops at its end.  With `prestart_env`, each run's
+    start has the pool start a sandbox of the run's `sandbox` resource with this environment,
+    so that its interpreter is warm by the time a step asks for a session."""
+
+    def run_pool(context: dg.InitResourceContext) -> Iterator[SandboxPool]:
+        current = pool if pool is not None else SandboxPool(depth)
+        try:
+            if prestart_env is not None:
+                current.prime(context.resources.sandbox, prestart_env)
+            yield current
+        finally:
+            if pool is None:
+                current.close()
+                if context.log:
+                    context.log.info(
+                        f"sandbox pool stopped: {current.handed_out} session(s) served warm, "
+                        f"{current.started} sandbox(es) started, {current.recycled} cleaned for another session"
+                    )
+
+    return dg.ResourceDefinition(
+        resource_fn=run_pool,
+        required_resource_keys={"sandbox"},
+        description="sandboxes started ahead and cleaned between sessions"
+        + ("" if pool is None else ", kept across the runs of this process"),
+    )
 
 
-@contextmanager
-def sandbox_pool(depth: int = 1) -> Iterator[SandboxPool]:
-    """Within this block, private sessions come warm from a pool of `depth` spares; the spares
-    are stopped at its end."""
-    pool = SandboxPool(depth)
-    token = _POOL.set(pool)
-    try:
-        yield pool
-    finally:
-        _POOL.reset(token)
-        pool.close()
-
-
-__all__ = ["SandboxPool", "sandbox_pool", "active_pool", "SandboxError"]
+__all__ = ["SandboxPool", "sandbox_pool_resource", "SandboxError"]

@@ -22,7 +22,7 @@ from cataloger_dagster.core.layout import CATALOG_FILE, new_timestamp, store_nam
 from cataloger_dagster.resources.store.base import ArtifactExistsError, StoreError
 
 if TYPE_CHECKING:
-    from cataloger_dagster.resources.database import DatabaseResource
+    from cataloger_dagster.resources.database.resource import DatabaseResource
     from cataloger_dagster.resources.store.base import CatalogStore
 
 

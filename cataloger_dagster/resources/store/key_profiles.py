@@ -12,7 +12,7 @@ from cataloger_dagster.core.results import load_result
 if TYPE_CHECKING:
     import ibis
 
-    from cataloger_dagster.resources.database import DatabaseResource
+    from cataloger_dagster.resources.database.resource import DatabaseResource
     from cataloger_dagster.resources.store.base import CatalogStore
 
 __all__ = ["stored_profiles"]

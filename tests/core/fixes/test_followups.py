@@ -27,7 +27,7 @@ from cataloger_dagster.core.issues.detectors.context import Context
 from cataloger_dagster.core.models import AnalysisResultModel, IssueModel, TableProfile
 from cataloger_dagster.core.profile.fingerprint import compute_fingerprint
 from cataloger_dagster.core.profile.profiling import compute_profile
-from cataloger_dagster.resources.database import DatabaseResource
+from cataloger_dagster.resources.database.resource import DatabaseResource
 
 NOW = dt.datetime(2026, 6, 1, tzinfo=dt.timezone.utc)
 N = 600

@@ -43,7 +43,7 @@ def test_a_suite_runs_as_stored_on_every_backend_and_fails_on_a_later_state_of_t
     """The suite learned from `orders`, bound to `orders_next` (the same table after a bad load:
     twenty totals off their rule, a new status, a repeated key): on each backend it holds on the
     data it learned from and fails on the later state, by the same counts."""
-    from cataloger_dagster.resources.database import DatabaseResource
+    from cataloger_dagster.resources.database.resource import DatabaseResource
 
     before, after = shop_rows(), shop_rows(regressed=True)
     db = DatabaseResource(url=load_tables(kind, {"orders": before, "orders_next": after}, scratch))

@@ -11,7 +11,8 @@ from cataloger_dagster.core.investigate.code import referenced_tables, setup_blo
 from cataloger_dagster.core.investigate.codegen import SCRIPT_HEADER
 from cataloger_dagster.core.investigate.investigator import PreviousScript, run_investigations
 from cataloger_dagster.core.models import IssueModel
-from cataloger_dagster.resources.database import SNAPSHOT_URL, DatabaseResource
+from cataloger_dagster.resources.database.snapshots import SNAPSHOT_URL
+from cataloger_dagster.resources.database.resource import DatabaseResource
 from cataloger_dagster.resources.sandbox import SandboxResource
 from shop import make_shop
 

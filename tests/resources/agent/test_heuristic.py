@@ -3,7 +3,7 @@ import pytest
 
 from cataloger_dagster.core.models import DatasetUnderstandingModel, IssueModel
 from cataloger_dagster.resources.agent import HeuristicAgent, heuristic_analysis
-from cataloger_dagster.resources.database import DatabaseResource
+from cataloger_dagster.resources.database.resource import DatabaseResource
 from cataloger_dagster.core.profile.profiling import compute_profile
 
 

@@ -10,7 +10,7 @@ import sys
 
 import duckdb
 
-from cataloger_dagster.resources.database import DatabaseResource
+from cataloger_dagster.resources.database.resource import DatabaseResource
 from cataloger_dagster.resources.sandbox import SandboxResource
 from cataloger_dagster.resources.sandbox.datadir import data_owner
 from cataloger_dagster.resources.sandbox.local import SANDBOX_UID

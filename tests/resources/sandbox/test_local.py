@@ -65,7 +65,7 @@ def test_without_isolation_the_snapshot_url_names_the_host_folder(data_dir, monk
     # which opens DB_CONNECTION_STRING, must still find the snapshot
     import duckdb
 
-    from cataloger_dagster.resources.database import SNAPSHOT_FILE, SNAPSHOT_URL
+    from cataloger_dagster.resources.database.snapshots import SNAPSHOT_FILE, SNAPSHOT_URL
     from cataloger_dagster.resources.sandbox import SandboxResource
 
     with duckdb.connect(str(Path(data_dir) / SNAPSHOT_FILE)) as con:

@@ -18,7 +18,7 @@ import secrets
 import pytest
 
 from cataloger_dagster.resources.sandbox import SandboxResource
-from cataloger_dagster.resources.sandbox.pool import sandbox_pool
+from cataloger_dagster.resources.sandbox.pool import SandboxPool
 
 ENV = {"DB_CONNECTION_STRING": "duckdb:///data/snapshot.duckdb?read_only=true"}
 
@@ -139,8 +139,8 @@ def sandbox(backend) -> SandboxResource:
 
 
 def test_nothing_one_session_leaves_reaches_the_next(sandbox, backend):
-    with sandbox_pool() as pool:
-        with sandbox.session(env=ENV) as a:
+    with SandboxPool() as pool:
+        with sandbox.session(env=ENV, pool=pool) as a:
             fresh = _look(a)
             with open(os.path.join(a.data_dir, "a.duckdb"), "w") as f:
                 f.write("table a's snapshot")
@@ -153,7 +153,7 @@ def test_nothing_one_session_leaves_reaches_the_next(sandbox, backend):
             assert seen_by_a["data"] == ["a.duckdb"]
             if backend == "docker":  # POSIX queues are refused by the local sandbox's seccomp filter
                 assert seen_by_a["mqueue"] == ["left-by-a"]
-        with sandbox.session(env=ENV) as b:
+        with sandbox.session(env=ENV, pool=pool) as b:
             assert pool.recycled == 1 and pool.unclean == 0 and b.data_dir == a.data_dir
             assert _look(b) == fresh
 
@@ -164,11 +164,11 @@ def test_the_next_session_cannot_find_the_last_ones_secret_in_its_memory(sandbox
     secret = "cataloger-secret-" + secrets.token_hex(24)
     digest = hashlib.sha256(secret.encode()).hexdigest()
     look = f"{SCAN}\nscan(b'cataloger-secret-', {digest!r}, {len(secret)})"
-    with sandbox_pool() as pool:
-        with sandbox.session(env=ENV) as a:
+    with SandboxPool() as pool:
+        with sandbox.session(env=ENV, pool=pool) as a:
             _run(a, f"KEPT = {secret!r} * 3\nprint(KEPT)\nKEPT")
             assert int(_run(a, look).result) >= 1  # the scan finds a secret where it is
-        with sandbox.session(env=ENV) as b:
+        with sandbox.session(env=ENV, pool=pool) as b:
             assert pool.recycled == 1
             # the scan works here too: a secret of b's own, made at run time
             own = "cataloger-secret-" + secrets.token_hex(24)
@@ -181,8 +181,8 @@ def test_the_next_session_cannot_find_the_last_ones_secret_in_its_memory(sandbox
 def test_the_zygote_is_out_of_a_cells_reach(sandbox):
     """A cell can see the zygote, not read it; the signals it may ignore it ignores, and a stop
     is undone before the next session's worker is forked."""
-    with sandbox_pool() as pool:
-        with sandbox.session(env=ENV) as a:
+    with SandboxPool() as pool:
+        with sandbox.session(env=ENV, pool=pool) as a:
             others = json.loads(_run(a, f"import json, os\nprint(json.dumps({OTHERS.splitlines()[1]}))").stdout)
             assert len(others) == 1, others  # the zygote
             zygote = others[0]
@@ -199,18 +199,18 @@ for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGUSR1, signal
     os.kill({zygote}, sig)
 out""").result
             assert tried == "['denied', 'denied', 'denied']"
-        with sandbox.session(env=ENV) as b:
+        with sandbox.session(env=ENV, pool=pool) as b:
             assert pool.recycled == 1 and pool.unclean == 0
             assert _run(b, "import string\nstring.ascii_letters[:3]").result == "'abc'"
 
 
 def test_a_session_that_kills_the_zygote_gets_the_next_one_a_new_sandbox(sandbox):
-    with sandbox_pool() as pool:
-        with sandbox.session(env=ENV) as a:
+    with SandboxPool() as pool:
+        with sandbox.session(env=ENV, pool=pool) as a:
             fresh = _look(a)
             _run(a, f"import os\nfor pid in {OTHERS.splitlines()[1]}:\n    os.kill(pid, 9)\n")
             _run(a, LEAVE)
-        with sandbox.session(env=ENV) as b:
+        with sandbox.session(env=ENV, pool=pool) as b:
             # the sandbox could not be proved clean: it was stopped and another started
             assert pool.unclean == 1 and pool.recycled == 0 and b.data_dir != a.data_dir
             assert _look(b) == fresh
@@ -219,9 +219,9 @@ def test_a_session_that_kills_the_zygote_gets_the_next_one_a_new_sandbox(sandbox
 def test_a_forked_worker_meets_its_limits_as_a_started_one_does(sandbox):
     """A write past the scratch size is an OSError in a forked worker too (Python ignores SIGXFSZ;
     the zygote's signal dispositions are not handed on)."""
-    with sandbox_pool() as pool:
+    with SandboxPool() as pool:
         for _ in range(2):  # the first worker and one forked after a cleaning
-            with sandbox.session(env=ENV) as rt:
+            with sandbox.session(env=ENV, pool=pool) as rt:
                 r = rt.execute("with open('/tmp/big', 'wb') as f:\n    for _ in range(2048):\n"
                                "        f.write(b'x' * (1 << 20))")
                 assert not r.ok and r.error.type == "OSError", r.error
@@ -297,14 +297,14 @@ def test_what_a_cell_changes_in_the_zygote_and_supervisor_is_put_back_for_the_ne
     """A cell can set the soft limits, affinity, I/O priority and scheduling policy of the zygote
     (which every later worker copies) and of the supervisor: the next session sees a fresh
     sandbox's values, in a sandbox that was cleaned, not replaced."""
-    with sandbox_pool() as pool:
-        with sandbox.session(env=ENV) as a:
+    with SandboxPool() as pool:
+        with sandbox.session(env=ENV, pool=pool) as a:
             fresh = json.loads(_run(a, PROCESS_VIEW).stdout)
             assert _run(a, CHANGE_WHAT_CAN_BE_PUT_BACK).result == "[4242, 4242]"
             changed = json.loads(_run(a, PROCESS_VIEW).stdout)
             for role in ("zygote", "supervisor", "worker"):
                 assert changed[role] != fresh[role], role  # the change took, so the next view is a reset
-        with sandbox.session(env=ENV) as b:
+        with sandbox.session(env=ENV, pool=pool) as b:
             assert pool.recycled == 1 and pool.unclean == 0 and b.data_dir == a.data_dir
             assert json.loads(_run(b, PROCESS_VIEW).stdout) == fresh
 
@@ -331,13 +331,13 @@ ONE_WAY = {
 @pytest.mark.parametrize("change", sorted(ONE_WAY))
 def test_a_change_the_sandbox_cannot_put_back_gets_the_next_session_a_new_sandbox(sandbox, change):
     code, reason = ONE_WAY[change]
-    with sandbox_pool() as pool:
-        with sandbox.session(env=ENV) as a:
+    with SandboxPool() as pool:
+        with sandbox.session(env=ENV, pool=pool) as a:
             fresh = json.loads(_run(a, PROCESS_VIEW).stdout)
             _run(a, "import os, resource\nzygote = [int(p) for p in os.listdir('/proc') "
                     "if p.isdigit() and int(p) not in (1, os.getpid())][0]\n" + code)
             assert json.loads(_run(a, PROCESS_VIEW).stdout) != fresh  # the change took
-        with sandbox.session(env=ENV) as b:
+        with sandbox.session(env=ENV, pool=pool) as b:
             # the sandbox could not be proved clean: it was stopped and another started
             assert pool.unclean == 1 and pool.recycled == 0 and b.data_dir != a.data_dir
             assert reason in pool.last_unclean

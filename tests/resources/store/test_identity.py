@@ -8,7 +8,7 @@ import json
 import pytest
 
 from cataloger_dagster.core.layout import CATALOG_FILE, store_name
-from cataloger_dagster.resources.database import DatabaseResource
+from cataloger_dagster.resources.database.resource import DatabaseResource
 from cataloger_dagster.resources.store import LocalStore, S3Store, StoreError
 from cataloger_dagster.resources.store.identity import (
     CatalogIdentityError, check_database_catalog, claim_database_catalog, read_catalog,

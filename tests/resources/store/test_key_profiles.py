@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from cataloger_dagster.core.models import TableProfile
-from cataloger_dagster.resources.database import DatabaseResource
+from cataloger_dagster.resources.database.resource import DatabaseResource
 from cataloger_dagster.resources.store import LocalStore
 from cataloger_dagster.resources.store.database_log import table_facts
 from cataloger_dagster.resources.store.key_profiles import stored_profiles

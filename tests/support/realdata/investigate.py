@@ -10,7 +10,8 @@ from typing import Iterable, Mapping
 from cataloger_dagster.core.investigate.code import referenced_tables
 from cataloger_dagster.core.investigate.investigator import run_investigations
 from cataloger_dagster.core.models import CodeInvestigation, IssueModel
-from cataloger_dagster.resources.database import SNAPSHOT_URL, DatabaseResource
+from cataloger_dagster.resources.database.snapshots import SNAPSHOT_URL
+from cataloger_dagster.resources.database.resource import DatabaseResource
 from cataloger_dagster.resources.sandbox import SandboxResource
 
 

@@ -179,7 +179,7 @@ def test_distinct_rows_count_nulls_alike_on_every_backend(scratch, kind):
     # must still be SELECT DISTINCT's, where NULLs are equal to each other and to no value
     from backends import load_tables
 
-    from cataloger_dagster.resources.database import DatabaseResource
+    from cataloger_dagster.resources.database.resource import DatabaseResource
 
     rows = [("a", 1, 1.5, datetime(2013, 1, 1)), ("a", 1, 1.5, datetime(2013, 1, 1)),
             ("a", None, 1.5, datetime(2013, 1, 1)), ("a", None, 1.5, datetime(2013, 1, 1)),

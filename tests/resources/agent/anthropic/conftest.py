@@ -11,7 +11,8 @@ import pytest
 from anthropic_standin import StandIn
 from cataloger_dagster.core.issues.detectors import detect_issues
 from cataloger_dagster.core.profile.profiling import compute_profile
-from cataloger_dagster.resources.database import SNAPSHOT_URL, DatabaseResource
+from cataloger_dagster.resources.database.snapshots import SNAPSHOT_URL
+from cataloger_dagster.resources.database.resource import DatabaseResource
 from cataloger_dagster.resources.sandbox import SandboxResource
 
 TABLE = "web_events"

@@ -13,7 +13,7 @@ from cataloger_dagster.core.fixes.followups import with_followups
 from cataloger_dagster.core.issues.analysis import heuristic_analysis
 from cataloger_dagster.resources.agent import heuristic_understanding
 from cataloger_dagster.resources.agent.anthropic.agent import AnthropicAgent, compact_profile, prompt_version
-from cataloger_dagster.settings import agent_resource
+from cataloger_dagster.settings.factories import agent_resource
 
 KEY = "sk-ant-test-SECRET123"
 TABLE = "web_events"

@@ -1,49 +1,31 @@
-"""Every setting, in one object read from the environment (and a `.env` file in the working directory).
+"""CatalogerSettings: every setting, in one object read from the environment (and a `.env` file
+in the working directory), with the errors that name the variable and what to set.
 
 `CatalogerSettings` is read once, by `definitions.py` (the code location) and by the
-`cataloger` command, and passed to what needs it: the resources built here, the sensors,
-the schedule and the asset checks.  No other module of the package reads the environment
-(tests/test_settings.py checks it).  Every setting has an embedded default that needs
-nothing beyond `pip install`: the demo DuckDB database, a local store, the heuristic agent.
+`cataloger` command, and passed to what needs it: the resources built from it
+(`settings/factories.py`), the sensors, the schedule and the asset checks.  Every setting has
+an embedded default that needs nothing beyond `pip install`: the demo DuckDB database, a local
+store, the heuristic agent.
 
-The settings table of docs/settings.md and `.env.example` are generated from the fields
-(`settings_table`, `env_example`); tests/test_settings.py fails when they drift.
-
-A database URL may hold a password, so it reaches Dagster only by the name of its
-variable (`dg.EnvVar("CATALOGER_DATABASE")`); the settings hold it for listing tables.
+A database URL may hold a password, so its field is kept out of the settings' repr; it reaches
+Dagster only by the name of its variable (`factories.database_resource`).
 """
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any, Literal, Optional
 
-import dagster as dg
 from pydantic import Field, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from cataloger_dagster.core.redaction import environment_secrets
-from cataloger_dagster.resources.agent import AgentResource, HeuristicAgent
 from cataloger_dagster.resources.agent.anthropic.agent import AnthropicAgent
-from cataloger_dagster.resources.database import DEFAULT_DATABASE_URL, SNAPSHOT_URL, DatabaseResource
+from cataloger_dagster.resources.database.resource import DEFAULT_DATABASE_URL
 from cataloger_dagster.resources.defaults import DEBIAN_MIRROR, DEFAULT_STORE
-from cataloger_dagster.resources.extras import MissingExtra, require
-from cataloger_dagster.resources.io_manager import TableIOManager
-from cataloger_dagster.resources.run_state import RunSharedState
-from cataloger_dagster.resources.notifier import (
-    JsonWebhookNotifier,
-    NoNotifier,
-    NotifierResource,
-    SlackWebhookNotifier,
-    SmtpNotifier,
-)
-from cataloger_dagster.resources.sandbox import DEFAULT_IMAGE, SandboxResource
-from cataloger_dagster.resources.store import CatalogStore, store_from_url
+from cataloger_dagster.resources.sandbox import DEFAULT_IMAGE
 
 PREFIX = "CATALOGER_"
 DATABASE_VARIABLE = "CATALOGER_DATABASE"
-API_KEY_VARIABLE = "ANTHROPIC_API_KEY"
 
 
 def _agent_default(field: str) -> Any:
@@ -363,235 +345,7 @@ def load_settings(**overrides: Any) -> CatalogerSettings:
     return _validated(lambda: CatalogerSettings(**{k: v for k, v in overrides.items() if v is not None}))
 
 
-def _settings(settings: CatalogerSettings | None, **overrides: Any) -> CatalogerSettings:
-    # the helpers below also serve tests and scripts that give no settings: the environment, then
+def settings_with(settings: CatalogerSettings | None, **overrides: Any) -> CatalogerSettings:
+    """`settings` with `overrides` (None: unchanged); without settings (tests and scripts that
+    give none), the environment's."""
     return load_settings(**overrides) if settings is None else settings.replace(**overrides)
-
-
-# ---------------------------------------------------------------- variables of other programs
-# Read by their own programs too; the package looks at them only here.
-
-
-def dagster_home() -> str | None:
-    """DAGSTER_HOME: Dagster's own variable (DagsterInstance.get() reads it)."""
-    return os.environ.get("DAGSTER_HOME") or None
-
-
-def python_environment(first_path: str) -> dict[str, str]:
-    """This process's environment for a child Python that imports from `first_path` first (the
-    folder holding this package: a checkout run in place, not only an installed one)."""
-    paths = [first_path, os.environ.get("PYTHONPATH")]
-    return {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in paths if p)}
-
-
-def use_database(url: str | None) -> None:
-    """Make `url` this process's CATALOGER_DATABASE, the only way a URL reaches Dagster.
-
-    A database URL may hold a password: given to a resource as a plain string, it would be
-    kept in Dagster's run storage (the job snapshot).  One database per process, then.
-    """
-    if url is not None:
-        os.environ[DATABASE_VARIABLE] = url
-
-
-# ---------------------------------------------------------------- resources
-# Each takes the settings (default: the environment's) and the one value a caller may give instead.
-
-
-def database_resource(url: str | None = None, settings: CatalogerSettings | None = None) -> DatabaseResource:
-    settings = _settings(settings, database=url)
-    if "database" not in settings.model_fields_set:
-        return DatabaseResource(url=DEFAULT_DATABASE_URL, name=settings.name)
-    use_database(settings.database)
-    # Dagster stores every resource's configured values in the job snapshot of each run
-    # and shows them in the UI; a dg.EnvVar is stored and shown by its name, and read from
-    # the environment only when the run starts.
-    return DatabaseResource(url=dg.EnvVar(DATABASE_VARIABLE), name=settings.name)
-
-
-def plain_database(settings: CatalogerSettings | None = None) -> DatabaseResource:
-    """The settings' database as a resource used outside Dagster (to list tables, to name the
-    catalog): the URL itself, which never reaches Dagster, and the catalog's name."""
-    settings = _settings(settings)
-    return DatabaseResource(url=settings.database, name=settings.name)
-
-
-def store_resource(url: str | None = None, settings: CatalogerSettings | None = None) -> CatalogStore:
-    return store_from_url(_settings(settings, store=url).store)
-
-
-def agent_resource(kind: str | None = None, settings: CatalogerSettings | None = None) -> AgentResource:
-    settings = _settings(settings, agent=kind)
-    if settings.agent == "heuristic":
-        return HeuristicAgent(**_review_options(settings))
-    return anthropic_agent(settings)
-
-
-def _review_options(settings: CatalogerSettings) -> dict:
-    # every agent applies the reviews alike (core.reviews.memory)
-    return {
-        "review_tolerance": settings.review_tolerance,
-        "review_precision_dismissals": settings.review_precision_dismissals,
-    }
-
-
-# the AnthropicAgent fields the settings give, each from CATALOGER_ANTHROPIC_<FIELD>
-ANTHROPIC_FIELDS = (
-    "understanding_model",
-    "issues_model",
-    "investigation_model",
-    "max_turns",
-    "token_budget",
-    "timeout_s",
-    "max_retries",
-    "temperature",
-)
-
-
-def anthropic_agent(settings: CatalogerSettings | None = None) -> AgentResource:
-    settings = _settings(settings)
-    if not os.environ.get(API_KEY_VARIABLE):
-        raise SettingsError(
-            "CATALOGER_AGENT=anthropic needs the ANTHROPIC_API_KEY environment variable: set it "
-            "(and ANTHROPIC_BASE_URL to reach a proxy), or use CATALOGER_AGENT=heuristic"
-        )
-    _require("anthropic", "CATALOGER_AGENT=anthropic")
-    options = {field: getattr(settings, f"anthropic_{field}") for field in ANTHROPIC_FIELDS}
-    # dg.EnvVar: Dagster reads the key at run time and shows only the variable's name
-    return AnthropicAgent(api_key=dg.EnvVar(API_KEY_VARIABLE), **options, **_review_options(settings))
-
-
-def _require(extra: str, what: str) -> None:
-    try:
-        require(extra, what)
-    except MissingExtra as exc:
-        raise SettingsError(str(exc)) from None
-
-
-# The investigations' first cell imports ibis and queries DuckDB; a fresh
-# interpreter spends most of a second on first-use costs (imports, the SQL
-# compiler's set-up), so it starts on them while the snapshot is written.
-IBIS_WARMUP = "import ibis\nibis.duckdb.connect().sql('SELECT 1 AS x').count().execute()\n"
-
-
-def sandbox_resource(backend: str | None = None, settings: CatalogerSettings | None = None) -> SandboxResource:
-    settings = _settings(settings, sandbox=backend)
-    if settings.sandbox == "docker":
-        _require("docker", "CATALOGER_SANDBOX=docker")
-    # the investigations' sandbox starts with the run, warm by the time that step comes
-    return SandboxResource(
-        backend=settings.sandbox,
-        isolation=settings.sandbox_isolation,
-        image=settings.sandbox_image,
-        warmup=IBIS_WARMUP,
-        prestart_env={"DB_CONNECTION_STRING": SNAPSHOT_URL} if settings.sandbox_prestart else None,
-    )
-
-
-def notifier_resource(settings: CatalogerSettings | None = None) -> NotifierResource:
-    """The notifier of CATALOGER_ALERT_NOTIFIER; its secrets reach Dagster only by their variable's name."""
-    settings = _settings(settings)
-    retry: dict[str, Any] = {"attempts": settings.alert_attempts, "backoff_s": settings.alert_backoff_s}
-    kind = settings.alert_notifier
-    if kind in ("slack", "webhook"):
-        if not settings.alert_webhook_url:
-            raise SettingsError(
-                f"CATALOGER_ALERT_NOTIFIER={kind} needs {variable('alert_webhook_url')}: set it "
-                "to the webhook's URL, or set CATALOGER_ALERT_NOTIFIER=none"
-            )
-        backend = SlackWebhookNotifier if kind == "slack" else JsonWebhookNotifier
-        return backend(url=dg.EnvVar(variable("alert_webhook_url")), **retry)
-    if kind == "email":
-        recipients = [r.strip() for r in (settings.alert_email_to or "").split(",") if r.strip()]
-        if not settings.alert_smtp_host or not recipients:
-            raise SettingsError(
-                f"CATALOGER_ALERT_NOTIFIER=email needs {variable('alert_smtp_host')} and "
-                f"{variable('alert_email_to')}: set them, or set CATALOGER_ALERT_NOTIFIER=none"
-            )
-        password = dg.EnvVar(variable("alert_smtp_password")) if settings.alert_smtp_password else None
-        return SmtpNotifier(
-            host=settings.alert_smtp_host,
-            port=settings.alert_smtp_port,
-            starttls=settings.alert_smtp_tls == "starttls",
-            username=settings.alert_smtp_user,
-            password=password,
-            sender=settings.alert_email_from,
-            recipients=recipients,
-            **retry,
-        )
-    return NoNotifier(**retry)
-
-
-def resources(
-    settings: CatalogerSettings | None = None,
-    *,
-    database: str | None = None,
-    store: str | None = None,
-    agent: str | None = None,
-    sandbox: str | None = None,
-) -> dict:
-    """The resources of `settings` (default: the environment's), with the given values instead."""
-    settings = _settings(settings, database=database, store=store, agent=agent, sandbox=sandbox)
-    return {
-        "database": database_resource(settings=settings),
-        "store": store_resource(settings=settings),
-        "agent": agent_resource(settings=settings),
-        "sandbox": sandbox_resource(settings=settings),
-        "notifier": notifier_resource(settings),
-        # table names as partition keys never become raw paths (see TableIOManager)
-        "io_manager": TableIOManager(),
-        # shared by the tables these resources catalog, one after another (resources/run_state.py)
-        "run_state": RunSharedState(),
-    }
-
-
-# ---------------------------------------------------------------- documentation
-
-# Variables that other programs read themselves; documented next to the settings.
-OTHER_VARIABLES = {
-    "ANTHROPIC_API_KEY": "the Anthropic agent's key (read through `dg.EnvVar`, never passed to the sandbox or stored)",
-    "ANTHROPIC_BASE_URL": "an optional proxy for the Anthropic API (read by the SDK)",
-    "DAGSTER_HOME": "Dagster's state: runs, partitions, sensors (`make` sets it to `.dagster_home`)",
-    "DOCKER_HOST": "the Docker engine of the `docker` sandbox (read by the docker SDK)",
-}
-
-
-def _shown(value: Any) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, bool):
-        return "1" if value else "0"
-    return str(value)
-
-
-def settings_table() -> str:
-    """The settings table of docs/settings.md (markdown)."""
-    rows = ["| variable | default | meaning |", "|---|---|---|"]
-    for field, info in CatalogerSettings.model_fields.items():
-        shown = _shown(info.default)
-        rows.append(f"| `{variable(field)}` | {f'`{shown}`' if shown else ''} | {info.description} |")
-    for name, meaning in OTHER_VARIABLES.items():
-        rows.append(f"| `{name}` | | {meaning} |")
-    return "\n".join(rows) + "\n"
-
-
-def env_example() -> str:
-    """The text of `.env.example`: every setting at its default, commented out."""
-    lines = [
-        "# Copy to .env (read by `cataloger` and by `dagster dev`) and uncomment what you change.",
-        "# Generated from cataloger_dagster/settings.py (CatalogerSettings); the environment wins over .env.",
-        "",
-    ]
-    for field, info in CatalogerSettings.model_fields.items():
-        lines += [f"# {info.description}", f"# {variable(field)}={_shown(info.default)}", ""]
-    lines.append("# Read by other programs")
-    for name, meaning in OTHER_VARIABLES.items():
-        lines += [f"# {meaning}", f"# {name}=", ""]
-    return "\n".join(lines)
-
-
-def secret_values() -> tuple[str, ...]:
-    """The values of the environment variables whose names say they are secrets: what a
-    record kept for people (an MCP run capsule, a run's log) must never show.  Read for
-    redaction only (core/redaction.py's `Redactor`)."""
-    return environment_secrets(os.environ)
