@@ -95,7 +95,8 @@ def main() -> None:
     ap.add_argument("--kinds", nargs="+", default=["duckdb", "sqlite"])
     ap.add_argument("--sources", nargs="+", default=["demo", "realdata"])
     args = ap.parse_args()
-    lines = []
+    lines: list[str] = []
+    args.out.write_text("")
     with tempfile.TemporaryDirectory() as tmp:
         where = Scratch(Path(tmp), lambda kind: os.environ[SERVERS[kind]])
         try:
@@ -105,11 +106,13 @@ def main() -> None:
                     started = time.perf_counter()
                     url = load_tables(kind, data[source], where)
                     found = digests(url)
-                    lines += [f"{kind}\t{source}\t{mode}\t{table}\t{sha}" for mode, table, sha in found]
+                    block = [f"{kind}\t{source}\t{mode}\t{table}\t{sha}" for mode, table, sha in found]
+                    with args.out.open("a") as out:  # each block as it is done: a long run can be read early
+                        out.write("".join(line + "\n" for line in block))
+                    lines += block
                     print(f"{kind} {source}: {len(found)} profiles in {time.perf_counter() - started:.0f} s", flush=True)
         finally:
             where.close()
-    args.out.write_text("\n".join(lines) + "\n")
     print(f"{len(lines)} digests written to {args.out}")
 
 
