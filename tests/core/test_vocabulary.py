@@ -15,7 +15,7 @@ import cataloger_dagster
 from cataloger_dagster.core import vocabulary
 from cataloger_dagster.core.investigate import code
 from cataloger_dagster.core.issues import text_values
-from cataloger_dagster.core.profile import profiling
+from cataloger_dagster.core.profile import patterns, profiling
 from cataloger_dagster.core.vocabulary import PLACEHOLDERS, Role, words
 
 PACKAGE = Path(cataloger_dagster.__file__).resolve().parent
@@ -43,7 +43,7 @@ def test_the_profile_counts_the_profiled_words_and_nothing_else():
                                               "unknown"}
     values = [*vocabulary.PROFILED_WORDS, " N/A ", "NULL", "nil", "tbd", "#N/A", "Paris"]
     t = ibis.memtable({"s": values})
-    counted = t.aggregate(n=profiling._pattern_exprs(t.s)["sentinel"].sum()).to_pyarrow().to_pylist()[0]["n"]
+    counted = t.aggregate(n=patterns.pattern_exprs(t.s)["sentinel"].sum()).to_pyarrow().to_pylist()[0]["n"]
     assert counted == len(vocabulary.PROFILED_WORDS) + 2     # ' N/A ' and 'NULL' too, not the rarer words
 
 
