@@ -392,12 +392,13 @@ def _trend_domain(values: list[float], percent: bool) -> list[float]:
     return nice_ticks(low, high, least_step=1.0 if whole else 0.0)
 
 
+TREND_WIDTH, TREND_HEIGHT = 360, 150  # a trend chart's box, in pixels
+
+
 def svg_trend(
     series: Mapping[str, Sequence[float | None]],
     labels: Sequence[str],
     *,
-    width: int = 360,
-    height: int = 150,
     title: str = "",
     percent: bool = False,
     unit: str = "",
@@ -411,6 +412,7 @@ def svg_trend(
     of the values where both ends are known, with a tooltip per run.  ``percent`` reads values
     in [0, 1] as percentages.  Returns an empty Markup when no series has a value.
     """
+    width, height = TREND_WIDTH, TREND_HEIGHT
 
     def finite(points: Sequence[float | None]) -> list[float]:
         return [float(v) for v in points if v is not None and math.isfinite(float(v))]
