@@ -64,6 +64,7 @@ from cataloger_dagster.core.models import (
     ValueCount,
 )
 from cataloger_dagster.core.profile.nulls import null_patterns
+from cataloger_dagster.core.sensitive import classifier as sensitive
 from cataloger_dagster.core.values import finite_float
 
 log = logging.getLogger(__name__)
@@ -986,6 +987,7 @@ def compute_profile(
     histogram_bins: int = 20,
     sample_size: int = 5,
     progress: Callable[[str], None] | None = None,
+    classify: bool = True,
 ) -> TableProfile:
     """Profile `table` in a fixed number of queries (see the module docstring)."""
     started = time.perf_counter()
@@ -1037,7 +1039,9 @@ def compute_profile(
     rows = runner.union(branches)
 
     say(f"{table_name}: sample rows")
-    sample = _sample(table, cols, sample_size, runner)
+    # the rows the personal-data classifier looks at come with the sample rows, in their query
+    looked_at = _sample(table, cols, max(sample_size, sensitive.SAMPLE_VALUES if classify else 0), runner)
+    sample = looked_at[:sample_size]
 
     tops: dict[int, list] = {}
     hist: dict[int, dict[int, int]] = {}
@@ -1075,6 +1079,10 @@ def compute_profile(
         if sep and index.isdigit():
             pats.setdefault(int(index), {})[name] = int(v or 0)
     columns = [_finish(c, res, row_count, approximate, tops, hist, plans, pats.get(c.index)) for c in cols]
+    if classify:
+        found = sensitive.classify(sensitive.sample_columns({c.name: c.kind for c in columns}, looked_at), table_name)
+        for profiled in columns:
+            profiled.sensitive = found.get(profiled.name, [])
     say(f"{table_name}: NULL patterns")
     patterns, degradations = _null_patterns(table, columns, row_count, runner, backend_name)
     return TableProfile(
