@@ -235,6 +235,12 @@ class CatalogerSettings(BaseSettings):
         "another table's keys) as lineage between the tables' assets in Dagster's catalog (`catalog/<database>/"
         "<table>`; `1` to turn on)",
     )
+    sensitive_values: Literal["mask", "hash", "drop"] = Field(
+        "mask",
+        description="what the values of a column holding personal or secret data become wherever they "
+        "leave the database (pages, sample rows, prompts, MCP results, alerts, logs): `mask` keeps their "
+        "shape (`xxxx@xxxxxxx.xxx`), `hash` a digest equal for equal values, `drop` nothing",
+    )
     alert_notifier: Literal["none", "slack", "webhook", "email"] = Field(
         "none",
         description="where `alert_sensor` sends alerts: `slack` (a Slack-compatible incoming webhook), "
@@ -396,12 +402,16 @@ def use_database(url: str | None) -> None:
 def database_resource(url: str | None = None, settings: CatalogerSettings | None = None) -> DatabaseResource:
     settings = _settings(settings, database=url)
     if "database" not in settings.model_fields_set:
-        return DatabaseResource(url=DEFAULT_DATABASE_URL, name=settings.name)
+        return DatabaseResource(
+            url=DEFAULT_DATABASE_URL, name=settings.name, sensitive_values=settings.sensitive_values
+        )
     use_database(settings.database)
     # Dagster stores every resource's configured values in the job snapshot of each run
     # and shows them in the UI; a dg.EnvVar is stored and shown by its name, and read from
     # the environment only when the run starts.
-    return DatabaseResource(url=dg.EnvVar(DATABASE_VARIABLE), name=settings.name)
+    return DatabaseResource(
+        url=dg.EnvVar(DATABASE_VARIABLE), name=settings.name, sensitive_values=settings.sensitive_values
+    )
 
 
 def plain_database(settings: CatalogerSettings | None = None) -> DatabaseResource:

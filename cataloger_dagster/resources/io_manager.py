@@ -22,6 +22,7 @@ import dagster as dg
 from pydantic import Field
 from upath import UPath
 
+from cataloger_dagster.core.sensitive.masking import scrub_object
 from cataloger_dagster.resources.store import store_name
 
 
@@ -71,7 +72,8 @@ class TablePartitionedPickleIOManager(dg.UPathIOManager):
 
     def dump_to_path(self, context: dg.OutputContext, obj: Any, path: UPath) -> None:
         with path.open("wb") as f:
-            pickle.dump(obj, f, pickle.HIGHEST_PROTOCOL)
+            # what Dagster keeps between steps holds no personal value in clear either
+            pickle.dump(scrub_object(obj), f, pickle.HIGHEST_PROTOCOL)
 
     def load_from_path(self, context: dg.InputContext, path: UPath) -> Any:
         with path.open("rb") as f:

@@ -6,8 +6,6 @@ from __future__ import annotations
 import re
 from typing import Callable, Iterable
 
-import phonenumbers
-
 from cataloger_dagster.core.sensitive import validators as v
 
 _FINDERS: dict[str, tuple[re.Pattern[str], Callable[[str], bool]]] = {
@@ -26,20 +24,15 @@ _FINDERS: dict[str, tuple[re.Pattern[str], Callable[[str], bool]]] = {
         v.national_id,
     ),
     "secret": (v.TOKEN, v.known_secret),
+    # written as a phone number (an international prefix, parentheses or groups apart) and valid
+    # for phonenumbers: a bare run of digits in prose is an order number as often as a phone
+    "phone": (re.compile(r"(?<![\w+.\-])\+?\(?\d[\d ().\-]{5,20}\d(?![\w.\-])"), v.formatted_phone),
 }
-PHONE_REGION = "US"  # numbers without an international prefix are read as this region's
 
 
 def classes_in(text: str) -> set[str]:
     """The classes one text holds."""
-    found = {
-        key for key, (pattern, valid) in _FINDERS.items() if any(valid(m.group(0)) for m in pattern.finditer(text))
-    }
-    if sum(ch.isdigit() for ch in text) >= 7:
-        matcher = phonenumbers.PhoneNumberMatcher(text, PHONE_REGION, leniency=phonenumbers.Leniency.VALID)
-        if any(True for _ in matcher):
-            found.add("phone")
-    return found
+    return {key for key, (pattern, valid) in _FINDERS.items() if any(valid(m.group(0)) for m in pattern.finditer(text))}
 
 
 def occurrences(values: Iterable[str]) -> dict[str, int]:
@@ -58,3 +51,17 @@ def is_free_text(values: list[str]) -> bool:
         return False
     wordy = sum(sum(any(ch.isalpha() for ch in w) for w in s.split()) >= 3 for s in values)
     return wordy >= 0.5 * len(values)
+
+
+def spans(text: str) -> list[tuple[int, int]]:
+    """Where in `text` the values of a self-proving class are, in order, none overlapping."""
+    if len(text) < 7:
+        return []
+    found = [m.span() for pattern, valid in _FINDERS.values() for m in pattern.finditer(text) if valid(m.group(0))]
+    merged: list[tuple[int, int]] = []
+    for start, stop in sorted(found):
+        if merged and start < merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(stop, merged[-1][1]))
+        else:
+            merged.append((start, stop))
+    return merged

@@ -81,6 +81,12 @@ def phone_shaped(text: str) -> bool:
     )
 
 
+def formatted_phone(text: str) -> bool:
+    """A phone number inside prose: written as one (not a bare run of digits) and valid or possible."""
+    s = text.strip()
+    return (s.startswith("+") or "(" in s or len(_SEPARATORS.findall(s)) >= 2) and phone(s)
+
+
 # IIN ranges of the card networks (Visa, Mastercard, Amex, Discover, JCB, Diners, Maestro, UnionPay)
 _CARD_PREFIX = re.compile(
     r"^(?:4|5[1-5]|2[2-7]|3[47]|6011|64[4-9]|65|35|30[0-5]|36|38|5018|5020|5038|6304|67|62|50|5[6-9]|6|2131|1800|0604)"
