@@ -106,16 +106,19 @@ def _column_classes(col: ColumnValues, neighbours: list[str], table: str) -> lis
         return []
     named = signals.name_classes(col.name)
     texts = [_as_text(x) for x in values]
-    if col.kind in TEXT_KINDS and free_text.is_free_text(texts):
+    wordy = col.kind in TEXT_KINDS and free_text.is_free_text(texts)
+    if wordy and not named and not signals.bare_name(col.name):
         return _in_free_text(texts)
     people = signals.about_people(neighbours, table)
-    digits_only = all(t.replace(" ", "").replace("-", "").isdigit() for t in texts)
+    # of the values with a digit ("NA" and the like left aside), nearly all digits and separators alone
+    numeric = [t.replace(" ", "").replace("-", "").isdigit() for t in texts if any(ch.isdigit() for ch in t)]
+    digits_only = bool(numeric) and sum(numeric) >= 0.9 * len(numeric)
     decided: dict[str, SensitiveClass] = {}
     for rule in RULES:
         if col.kind not in rule.kinds or rule.key in decided:
             continue
         by_name = rule.key in named or (rule.key == "person_name" and signals.bare_name(col.name) and people)
-        if not by_name and not (rule.by_values and _self_proving(rule.key, texts, digits_only)):
+        if not by_name and not (rule.by_values and _self_proving(rule.key, col.kind, digits_only)):
             continue
         matched = [t for t, x in zip(texts, values) if _valid(rule, x, t)]
         share = len(matched) / len(values)
@@ -130,14 +133,16 @@ def _column_classes(col: ColumnValues, neighbours: list[str], table: str) -> lis
         elif by_name:
             used.append("neighbours: the rows are people")
         decided[rule.key] = _evidence(rule.key, matched, len(values), used)
+    if not decided and wordy:  # a name that promised a class its prose does not hold
+        return _in_free_text(texts)
     return _most_specific(list(decided.values()))
 
 
-def _self_proving(key: str, texts: list[str], digits_only: bool) -> bool:
-    """Values that prove their class without the column's name: digits alone prove no phone number
-    and no national id (an order number validates in some country by chance)."""
+def _self_proving(key: str, kind: str, digits_only: bool) -> bool:
+    """Values that prove their class without the column's name: digits alone (or a number column)
+    prove no phone number and no national id (an order number validates in some country by chance)."""
     if key in ("phone", "national_id"):
-        return not digits_only
+        return not digits_only and kind in TEXT_KINDS
     return True
 
 
