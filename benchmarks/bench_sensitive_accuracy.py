@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import types
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -61,7 +62,7 @@ def presidio_recognizers() -> list:
 
     # the e-mail recognizer checks the domain against the public suffix list: the copy tldextract
     # ships, never a download
-    email_recognizer.tldextract = tldextract.TLDExtract(suffix_list_urls=())
+    email_recognizer.tldextract = types.SimpleNamespace(extract=tldextract.TLDExtract(suffix_list_urls=()))
     registry = RecognizerRegistry(supported_languages=["en", "de", "es", "it", "fr", "nl", "pl", "fi", "sv"])
     registry.load_predefined_recognizers(languages=["en", "de", "es", "it", "fr", "nl", "pl", "fi", "sv"])
     return [r for r in registry.recognizers if isinstance(r, PatternRecognizer)]

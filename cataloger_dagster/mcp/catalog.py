@@ -25,7 +25,20 @@ from cataloger_dagster.core.layout import (
 )
 from cataloger_dagster.resources.store import CatalogStore
 
-PROFILE_FIELDS = ("name", "dtype", "kind", "nulls", "null_fraction", "distinct", "min", "max", "mean", "semantic_type")
+PROFILE_FIELDS = (
+    "name",
+    "dtype",
+    "kind",
+    "nulls",
+    "null_fraction",
+    "distinct",
+    "min",
+    "max",
+    "mean",
+    "semantic_type",
+    # the classes of personal or secret data, with their evidence (its examples masked)
+    "sensitive",
+)
 
 
 class CatalogError(LookupError):

@@ -77,11 +77,25 @@ def test_planted_values_leave_with_neither_agent(standin, tmp_path, local_sandbo
             report = catalog_database(database=f"duckdb://{db}", store=str(store), agent=agent, sandbox="local",
                                       exploration_rate=0.0, instance=instance, resume=False)
             assert not report.failed, [t.error for t in report.failed]
+        schema = instance.fetch_materializations(
+            dg.AssetRecordsFilter(asset_key=dg.AssetKey("table_profile"), asset_partitions=["customers"]), limit=1
+        ).records[0].asset_materialization.metadata["dagster/column_schema"].value
+    tags = {c.name: c.tags for c in schema.columns}
+    assert tags["email"] == {"pii": "", "sensitive/email": ""} and tags["amount"] == {}
     assert standin.requests, "the Anthropic agent sent nothing"
     profile = json.loads(next(store.rglob("profile.json")).read_text())
     classes = {c["name"]: {s["name"] for s in c["sensitive"]} for c in profile["columns"]}
     assert classes["email"] == {"email"} and classes["card_number"] == {"payment_card"}
     assert classes["ssn"] == {"national_id"} and classes["api_key"] == {"secret"} and "email" in classes["notes"]
+    # visible: a badge on the page (card and dictionary), the classes in MCP's get_table
+    page = next(store.rglob("catalog.html")).read_text()
+    assert page.count('data-sensitive="payment_card"') >= 2 and 'data-sensitive="national_id"' in page
+    from cataloger_dagster.mcp.catalog import Catalog
+    from cataloger_dagster.resources.store import store_from_url
+
+    table = Catalog(store_from_url(str(store)), "people.duckdb").table("customers")
+    by_name = {c["name"]: c for c in table["profile"]["columns"]}
+    assert [s["name"] for s in by_name["email"]["sensitive"]] == ["email"] and by_name["amount"]["sensitive"] == []
     out, err = capfd.readouterr()
     assert leaks(store) == {} and leaks(home) == {}
     sent = json.dumps(standin.requests) + json.dumps(standin.tool_results)

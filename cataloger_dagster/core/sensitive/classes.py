@@ -36,3 +36,11 @@ KEYS: tuple[str, ...] = tuple(BY_KEY)
 
 def label(key: str) -> str:
     return BY_KEY[key].label if key in BY_KEY else key
+
+
+def column_tags(keys: list[str] | tuple[str, ...]) -> dict[str, str]:
+    """Dagster tags of a column holding these classes: ``{"pii": "", "sensitive/email": ""}``."""
+    if not keys:
+        return {}
+    tags = {"pii": ""} if any(BY_KEY[k].personal for k in keys if k in BY_KEY) else {}
+    return {**tags, **{f"sensitive/{k}": "" for k in keys}}
