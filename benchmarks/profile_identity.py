@@ -42,7 +42,7 @@ from backends import Scratch, load_tables  # noqa: E402
 import realdata  # noqa: E402
 from cataloger_dagster.core.profile.profiling import compute_profile  # noqa: E402
 from cataloger_dagster.demo import create_demo_database  # noqa: E402
-from cataloger_dagster.resources.database import DatabaseResource  # noqa: E402
+from cataloger_dagster.resources.database.resource import DatabaseResource  # noqa: E402
 
 MODES = {"default": {}, "small": {"approx_distinct_above": 1_000, "sample_rows": 5_000}}
 VOLATILE = {"duration_s", "profiled_at"}

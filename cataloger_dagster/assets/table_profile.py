@@ -6,6 +6,7 @@ from cataloger_dagster.assets.partitions import tables_partitions
 from cataloger_dagster.core.layout import PROFILE
 from cataloger_dagster.core.models import TableProfile
 from cataloger_dagster.core.profile.profiling import compute_profile
+from cataloger_dagster.core.sensitive.masking import protect_profile
 from cataloger_dagster.resources.database.resource import DatabaseResource
 from cataloger_dagster.resources.store import CatalogStore
 from cataloger_dagster.core.shown import visible
@@ -36,6 +37,8 @@ def _profile(
         fingerprint=fingerprint,
         progress=lambda line: context.log.debug(visible(line)),
     )
+    # what the classifier found stays; the values of those columns leave no further in clear
+    profile = protect_profile(profile, database.sensitive_values)
     folder = TableRun.open(context, database, store, name)  # after profiling: a failed profile claims no folder
     uri = folder.uri(PROFILE)  # the IO manager writes it there
     context.log.info(

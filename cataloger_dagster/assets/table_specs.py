@@ -21,6 +21,7 @@ from typing import Iterable, Mapping
 
 import dagster as dg
 
+from cataloger_dagster.core.sensitive.classes import column_tags
 from cataloger_dagster.assets.common import link
 from cataloger_dagster.core.alerts import NO_OWNER, owner_of
 from cataloger_dagster.core.cataloged import CatalogedTable
@@ -84,6 +85,7 @@ def column_schema(entry: CatalogedTable) -> dg.TableSchema:
                 type=c.type,
                 description=markdown_text(c.description) if c.description else None,
                 constraints=dg.TableColumnConstraints(nullable=c.nullable),
+                tags=column_tags(c.sensitive),
             )
             for c in entry.columns
         ]
@@ -129,6 +131,9 @@ def table_spec(entry: CatalogedTable, *, owners: Mapping[str, str], lineage: boo
             "cataloger/health": entry.health_band,
             "cataloger/worst_finding": entry.worst_severity,
             "cataloger/status": tag_value(entry.status),
+            # the table holds personal data somewhere: the filter of "where personal data lives"
+            **({"cataloger/personal_data": "yes"} if any(c.sensitive for c in entry.columns) else {}),
+            **{f"sensitive/{k}": "" for k in sorted({k for c in entry.columns for k in c.sensitive})},
         },
         kinds={"table"},
         deps=[table_key(entry.database, other) for other in entry.references] if lineage else [],

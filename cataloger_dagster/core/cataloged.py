@@ -29,6 +29,7 @@ class CatalogedColumn:
     type: str  # the database's type, as ibis names it ("int64", "string")
     nullable: bool
     description: str  # its meaning, from the understanding ("" when there is none)
+    sensitive: tuple[str, ...] = ()  # the classes of personal or secret data it holds (core/sensitive)
 
 
 @dataclass(frozen=True)
@@ -104,7 +105,11 @@ def cataloged_table(
         row_count=profile.row_count,
         columns=tuple(
             CatalogedColumn(
-                name=c.name, type=c.dtype.lstrip("!"), nullable=c.nullable, description=meanings.get(c.name) or ""
+                name=c.name,
+                type=c.dtype.lstrip("!"),
+                nullable=c.nullable,
+                description=meanings.get(c.name) or "",
+                sensitive=tuple(s.name for s in c.sensitive),
             )
             for c in profile.columns
         ),

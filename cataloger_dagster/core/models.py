@@ -68,6 +68,19 @@ class Histogram(BaseModel):
     counts: list[int]
 
 
+class SensitiveClass(BaseModel):
+    """One class of personal or secret data found in a column (core/sensitive), with its evidence."""
+
+    name: str  # a key of core/sensitive/classes.py CLASSES
+    share: float  # of the sampled values, the share that validates (in free text: that holds one)
+    sampled: int  # the non-null values looked at
+    matched: int
+    examples: list[str] = Field(default_factory=list)  # masked: their shape only
+    signals: list[str] = Field(default_factory=list)  # what decided it: validators, the name, neighbours
+    in_text: bool = False  # found inside free text, not as the whole value
+    source: Literal["classifier", "review"] = "classifier"
+
+
 class ColumnProfile(BaseModel):
     name: str
     dtype: str  # ibis type as text, e.g. "int64", "!string"
@@ -99,6 +112,8 @@ class ColumnProfile(BaseModel):
     # why the column was profiled as its text (a type the backend's functions or Arrow do not
     # take, a mixed SQLite column), or None: every stage then reads it as text
     profiled_as_text: Optional[str] = None
+    # the personal or secret data the column holds, decided from a sample of its values
+    sensitive: list[SensitiveClass] = Field(default_factory=list)
 
     @model_validator(mode="before")
     @classmethod

@@ -13,6 +13,8 @@ import re
 from typing import Any, Iterable, Mapping
 from urllib.parse import unquote, unquote_plus, urlparse, urlsplit, urlunparse, urlunsplit
 
+from cataloger_dagster.core.sensitive.masking import DEFAULT_POLICY, Policy, scrub
+
 MASK = "***"
 
 # Query parameters that carry a credential: password, pass, pwd, sslpassword, token,
@@ -90,15 +92,18 @@ def url_secrets(url: str) -> set[str]:
 
 
 class Redactor:
-    """Replaces every known secret in text (and in nested JSON-like values) with MASK."""
+    """Replaces every known secret in text (and in nested JSON-like values) with MASK, and every
+    personal or secret value that proves its class (an e-mail, a card number, a national id, an
+    API key...) as the sensitive-values policy says (core/sensitive/masking.py `scrub`)."""
 
-    def __init__(self, url: str = "", secrets: Iterable[str | None] = ()):
+    def __init__(self, url: str = "", secrets: Iterable[str | None] = (), sensitive: Policy = DEFAULT_POLICY):
         """``url``: a database URL, named in the text as `redact_url` shows it, its credentials
         masked wherever they appear; ``secrets``: values known to be secret besides (empty ones
-        are left out)."""
+        are left out); ``sensitive``: the policy for personal values in the text."""
         self.url = url
         found = (url_secrets(url) if url else set()) | {s for s in secrets if s}
         self.secrets = sorted(found, key=len, reverse=True)
+        self.sensitive = sensitive
 
     def text(self, value: str) -> str:
         if self.url and self.url in value:
@@ -106,7 +111,7 @@ class Redactor:
         for secret in self.secrets:
             if secret in value:
                 value = value.replace(secret, MASK)
-        return value
+        return scrub(value, self.sensitive)
 
     __call__ = text
 

@@ -32,7 +32,20 @@ ISSUE_FIELDS = {
     "affectedRows",
     "suggestedAction",
 }
-PROFILE_FIELDS = ("name", "dtype", "kind", "nulls", "null_fraction", "distinct", "min", "max", "mean", "semantic_type")
+PROFILE_FIELDS = (
+    "name",
+    "dtype",
+    "kind",
+    "nulls",
+    "null_fraction",
+    "distinct",
+    "min",
+    "max",
+    "mean",
+    "semantic_type",
+    # the classes of personal or secret data, with their evidence (its examples masked)
+    "sensitive",
+)
 
 
 class CatalogError(LookupError):

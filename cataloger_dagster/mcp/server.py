@@ -71,7 +71,7 @@ class Service:
         self.name = self.database.database_name
         self.catalog = Catalog(self.store, self.name)
         self.index = SearchIndex(self.catalog)
-        self.redactor = Redactor(self.database.url, self.secrets)
+        self.redactor = Redactor(self.database.url, self.secrets, self.database.sensitive_values)
         self.capsules = CapsuleLog(self.store, self.name, self.redactor)
         self.db_lock = threading.Lock()
         self.runner = QueryRunner(

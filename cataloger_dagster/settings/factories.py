@@ -43,12 +43,16 @@ from cataloger_dagster.settings.model import (
 def database_resource(url: str | None = None, settings: CatalogerSettings | None = None) -> DatabaseResource:
     settings = settings_with(settings, database=url)
     if "database" not in settings.model_fields_set:
-        return DatabaseResource(url=DEFAULT_DATABASE_URL, name=settings.name)
+        return DatabaseResource(
+            url=DEFAULT_DATABASE_URL, name=settings.name, sensitive_values=settings.sensitive_values
+        )
     use_database(settings.database)
     # Dagster stores every resource's configured values in the job snapshot of each run
     # and shows them in the UI; a dg.EnvVar is stored and shown by its name, and read from
     # the environment only when the run starts.
-    return DatabaseResource(url=dg.EnvVar(DATABASE_VARIABLE), name=settings.name)
+    return DatabaseResource(
+        url=dg.EnvVar(DATABASE_VARIABLE), name=settings.name, sensitive_values=settings.sensitive_values
+    )
 
 
 def plain_database(settings: CatalogerSettings | None = None) -> DatabaseResource:

@@ -222,6 +222,12 @@ class CatalogerSettings(BaseSettings):
         "another table's keys) as lineage between the tables' assets in Dagster's catalog (`catalog/<database>/"
         "<table>`; `1` to turn on)",
     )
+    sensitive_values: Literal["mask", "hash", "drop"] = Field(
+        "mask",
+        description="what the values of a column holding personal or secret data become wherever they "
+        "leave the database (pages, sample rows, prompts, MCP results, alerts, logs): `mask` keeps their "
+        "shape (`xxxx@xxxxxxx.xxx`), `hash` a digest equal for equal values, `drop` nothing",
+    )
     alert_notifier: Literal["none", "slack", "webhook", "email"] = Field(
         "none",
         description="where `alert_sensor` sends alerts: `slack` (a Slack-compatible incoming webhook), "

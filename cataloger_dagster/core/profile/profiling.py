@@ -70,6 +70,7 @@ from cataloger_dagster.core.profile.nulls import null_patterns
 from cataloger_dagster.core.profile.patterns import PATTERN_REGEX, SENTINELS, semantic_type
 from cataloger_dagster.core.profile.runner import ProfileOptions, Runner, Scan, UnionRow, probe_capabilities
 from cataloger_dagster.core.profile.values import iso, json_safe, from_text, sample_rows
+from cataloger_dagster.core.sensitive import classifier as sensitive
 from cataloger_dagster.core.values import finite_float
 
 __all__ = [
@@ -121,7 +122,10 @@ def compute_profile(
     query, rows = _second_query(scan, found)
 
     say(f"{table_name}: sample rows")
-    sample = sample_rows(table, cols, options.sample_size, runner)
+    # the rows the personal-data classifier looks at come with the sample rows, in their query
+    looked = max(options.sample_size, sensitive.SAMPLE_VALUES if options.classify else 0)
+    looked_at = sample_rows(table, cols, looked, runner)
+    sample = looked_at[: options.sample_size]
 
     distributions = dist.read_rows(scan, found, rows)
     local_figures(scan, found)
@@ -129,6 +133,11 @@ def compute_profile(
     if sampled:
         dist.scale_sampled(cols, found, distributions, distributions.sample_total or options.sample_rows)
     columns = [_finish(c, found, distributions, query.plans) for c in cols]
+    if options.classify:
+        kinds: dict[str, str] = {c.name: c.kind for c in columns}
+        classes = sensitive.classify(sensitive.sample_columns(kinds, looked_at), table_name)
+        for profiled in columns:
+            profiled.sensitive = classes.get(profiled.name, [])
     say(f"{table_name}: NULL patterns")
     patterns, degradations = _null_patterns(table, columns, found.rows, runner)
     return TableProfile(

@@ -32,6 +32,7 @@ class ProfileOptions:
     top_k: int = 10
     histogram_bins: int = 20
     sample_size: int = 5  # sample rows shown
+    classify: bool = True  # classify each column's personal or secret data (core/sensitive)
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ from markupsafe import Markup, escape
 from pydantic import BaseModel, Field
 
 from cataloger_dagster import __version__
+from cataloger_dagster.core.sensitive.classes import label as sensitive_label
 from cataloger_dagster.core.models import (
     SEVERITIES,
     AnalysisResultModel,
@@ -142,6 +143,7 @@ def template_environment() -> jinja2.Environment:
         noun=lambda noun, n: noun_for(n, noun),
         verb=lambda verb, n: verb_for(n, verb),
         raw_json=raw_json,
+        sensitive_label=sensitive_label,
     )
     env.tests["scalar"] = _is_scalar
     env.globals.update(
@@ -281,6 +283,7 @@ def column_dictionary(
                 "size": len(columns),
                 "dtype": family.dtype if family else first.dtype,
                 "semantic_type": None if family else first.semantic_type,
+                "sensitive": [] if family else first.sensitive,
                 "meaning": meaning.get(first.name) or "",
                 "completeness": _pct((values - nulls) / values if values else None, 1),
                 "missing": f"{count_noun(nulls, 'missing value', zero='no')} of {values:,}",

@@ -7,7 +7,7 @@ import os
 import re
 import threading
 from collections.abc import Iterator, Mapping
-from typing import Any
+from typing import Any, Literal
 from urllib.parse import urlsplit
 
 import dagster as dg
@@ -90,6 +90,8 @@ class DatabaseResource(dg.ConfigurableResource):
         default=1_000_000, description="Tables larger than this are sampled (seeded) for the sandbox"
     )
     snapshot_seed: int = 42
+    # what a value of a column holding personal or secret data becomes when it leaves (core/sensitive/masking.py)
+    sensitive_values: Literal["mask", "hash", "drop"] = "mask"
     update_columns: list[str] = Field(default_factory=lambda: list(DEFAULT_UPDATE_COLUMNS))
 
     _conn: Any = PrivateAttr(default=None)

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, Callable
 import dagster as dg
 from pydantic import BaseModel, PrivateAttr
 
+from cataloger_dagster.core.sensitive.masking import scrub_object
 from cataloger_dagster.core.layout import (  # noqa: F401  (re-exported: the store's API)
     ENTRY_RE,
     HASH_MARK,
@@ -287,6 +288,9 @@ class CatalogStore(dg.ConfigurableResource, abc.ABC):
         return self._read(self._file_key(prefix, timestamp, filename))
 
     def write_json(self, prefix: str, timestamp: str, filename: str, data: Any) -> str:
+        # every stage's result passes here: a personal value that proves its class (an e-mail, a
+        # card, a national id, a key) is stored masked, whichever field of the result held it
+        data = scrub_object(data)
         if isinstance(data, BaseModel):
             text = data.model_dump_json(indent=2)
         else:

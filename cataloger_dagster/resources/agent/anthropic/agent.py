@@ -19,6 +19,7 @@ from pydantic import BaseModel, Field, ValidationError
 from cataloger_dagster.core.fixes.followups import from_answer, offer, smart_issues, with_followups
 from cataloger_dagster.core.investigate.codegen import literal
 from cataloger_dagster.core.redaction import Redactor
+from cataloger_dagster.core.sensitive.masking import scrub_value
 from cataloger_dagster.core.models import (
     AnalysisResultModel,
     ColumnSummaryModel,
@@ -213,8 +214,10 @@ class AnthropicAgent(AgentResource):
             message = client.messages.create(
                 model=model,
                 max_tokens=self.max_tokens,
-                system=system,
-                messages=messages,
+                # every request passes here: no personal value that proves its class reaches the
+                # model in clear, whatever part of the profile, an issue or a tool result held it
+                system=scrub_value(system),
+                messages=scrub_value(messages),
                 output_config={"format": {"type": "json_schema", "schema": anthropic.transform_schema(answer)}},
                 extra_body=body,
                 **extra,
