@@ -1,7 +1,7 @@
 """The index's search and filters in a real browser, from a file:// URL: no server, no network.
 
 The index is rendered from models (core/render/pages.render_index, the entries of
-tests/core/render/test_index.py, a table named ``</script><script>alert(1)</script>`` among
+tests/core/render/test_index_search.py, a table named ``</script><script>alert(1)</script>`` among
 them), opened from disk in Debian's headless chromium through Playwright (the fixtures of
 test_browser.py), typed into and filtered; the rows shown are checked, and the hostile name
 must stay text: no dialog opens, no console error, no request leaves the file.
@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 from cataloger_dagster.core.render.pages import render_index
-from tests.core.render.test_index import BREAKOUT, NOW, shop
+from tests.core.render.test_index_search import BREAKOUT, NOW, shop
 from tests.e2e.test_browser import assert_clean, browser, chromium, page  # noqa: F401  (fixtures)
 
 pytestmark = [pytest.mark.chromium]
