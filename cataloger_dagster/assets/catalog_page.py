@@ -7,7 +7,6 @@ from cataloger_dagster.assets.common import (
     TableRun,
     each_table,
     link,
-    previous_artifacts,
     table_input,
     table_ins,
     table_result,
@@ -31,7 +30,7 @@ from cataloger_dagster.core.models import (
     severity_counts,
 )
 from cataloger_dagster.core.render.formats import run_moment
-from cataloger_dagster.core.results import ScriptMetrics, load_run
+from cataloger_dagster.core.results import ScriptMetrics, latest_results, load_run
 from cataloger_dagster.core.render.pages import render_catalog_page
 from cataloger_dagster.core.shown import visible
 from cataloger_dagster.core.render.timelapse import render_timelapse
@@ -43,7 +42,7 @@ from cataloger_dagster.resources.store import CatalogStore
 def run_history(store: CatalogStore, prefix: str, *, limit: int = 10) -> list[dict]:
     """One row per run of the table (this one included), newest first, from its stored results."""
     history = []
-    for ts, profile in previous_artifacts(store, prefix, PROFILE, limit=limit):
+    for ts, profile in latest_results(store, prefix, PROFILE, limit=limit):
         run = load_run(store, prefix, ts)
         found = run.issues.issues if run.issues else []
         metrics = run.metrics or ScriptMetrics()

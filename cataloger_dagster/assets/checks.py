@@ -23,14 +23,14 @@ from typing import Any
 
 import dagster as dg
 
-from cataloger_dagster.assets.common import link, previous_artifacts, table_prefix
+from cataloger_dagster.assets.common import link, table_prefix
 from cataloger_dagster.assets.investigations import investigations
 from cataloger_dagster.assets.partitions import tables_partitions
 from cataloger_dagster.assets.quality_issues import quality_issues
 from cataloger_dagster.core.investigate.outcome import standing
 from cataloger_dagster.core.layout import INVESTIGATIONS, ISSUES, SCRIPT
 from cataloger_dagster.core.models import AnalysisResultModel, InvestigationsResult
-from cataloger_dagster.core.results import load_result
+from cataloger_dagster.core.results import latest_results, load_result
 from cataloger_dagster.resources.database.snapshots import SNAPSHOT_URL
 from cataloger_dagster.resources.database.resource import DatabaseResource
 from cataloger_dagster.core.investigate.code import parse_records, referenced_tables
@@ -135,7 +135,7 @@ def issues_for(store: CatalogStore, prefix: str, timestamp: str) -> AnalysisResu
     own = load_result(store, prefix, timestamp, ISSUES, AnalysisResultModel)
     if own is not None:
         return own
-    earlier = previous_artifacts(store, prefix, ISSUES, before=timestamp, limit=1)
+    earlier = latest_results(store, prefix, ISSUES, before=timestamp, limit=1)
     return earlier[0][1] if earlier else None
 
 

@@ -135,20 +135,6 @@ def run_folder(context: dg.AssetExecutionContext, store: CatalogStore, prefix: s
     return store.open_run(prefix, context.run.run_id, table=table)
 
 
-def previous_artifacts(
-    store: CatalogStore,
-    prefix: str,
-    filename: str,
-    *,
-    before: str | None = None,
-    limit: int = 10,
-    runs: list[str] | None = None,
-) -> list[tuple[str, Any]]:
-    """(timestamp, result) of the latest runs holding the result `filename`, newest first;
-    `runs`: the table's run folders, if listed already."""
-    return latest_results(store, prefix, filename, before=before, limit=limit, runs=runs)
-
-
 def link(uri: str) -> dg.MetadataValue:
     """A store location as metadata the UI links: a URL for S3, a path for a folder."""
     return dg.MetadataValue.url(uri) if "://" in uri else dg.MetadataValue.path(uri)
@@ -206,4 +192,4 @@ class TableRun:
 
     def previous(self, filename: str, *, limit: int = 10) -> list[tuple[str, Any]]:
         """(timestamp, result) of the latest earlier runs holding the result `filename`, newest first."""
-        return previous_artifacts(self.store, self.prefix, filename, limit=limit, runs=self.earlier_runs)
+        return latest_results(self.store, self.prefix, filename, limit=limit, runs=self.earlier_runs)

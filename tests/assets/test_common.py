@@ -1,5 +1,5 @@
 """assets/common.py: the run folder every per-table asset of one Dagster run shares, the reads
-and writes of `TableRun` (results read as their models), `previous_artifacts` and `link`.
+and writes of `TableRun` (results read as their models), `latest_results` (which it reads earlier runs with) and `link`.
 
 `TableRun.open` is exercised inside real Dagster runs of two small assets built for the test
 (the catalog's own assets are tested in their own modules), against a real local store.
@@ -12,7 +12,8 @@ from typing import ClassVar
 import dagster as dg
 import pytest
 
-from cataloger_dagster.assets.common import TableRun, link, previous_artifacts, run_folder, table_prefix
+from cataloger_dagster.assets.common import TableRun, link, run_folder, table_prefix
+from cataloger_dagster.core.results import latest_results
 from cataloger_dagster.assets.partitions import tables_partitions
 from cataloger_dagster.core.layout import INVESTIGATIONS, ISSUES
 from cataloger_dagster.core.models import AnalysisResultModel
@@ -119,31 +120,31 @@ def fill(store: LocalStore, prefix: str, runs: int) -> list[str]:
     return [store.open_run(prefix, f"run-{i}") for i in range(runs)]
 
 
-def test_previous_artifacts_are_newest_first_and_skip_runs_without_the_file(tmp_path):
+def test_latest_results_are_newest_first_and_skip_runs_without_the_file(tmp_path):
     store = LocalStore(root=str(tmp_path))
     prefix = "shop.duckdb/events"
     ts = fill(store, prefix, 5)
     for i in (0, 1, 3):  # runs 2 and 4 hold no issues
         store.write_json(prefix, ts[i], "issues.json", issues(f"n{i}"))
     # each read back as its model
-    assert previous_artifacts(store, prefix, "issues.json") == [
+    assert latest_results(store, prefix, "issues.json") == [
         (ts[3], issues("n3")), (ts[1], issues("n1")), (ts[0], issues("n0"))]
-    assert previous_artifacts(store, prefix, "issues.json", limit=2) == [(ts[3], issues("n3")), (ts[1], issues("n1"))]
+    assert latest_results(store, prefix, "issues.json", limit=2) == [(ts[3], issues("n3")), (ts[1], issues("n1"))]
     # `before` excludes that run and every later one
-    assert previous_artifacts(store, prefix, "issues.json", before=ts[3]) == [(ts[1], issues("n1")),
+    assert latest_results(store, prefix, "issues.json", before=ts[3]) == [(ts[1], issues("n1")),
                                                                                 (ts[0], issues("n0"))]
-    assert previous_artifacts(store, prefix, "issues.json", before=ts[0]) == []
-    assert previous_artifacts(store, prefix, "investigations.json") == []
-    assert previous_artifacts(store, "shop.duckdb/never", "issues.json") == []
+    assert latest_results(store, prefix, "issues.json", before=ts[0]) == []
+    assert latest_results(store, prefix, "investigations.json") == []
+    assert latest_results(store, "shop.duckdb/never", "issues.json") == []
 
 
-def test_previous_artifacts_look_past_the_ten_latest_runs(tmp_path):
+def test_latest_results_look_past_the_ten_latest_runs(tmp_path):
     # the limit counts runs holding the file, not runs looked at
     store = LocalStore(root=str(tmp_path))
     prefix = "shop.duckdb/events"
     ts = fill(store, prefix, 14)
     store.write_json(prefix, ts[0], "issues.json", issues("oldest"))
-    assert previous_artifacts(store, prefix, "issues.json", limit=1) == [(ts[0], issues("oldest"))]
+    assert latest_results(store, prefix, "issues.json", limit=1) == [(ts[0], issues("oldest"))]
 
 
 def test_link_is_a_url_for_remote_stores_and_a_path_for_folders():
