@@ -8,7 +8,9 @@ from cataloger_dagster.assets.common import GROUP, OWNERS, link
 from cataloger_dagster.assets.index_automation import AFTER_TABLE_RUNS
 from cataloger_dagster.resources import store as stores
 from cataloger_dagster.core.alerts import NO_OWNER, owner_of
+from cataloger_dagster.core.history.timelapse import RunSummary
 from cataloger_dagster.core.layout import CATALOG_PAGE, RUN_SUMMARY, TIMELAPSE
+from cataloger_dagster.core.results import ResultError, load_result
 from cataloger_dagster.core.render.pages import IndexColumn, IndexEntry, IndexFinding, render_index
 from cataloger_dagster.resources.database.resource import DatabaseResource
 from cataloger_dagster.resources.store import CatalogStore
@@ -92,10 +94,13 @@ def first_seen(store: CatalogStore, prefix: str, run: str, ids: list[str]) -> di
     for timestamp in reversed(earlier[-FIRST_SEEN_RUNS:]):
         if not still:
             break
-        summary = store.read_json(prefix, timestamp, RUN_SUMMARY)
-        if not isinstance(summary, dict):
-            continue  # a run that stopped before its page: it says nothing either way
-        present = set(summary.get("issue_ids") or [])
+        try:
+            summary = load_result(store, prefix, timestamp, RUN_SUMMARY, RunSummary)
+        except ResultError:
+            summary = None
+        if summary is None:
+            continue  # a run that stopped before its page, or a damaged summary: it says nothing either way
+        present = set(summary.issue_ids)
         still &= present
         for finding in still:
             since[finding] = timestamp

@@ -401,7 +401,11 @@ def test_three_ways_to_review_land_in_one_log_and_the_timelapse(reviewed_demo, p
     assert page.locator("tr.run").count() == 2
     assert page.locator("table.reviews tbody tr").count() == 3
     assert page.locator("tr.run").first.locator("td").nth(4).inner_text() == "1"   # dismissed, newest run
-    assert_charts_drawn(page, "svg.chart.trend", at_least=5)
+    # the reader's trends (rows, issues, health, pass rate) are drawn; what the pipeline spent
+    # (cells, tokens) waits in the closed Run details, drawn once opened
+    assert_charts_drawn(page, "svg.chart.trend >> visible=true", at_least=4)
+    page.locator("details.run-details > summary").first.click()
+    assert_charts_drawn(page, "svg.chart.trend", at_least=6)
     page.locator("tr.run").last.get_by_text("catalog").click()          # a link to an earlier run's page
     page.wait_for_load_state("load")
     assert page.url.endswith("catalog.html") and page.locator("details.review").count() >= 3

@@ -71,6 +71,7 @@ from cataloger_dagster.core.profile.patterns import PATTERN_REGEX, SENTINELS, se
 from cataloger_dagster.core.profile.runner import ProfileOptions, Runner, Scan, UnionRow, probe_capabilities
 from cataloger_dagster.core.profile.values import iso, json_safe, from_text, sample_rows
 from cataloger_dagster.core.sensitive import classifier as sensitive
+from cataloger_dagster.core.shown import visible
 from cataloger_dagster.core.values import finite_float
 
 __all__ = [
@@ -124,7 +125,18 @@ def compute_profile(
     say(f"{table_name}: sample rows")
     # the rows the personal-data classifier looks at come with the sample rows, in their query
     looked = max(options.sample_size, sensitive.SAMPLE_VALUES if options.classify else 0)
-    looked_at = sample_rows(table, cols, looked, runner)
+    try:
+        looked_at = sample_rows(table, cols, looked, runner)
+    except Exception as exc:  # noqa: BLE001 - a value further down (a view's failing cast) spoils only the classifier's rows
+        if looked == options.sample_size:
+            raise
+        log.warning(
+            "%s: the classifier's %d rows could not be read (%s); it reads the shown rows",
+            visible(table_name),
+            looked,
+            type(exc).__name__,  # not its message: it may quote a value of the table
+        )
+        looked_at = sample_rows(table, cols, options.sample_size, runner)
     sample = looked_at[: options.sample_size]
 
     distributions = dist.read_rows(scan, found, rows)

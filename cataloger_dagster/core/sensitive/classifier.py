@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Optional
 
 from cataloger_dagster.core import text
-from cataloger_dagster.core.models import SensitiveClass
+from cataloger_dagster.core.models import TEMPORAL_KINDS, SensitiveClass
 from cataloger_dagster.core.sensitive import free_text, signals
 from cataloger_dagster.core.sensitive import validators as v
 from cataloger_dagster.core.sensitive.classes import BY_KEY
@@ -55,7 +55,7 @@ RULES: tuple[Rule, ...] = (
     Rule("person_name", v.person_name, False, signal="words of letters, capitalised"),
     Rule("postal_address", v.postal_address, False, signal="words with a number"),
     Rule("postcode", v.postcode, False, TEXT_KINDS + NUMBER_KINDS, "a country's postcode format"),
-    Rule("date_of_birth", v.date_of_birth, False, TEXT_KINDS + ("date", "timestamp"), "a date within a lifetime"),
+    Rule("date_of_birth", v.date_of_birth, False, TEXT_KINDS + TEMPORAL_KINDS, "a date within a lifetime"),
     Rule("username", v.username, False, signal="one word"),
 )
 

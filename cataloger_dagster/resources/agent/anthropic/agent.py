@@ -17,6 +17,7 @@ from typing import Any, Literal, Optional, TypeVar
 from pydantic import BaseModel, Field, ValidationError
 
 from cataloger_dagster.core.fixes.followups import from_answer, offer, smart_issues, with_followups
+from cataloger_dagster.core.sensitive.masking import scrub_object
 from cataloger_dagster.core.investigate.codegen import literal
 from cataloger_dagster.core.redaction import Redactor
 from cataloger_dagster.core.sensitive.masking import scrub_value
@@ -406,7 +407,8 @@ def _unchanged(previous: AnalysisResultModel, detected: list[IssueModel], mark: 
     def finding(issue: IssueModel) -> dict:
         found = issue.model_dump(include=set(_FINDING))
         found["details"] = {k: v for k, v in found["details"].items() if k not in _VOLATILE}
-        return json.loads(to_json(found))
+        # as the store keeps it: a stored finding's personal values are masked, a fresh one's not yet
+        return json.loads(to_json(scrub_object(found)))
 
     before = {i.id: finding(i) for i in previous.issues if i.source == "detector"}
     return before == {i.id: finding(i) for i in detected}
