@@ -17,10 +17,9 @@ from typing import Any, Literal, Optional, TypeVar
 from pydantic import BaseModel, Field, ValidationError
 
 from cataloger_dagster.core.fixes.followups import from_answer, offer, smart_issues, with_followups
-from cataloger_dagster.core.sensitive.masking import scrub_object
 from cataloger_dagster.core.investigate.codegen import literal
 from cataloger_dagster.core.redaction import Redactor
-from cataloger_dagster.core.sensitive.masking import scrub_value
+from cataloger_dagster.core.sensitive.masking import scrub_object, scrub_value
 from cataloger_dagster.core.models import (
     AnalysisResultModel,
     ColumnSummaryModel,
@@ -216,9 +215,11 @@ class AnthropicAgent(AgentResource):
                 model=model,
                 max_tokens=self.max_tokens,
                 # every request passes here: no personal value that proves its class reaches the
-                # model in clear, whatever part of the profile, an issue or a tool result held it
+                # model in clear, whatever part of the profile, an issue or a tool result held it.
+                # The model's own turns go back as it wrote them: it saw only masked values, and
+                # the code it wrote is what ran in the sandbox
                 system=scrub_value(system),
-                messages=scrub_value(messages),
+                messages=[m if m.get("role") == "assistant" else scrub_value(m) for m in messages],
                 output_config={"format": {"type": "json_schema", "schema": anthropic.transform_schema(answer)}},
                 extra_body=body,
                 **extra,
