@@ -52,6 +52,8 @@ def phone(text: str) -> bool:
     digits = digits_of(s)
     if not 7 <= len(digits) <= 15 or re.search(r"[A-Za-z]", s) or as_date(s) is not None:
         return False
+    if len(set(digits)) < 3:  # '0000-00-00 00', '555-5555': a filler or a placeholder, no one's number
+        return False
     if re.fullmatch(r"-?\d+[.,]\d+", s):  # a measurement with decimals
         return False
     s = re.sub(r"^(\+\d{1,3})\s*\(0\)", r"\1", s)  # "+49 (0) 30": the trunk 0 is dialled at home only

@@ -42,3 +42,12 @@ def test_secrets_of_published_formats_and_credentials():
     assert v.known_secret("AKIAIOSFODNN7EXAMPLE") and v.known_secret("ghp_" + "a1" * 18)
     assert not v.known_secret("hello world")
     assert v.credential("hunter2!") and not v.credential("two words")
+
+
+def test_a_filler_of_one_or_two_digits_is_no_phone_number():
+    from cataloger_dagster.core.sensitive.masking import scrub
+    from cataloger_dagster.core.sensitive.validators import phone
+
+    assert not phone("0000-00-00 00") and not phone("555-5555") and not phone("+1 000 000 0000")
+    code = "TYPED_PLACEHOLDERS = ('none', '0000-00-00', '0000-00-00 00:00:00', '00/00/0000')"
+    assert scrub(code) == code
