@@ -14,7 +14,7 @@ ifeq ($(HAVE_BWRAP),)
 export CATALOGER_SANDBOX_ISOLATION ?= none
 endif
 
-.PHONY: run test check lint ui env demo bench clean realdata
+.PHONY: run test check lint ui env demo bench clean realdata soda
 
 # The sandbox image's pins constrain the host venv too: a session script exported from the
 # sandbox must see the same library versions on the host (tests/resources/sandbox/test_image.py),
@@ -53,6 +53,17 @@ endif
 # checked by sha256; later runs find the cache valid and download nothing (standard library only).
 realdata:
 	$(PYTHON) tests/support/realdata/fetch.py
+
+# Soda Core's CLI (`soda scan`), in a venv of its own (its pins are not the package's), for the
+# SodaCL export's tests (tests/e2e/test_export_soda.py) and anyone scanning the exported checks
+SODA_VENV := .cache/tools/soda
+$(SODA_VENV)/bin/soda: deploy/tools/soda-requirements.txt | $(BIN)/cataloger
+	rm -rf $(SODA_VENV)
+	$(BIN)/uv venv --quiet --python $(BIN)/python $(SODA_VENV)
+	$(BIN)/uv pip install --python $(SODA_VENV)/bin/python --quiet -r deploy/tools/soda-requirements.txt
+	touch $@
+
+soda: $(SODA_VENV)/bin/soda
 
 # The whole suite.  CATALOGER_REQUIRE_SERVICES=1 turns "service absent" skips into failures.
 # Without the network the corpus is not downloaded, and its tests skip, saying so.
