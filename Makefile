@@ -72,8 +72,8 @@ test: $(BIN)/cataloger
 	$(BIN)/python -m pytest -ra $(PYTEST_ARGS)
 
 # The quick tests (markers in pyproject.toml): none that is slow or needs a server, Docker,
-# bubblewrap, chromium or the real-data corpus; nothing is downloaded.
-CHECK_MARKERS := not (slow or postgres or mysql or docker or bwrap or chromium or realdata)
+# bubblewrap, chromium, Soda's CLI or the real-data corpus; nothing is downloaded.
+CHECK_MARKERS := not (slow or postgres or mysql or docker or bwrap or chromium or realdata or soda)
 check: $(BIN)/cataloger lint
 	$(BIN)/python -m pytest -ra -m "$(CHECK_MARKERS)" $(PYTEST_ARGS)
 

@@ -2,18 +2,11 @@
 catalog's own statement everywhere else, and names and values that stay data through YAML and
 through the Jinja rendering Soda applies to its texts."""
 
-import pytest
 import yaml
 from jinja2.sandbox import SandboxedEnvironment
 
 from cataloger_dagster.core.guardrails.export_soda import QUERY_RENDERS, number, suite_soda
 from cataloger_dagster.core.guardrails.model import Guardrail, GuardrailSuite
-from cataloger_dagster.core.guardrails.soda_configuration import (
-    PASSWORD_VARIABLE,
-    duckdb_source,
-    postgres_source,
-    soda_configuration,
-)
 
 HOSTILE = "we\"ird' {{ x }} %s $HOME ${HOME}\n; DROP TABLE t; --"
 
@@ -93,20 +86,3 @@ def test_text_without_a_dollar_is_written_as_it_is():
 def test_bounds_are_plain_decimals():
     assert [number(v) for v in (0, 3.0, 1e-05, 0.1, 12345678901.5, -2.5)] == [
         "0", "3", "0.00001", "0.1", "12345678901.5", "-2.5"]
-
-
-def test_the_configuration_names_the_password_s_variable_never_a_password():
-    text = soda_configuration("shop.duckdb", postgres_source("db.example", 5433, "reader", "shop", "sales"))
-    (name, source), = yaml.safe_load(text).items()
-    assert name == "data_source shop_duckdb"
-    assert source == {"type": "postgres", "host": "db.example", "port": "5433", "username": "reader",
-                      "password": "${ env_var('" + PASSWORD_VARIABLE + "') }", "database": "shop", "schema": "sales"}
-    duck = yaml.safe_load(soda_configuration("x", duckdb_source("/data/a b's.duckdb")))["data_source x"]
-    assert duck == {"type": "duckdb", "path": "/data/a b's.duckdb", "read_only": True}
-
-
-def test_a_configuration_value_soda_would_read_as_a_template_is_refused_in_one_line():
-    with pytest.raises(ValueError, match=r"the DuckDB file '/data/\$\{x\}.duckdb' holds '\$' or '\{'.*by hand"):
-        duckdb_source("/data/${x}.duckdb")
-    with pytest.raises(ValueError, match="the schema 'a{b'"):
-        postgres_source("h", 5432, "u", "d", "a{b")
