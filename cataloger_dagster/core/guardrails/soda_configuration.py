@@ -19,8 +19,10 @@ PASSWORD_REFERENCE = "${ env_var('" + PASSWORD_VARIABLE + "') }"
 
 
 def data_source_name(database: str) -> str:
-    """The name `soda scan -d` takes: the catalog's database name as an identifier."""
-    return re.sub(r"[^a-z0-9_]+", "_", database.lower()).strip("_") or "source"
+    """The name `soda scan -d` takes: the catalog's database name as the identifier Soda accepts
+    (a letter or `_`, then at least one more letter, digit or `_`)."""
+    name = re.sub(r"[^a-z0-9_]+", "_", database.lower()).strip("_")
+    return name if re.fullmatch(r"[a-z_][a-z0-9_]+", name) else f"source_{name}".rstrip("_")
 
 
 def _literal(what: str, value: str) -> str:
