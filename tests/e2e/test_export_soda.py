@@ -83,18 +83,54 @@ def test_soda_scan_fails_exactly_the_guardrails_the_catalog_fails(kind, scratch,
         text = suite_soda(suite)
         (tmp_path / f"{name}.checks.yml").write_text(text)
         keys[name] = dict(zip(_check_keys(text), [g.name for g in suite.guardrails]))
+    code, by_soda = _scan(soda, tmp_path, data_source_name("shop"), keys)
+    assert code == 2  # Soda's exit code for failed checks and no error
+    assert by_soda == catalog
+
+
+def test_the_files_the_command_writes_scan_as_they_are_with_the_catalog_s_verdicts(cataloged_shop, soda, tmp_path):
+    """`cataloger export --to soda` on a real catalog run of the shop (its odd table name too):
+    Soda, given the written files as they are, agrees with the catalog's run on every guardrail."""
+    import ibis
+    from click.testing import CliRunner
+
+    from cataloged_shop import TABLES
+    from cataloger_dagster.assets.guardrails import latest_suite
+    from cataloger_dagster.cli.app import main
+    from cataloger_dagster.core.layout import store_name
+    from cataloger_dagster.resources.store import LocalStore
+
+    database, store = cataloged_shop
+    out = CliRunner().invoke(main, ["export", "--to", "soda", *TABLES, "--out", str(tmp_path),
+                                    "--database", f"duckdb://{database}", "--store", str(store)])
+    assert out.exit_code == 0, out.output
+    suites = {store_name(t): latest_suite(LocalStore(root=str(store)), "shop.duckdb", t) for t in TABLES}
+    con = ibis.duckdb.connect(str(database), read_only=True)
+    try:
+        catalog = {f: {r.name: r.passed for r in run_suite(s, ibis_query(con))} for f, s in suites.items()}
+    finally:
+        con.disconnect()
+    keys = {f: dict(zip(_check_keys((tmp_path / f"{f}.checks.yml").read_text()), [g.name for g in s.guardrails]))
+            for f, s in suites.items()}
+    code, by_soda = _scan(soda, tmp_path, "shop_duckdb", keys)
+    assert code in (0, 2)
+    assert by_soda == catalog
+
+
+def _scan(soda, folder: Path, source: str, keys: dict[str, dict[str, str]]) -> tuple[int, dict[str, dict[str, bool]]]:
+    """`soda scan` of each `<file>.checks.yml` in `folder`: its exit code, and each guardrail's
+    verdict by file (the check's line in the file says which guardrail it is)."""
     cli, env = soda
     done = subprocess.run(
-        [str(cli), "scan", "-d", data_source_name("shop"), "-c", "configuration.yml",
-         "clean.checks.yml", "later.checks.yml", "-srf", "results.json"],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
+        [str(cli), "scan", "-d", source, "-c", "configuration.yml", *[f"{f}.checks.yml" for f in keys],
+         "-srf", "results.json"],
+        cwd=folder, env=env, capture_output=True, text=True, timeout=300,
     )
-    assert done.returncode == 2, done.stdout + done.stderr  # Soda's exit code for failed checks, no error
-    scan = json.loads((tmp_path / "results.json").read_text())
-    assert not scan["hasErrors"], done.stdout
-    by_soda: dict[str, dict[str, bool]] = {"clean": {}, "later": {}}
+    scan = json.loads((folder / "results.json").read_text())
+    assert not scan["hasErrors"], done.stdout + done.stderr
+    verdicts: dict[str, dict[str, bool]] = {f: {} for f in keys}
     for check in scan["checks"]:
-        file = Path(check["location"]["filePath"]).name.split(".")[0]
+        file = Path(check["location"]["filePath"]).name.removesuffix(".checks.yml")
         key = yaml.safe_load(check["definition"].split("\n", 1)[1])[0]
-        by_soda[file][keys[file][next(iter(key))]] = {"pass": True, "fail": False}[check["outcome"]]
-    assert by_soda == catalog
+        verdicts[file][keys[file][next(iter(key))]] = {"pass": True, "fail": False}[check["outcome"]]
+    return done.returncode, verdicts
