@@ -15,6 +15,7 @@ and ``{`` is written as a Jinja expression giving that character back.
 
 from __future__ import annotations
 
+import hashlib
 import math
 import re
 from decimal import Decimal
@@ -109,11 +110,14 @@ def check_of(g: Guardrail, index: int, table_plain: bool) -> dict[str, Any]:
 
 
 def section_table(table: str) -> str:
-    """The table Soda's section is for: the name itself when plain, else a plain stand-in (every
-    check of such a table runs the catalog's statement, which names the table itself)."""
+    """The table Soda's section is for: the name itself when plain, else a plain stand-in, its own
+    to each name (every check of such a table runs the catalog's statement, which names the table
+    itself, and Soda keeps one set of metrics per section)."""
     if plain(table):
         return table
-    return "guardrails_of_" + re.sub(r"[^a-z0-9]+", "_", table.lower()).strip("_")[:40]
+    slug = re.sub(r"[^a-z0-9]+", "_", table.lower()).strip("_")[:40]
+    digest = hashlib.sha256(table.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+    return f"guardrails_of_{slug}_{digest}".replace("__", "_")
 
 
 def suite_soda(suite: GuardrailSuite) -> str:
