@@ -3,13 +3,15 @@ database: on DuckDB and on PostgreSQL, Soda passes and fails exactly the guardra
 own run passes and fails.  The suite is learned from the shop's orders; the clean table holds it,
 and the later, bad load (a hostile table name, a hostile category column holding a hostile
 value) fails the planted findings: a repeated key, a misspelt status, totals off their rule and
-out of their range."""
+out of their range.  A table of loads checks freshness: the newest load within three hours, and
+within the hour."""
 
 from __future__ import annotations
 
 import json
 import os
 import subprocess
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pyarrow as pa
@@ -20,8 +22,10 @@ from tests.conftest import service_unavailable
 from guarded_shop import learned, shop_rows
 
 from cataloger_dagster.cli.soda_files import configuration_of
+from cataloger_dagster.core.guardrails import queries as q
 from cataloger_dagster.core.guardrails.build import build_suite
 from cataloger_dagster.core.guardrails.export_soda import suite_soda
+from cataloger_dagster.core.guardrails.model import Guardrail, GuardrailSuite
 from cataloger_dagster.core.guardrails.run import ibis_query, run_suite
 from cataloger_dagster.core.guardrails.soda_configuration import data_source_name
 
@@ -52,6 +56,23 @@ def _orders(regressed: bool) -> pa.Table:
     return t.set_column(t.schema.get_field_index("status"), STATUS, pa.array(values))
 
 
+def _loads() -> pa.Table:
+    """Three loads, a day apart, the newest two hours ago (UTC, as a naive timestamp)."""
+    newest = datetime.now(timezone.utc).replace(tzinfo=None) - timedelta(hours=2)
+    stamps = [newest - timedelta(days=d) for d in (2, 1, 0)]
+    return pa.table({"load_id": pa.array([1, 2, 3], pa.int32()), "loaded_at": pa.array(stamps, pa.timestamp("us"))})
+
+
+def _freshness_suite(loads) -> GuardrailSuite:
+    """The newest load within three hours (it is: two hours ago), and within the hour (it is not)."""
+    newest = q.sql(q.newest(loads, "loaded_at"), q.dialect_of(loads))
+    fresh = Guardrail(name="freshness:loaded_at", kind="freshness", columns=["loaded_at"], sql=newest,
+                      measure="seconds", high=3 * 3600, why="A load every three hours at most.")
+    late = fresh.model_copy(update={"name": "freshness:loaded_at:late", "high": 3600, "why": "A load every hour."})
+    return GuardrailSuite(database="shop", table="loads", dialect=q.dialect_of(loads) or "", built_at="r",
+                          guardrails=[fresh, late])
+
+
 def _check_keys(text: str) -> list[str]:
     (checks,) = yaml.safe_load(text).values()
     return [next(iter(c)) for c in checks]
@@ -61,13 +82,14 @@ def _check_keys(text: str) -> list[str]:
 def test_soda_scan_fails_exactly_the_guardrails_the_catalog_fails(kind, scratch, soda, tmp_path):
     from cataloger_dagster.resources.database.resource import DatabaseResource
 
-    url = load_tables(kind, {"orders": _orders(False), HOSTILE_TABLE: _orders(True)}, scratch)
+    url = load_tables(kind, {"orders": _orders(False), HOSTILE_TABLE: _orders(True), "loads": _loads()}, scratch)
     db = DatabaseResource(url=url)
     try:
         results = learned(db.table("orders"), "orders")
         suites = {
             "clean": build_suite(db.table("orders"), results),
             "later": build_suite(db.table(HOSTILE_TABLE), results).model_copy(update={"table": HOSTILE_TABLE}),
+            "fresh": _freshness_suite(db.table("loads")),
         }
         query = ibis_query(db.connect())
         catalog = {f: {r.name: r.passed for r in run_suite(s, query)} for f, s in suites.items()}
@@ -76,6 +98,7 @@ def test_soda_scan_fails_exactly_the_guardrails_the_catalog_fails(kind, scratch,
     assert all(catalog["clean"].values())
     assert {n for n, ok in catalog["later"].items() if not ok} == {
         "unique:order_id", f"accepted_values:{STATUS}", "range:total", "rule:total = subtotal + shipping"}
+    assert catalog["fresh"] == {"freshness:loaded_at": True, "freshness:loaded_at:late": False}
 
     (tmp_path / "configuration.yml").write_text(configuration_of(url, "shop"))
     keys = {}
