@@ -11,7 +11,8 @@ import click
 from cataloger_dagster.cli.options import catalog_options, examples
 from cataloger_dagster.core.shown import visible
 
-FORMATS = ("sql",)
+FORMATS = ("sql", "soda")
+SUFFIXES = {"sql": "guardrails.sql", "soda": "checks.yml"}  # each table's file: `<table>.<suffix>`
 
 
 @click.command(
@@ -19,6 +20,7 @@ FORMATS = ("sql",)
     epilog=examples(
         "cataloger export --to sql orders customers --database duckdb://shop.duckdb",
         "cataloger export --to sql orders --out guardrails/ --name shop",
+        "cataloger export --to soda orders --out soda/ --database duckdb://shop.duckdb  # then: soda scan -d shop_duckdb -c soda/configuration.yml soda/orders.checks.yml",
     ),
 )
 @click.option("--to", "to", type=click.Choice(FORMATS), required=True, help="the format to write")
@@ -32,14 +34,18 @@ FORMATS = ("sql",)
 @click.argument("tables", nargs=-1, required=True)
 @catalog_options
 def export(to: str, out: Path, tables: tuple[str, ...], database, name, store) -> None:
-    """Write each TABLE's guardrail suite (`<table>.guardrails.sql`)."""
+    """Write each TABLE's guardrail suite: `<table>.guardrails.sql` (sql), or `<table>.checks.yml`
+    and Soda's `configuration.yml` (soda)."""
     from cataloger_dagster.assets.guardrails import latest_suite
     from cataloger_dagster.cli.scripts import ScriptsError, _context
+    from cataloger_dagster.cli.soda_files import write_configuration
+    from cataloger_dagster.core.guardrails.export_soda import suite_soda
     from cataloger_dagster.core.guardrails.export_sql import suite_sql
     from cataloger_dagster.core.layout import store_name
     from cataloger_dagster.resources.store import StoreError
 
     failed = 0
+    catalog = None  # the catalog's database name, once a suite is written
     for table in tables:
         try:
             ctx = _context(database, name, store, table)
@@ -56,8 +62,16 @@ def export(to: str, out: Path, tables: tuple[str, ...], database, name, store) -
             failed += 1
             continue
         out.mkdir(parents=True, exist_ok=True)
-        path = out / f"{store_name(table)}.guardrails.sql"
-        path.write_text(suite_sql(suite), encoding="utf-8")
+        path = out / f"{store_name(table)}.{SUFFIXES[to]}"
+        render = {"sql": suite_sql, "soda": suite_soda}[to]
+        path.write_text(render(suite), encoding="utf-8")
         click.echo(visible(f"{table}: {len(suite.guardrails)} guardrails -> {path}"))
+        catalog = ctx.database
+    if to == "soda" and catalog is not None:
+        try:
+            click.echo(visible(write_configuration(out, database, name, store, catalog)))
+        except ValueError as exc:
+            click.echo(visible(f"Error: {exc}"), err=True)
+            failed += 1
     if failed:
         sys.exit(1)
