@@ -49,6 +49,7 @@ from cataloger_dagster.core.render.index_search import (
     filter_choices,
     inert_json,
     newest_findings,
+    personal_rows,
     search_data,
     worst_tables,
 )
@@ -408,6 +409,11 @@ class IndexColumn(BaseModel):
     name: str
     type: str = ""
     description: str = ""  # its meaning, from the understanding
+    # its row of "where personal data lives" (core/sensitive/where.py): the classes about a
+    # person it holds, the share of its sample that held one, whether a person said so
+    personal: list[str] = Field(default_factory=list)
+    personal_share: float | None = None
+    personal_reviewed: bool = False
 
 
 class IndexFinding(BaseModel):
@@ -461,6 +467,7 @@ def render_index(*, database: str, tables: list[IndexEntry], now: datetime | Non
         "choices": filter_choices(entries),
         "worst": worst_tables(entries),
         "newest": newest_findings(entries),
+        "personal": personal_rows(entries),
         "graph": svg_reference_graph(
             {t.table: t.references for t in entries}, cataloged=[t.table for t in entries if t.href], hrefs=hrefs
         ),
