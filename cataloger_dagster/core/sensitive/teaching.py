@@ -63,19 +63,16 @@ class Precision:
 
 def class_precision(logs: Mapping[str, Iterable[Review]]) -> dict[str, Precision]:
     """{similar key: confirmations and refutals} over every table's log (each column's class
-    counted once, by its latest verdict); a "personal" verdict on a class the classifier missed
-    says nothing of its precision."""
+    counted once, by its latest verdict); a verdict on a class the classifier had not given the
+    column (a miss added, a class refuted before it was found) says nothing of its precision."""
     counts: Counter = Counter()
     for reviews in logs.values():
         for review in latest_reviews(reviews).values():
             snap = review.data_class
-            if snap is None:
+            if snap is None or not snap.found:
                 continue
             key = similar_key(snap.data_class, snap.kind, snap.named)
-            if review.verdict == "not_personal":
-                counts[(key, "refuted")] += 1
-            elif review.verdict == "personal" and snap.found:
-                counts[(key, "confirmed")] += 1
+            counts[(key, "refuted" if review.verdict == "not_personal" else "confirmed")] += 1
     keys = {k for k, _ in counts}
     return {k: Precision(counts[(k, "confirmed")], counts[(k, "refuted")]) for k in keys}
 

@@ -106,3 +106,10 @@ def test_a_review_of_a_finding_teaches_no_class(profile):
     finding = Review(table="accounts", issue_id="accounts_outliers_id", verdict="dismiss", reviewer="ana")
     assert taught(profile, Teaching(reviews=[finding])) == profile
     assert class_precision({"accounts": [finding]}) == {}
+
+
+def test_only_a_class_the_classifier_gave_counts_toward_its_precision(profile):
+    missed = verdict(profile, "contact", "person_name", "personal")
+    refuted_unfound = verdict(profile, "contact", "email", "not_personal")
+    assert not missed.data_class.found and not refuted_unfound.data_class.found
+    assert class_precision({"t": [missed, refuted_unfound]}) == {}
