@@ -5,12 +5,14 @@ after people corrected it and the table was cataloged again."""
 from __future__ import annotations
 
 import json
+import shlex
 
 import pytest
 from click.testing import CliRunner
 
 from cataloger_dagster.cli import main
-from cataloger_dagster.resources.store import LocalStore
+from cataloger_dagster.core.layout import CATALOG_PAGE
+from cataloger_dagster.resources.store import LocalStore, table_prefix
 from personal_accounts import make_accounts
 from tests.conftest import sandbox_problem, service_unavailable
 from tests.core.render.test_pages import parse
@@ -30,6 +32,16 @@ def invoke(env, *args):
     out = CliRunner().invoke(main, list(args), env=env, catch_exceptions=False)
     assert out.exit_code == 0, out.output
     return out
+
+
+def page_command(store, column: str) -> list[str]:
+    """The page's command saying ``column`` is not personal data, as a reader copies it."""
+    local = LocalStore(root=str(store))
+    prefix = table_prefix(DB, "accounts")
+    html = local.read_artifact(prefix, local.list_runs(prefix)[-1], CATALOG_PAGE).decode()
+    [row] = [r for r in parse(html).root.find_all("tr") if r.attrs.get("data-column") == column]
+    [code] = row.find_all("code", cls="personal-review-command")
+    return shlex.split(code.text())
 
 
 def personal_section(store) -> list[tuple[str, str, list[str]]]:
@@ -52,7 +64,9 @@ def runs(tmp_path_factory):
     before = json.loads(invoke(env, "sensitive", "--json").stdout)
     before_text = invoke(env, "sensitive").stdout
     before_index = personal_section(store)
-    invoke(env, "review", "accounts", "customer_name", "--not-personal", "--note", "firms")
+    command = page_command(store, "customer_name")
+    assert command[:3] == ["cataloger", "review", "--not-personal"]
+    invoke(env, *command[1:])  # pasted from the page
     invoke(env, "review", "accounts", "contact", "--personal", "person_name")
     invoke(env, "review", "accounts", "email", "--personal", "email")
     catalog(db, store, resume=False)

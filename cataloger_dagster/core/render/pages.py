@@ -54,7 +54,7 @@ from cataloger_dagster.core.render.index_search import (
     worst_tables,
 )
 from cataloger_dagster.core.render.reference_graph import svg_reference_graph
-from cataloger_dagster.core.reviews.commands import review_control
+from cataloger_dagster.core.reviews.commands import not_personal_command, review_control
 from cataloger_dagster.core.reviews.record import NOTE_LIMIT, reviewable
 
 __all__ = [
@@ -361,7 +361,11 @@ def render_catalog_page(
             for g in column_groups(profile)
         ],
         "column_text": {c.name: c for c in understanding.columns},
-        "column_dictionary": column_dictionary(profile, understanding, issues_by_column, column_anchor, issue_anchor),
+        "column_dictionary": _with_class_reviews(
+            column_dictionary(profile, understanding, issues_by_column, column_anchor, issue_anchor),
+            profile.table,
+            review or {},
+        ),
         "issues_by_column": issues_by_column,
         "sample_table": [[row.get(c.name) for c in profile.columns] for row in profile.sample_rows],
         "investigations": investigations,
@@ -387,6 +391,18 @@ def render_catalog_page(
 def _exact(text: str) -> Markup:
     """Escaped text that the HTML parser gives back unchanged: it would turn a raw CR into LF."""
     return Markup(str(escape(text)).replace("\r", "&#13;"))
+
+
+def _with_class_reviews(entries: list[dict[str, Any]], table: str, review: dict) -> list[dict[str, Any]]:
+    """Each classified column's entry with the command that refutes its classes."""
+    for entry in entries:
+        entry["not_personal"] = None
+        if entry["sensitive"]:
+            command = not_personal_command(
+                table, entry["name"], database=review.get("database"), store=review.get("store")
+            )
+            entry["not_personal"] = _exact(command)
+    return entries
 
 
 def _review_controls(table: str, issues: AnalysisResultModel, review: dict) -> dict[str, dict]:
