@@ -7,6 +7,8 @@ from cataloger_dagster.core.layout import PROFILE
 from cataloger_dagster.core.models import TableProfile
 from cataloger_dagster.core.profile.profiling import compute_profile
 from cataloger_dagster.core.sensitive.masking import protect_profile
+from cataloger_dagster.core.sensitive.teaching import taught
+from cataloger_dagster.assets.review_memory import table_teaching
 from cataloger_dagster.resources.database.resource import DatabaseResource
 from cataloger_dagster.resources.store import CatalogStore
 from cataloger_dagster.core.shown import visible
@@ -37,7 +39,9 @@ def _profile(
         fingerprint=fingerprint,
         progress=lambda line: context.log.debug(visible(line)),
     )
-    # what the classifier found stays; the values of those columns leave no further in clear
+    # people's verdicts on the classes outrank the classifier's; then what it found stays, and
+    # the values of those columns leave no further in clear
+    profile = taught(profile, table_teaching(context, store, database.database_name, name))
     profile = protect_profile(profile, database.sensitive_values)
     folder = TableRun.open(context, database, store, name)  # after profiling: a failed profile claims no folder
     uri = folder.uri(PROFILE)  # the IO manager writes it there

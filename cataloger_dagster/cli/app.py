@@ -21,6 +21,7 @@ from cataloger_dagster.cli.options import (
 from cataloger_dagster.cli.export import export
 from cataloger_dagster.cli.open_pages import open_pages
 from cataloger_dagster.cli.review import review
+from cataloger_dagster.cli.sensitive import sensitive
 from cataloger_dagster.cli.sandbox import sandbox
 from cataloger_dagster.cli.scripts import scripts
 from cataloger_dagster.core.shown import visible
@@ -280,5 +281,6 @@ def demo(ctx: click.Context, path: Path, store, as_json: bool) -> None:
 main.add_command(sandbox)
 main.add_command(scripts)
 main.add_command(review)
+main.add_command(sensitive)
 main.add_command(open_pages)
 main.add_command(export)
