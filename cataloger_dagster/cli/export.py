@@ -1,4 +1,4 @@
-"""`cataloger export --to sql TABLE...`: the tables' guardrail suites, as their latest catalog
+"""`cataloger export --to sql|dbt TABLE...`: the tables' guardrail suites, as their latest catalog
 runs wrote them, into files a person or another tool runs.  Reads the store only."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import click
 from cataloger_dagster.cli.options import catalog_options, examples
 from cataloger_dagster.core.shown import visible
 
-FORMATS = ("sql",)
+FORMATS = ("sql", "dbt")
 
 
 @click.command(
@@ -19,6 +19,7 @@ FORMATS = ("sql",)
     epilog=examples(
         "cataloger export --to sql orders customers --database duckdb://shop.duckdb",
         "cataloger export --to sql orders --out guardrails/ --name shop",
+        "cataloger export --to dbt orders customers --project my_dbt_project --name shop",
     ),
 )
 @click.option("--to", "to", type=click.Choice(FORMATS), required=True, help="the format to write")
@@ -29,10 +30,37 @@ FORMATS = ("sql",)
     show_default=True,
     help="the folder the files go to",
 )
+@click.option(
+    "--project",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="dbt: the dbt project whose schema file the tests and descriptions merge into (else a fresh one in --out)",
+)
+@click.option(
+    "--overwrite-descriptions",
+    is_flag=True,
+    help="dbt: replace the descriptions a person wrote too (they are kept otherwise)",
+)
 @click.argument("tables", nargs=-1, required=True)
 @catalog_options
-def export(to: str, out: Path, tables: tuple[str, ...], database, name, store) -> None:
-    """Write each TABLE's guardrail suite (`<table>.guardrails.sql`)."""
+def export(
+    to: str,
+    out: Path,
+    project: Path | None,
+    overwrite_descriptions: bool,
+    tables: tuple[str, ...],
+    database,
+    name,
+    store,
+) -> None:
+    """Write each TABLE's guardrail suite (sql: `<table>.guardrails.sql`; dbt: data tests and
+    descriptions in a dbt project's schema file)."""
+    if to == "dbt":
+        from cataloger_dagster.cli.export_dbt import export_dbt
+
+        if export_dbt(tables, project, out, overwrite_descriptions, database, name, store):
+            sys.exit(1)
+        return
     from cataloger_dagster.assets.guardrails import latest_suite
     from cataloger_dagster.cli.scripts import ScriptsError, _context
     from cataloger_dagster.core.guardrails.export_sql import suite_sql
