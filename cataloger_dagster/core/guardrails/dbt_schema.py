@@ -30,11 +30,13 @@ class Descriptions:
     columns: Sequence[tuple[str, str]] = ()
 
 
-def _yaml(indent: int = 2, offset: int = 2) -> YAML:
+def _yaml(sequence: int = 4, offset: int = 2) -> YAML:
+    """dbt's usual layout by default (`  - name:` under its key), else the file's own: a sequence's
+    items `sequence` in, their dash `offset` in, and a mapping's keys as far in as an item's."""
     yaml = YAML(typ="rt")
     yaml.preserve_quotes = True
     yaml.width = 4096  # a person's long line is not folded
-    yaml.indent(mapping=indent, sequence=indent + offset if offset else indent, offset=offset)
+    yaml.indent(mapping=sequence - offset if sequence > offset else sequence, sequence=sequence, offset=offset)
     return yaml
 
 
@@ -42,8 +44,8 @@ def load(text: str) -> tuple[Any, YAML]:
     """The document of `text`, and a YAML that writes it back with the file's own indentation."""
     if not text.strip():
         return CommentedMap(version=2), _yaml()
-    data, indent, offset = load_yaml_guess_indent(text)
-    yaml = _yaml(indent or 2, offset if offset is not None else 0)
+    _, sequence, offset = load_yaml_guess_indent(text)
+    yaml = _yaml(sequence or 4, offset if offset is not None else 2)
     data = yaml.load(text)
     if not isinstance(data, CommentedMap):
         raise ValueError("the file does not hold a mapping of dbt properties")

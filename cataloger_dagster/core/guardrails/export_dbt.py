@@ -70,7 +70,7 @@ def plain(name: str) -> bool:
     return not _UNSAFE.search(name)
 
 
-def test_name(table: str, guardrail: str) -> str:
+def dbt_test_name(table: str, guardrail: str) -> str:
     """A name unique in the project and stable across runs, readable in dbt's output."""
     slug = re.sub(r"\W+", "_", f"{table}_{guardrail}", flags=re.ASCII).strip("_").lower()[:60]
     digest = hashlib.sha1(f"{table}\x00{guardrail}".encode()).hexdigest()[:8]
@@ -123,10 +123,10 @@ def _referenced(sql: str) -> Optional[tuple[str, str]]:
     return (table.name, keys[0].this.name) if table is not None else None
 
 
-def test_entry(suite: GuardrailSuite, g: Guardrail) -> tuple[Optional[str], dict[str, Any]]:
+def dbt_test(suite: GuardrailSuite, g: Guardrail) -> tuple[Optional[str], dict[str, Any]]:
     """(the column it goes under, or None for the table; its YAML mapping) of one guardrail."""
     meta = {MARK: {"guardrail": g.name, "kind": g.kind}}  # dbt reads `meta` as it is, unrendered
-    common = {"name": test_name(suite.table, g.name), "description": jinja_text(g.why)}
+    common = {"name": dbt_test_name(suite.table, g.name), "description": jinja_text(g.why)}
     found = native(g, suite)
     if found is not None:
         test, arguments = found
@@ -141,7 +141,7 @@ def suite_tests(suite: GuardrailSuite) -> tuple[list[dict[str, Any]], dict[str, 
     table_tests: list[dict[str, Any]] = []
     by_column: dict[str, list[dict[str, Any]]] = {}
     for g in suite.guardrails:
-        column, entry = test_entry(suite, g)
+        column, entry = dbt_test(suite, g)
         (table_tests if column is None else by_column.setdefault(column, [])).append(entry)
     return table_tests, by_column
 
