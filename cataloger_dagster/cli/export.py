@@ -43,24 +43,16 @@ FORMATS = ("sql", "dbt")
 )
 @click.argument("tables", nargs=-1, required=True)
 @catalog_options
-def export(
-    to: str,
-    out: Path,
-    project: Path | None,
-    overwrite_descriptions: bool,
-    tables: tuple[str, ...],
-    database,
-    name,
-    store,
-) -> None:
+def export(to: str, out: Path, tables: tuple[str, ...], **options) -> None:
     """Write each TABLE's guardrail suite (sql: `<table>.guardrails.sql`; dbt: data tests and
     descriptions in a dbt project's schema file)."""
     if to == "dbt":
         from cataloger_dagster.cli.export_dbt import export_dbt
 
-        if export_dbt(tables, project, out, overwrite_descriptions, database, name, store):
+        if export_dbt(tables, out, options):
             sys.exit(1)
         return
+    database, name, store = options["database"], options["name"], options["store"]
     from cataloger_dagster.assets.guardrails import latest_suite
     from cataloger_dagster.cli.scripts import ScriptsError, _context
     from cataloger_dagster.core.guardrails.export_sql import suite_sql

@@ -4,27 +4,21 @@ descriptions, merged into a dbt project's schema file (`--project`), or into a f
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
+from typing import Any, Mapping
 
 import click
+from ruamel.yaml import YAMLError
 
 from cataloger_dagster.core.shown import visible
 
 
-def export_dbt(
-    tables: tuple[str, ...],
-    project: Optional[Path],
-    out: Path,
-    overwrite_descriptions: bool,
-    database: Optional[str],
-    name: Optional[str],
-    store: Optional[str],
-) -> int:
-    """Write the project; the number of tables that failed (each said in one line)."""
+def export_dbt(tables: tuple[str, ...], out: Path, options: Mapping[str, Any]) -> int:
+    """Write the project (`options`: the command's --project, --overwrite-descriptions and catalog
+    options); the number of tables that failed, each said in one line."""
     from cataloger_dagster.assets.guardrails import latest_suite
     from cataloger_dagster.cli.scripts import ScriptsError, _context
     from cataloger_dagster.core.guardrails.dbt_project import write_project
-    from cataloger_dagster.core.guardrails.dbt_schema import Descriptions
+    from cataloger_dagster.core.guardrails.dbt_schema import Descriptions, TableExport
     from cataloger_dagster.core.guardrails.export_dbt import default_schema
     from cataloger_dagster.core.layout import UNDERSTANDING, table_prefix
     from cataloger_dagster.core.results import latest_results
@@ -33,7 +27,8 @@ def export_dbt(
     from cataloger_dagster.settings.factories import plain_database
     from cataloger_dagster.settings.model import load_settings
 
-    failed, written, catalog = 0, [], None
+    database, name, store, project = options["database"], options["name"], options["store"], options["project"]
+    failed, written, catalog, dialect = 0, [], None, ""
     for table in tables:
         try:
             ctx = _context(database, name, store, table)
@@ -56,25 +51,31 @@ def export_dbt(
             if understanding is not None
             else None
         )
-        catalog = ctx.database
-        written.append((table, suite, described))
+        catalog, dialect = ctx.database, suite.dialect
+        written.append(TableExport(table, suite, described))
     if catalog is None:
         return failed
     db = plain_database(load_settings(database=database, name=name, store=store))
-    dialect = written[0][1].dialect
     schema = server_location(db.url)[2] if db.scheme in ("postgres", "postgresql") else default_schema(dialect)
     target = str(file_path(db.url)) if db.scheme == "duckdb" else db.url
     folder = project or out
-    path = write_project(
-        folder,
-        catalog,
-        written,
-        schema=schema or default_schema(dialect),
-        overwrite_descriptions=overwrite_descriptions,
-        fresh=None if project else (db.scheme, target),
-    )
-    for table, suite, _ in written:
-        click.echo(visible(f"{table}: {len(suite.guardrails)} guardrails -> {path}"))
+    try:
+        path = write_project(
+            folder,
+            catalog,
+            written,
+            schema=schema or default_schema(dialect),
+            overwrite_descriptions=options["overwrite_descriptions"],
+            fresh=None if project else (db.scheme, target),
+        )
+    except (OSError, ValueError, YAMLError) as exc:  # a schema file it cannot read or a folder it cannot write
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        click.echo(
+            visible(f"Error: the dbt project in {folder}: {first}; fix the file or give another --project"), err=True
+        )
+        return failed + len(written)
+    for each in written:
+        click.echo(visible(f"{each.table}: {len(each.suite.guardrails) if each.suite else 0} guardrails -> {path}"))
     if not project:
         click.echo(visible(f"dbt project in {folder}: fill profiles.yml, then `dbt test --profiles-dir {folder}`"))
     return failed

@@ -19,7 +19,7 @@ from guarded_shop import learned, shop_rows
 
 from cataloger_dagster.core.guardrails.build import build_suite
 from cataloger_dagster.core.guardrails.dbt_project import PASSWORD_VARIABLE, write_project
-from cataloger_dagster.core.guardrails.dbt_schema import Descriptions
+from cataloger_dagster.core.guardrails.dbt_schema import Descriptions, TableExport
 from cataloger_dagster.core.guardrails.export_dbt import default_schema
 from cataloger_dagster.core.guardrails.run import ibis_query, run_suite
 
@@ -88,8 +88,8 @@ def test_dbt_fails_exactly_on_the_guardrails_the_catalog_run_fails(kind, scratch
     schema = server_location(url)[2] if kind == "postgres" else default_schema(kind)
     target = str(file_path(url)) if kind == "duckdb" else url
     project = tmp_path / "project"
-    write_project(project, "shop", [(t, s, Descriptions(f"The {t} {{{{ table }}}}.", [])) for t, s in suites.items()],
-                  schema=schema, fresh=(kind, target))
+    described = [TableExport(t, s, Descriptions(f"The {t} {{{{ table }}}}.", [])) for t, s in suites.items()]
+    write_project(project, "shop", described, schema=schema, fresh=(kind, target))
     env = {**os.environ, "DBT_SEND_ANONYMOUS_USAGE_STATS": "false",
            PASSWORD_VARIABLE: unquote(urlsplit(url).password or "")}
 

@@ -11,7 +11,6 @@ from urllib.parse import unquote, urlsplit
 
 from cataloger_dagster.core.guardrails import dbt_schema
 from cataloger_dagster.core.guardrails.export_dbt import GUARDRAIL_MACRO, MACRO_SQL, jinja_text, source_name
-from cataloger_dagster.core.guardrails.model import GuardrailSuite
 
 PROFILE = "cataloger"
 PASSWORD_VARIABLE = "CATALOGER_DBT_PASSWORD"
@@ -73,13 +72,13 @@ def schema_file(project: Path, database: str) -> Path:
 def write_project(
     project: Path,
     database: str,
-    tables: Sequence[tuple[str, Optional[GuardrailSuite], Optional[dbt_schema.Descriptions]]],
+    tables: Sequence[dbt_schema.TableExport],
     *,
     schema: str,
     overwrite_descriptions: bool = False,
     fresh: Optional[tuple[str, str]] = None,
 ) -> Path:
-    """Merge each (table, suite, descriptions) into the project's schema file and write the
+    """Merge each table's tests and descriptions into the project's schema file and write the
     guardrail test; `fresh` = (scheme, url) also writes a project and a profile where none is."""
     project.mkdir(parents=True, exist_ok=True)
     if fresh is not None and not (project / "dbt_project.yml").exists():
@@ -89,17 +88,12 @@ def write_project(
     macro.parent.mkdir(parents=True, exist_ok=True)
     macro.write_text(MACRO_SQL, encoding="utf-8")
     path = schema_file(project, database)
-    data, yaml = dbt_schema.load(path.read_text(encoding="utf-8") if path.exists() else "")
-    for table, suite, descriptions in tables:
-        dbt_schema.merge(
-            data,
-            suite,
-            database,
-            table,
-            schema,
-            descriptions,
-            overwrite_descriptions=overwrite_descriptions,
-        )
+    try:
+        data, yaml = dbt_schema.load(path.read_text(encoding="utf-8") if path.exists() else "")
+    except ValueError as exc:
+        raise ValueError(f"{path}: {exc}") from None
+    for table in tables:
+        dbt_schema.merge(data, database, schema, table, overwrite_descriptions=overwrite_descriptions)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(dbt_schema.dump(data, yaml), encoding="utf-8")
     return path

@@ -30,6 +30,15 @@ class Descriptions:
     columns: Sequence[tuple[str, str]] = ()
 
 
+@dataclass
+class TableExport:
+    """One table as the export writes it: its tests (from its suite) and its descriptions."""
+
+    table: str
+    suite: Optional[GuardrailSuite] = None
+    descriptions: Optional[Descriptions] = None
+
+
 def _yaml(sequence: int = 4, offset: int = 2) -> YAML:
     """dbt's usual layout by default (`  - name:` under its key), else the file's own: a sequence's
     items `sequence` in, their dash `offset` in, and a mapping's keys as far in as an item's."""
@@ -65,16 +74,11 @@ def declares(data: Any, database: str) -> bool:
 
 
 def merge(
-    data: CommentedMap,
-    suite: Optional[GuardrailSuite],
-    database: str,
-    table: str,
-    schema: str,
-    descriptions: Optional[Descriptions] = None,
-    *,
-    overwrite_descriptions: bool = False,
+    data: CommentedMap, database: str, schema: str, what: TableExport, *, overwrite_descriptions: bool = False
 ) -> None:
-    """Write `table`'s tests (from `suite`) and descriptions into the loaded file, in place."""
+    """Write a table's tests and descriptions into the loaded file, in place, under the source of
+    `database` (declared in `schema` when the file has none)."""
+    table, suite, descriptions = what.table, what.suite, what.descriptions
     data.setdefault("version", 2)
     sources = _list(data, "sources")
     source = _find(sources, source_name(database))

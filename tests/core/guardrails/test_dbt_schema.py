@@ -10,7 +10,7 @@ from guarded_shop import results_of
 from ruamel.yaml import YAML
 
 from cataloger_dagster.core.guardrails.build import build_suite
-from cataloger_dagster.core.guardrails.dbt_schema import Descriptions, dump, load, merge
+from cataloger_dagster.core.guardrails.dbt_schema import Descriptions, TableExport, dump, load, merge
 
 PERSONS = """\
 # The shop's sources: kept by the data team.
@@ -48,7 +48,7 @@ def _suite(path):
 
 def _merged(text, suite, descriptions=UNDERSTOOD, **options):
     data, yaml = load(text)
-    merge(data, suite, "shop", "orders", "main", descriptions, **options)
+    merge(data, "shop", "main", TableExport("orders", suite, descriptions), **options)
     return dump(data, yaml)
 
 
@@ -105,7 +105,7 @@ def test_descriptions_the_catalog_wrote_follow_the_understanding_and_a_person_s_
 def test_a_fresh_file_declares_the_source_quoted_with_hostile_names_as_data():
     odd = 'a"b {{ x }}\n%s'
     data, yaml = load("")
-    merge(data, None, "shop.duckdb", odd, "main", Descriptions(f"d {odd}", [(odd, f"c {odd}")]))
+    merge(data, "shop.duckdb", "main", TableExport(odd, None, Descriptions(f"d {odd}", [(odd, f"c {odd}")])))
     text = dump(data, yaml)
     loaded = YAML(typ="safe").load(text)
     source = loaded["sources"][0]
