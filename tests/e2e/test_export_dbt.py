@@ -2,7 +2,8 @@
 export writes, against the same data as the catalog's own guardrail run, on DuckDB and on
 PostgreSQL.  The suites are learned from clean data; the tables then hold a later, bad load
 (a repeated key, a misspelt status, totals off their rule, a NULL, a new orphan) and dbt fails
-exactly on the guardrails the catalog's run fails, and passes the clean tables'.  A table and a
+exactly on the guardrails the catalog's run fails, and passes the clean tables'; a stale load fails
+its freshness in both.  A table and a
 column whose names hold quotes, Jinja and placeholders go through as names."""
 
 from __future__ import annotations
@@ -12,15 +13,19 @@ import os
 import subprocess
 from urllib.parse import unquote, urlsplit
 
+from datetime import datetime, timedelta, timezone
+
 import pyarrow as pa
 import pytest
 from backends import kind_params, load_tables
 from guarded_shop import learned, shop_rows
 
+from cataloger_dagster.core.guardrails import queries
 from cataloger_dagster.core.guardrails.build import build_suite
 from cataloger_dagster.core.guardrails.dbt_project import PASSWORD_VARIABLE, write_project
 from cataloger_dagster.core.guardrails.dbt_schema import Descriptions, TableExport
 from cataloger_dagster.core.guardrails.export_dbt import default_schema
+from cataloger_dagster.core.guardrails.model import Guardrail, GuardrailSuite
 from cataloger_dagster.core.guardrails.run import ibis_query, run_suite
 
 ODD_TABLE = 'odd "t" {{ 1 + 1 }} %s $1'
@@ -44,6 +49,20 @@ def odd(bad: bool) -> pa.Table:
     if bad:
         values[4], values[7] = None, "new {{ value }}"
     return pa.table({"line_id": pa.array(range(1, 31), pa.int32()), ODD_COLUMN: values})
+
+
+def loads() -> pa.Table:
+    """Loads whose newest is two days old."""
+    newest = datetime.now(timezone.utc).replace(tzinfo=None, microsecond=0) - timedelta(days=2)
+    return pa.table({"loaded_at": pa.array([newest - timedelta(days=d) for d in range(5)], pa.timestamp("us"))})
+
+
+def freshness(table, days: float) -> Guardrail:
+    """The newest load at most `days` old (freshness guardrails need three runs' history to be
+    learned: this one is written as the pins write it)."""
+    return Guardrail(name=f"freshness:loaded_at:{days}", kind="freshness", columns=["loaded_at"], measure="seconds",
+                     sql=queries.sql(queries.newest(table, "loaded_at"), queries.dialect_of(table)),
+                     high=days * 86400, why=f"loads come at least every {days} days")
 
 
 def verdicts_of_dbt(project, dbt_command, env) -> dict[tuple[str, str], bool]:
@@ -71,7 +90,7 @@ def test_dbt_fails_exactly_on_the_guardrails_the_catalog_run_fails(kind, scratch
 
     clean = shop_rows()
     url = load_tables(kind, {"customers": customers(), "orders": planted(shop_rows(regressed=True)),
-                             "orders_learned": clean, ODD_TABLE: odd(bad=True), "odd_learned": odd(bad=False)}, scratch)
+                             "orders_learned": clean, ODD_TABLE: odd(bad=True), "odd_learned": odd(bad=False), "loads": loads()}, scratch)
     db = DatabaseResource(url=url)
     try:
         catalog = {name: db.table(name) for name in ("customers", "orders")}
@@ -79,7 +98,10 @@ def test_dbt_fails_exactly_on_the_guardrails_the_catalog_run_fails(kind, scratch
         suites, expected = {}, {}
         for table, source in learned_from.items():
             results = learned(db.table(source), table, {**catalog, table: db.table(source)})
-            suites[table] = suite = build_suite(db.table(table), results, tables=catalog)
+            suites[table] = build_suite(db.table(table), results, tables=catalog)
+        suites["loads"] = GuardrailSuite(database="shop", table="loads", dialect=kind, built_at="r",
+                                         guardrails=[freshness(db.table("loads"), 5), freshness(db.table("loads"), 1)])
+        for table, suite in suites.items():
             for r in run_suite(suite, ibis_query(db.connect())):
                 assert r.error is None, r
                 expected[(table, r.name)] = r.passed
@@ -101,6 +123,7 @@ def test_dbt_fails_exactly_on_the_guardrails_the_catalog_run_fails(kind, scratch
     assert ("orders", "null_rate:customer_id") in failing and ("orders", "reference:customer_id") in failing
     assert ("orders", "rule:total = subtotal + shipping") in failing
     assert (ODD_TABLE, f"null_rate:{ODD_COLUMN}") in failing and (ODD_TABLE, f"accepted_values:{ODD_COLUMN}") in failing
+    assert ("loads", "freshness:loaded_at:1") in failing and ("loads", "freshness:loaded_at:5") not in failing
     assert not [k for k in failing if k[0] == "customers"] and len(expected) > 20
     text = (project / "models" / "shop_sources.yml").read_text()
     assert "- not_null:" in text and "- unique:" in text and "- accepted_values:" in text  # dbt's own tests
