@@ -14,7 +14,7 @@ ifeq ($(HAVE_BWRAP),)
 export CATALOGER_SANDBOX_ISOLATION ?= none
 endif
 
-.PHONY: run test check lint ui env demo bench clean realdata soda
+.PHONY: run test check lint ui env demo bench clean realdata soda dbt
 
 # The sandbox image's pins constrain the host venv too: a session script exported from the
 # sandbox must see the same library versions on the host (tests/resources/sandbox/test_image.py),
@@ -48,6 +48,16 @@ ifeq ($(HAVE_BWRAP),)
 	@echo "warning: bubblewrap not found: the sandbox runs without isolation (apt-get install bubblewrap)" >&2
 endif
 	$(BIN)/cataloger demo --path $(DEMO) --store $(STORE)
+
+# `dbt test` for the dbt export's tests (tests/e2e/test_export_dbt.py), in a venv of its own: dbt's
+# pins do not resolve beside ours (tests/support/dbt/requirements.txt says why)
+DBT_TOOL := .cache/tools/dbt
+$(DBT_TOOL)/bin/dbt: tests/support/dbt/requirements.txt | $(BIN)/cataloger
+	$(BIN)/uv venv --quiet --allow-existing --python $(BIN)/python $(DBT_TOOL)
+	$(BIN)/uv pip install --python $(DBT_TOOL)/bin/python --quiet -r tests/support/dbt/requirements.txt
+	touch $@
+
+dbt: $(DBT_TOOL)/bin/dbt
 
 # The real-data corpus of tests/support/realdata: downloaded once into .cache/realdata,
 # checked by sha256; later runs find the cache valid and download nothing (standard library only).

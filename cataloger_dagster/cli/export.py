@@ -1,4 +1,4 @@
-"""`cataloger export --to sql TABLE...`: the tables' guardrail suites, as their latest catalog
+"""`cataloger export --to sql|dbt TABLE...`: the tables' guardrail suites, as their latest catalog
 runs wrote them, into files a person or another tool runs.  Reads the store only."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import click
 from cataloger_dagster.cli.options import catalog_options, examples
 from cataloger_dagster.core.shown import visible
 
-FORMATS = ("sql", "soda")
+FORMATS = ("sql", "soda", "dbt")
 SUFFIXES = {"sql": "guardrails.sql", "soda": "checks.yml"}  # each table's file: `<table>.<suffix>`
 
 
@@ -21,6 +21,7 @@ SUFFIXES = {"sql": "guardrails.sql", "soda": "checks.yml"}  # each table's file:
         "cataloger export --to sql orders customers --database duckdb://shop.duckdb",
         "cataloger export --to sql orders --out guardrails/ --name shop",
         "cataloger export --to soda orders --out soda/ --database duckdb://shop.duckdb  # then: soda scan -d shop_duckdb -c soda/configuration.yml soda/orders.checks.yml",
+        "cataloger export --to dbt orders customers --project my_dbt_project --name shop",
     ),
 )
 @click.option("--to", "to", type=click.Choice(FORMATS), required=True, help="the format to write")
@@ -31,11 +32,30 @@ SUFFIXES = {"sql": "guardrails.sql", "soda": "checks.yml"}  # each table's file:
     show_default=True,
     help="the folder the files go to",
 )
+@click.option(
+    "--project",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="dbt: the dbt project whose schema file the tests and descriptions merge into (else a fresh one in --out)",
+)
+@click.option(
+    "--overwrite-descriptions",
+    is_flag=True,
+    help="dbt: replace the descriptions a person wrote too (they are kept otherwise)",
+)
 @click.argument("tables", nargs=-1, required=True)
 @catalog_options
-def export(to: str, out: Path, tables: tuple[str, ...], database, name, store) -> None:
-    """Write each TABLE's guardrail suite: `<table>.guardrails.sql` (sql), or `<table>.checks.yml`
-    and Soda's `configuration.yml` (soda)."""
+def export(to: str, out: Path, tables: tuple[str, ...], **options) -> None:
+    """Write each TABLE's guardrail suite: `<table>.guardrails.sql` (sql), `<table>.checks.yml`
+    and Soda's `configuration.yml` (soda), or data tests and descriptions in a dbt project's
+    schema file (dbt)."""
+    if to == "dbt":
+        from cataloger_dagster.cli.export_dbt import export_dbt
+
+        if export_dbt(tables, out, options):
+            sys.exit(1)
+        return
+    database, name, store = options["database"], options["name"], options["store"]
     from cataloger_dagster.assets.guardrails import latest_suite
     from cataloger_dagster.cli.scripts import ScriptsError, _context
     from cataloger_dagster.cli.soda_files import write_configuration
