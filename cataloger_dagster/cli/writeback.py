@@ -40,6 +40,7 @@ def _error(table: str, message: object) -> None:
 def writeback(tables, all_tables, out, apply, overwrite, database, name, store) -> None:
     """Write the catalog's table and column descriptions as comments of the database: the diff
     first, then the script (OUT), run only with --apply."""
+    from cataloger_dagster.core.grammar import count_noun
     from cataloger_dagster.core.results import ResultError
     from cataloger_dagster.core.writeback.plan import comment_diff
     from cataloger_dagster.core.writeback.session import WritebackError, plan_table, remember, script
@@ -58,6 +59,10 @@ def writeback(tables, all_tables, out, apply, overwrite, database, name, store) 
         db, catalog_store = plain_database(settings), store_from_url(settings.store)
         check_database_catalog(catalog_store, db)
         names = list(tables) or catalog_store.list_tables(db.database_name)
+        if not names:
+            raise click.ClickException(
+                visible(f"the catalog {db.database_name!r} holds no tables yet: run `cataloger run` first")
+            )
         session = CommentSession(settings.database, writable=apply)
     except (SettingsError, StoreError, DatabaseError) as exc:
         raise click.ClickException(visible(str(exc))) from None
@@ -84,9 +89,9 @@ def writeback(tables, all_tables, out, apply, overwrite, database, name, store) 
                     _error(wb.table, exc)
                     failed += 1
                     continue
-                click.echo(visible(f"{wb.table}: {len(wb.statements)} comments written{note}"))
+                click.echo(visible(f"{wb.table}: {count_noun(len(wb.statements), 'comment')} written{note}"))
             else:
-                click.echo(visible(f"{wb.table}: {len(wb.statements)} comments to write{note}"))
+                click.echo(visible(f"{wb.table}: {count_noun(len(wb.statements), 'comment')} to write{note}"))
             remember(catalog_store, db.database_name, wb, applied=apply)
     click.echo(visible(f"script: {out}" + ("" if apply else " (not run: --apply runs it)")))
     if failed:

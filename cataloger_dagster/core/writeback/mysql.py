@@ -78,7 +78,8 @@ def _body(create: str) -> str:
 
 
 def _without_comment(definition: str) -> str:
-    out, i = [], 0
+    out: list[str] = []
+    i = 0
     while i < len(definition):
         char = definition[i]
         if char in "'\"":

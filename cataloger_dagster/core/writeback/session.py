@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Optional, Protocol
 
+from cataloger_dagster.core.grammar import count_noun
 from cataloger_dagster.core.layout import UNDERSTANDING, table_prefix
 from cataloger_dagster.core.results import StoredUnderstanding, latest_results
 from cataloger_dagster.core.shown import visible
@@ -17,7 +18,8 @@ from cataloger_dagster.core.writeback.plan import CommentChange, plan_comments
 
 
 class WritebackError(ValueError):
-    """One table cannot be written back; the message says why and what to do."""
+    """One table cannot be written back; the message says why and what to do (the caller names
+    the table)."""
 
 
 class SqlSession(Protocol):
@@ -40,14 +42,16 @@ class TableComments:
     definitions: dict[str, str] = field(default_factory=dict)
 
     def by_object(self) -> dict[Optional[str], Optional[str]]:
-        return {None: self.table, **self.columns}
+        found: dict[Optional[str], Optional[str]] = {None: self.table}
+        found.update(self.columns)
+        return found
 
 
 def read_comments(session: SqlSession, table: str) -> TableComments:
     table_query, columns_query = sql.comment_queries(session.dialect, session.schema, table)
     own = session.rows(table_query)
     if not own:
-        raise WritebackError(f"{visible(table)!r} is not a table of the database; check the name")
+        raise WritebackError("no such table in the database (or no longer): check the name")
     columns = {name: comment or None for name, comment in session.rows(columns_query)}
     definitions = {}
     if session.dialect == "mysql":
@@ -55,7 +59,7 @@ def read_comments(session: SqlSession, table: str) -> TableComments:
         try:
             definitions = column_definitions(create)
         except DefinitionError as exc:
-            raise WritebackError(f"{visible(table)!r}: cannot read its columns' definitions ({exc})") from None
+            raise WritebackError(f"cannot read its columns' definitions ({exc})") from None
     return TableComments(own[0][0] or None, columns, definitions)
 
 
@@ -65,19 +69,13 @@ class TableWriteback:
     changes: list[CommentChange]
     statements: list[str]
 
-    @property
-    def written(self) -> list[CommentChange]:
-        return [c for c in self.changes if c.action == "write"]
-
 
 def plan_table(store: Store, database: str, session: SqlSession, table: str, *, overwrite: bool) -> TableWriteback:
     """The writeback of ``table`` from its latest understanding; nothing is written."""
     prefix = table_prefix(database, table)
     found = latest_results(store, prefix, UNDERSTANDING, limit=1)
     if not found:
-        raise WritebackError(
-            f"{visible(table)!r}: no catalog run has written an understanding yet; run `cataloger run` first"
-        )
+        raise WritebackError("no catalog run has written an understanding yet; run `cataloger run` first")
     understanding: StoredUnderstanding = found[0][1]
     current = read_comments(session, table)
     changes = plan_comments(
@@ -101,7 +99,7 @@ def script(writebacks: Iterable[TableWriteback], dialect: sql.Dialect) -> str:
     """The statements of every table, each table's under a line naming it; runnable as it is."""
     lines = [f"-- cataloger writeback: the catalog's descriptions as {dialect} comments"]
     for wb in writebacks:
-        lines.append(f"\n-- {visible(wb.table)}: {len(wb.statements)} comments to write")
+        lines.append(f"\n-- {visible(wb.table)}: {count_noun(len(wb.statements), 'comment')} to write")
         lines += wb.statements
     return "\n".join(lines) + "\n"
 

@@ -59,7 +59,8 @@ class CommentSession:
                 args["options"] = f"{args.get('options', '')} -c default_transaction_read_only=on".strip()
             conn = psycopg.connect(**args)
             # the schema the catalog reads (target.py): the URL's, else the first of the search path
-            self.schema = url_schema(self.url) or conn.execute("SELECT current_schema()").fetchone()[0]
+            row = conn.execute("SELECT current_schema()").fetchone()
+            self.schema = url_schema(self.url) or (row[0] if row else None)
             conn.rollback()
             return conn
         try:
@@ -88,7 +89,9 @@ class CommentSession:
                 if self.dialect == "postgres":
                     self._conn.rollback()  # reads hold no transaction open
         except Exception as exc:
-            raise DatabaseError(f"cannot read comments from {redact_url(self.url)}: {scrub_secrets(str(exc), self.url)}") from None
+            raise DatabaseError(
+                f"cannot read comments from {redact_url(self.url)}: {scrub_secrets(str(exc), self.url)}"
+            ) from None
 
     def execute(self, statements: list[str]) -> None:
         """Runs ``statements`` in one transaction where the database has transactional DDL
@@ -119,7 +122,9 @@ class CommentSession:
         except DatabaseError:
             raise
         except Exception as exc:
-            raise DatabaseError(f"cannot write comments to {redact_url(self.url)}: {scrub_secrets(str(exc), self.url)}") from None
+            raise DatabaseError(
+                f"cannot write comments to {redact_url(self.url)}: {scrub_secrets(str(exc), self.url)}"
+            ) from None
 
     def close(self) -> None:
         self._conn.close()
