@@ -1,6 +1,6 @@
 """`cataloger writeback` on a DuckDB file: the diff first, the script written and runnable twice,
 the database touched only with --apply, a person's comment kept, one bad table never stopping
-the others.  PostgreSQL and MariaDB: tests/core/writeback/test_session.py."""
+the others.  The last test runs on PostgreSQL and MariaDB too."""
 
 from __future__ import annotations
 
@@ -10,7 +10,11 @@ import duckdb
 import pytest
 from click.testing import CliRunner
 
-from commented_tables import DATABASE, DDL, HOSTILE, ODD_COLUMN, TABLE, store_understanding, understanding
+from commented_tables import (  # noqa: F401 - `commented`: the fixture
+    DATABASE, DDL, HOSTILE, ODD_COLUMN, TABLE, commented, store_understanding, understanding,
+)
+from cataloger_dagster.core.writeback.session import read_comments
+from cataloger_dagster.resources.database.comments import CommentSession
 from cataloger_dagster.cli.app import main
 from cataloger_dagster.resources.store import LocalStore
 
@@ -78,3 +82,21 @@ def test_tables_or_all_must_be_given_and_all_needs_a_cataloged_table(described, 
     path, _ = described
     out = _writeback(path, tmp_path / "empty", "--all")
     assert out.exit_code == 1 and "the catalog 'wb' holds no tables yet: run `cataloger run` first" in out.output
+
+
+def test_on_each_database_only_apply_writes_and_a_second_run_has_nothing_to_write(commented, tmp_path):
+    url, store = commented
+
+    def run(*args):
+        out = CliRunner().invoke(main, ["writeback", TABLE, "--out", str(tmp_path / "c.sql"), *args, "--database", url,
+                                        "--name", DATABASE, "--store", str(store.root)])
+        assert out.exit_code == 0, out.output
+        with CommentSession(url, writable=False) as session:
+            return out.output, read_comments(session, TABLE)
+
+    output, comments = run()
+    assert "3 comments to write" in output and comments.columns[ODD_COLUMN] is None
+    output, comments = run("--apply")
+    assert "3 comments written" in output and comments.columns[ODD_COLUMN] == HOSTILE
+    output, _ = run("--apply")
+    assert "no comments written" in output and "+++" not in output

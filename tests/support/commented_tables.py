@@ -23,8 +23,8 @@ DDL = {
         f'CREATE TABLE "it\'s ""odd""; -- x" (id INTEGER NOT NULL, "we\\ird ""col""; `x`" VARCHAR DEFAULT \'n/a\', '
         "amount DECIMAL(10,2))",
     ],
-    "postgres": [
-        f'CREATE TABLE "it\'s ""odd""; -- x" (id integer NOT NULL, "we\\ird ""col""; `x`" text DEFAULT \'n/a\', '
+    "postgres": [  # in the URL's schema, which the session reads as {schema}
+        'CREATE TABLE "{schema}"."it\'s ""odd""; -- x" (id integer NOT NULL, "we\\ird ""col""; `x`" text DEFAULT \'n/a\', '
         "amount numeric(10,2))",
     ],
     "mysql": [
@@ -61,7 +61,7 @@ def commented(request, scratch, tmp_path):
     """(database URL, store holding the table's understanding) on each backend."""
     url = load_tables(request.param, {}, scratch)
     with CommentSession(url, writable=True) as admin:
-        admin.execute(DDL[request.param])
+        admin.execute([statement.replace('"{schema}"', f'"{admin.schema}"') for statement in DDL[request.param]])
     store = LocalStore(root=str(tmp_path / "store"))
     store_understanding(store, understanding())
     return url, store

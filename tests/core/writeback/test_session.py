@@ -3,6 +3,8 @@ understanding, written only when applied, idempotent, and a person's comment kep
 
 from __future__ import annotations
 
+import pytest
+
 from commented_tables import DATABASE, HOSTILE, ODD_COLUMN, TABLE, store_understanding, understanding
 from cataloger_dagster.core.writeback.plan import comment_diff
 from cataloger_dagster.core.writeback.session import plan_table, read_comments, remember
@@ -71,3 +73,20 @@ def test_a_persons_comment_is_kept_unless_overwrite_and_the_catalogs_own_is_upda
     with session:
         session.execute(wb.statements)
     assert _comments(url).columns["id"] == "The order's number."
+
+
+@pytest.mark.parametrize("commented", [pytest.param("mysql", marks=pytest.mark.mysql)], indirect=True)
+def test_on_mysql_each_column_keeps_its_type_nullability_default_and_on_update(commented):
+    url, store = commented
+    shape = ("SELECT COLUMN_NAME, COLUMN_TYPE, IS_NULLABLE, COLUMN_DEFAULT, EXTRA, CHARACTER_SET_NAME, COLLATION_NAME "
+             "FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() ORDER BY ORDINAL_POSITION")
+    with CommentSession(url, writable=False) as session:
+        before = session.rows(shape)
+    session, wb = _plan(url, store, writable=True)
+    with session:
+        session.execute(wb.statements)
+        after = session.rows(shape)
+    assert after == before
+    assert [row[2:4] for row in before[1:3]] == [("NO", "'it''s, (n/a)'"), ("YES", "1.50")]  # what was kept
+    assert "on update" in before[3][4].lower()
+    assert _comments(url).columns[ODD_COLUMN] == HOSTILE
