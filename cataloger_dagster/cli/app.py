@@ -24,6 +24,7 @@ from cataloger_dagster.cli.review import review
 from cataloger_dagster.cli.sensitive import sensitive
 from cataloger_dagster.cli.sandbox import sandbox
 from cataloger_dagster.cli.scripts import scripts
+from cataloger_dagster.cli.writeback import writeback
 from cataloger_dagster.core.shown import visible
 from cataloger_dagster.resources.defaults import DEMO_DATABASE
 
@@ -284,3 +285,4 @@ main.add_command(review)
 main.add_command(sensitive)
 main.add_command(open_pages)
 main.add_command(export)
+main.add_command(writeback)

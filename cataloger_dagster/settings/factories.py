@@ -44,14 +44,20 @@ def database_resource(url: str | None = None, settings: CatalogerSettings | None
     settings = settings_with(settings, database=url)
     if "database" not in settings.model_fields_set:
         return DatabaseResource(
-            url=DEFAULT_DATABASE_URL, name=settings.name, sensitive_values=settings.sensitive_values
+            url=DEFAULT_DATABASE_URL,
+            name=settings.name,
+            sensitive_values=settings.sensitive_values,
+            dbt_manifest=settings.dbt_manifest,
         )
     use_database(settings.database)
     # Dagster stores every resource's configured values in the job snapshot of each run
     # and shows them in the UI; a dg.EnvVar is stored and shown by its name, and read from
     # the environment only when the run starts.
     return DatabaseResource(
-        url=dg.EnvVar(DATABASE_VARIABLE), name=settings.name, sensitive_values=settings.sensitive_values
+        url=dg.EnvVar(DATABASE_VARIABLE),
+        name=settings.name,
+        sensitive_values=settings.sensitive_values,
+        dbt_manifest=settings.dbt_manifest,
     )
 
 

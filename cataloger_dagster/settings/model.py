@@ -228,6 +228,13 @@ class CatalogerSettings(BaseSettings):
         "leave the database (pages, sample rows, prompts, MCP results, alerts, logs): `mask` keeps their "
         "shape (`xxxx@xxxxxxx.xxx`), `hash` a digest equal for equal values, `drop` nothing",
     )
+    dbt_manifest: Optional[str] = Field(
+        None,
+        json_schema_extra=_hint("a path, e.g. target/manifest.json"),
+        description="a dbt project's `manifest.json`: its models' and sources' descriptions are context for the "
+        "understanding and the issues agents (beside the database's own comments), and a check one of its tests "
+        "makes (not_null, unique, accepted_values, relationships) is left out of the table's guardrails",
+    )
     alert_notifier: Literal["none", "slack", "webhook", "email"] = Field(
         "none",
         description="where `alert_sensor` sends alerts: `slack` (a Slack-compatible incoming webhook), "

@@ -27,6 +27,7 @@ ARGUMENTS = {
     "review": ["orders", "--list"],
     "scripts list": ["orders"], "scripts show": ["orders"], "scripts diff": ["orders"],
     "export": ["--to", "sql", "orders"], "open": ["--print"], "sensitive": [],
+    "writeback": ["orders"],
 }
 
 

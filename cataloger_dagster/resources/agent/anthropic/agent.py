@@ -39,6 +39,7 @@ from cataloger_dagster.resources.agent.anthropic.tool_loop import investigate_wi
 from cataloger_dagster.core.issues.analysis import heuristic_analysis
 from cataloger_dagster.core.reviews.memory import review_with_memory
 from cataloger_dagster.core.understanding import heuristic_understanding, structure_observations
+from cataloger_dagster.core.writeback.documented import Documented, with_documentation
 from cataloger_dagster.resources.agent.base import AgentResource, AgentUsage
 from cataloger_dagster.resources.extras import require
 
@@ -253,32 +254,42 @@ class AnthropicAgent(AgentResource):
         raise AssertionError("unreachable")
 
     # ------------------------------------------------------------------ stages
-    def understand(self, profile: TableProfile) -> tuple[DatasetUnderstandingModel, AgentUsage]:
+    def understand(
+        self, profile: TableProfile, documented: Documented | None = None
+    ) -> tuple[DatasetUnderstandingModel, AgentUsage]:
         usage = self.usage()
+        # the owners' documentation goes to the model as JSON: data, never instructions
+        text = render(
+            "understanding.user",
+            table=literal(profile.table),
+            documented=to_json(documented.for_prompt()) if documented else "",
+        )
         try:
             got = self.ask(
                 model=self.understanding_model,
                 system=self.system(profile, "understanding"),
-                messages=[user_message(render("understanding.user", table=literal(profile.table)))],
+                messages=[user_message(text)],
                 usage=usage,
                 answer=UnderstandingAnswer,
             )
             return _understanding(profile, got), usage
         except Exception as exc:  # any failure of the model's stage: the heuristics answer
             usage.fallback_reason = f"understanding: {_reason(exc)}"
-            return heuristic_understanding(profile), usage
+            return with_documentation(heuristic_understanding(profile), documented), usage
 
-    def review_issues(self, profile, understanding, detected, *, previous=None, memory=None):
+    def review_issues(self, profile, understanding, detected, *, previous=None, memory=None, documented=None):
         usage = self.usage()
         result = review_with_memory(
-            lambda raised: self._review(profile, understanding, raised, previous, memory, usage),
+            lambda raised: self._review(profile, understanding, raised, previous, memory, usage, documented),
             detected,
             profile,
             memory,
         )
         return result, usage
 
-    def _review(self, profile, understanding, detected, previous, memory, usage) -> AnalysisResultModel:
+    def _review(
+        self, profile, understanding, detected, previous, memory, usage, documented=None
+    ) -> AnalysisResultModel:
         if previous is not None and _unchanged(previous, detected, self.review_mark):
             # the detectors see exactly what this prompt version reviewed last time: nothing to ask
             return previous.model_copy(update={"issues": _refreshed(previous, detected)})
@@ -290,6 +301,7 @@ class AnthropicAgent(AgentResource):
             detected=to_json([i.model_dump(exclude={"review", "precision"}) for i in detected]),
             previous=to_json([i.id for i in previous.issues]) if previous else "",
             reviews=to_json(memory.for_prompt()) if memory and memory.reviews else "",
+            documented=to_json(documented.for_prompt()) if documented else "",
         )
         try:
             got = self.ask(
