@@ -106,7 +106,7 @@ def review(
             "or --list"
         )
 
-    from cataloger_dagster.core.reviews.data_class import record_class_review
+    from cataloger_dagster.core.sensitive.verdicts import record_class_review
     from cataloger_dagster.core.reviews.model import latest_reviews
     from cataloger_dagster.core.reviews.record import default_reviewer, record_review
     from cataloger_dagster.settings.model import load_settings

@@ -1,6 +1,6 @@
 """Recording a person's verdict on a column's class of personal data: `cataloger review TABLE
 COLUMN --not-personal [--class KEY]` or `--personal KEY`.  Kept in the table's review log beside
-the verdicts on findings, and applied by the next classification (core/sensitive/teaching.py)."""
+the verdicts on findings, and applied by the next classification (teaching.py)."""
 
 from __future__ import annotations
 
