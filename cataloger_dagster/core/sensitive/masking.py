@@ -250,4 +250,6 @@ class ValuePolicy:
         return self.value(obj)
 
     def profile(self, profile: TableProfile) -> TableProfile:
-        return protect_profile(profile, self.policy, self.key)
+        """`protect_profile`, then `object` over all of it: a known value quoted in any column's
+        text (a name in a note) goes too."""
+        return self.object(protect_profile(profile, self.policy, self.key))
