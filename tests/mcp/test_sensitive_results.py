@@ -59,7 +59,9 @@ def test_run_sql_hides_a_sensitive_column_under_any_name_or_expression(small_cat
         assert not any(e.lower() in str(out["rows"]).lower() for e in emails), sql
     every = _run(service, f"SELECT * {where}")
     assert every["sensitive_columns"] == ["email"]
-    assert [r[every["columns"].index("tier")] for r in every["rows"]][:3] == ["basic", "basic", "gold"]
+    with duckdb.connect(str(database), read_only=True) as con:  # what is not sensitive comes back as it is
+        tiers = sorted(r[0] for r in con.execute(f"SELECT tier FROM {TABLE} WHERE email IS NOT NULL").fetchall())
+    assert sorted(r[every["columns"].index("tier")] for r in every["rows"]) == tiers
     # how many is no value: counts come back as they are
     counts = _run(service, f"SELECT count(email) AS n, count(DISTINCT email) AS d FROM {TABLE}")
     assert counts["rows"] == [[len(emails), len(set(emails))]] and counts["sensitive_columns"] == []
