@@ -14,8 +14,8 @@ from cataloger_dagster.core.redaction import environment_secrets
 from cataloger_dagster.settings.model import DATABASE_VARIABLE
 
 API_KEY_VARIABLE = "ANTHROPIC_API_KEY"
-# the key of the `hash` policy the store generated for the catalog being run (a secret: its
-# name says so to `environment_secrets`)
+# the key of the `hash` policy of the catalog being run (a secret: its name says so to
+# `environment_secrets`)
 CATALOG_VALUE_KEY_VARIABLE = "CATALOGER_CATALOG_VALUE_KEY"
 
 
@@ -42,9 +42,9 @@ def use_database(url: str | None) -> None:
 
 
 def use_catalog_value_key(key: str) -> None:
-    """Make `key` (the catalog's generated key of the `hash` policy, when none is set) this
-    process's CATALOG_VALUE_KEY_VARIABLE: resources reach it by that name only (`dg.EnvVar`),
-    so that Dagster never keeps it."""
+    """Make `key` (the `hash` policy's key: the one set, in the environment or in .env, else the
+    catalog's own) this process's CATALOG_VALUE_KEY_VARIABLE: resources reach it by that name only
+    (`dg.EnvVar`), so that Dagster never keeps it."""
     os.environ[CATALOG_VALUE_KEY_VARIABLE] = key
 
 

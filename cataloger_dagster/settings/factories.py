@@ -70,9 +70,13 @@ def plain_database(settings: CatalogerSettings | None = None) -> DatabaseResourc
 
 
 def sensitive_key(settings: CatalogerSettings) -> Any:
-    """The `hash` policy's key as the store takes it: by its variable's name when it is set
-    (Dagster reads it at run time), else None (the store's own key of the catalog)."""
-    return dg.EnvVar(variable("sensitive_key")) if settings.sensitive_key else None
+    """The `hash` policy's key as the store takes it: when one is set (in the environment or in
+    .env), by a variable's name (Dagster reads it at run time); else None (the store's own key of
+    the catalog)."""
+    if not settings.sensitive_key:
+        return None
+    use_catalog_value_key(settings.sensitive_key)
+    return dg.EnvVar(CATALOG_VALUE_KEY_VARIABLE)
 
 
 def run_sensitive_key(settings: CatalogerSettings) -> Any:
@@ -81,9 +85,8 @@ def run_sensitive_key(settings: CatalogerSettings) -> Any:
     this process's CATALOG_VALUE_KEY_VARIABLE; None under another policy (no key is used)."""
     if settings.sensitive_values != "hash":
         return None
-    if settings.sensitive_key:
-        return dg.EnvVar(variable("sensitive_key"))
-    use_catalog_value_key(store_resource(settings=settings).value_key(plain_database(settings).database_name))
+    key = settings.sensitive_key or store_resource(settings=settings).value_key(plain_database(settings).database_name)
+    use_catalog_value_key(key)
     return dg.EnvVar(CATALOG_VALUE_KEY_VARIABLE)
 
 
