@@ -59,6 +59,7 @@ ALERTS = "alerts"  # reserved: alert_sensor's log of deliveries, <database>/aler
 DATABASE_RUNS = "database_runs"  # reserved: `cataloger run`'s log of its runs, <database>/database_runs/ (resume)
 TABLE_FACTS = "table_facts"  # reserved: each table run's facts for the other tables' runs (database_log.py)
 REVIEW_LOG = "review_log"  # reserved: every review of the database, for learned precision (database_log.py)
+VALUE_KEY = "value.key"  # reserved: the key of the `hash` policy when none is set (resources/store/base.py)
 REVIEWS_FOLDER = "reviews"  # <table>/reviews/<timestamp>-<id>.json: the table's own review log
 WRITEBACK_FOLDER = "writeback"  # <table>/writeback/<timestamp>-<id>.json: the comments the catalog wrote
 
@@ -131,7 +132,17 @@ HASH_LENGTH = 16  # hex digits; 64 bits, so no one can craft a name to land in a
 MAX_SEGMENT = 160  # well under the 255 bytes a file name may have, with room for temp names
 # What a database's folder holds besides its tables; compared case-insensitively
 # because a case-insensitive file system would confuse 'INDEX.HTML' with the index.
-_RESERVED = {INDEX_FILE, CATALOG_FILE, INDEX_HISTORY, CAPSULES, ALERTS, DATABASE_RUNS, TABLE_FACTS, REVIEW_LOG}
+_RESERVED = {
+    INDEX_FILE,
+    CATALOG_FILE,
+    INDEX_HISTORY,
+    CAPSULES,
+    ALERTS,
+    DATABASE_RUNS,
+    TABLE_FACTS,
+    REVIEW_LOG,
+    VALUE_KEY,
+}
 
 
 def store_name(name: str) -> str:

@@ -19,7 +19,7 @@ from pydantic import BaseModel, Field, ValidationError
 from cataloger_dagster.core.fixes.followups import from_answer, offer, smart_issues, with_followups
 from cataloger_dagster.core.investigate.codegen import literal
 from cataloger_dagster.core.redaction import Redactor
-from cataloger_dagster.core.sensitive.masking import scrub_object, scrub_value
+from cataloger_dagster.core.sensitive.masking import DEFAULT_POLICY, Policy, ValuePolicy
 from cataloger_dagster.core.models import (
     AnalysisResultModel,
     ColumnSummaryModel,
@@ -42,6 +42,7 @@ from cataloger_dagster.core.understanding import heuristic_understanding, struct
 from cataloger_dagster.core.writeback.documented import Documented, with_documentation
 from cataloger_dagster.resources.agent.base import AgentResource, AgentUsage
 from cataloger_dagster.resources.extras import require
+from cataloger_dagster.resources.value_policy import value_policy
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -157,10 +158,19 @@ class AnthropicAgent(AgentResource):
     # a cell's output shown to the model; a record now carries its hypothesis and reason, so a
     # batch of replayed investigations prints about twice what it did
     tool_output_chars: int = 8000
+    # what a sensitive column's value becomes in a request (the same policy as the store's)
+    sensitive_values: Policy = DEFAULT_POLICY
+    sensitive_key: Optional[str] = Field(
+        default=None, description="the `hash` policy's key: pass dg.EnvVar(...), never the value"
+    )
 
     @property
     def kind(self) -> str:
         return "anthropic"
+
+    @property
+    def masking(self) -> ValuePolicy:
+        return value_policy(self.sensitive_values, self.sensitive_key)
 
     @property
     def prompt_version(self) -> str:
@@ -219,8 +229,8 @@ class AnthropicAgent(AgentResource):
                 # model in clear, whatever part of the profile, an issue or a tool result held it.
                 # The model's own turns go back as it wrote them: it saw only masked values, and
                 # the code it wrote is what ran in the sandbox
-                system=scrub_value(system),
-                messages=[m if m.get("role") == "assistant" else scrub_value(m) for m in messages],
+                system=self.masking.value(system),
+                messages=[m if m.get("role") == "assistant" else self.masking.value(m) for m in messages],
                 output_config={"format": {"type": "json_schema", "schema": anthropic.transform_schema(answer)}},
                 extra_body=body,
                 **extra,
@@ -290,7 +300,7 @@ class AnthropicAgent(AgentResource):
     def _review(
         self, profile, understanding, detected, previous, memory, usage, documented=None
     ) -> AnalysisResultModel:
-        if previous is not None and _unchanged(previous, detected, self.review_mark):
+        if previous is not None and _unchanged(previous, detected, self.review_mark, self.masking):
             # the detectors see exactly what this prompt version reviewed last time: nothing to ask
             return previous.model_copy(update={"issues": _refreshed(previous, detected)})
         # people's reviews are data for the model (JSON), beside what it reviewed last time
@@ -413,7 +423,7 @@ _FINDING = ("id", "type", "affectedColumns", "affectedRows", "details")
 _VOLATILE = ("now",)  # when the detector looked, not what it found
 
 
-def _unchanged(previous: AnalysisResultModel, detected: list[IssueModel], mark: str) -> bool:
+def _unchanged(previous: AnalysisResultModel, detected: list[IssueModel], mark: str, values: ValuePolicy) -> bool:
     if not previous.summary.endswith(mark):
         return False
 
@@ -421,7 +431,7 @@ def _unchanged(previous: AnalysisResultModel, detected: list[IssueModel], mark: 
         found = issue.model_dump(include=set(_FINDING))
         found["details"] = {k: v for k, v in found["details"].items() if k not in _VOLATILE}
         # as the store keeps it: a stored finding's personal values are masked, a fresh one's not yet
-        return json.loads(to_json(scrub_object(found)))
+        return json.loads(to_json(values.object(found)))
 
     before = {i.id: finding(i) for i in previous.issues if i.source == "detector"}
     return before == {i.id: finding(i) for i in detected}
