@@ -43,7 +43,7 @@ def _profile(
     # values of those columns leave no further in clear, and those it saw are scrubbed from any
     # text this process lets out (a name quoted in a note)
     profile = taught(profile, table_teaching(context, store, database.database_name, name))
-    remember(whole_values(profile))
+    remember(database.database_name, name, whole_values(profile))
     profile = store.value_policy(database.database_name).profile(profile)
     folder = TableRun.open(context, database, store, name)  # after profiling: a failed profile claims no folder
     uri = folder.uri(PROFILE)  # the IO manager writes it there

@@ -194,11 +194,20 @@ def whole_values(profile: TableProfile) -> set[str]:
     return found
 
 
-def remember(values: Iterable[str]) -> None:
-    """Keep `values` (sampled values of sensitive columns) in this process's memory, so that every
-    `ValuePolicy` made without its own list scrubs them from outgoing text; never written anywhere."""
+_by_table: dict[tuple[str, str], frozenset[str]] = {}
+
+
+def remember(database: str, table: str, values: Iterable[str]) -> None:
+    """Keep `values` (sampled values of the table's sensitive columns) in this process's memory,
+    in place of what its previous profile left there, so that every `ValuePolicy` made without
+    its own list scrubs them from outgoing text; never written anywhere.  Replacing, not adding:
+    a column a reviewer said holds nothing personal stops being scrubbed at the table's next
+    profile, not at the process's end."""
+    global _known
     with _known_lock:
-        _known.add(values)
+        _by_table[(database, table)] = frozenset(values)
+        # tables in the order they were first profiled: under MAX_KNOWN, the first ones stay
+        _known = KnownValues(v for held in _by_table.values() for v in sorted(held))
 
 
 @dataclass(frozen=True)

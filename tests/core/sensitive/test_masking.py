@@ -105,5 +105,9 @@ def test_remembered_values_are_those_of_wholly_sensitive_columns():
     found = whole_values(profile)
     assert "ada@example.org" in found and "shipped" not in found
     assert not any("write to" in v for v in found)  # a note holding an e-mail is not a value to hunt
-    remember(["Zebulon Quartermain"])
+    remember("crm.duckdb", "contacts", ["Zebulon Quartermain"])
     assert ValuePolicy().text("ask Zebulon Quartermain") == "ask Xxxxxxx Xxxxxxxxxxx"
+    # the table's next profile replaces what it left: a column no longer sensitive is no longer hunted
+    remember("crm.duckdb", "contacts", ["Ottoline Brackenbury"])
+    assert ValuePolicy().text("ask Zebulon Quartermain") == "ask Zebulon Quartermain"
+    assert ValuePolicy().text("ask Ottoline Brackenbury") == "ask Xxxxxxxx Xxxxxxxxxxx"

@@ -32,7 +32,7 @@ def test_refuses_a_url_that_is_not_http():
 def test_what_is_posted_holds_personal_values_only_as_the_policy_shows_them(monkeypatch):
     from cataloger_dagster.core.sensitive.masking import protect, remember
 
-    remember(["Wilhelmina Quested"])  # a value the classifier saw in a name column of this process
+    remember("people.duckdb", "people", ["Wilhelmina Quested"])  # a value the classifier saw in a name column of this process
     monkeypatch.setenv("CATALOGER_TEST_ALERT_KEY", "alert-key")
     told = Alert(table="orders", owner="sales", kind="new_high", issue_id="dup", issue_type="duplicate_rows",
                  severity="high", description="rows of Wilhelmina Quested (ada@example.org) repeat",
