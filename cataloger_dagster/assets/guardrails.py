@@ -13,6 +13,8 @@ import dagster as dg
 
 from cataloger_dagster.assets.common import TableRun
 from cataloger_dagster.core.guardrails.build import RunResults, build_suite
+from cataloger_dagster.core.guardrails.checks_log import read_checks, record_check
+from cataloger_dagster.core.guardrails.loop import follow_up
 from cataloger_dagster.core.guardrails.diff import SuiteDiff, diff_suites
 from cataloger_dagster.core.guardrails.model import GuardrailResult, GuardrailSuite
 from cataloger_dagster.core.guardrails.run import ibis_query, run_suite
@@ -48,6 +50,10 @@ def write_suite(
     catalog = database.catalog()
     others = {name: catalog[name] for name in _referenced(issues) if name in catalog}
     suite = build_suite(database.table(folder.table), results, tables=others)
+    if previous is not None:
+        checks = read_checks(folder.store, database.database_name, folder.table, since=previous.built_at)
+        verdicts = {i.issue_id: i.verdict for i in investigations.investigations if i.issue_id and i.verdict}
+        suite = follow_up(previous, suite, checks, verdicts)
     folder.write_json(GUARDRAILS, suite.model_dump(mode="json"))
     return suite, diff_suites(previous, suite)
 
@@ -65,7 +71,9 @@ def latest_suite(store: CatalogStore, database: str, table: str) -> Optional[Gua
     return None
 
 
-def check_table(store: CatalogStore, database: DatabaseResource, table: str, key: dg.AssetKey) -> dg.AssetCheckResult:
+def check_table(
+    store: CatalogStore, database: DatabaseResource, table: str, key: dg.AssetKey, run_id: str = ""
+) -> dg.AssetCheckResult:
     def failed(reason: str) -> dg.AssetCheckResult:
         return dg.AssetCheckResult(
             asset_key=key,
@@ -82,17 +90,23 @@ def check_table(store: CatalogStore, database: DatabaseResource, table: str, key
     if suite is None:
         return failed(f"no catalog run of {table!r} has written guardrails yet: catalog it first")
     results = run_suite(suite, ibis_query(database.connect()))
-    return _result(suite, results, key)
+    check, where = record_check(
+        store,
+        database.database_name,
+        table,
+        results,
+        suite_version=suite.version,
+        built_at=suite.built_at,
+        dagster_run_id=run_id,
+    )
+    return _result(suite, check.results, key, where)
 
 
-def _result(suite: GuardrailSuite, results: list[GuardrailResult], key: dg.AssetKey) -> dg.AssetCheckResult:
+def _result(suite: GuardrailSuite, results: list[GuardrailResult], key: dg.AssetKey, where: str) -> dg.AssetCheckResult:
     failing = [r for r in results if not r.passed]
     broken = [r for r in failing if r.error]
-    lines = [
-        f"{r.name}: {r.error or f'measured {r.measured:g}, allowed {_band(r)}'}"
-        + (f" (e.g. {', '.join(r.failing_keys)})" if r.failing_keys else "")
-        for r in failing[:FAILURES_SHOWN]
-    ]
+    # the breaking rows' keys are the table's values: they stay in the store's log (`results`)
+    lines = [f"{r.name}: {r.error or f'measured {r.measured:g}, allowed {_band(r)}'}" for r in failing[:FAILURES_SHOWN]]
     return dg.AssetCheckResult(
         asset_key=key,
         check_name=CHECK,
@@ -108,6 +122,7 @@ def _result(suite: GuardrailSuite, results: list[GuardrailResult], key: dg.Asset
             "suite_version": suite.version,
             "built_from_run": suite.built_at,
             "failures": dg.MetadataValue.md(visible("\n".join(f"- {line}" for line in lines)) or "none"),
+            "results": dg.MetadataValue.path(where),
         },
     )
 
@@ -143,7 +158,7 @@ def build_guardrail_checks(specs: Sequence[dg.AssetSpec]) -> list[dg.AssetChecks
         for check in sorted(context.selected_asset_check_keys, key=lambda k: k.asset_key.to_user_string()):
             table = tables[check.asset_key]
             try:
-                yield check_table(store, database, table, check.asset_key)
+                yield check_table(store, database, table, check.asset_key, context.run.run_id)
             except Exception as e:  # noqa: BLE001 - one table's failure is its own check's result
                 yield dg.AssetCheckResult(
                     asset_key=check.asset_key,

@@ -59,6 +59,7 @@ DATABASE_RUNS = "database_runs"  # reserved: `cataloger run`'s log of its runs, 
 TABLE_FACTS = "table_facts"  # reserved: each table run's facts for the other tables' runs (database_log.py)
 REVIEW_LOG = "review_log"  # reserved: every review of the database, for learned precision (database_log.py)
 REVIEWS_FOLDER = "reviews"  # <table>/reviews/<timestamp>-<id>.json: the table's own review log
+GUARDRAIL_CHECKS = "guardrail_checks"  # <table>/guardrail_checks/<timestamp>-<id>.json: each run of its suite
 
 _TS_RE = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$")
 _TS_EXAMPLE = "2026-11-22T10:00:00.123456Z"
