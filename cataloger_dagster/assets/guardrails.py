@@ -16,7 +16,7 @@ from cataloger_dagster.core.guardrails.build import RunResults, build_suite
 from cataloger_dagster.core.guardrails.checks_log import read_checks, record_check
 from cataloger_dagster.core.guardrails.loop import follow_up
 from cataloger_dagster.core.guardrails.diff import SuiteDiff, diff_suites
-from cataloger_dagster.core.guardrails.model import GuardrailResult, GuardrailSuite
+from cataloger_dagster.core.guardrails.model import GuardrailResult, GuardrailSuite, band_text
 from cataloger_dagster.core.guardrails.run import ibis_query, run_suite
 from cataloger_dagster.core.layout import GUARDRAILS, PROFILE
 from cataloger_dagster.core.models import AnalysisResultModel, InvestigationsResult, TableProfile
@@ -106,7 +106,10 @@ def _result(suite: GuardrailSuite, results: list[GuardrailResult], key: dg.Asset
     failing = [r for r in results if not r.passed]
     broken = [r for r in failing if r.error]
     # the breaking rows' keys are the table's values: they stay in the store's log (`results`)
-    lines = [f"{r.name}: {r.error or f'measured {r.measured:g}, allowed {_band(r)}'}" for r in failing[:FAILURES_SHOWN]]
+    lines = [
+        f"{r.name}: {r.error or f'measured {r.measured:g}, allowed {band_text(r.low, r.high)}'}"
+        for r in failing[:FAILURES_SHOWN]
+    ]
     return dg.AssetCheckResult(
         asset_key=key,
         check_name=CHECK,
@@ -127,10 +130,9 @@ def _result(suite: GuardrailSuite, results: list[GuardrailResult], key: dg.Asset
     )
 
 
-def _band(r: GuardrailResult) -> str:
-    low = "" if r.low is None else f"{r.low:g}"
-    high = "" if r.high is None else f"{r.high:g}"
-    return f"{low}..{high}"
+def guardrail_check_keys(specs: Sequence[dg.AssetSpec]) -> dict[str, dg.AssetCheckKey]:
+    """{table: the key of its `guardrails` check}."""
+    return {str(spec.metadata["table"]): dg.AssetCheckKey(spec.key, CHECK) for spec in specs}
 
 
 def build_guardrail_checks(specs: Sequence[dg.AssetSpec]) -> list[dg.AssetChecksDefinition]:

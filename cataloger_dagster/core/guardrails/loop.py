@@ -64,3 +64,12 @@ def follow_up(
         )
         followed.append(FollowUp(outcome="relearned", new_low=low, new_high=high, **seen))  # type: ignore[arg-type]
     return built.model_copy(update={"guardrails": list(guardrails.values()), "followed_up": followed})
+
+
+def started_failing(check: GuardrailCheck, earlier: Sequence[GuardrailCheck]) -> list[GuardrailResult]:
+    """The guardrails failing in `check` that held (or had not run) in the latest earlier check
+    of the same suite: a failure asks for one catalog run and one alert, not one per check while
+    it lasts."""
+    same = [c for c in earlier if c.suite_version == check.suite_version and c.built_at == check.built_at]
+    before = {r.name for r in same[-1].failing} if same else set()
+    return [r for r in check.failing if r.name not in before]

@@ -72,16 +72,17 @@ class FollowUp(BaseModel):
 
     def sentence(self) -> str:
         guarding = f" (guarding {self.guards})" if self.guards else ""
-        failed = f"{self.guardrail}{guarding} failed at {self.measured:g} (allowed {_band(self.low, self.high)}) on {self.failed_at}"
+        failed = f"{self.guardrail}{guarding} failed at {self.measured:g} (allowed {band_text(self.low, self.high)}) on {self.failed_at}"
         if self.outcome == "confirmed":
             return f"{failed}; this run's investigation confirmed it, so it stands"
         return (
             f"{failed}; this run's investigation refuted it, so its band is relearned: "
-            f"{_band(self.new_low, self.new_high)}"
+            f"{band_text(self.new_low, self.new_high)}"
         )
 
 
-def _band(low: Optional[float], high: Optional[float]) -> str:
+def band_text(low: Optional[float], high: Optional[float]) -> str:
+    """A band as people read it: ``low..high``, a side left empty when unbounded."""
     return f"{'' if low is None else f'{low:g}'}..{'' if high is None else f'{high:g}'}"
 
 
