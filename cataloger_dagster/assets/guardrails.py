@@ -20,6 +20,7 @@ from cataloger_dagster.core.guardrails.model import GuardrailResult, GuardrailSu
 from cataloger_dagster.core.guardrails.run import ibis_query, run_suite
 from cataloger_dagster.core.layout import GUARDRAILS, PROFILE
 from cataloger_dagster.core.models import AnalysisResultModel, InvestigationsResult, TableProfile
+from cataloger_dagster.core.results import load_result
 from cataloger_dagster.core.shown import visible
 from cataloger_dagster.resources.database.resource import DatabaseResource
 from cataloger_dagster.resources.store import CatalogStore, StoreError, table_prefix
@@ -37,7 +38,7 @@ def write_suite(
     changed since the previous run's)."""
     earlier = folder.previous(PROFILE, limit=HISTORY_RUNS)
     before = folder.previous(GUARDRAILS, limit=1)
-    previous = GuardrailSuite.model_validate(before[0][1]) if before else None
+    previous: Optional[GuardrailSuite] = before[0][1] if before else None
     results = RunResults(
         profile=profile,
         analysis=issues,
@@ -65,9 +66,9 @@ def _referenced(issues: AnalysisResultModel) -> set[str]:
 def latest_suite(store: CatalogStore, database: str, table: str) -> Optional[GuardrailSuite]:
     prefix = table_prefix(database, table)
     for ts in reversed(store.list_runs(prefix)):
-        stored = store.read_json(prefix, ts, GUARDRAILS)
+        stored = load_result(store, prefix, ts, GUARDRAILS, GuardrailSuite)
         if stored is not None:
-            return GuardrailSuite.model_validate(stored)
+            return stored
     return None
 
 

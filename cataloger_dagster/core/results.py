@@ -14,7 +14,16 @@ from typing import Any, Optional, TypeVar, overload
 
 from pydantic import BaseModel, ValidationError
 
-from cataloger_dagster.core.layout import INVESTIGATIONS, ISSUES, PROFILE, SCRIPT, UNDERSTANDING, metrics_filename
+from cataloger_dagster.core.guardrails.model import GuardrailSuite
+from cataloger_dagster.core.layout import (
+    GUARDRAILS,
+    INVESTIGATIONS,
+    ISSUES,
+    PROFILE,
+    SCRIPT,
+    UNDERSTANDING,
+    metrics_filename,
+)
 from cataloger_dagster.core.models import (
     AnalysisResultModel,
     DatasetUnderstandingModel,
@@ -69,6 +78,7 @@ RESULT_MODELS: dict[str, type[BaseModel]] = {
     UNDERSTANDING: StoredUnderstanding,
     ISSUES: AnalysisResultModel,
     INVESTIGATIONS: InvestigationsResult,
+    GUARDRAILS: GuardrailSuite,
 }
 ASSET_RESULTS: dict[str, str] = {
     "table_profile": PROFILE,

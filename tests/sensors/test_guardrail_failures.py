@@ -126,3 +126,32 @@ def test_the_change_sensor_runs_the_changed_tables_guardrails(shop):
     by_job = {r.job_name: r for r in second.run_requests}
     assert by_job[CATALOG_TABLE_JOB].partition_key == ODD
     assert by_job[JOB].asset_check_keys == [dg.AssetCheckKey(table_key(DATABASE, ODD), CHECK)]
+
+
+def test_the_loop_closes_on_a_real_catalog_run(shop, monkeypatch):
+    """Duplicates planted in `events` fail the guardrail guarding its confirmed duplicate keys; the
+    catalog run the sensor asks for investigates them again, and its page and the finding's
+    history show the failure and the confirmation together."""
+    from cataloger_dagster.cli.runner import catalog_database
+    from cataloger_dagster.core.guardrails.checks_log import finding_history
+    from cataloger_dagster.core.layout import CATALOG_PAGE, table_prefix
+
+    database, store = shop
+    with duckdb.connect(str(database)) as con:
+        con.execute("INSERT INTO events SELECT * FROM events USING SAMPLE 60 ROWS (reservoir, 7)")
+    with http_receiver() as receiver, dg.instance_for_test() as instance:
+        result, _ = _follow(instance, monkeypatch, receiver)
+        (request,) = result.run_requests
+    assert request.partition_key == "events"
+    report = catalog_database(database=f"duckdb://{database}", store=str(store), agent="heuristic",
+                              sandbox="local", tables=["events"], name=DATABASE)
+    assert not report.failed, report.failed
+    local = LocalStore(root=str(store))
+    prefix = table_prefix(DATABASE, "events")
+    latest = local.list_runs(prefix)[-1]
+    page = (store / prefix / latest / CATALOG_PAGE).read_text()
+    assert "unique:event_id (guarding events_duplicate_keys_event_id) failed at" in page
+    assert "confirmed it, so it stands" in page
+    history = finding_history(local, DATABASE, "events", "events_duplicate_keys_event_id")
+    assert [what.split(":")[0] for _, what in history] == [
+        "guardrail unique", "the catalog run's investigation confirmed it"]

@@ -8,6 +8,7 @@ from typing import Optional
 
 from cataloger_dagster.core.guardrails.model import GuardrailCheck, GuardrailResult, GuardrailSuite
 from cataloger_dagster.core.layout import GUARDRAIL_CHECKS, GUARDRAILS, new_timestamp, table_prefix
+from cataloger_dagster.core.results import load_result
 from cataloger_dagster.core.sensitive.masking import scrub
 from cataloger_dagster.core.store import Store
 
@@ -68,10 +69,8 @@ def finding_history(store: Store, database: str, table: str, finding: str) -> li
     prefix = table_prefix(database, table)
     events: list[tuple[str, str]] = []
     for ts in store.list_runs(prefix):
-        stored = store.read_json(prefix, ts, GUARDRAILS)
-        if stored is None:
-            continue
-        for f in GuardrailSuite.model_validate(stored).followed_up:
+        stored = load_result(store, prefix, ts, GUARDRAILS, GuardrailSuite)
+        for f in stored.followed_up if stored else []:
             if f.guards != finding:
                 continue
             events.append((f.failed_at, f"guardrail {f.guardrail} failed: measured {f.measured:g}"))
