@@ -13,14 +13,13 @@ import dagster as dg
 
 from cataloger_dagster.assets.common import TableRun
 from cataloger_dagster.core.guardrails.build import RunResults, build_suite
-from cataloger_dagster.core.guardrails.checks_log import read_checks, record_check
+from cataloger_dagster.core.guardrails.checks_log import load_suite, read_checks, record_check
 from cataloger_dagster.core.guardrails.loop import follow_up
 from cataloger_dagster.core.guardrails.diff import SuiteDiff, diff_suites
 from cataloger_dagster.core.guardrails.model import GuardrailResult, GuardrailSuite, band_text
 from cataloger_dagster.core.guardrails.run import ibis_query, run_suite
 from cataloger_dagster.core.layout import GUARDRAILS, PROFILE
 from cataloger_dagster.core.models import AnalysisResultModel, InvestigationsResult, TableProfile
-from cataloger_dagster.core.results import load_result
 from cataloger_dagster.core.shown import visible
 from cataloger_dagster.resources.database.resource import DatabaseResource
 from cataloger_dagster.resources.store import CatalogStore, StoreError, table_prefix
@@ -37,8 +36,9 @@ def write_suite(
     """Build the table's suite from this run and store it with the run, versioned: (suite, what
     changed since the previous run's)."""
     earlier = folder.previous(PROFILE, limit=HISTORY_RUNS)
-    before = folder.previous(GUARDRAILS, limit=1)
-    previous: Optional[GuardrailSuite] = before[0][1] if before else None
+    previous = next(
+        (s for s in (load_suite(folder.store, folder.prefix, ts) for ts in reversed(folder.earlier_runs)) if s), None
+    )
     results = RunResults(
         profile=profile,
         analysis=issues,
@@ -66,7 +66,7 @@ def _referenced(issues: AnalysisResultModel) -> set[str]:
 def latest_suite(store: CatalogStore, database: str, table: str) -> Optional[GuardrailSuite]:
     prefix = table_prefix(database, table)
     for ts in reversed(store.list_runs(prefix)):
-        stored = load_result(store, prefix, ts, GUARDRAILS, GuardrailSuite)
+        stored = load_suite(store, prefix, ts)
         if stored is not None:
             return stored
     return None

@@ -14,9 +14,7 @@ from typing import Any, Optional, TypeVar, overload
 
 from pydantic import BaseModel, ValidationError
 
-from cataloger_dagster.core.guardrails.model import GuardrailSuite
 from cataloger_dagster.core.layout import (
-    GUARDRAILS,
     INVESTIGATIONS,
     ISSUES,
     PROFILE,
@@ -78,7 +76,6 @@ RESULT_MODELS: dict[str, type[BaseModel]] = {
     UNDERSTANDING: StoredUnderstanding,
     ISSUES: AnalysisResultModel,
     INVESTIGATIONS: InvestigationsResult,
-    GUARDRAILS: GuardrailSuite,
 }
 ASSET_RESULTS: dict[str, str] = {
     "table_profile": PROFILE,

@@ -17,7 +17,7 @@ PACKAGE = Path(cataloger_dagster.__file__).resolve().parent
 LOADER = PACKAGE / "core" / "results.py"
 
 # the stored results, by the names the layout gives their files
-RESULT_FILES = {"PROFILE", "UNDERSTANDING", "ISSUES", "INVESTIGATIONS", "RUN_SUMMARY", "KEYS", "GUARDRAILS"}
+RESULT_FILES = {"PROFILE", "UNDERSTANDING", "ISSUES", "INVESTIGATIONS", "RUN_SUMMARY", "KEYS"}
 
 # the fields of a stored result (profile, understanding, issues, investigations, the script's metrics)
 RESULT_FIELDS = (
@@ -49,8 +49,7 @@ def _exempt(name: str) -> bool:
 
 
 def test_the_files_named_are_the_stores_result_files():
-    assert {layout.PROFILE, layout.UNDERSTANDING, layout.ISSUES, layout.INVESTIGATIONS, layout.GUARDRAILS} == set(
-        results.RESULT_MODELS)
+    assert {layout.PROFILE, layout.UNDERSTANDING, layout.ISSUES, layout.INVESTIGATIONS} == set(results.RESULT_MODELS)
     assert all(hasattr(layout, name) for name in RESULT_FILES)
 
 

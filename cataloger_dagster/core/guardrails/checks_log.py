@@ -8,9 +8,22 @@ from typing import Optional
 
 from cataloger_dagster.core.guardrails.model import GuardrailCheck, GuardrailResult, GuardrailSuite
 from cataloger_dagster.core.layout import GUARDRAIL_CHECKS, GUARDRAILS, new_timestamp, table_prefix
-from cataloger_dagster.core.results import load_result
 from cataloger_dagster.core.sensitive.masking import scrub
 from cataloger_dagster.core.store import Store
+
+
+def load_suite(store: Store, prefix: str, timestamp: str) -> Optional[GuardrailSuite]:
+    """The suite a run stored (`guardrails.json`), or None when it wrote none; a ValueError
+    naming the file when it is not one."""
+    stored = store.read_json(prefix, timestamp, GUARDRAILS)
+    if stored is None:
+        return None
+    try:
+        return GuardrailSuite.model_validate(stored)
+    except ValueError as e:
+        raise ValueError(
+            f"{prefix}/{timestamp}/{GUARDRAILS} in {store.describe()} is not a guardrail suite: {e}"
+        ) from None
 
 
 def log_folder(database: str, table: str) -> str:
@@ -69,7 +82,7 @@ def finding_history(store: Store, database: str, table: str, finding: str) -> li
     prefix = table_prefix(database, table)
     events: list[tuple[str, str]] = []
     for ts in store.list_runs(prefix):
-        stored = load_result(store, prefix, ts, GUARDRAILS, GuardrailSuite)
+        stored = load_suite(store, prefix, ts)
         for f in stored.followed_up if stored else []:
             if f.guards != finding:
                 continue
