@@ -10,13 +10,14 @@ import dagster as dg
 from cataloger_dagster.assets.catalog_index import catalog_index
 from cataloger_dagster.assets.checks import build_asset_checks
 from cataloger_dagster.assets.freshness import build_freshness_checks
-from cataloger_dagster.assets.guardrails import build_guardrail_checks, build_guardrails_job
+from cataloger_dagster.assets.guardrails import build_guardrail_checks, build_guardrails_job, guardrail_check_keys
 from cataloger_dagster.assets.pools import settings_pool, with_pool
 from cataloger_dagster.assets.table_checks import build_table_checks, build_table_checks_job
 from cataloger_dagster.assets.table_specs import stored_table_specs
 from cataloger_dagster.jobs import ALL_ASSETS, TABLE_ASSETS, build_catalog_table_job, build_review_job
 from cataloger_dagster.sensors.alert_sensor import build_alert_sensor
 from cataloger_dagster.sensors.database_change import build_database_change_sensor
+from cataloger_dagster.sensors.guardrail_failures import build_guardrail_failure_sensor
 from cataloger_dagster.sensors.index_refresh import build_index_sensor
 from cataloger_dagster.sensors.pass_rate import build_pass_rate_sensor
 from cataloger_dagster.sensors.refresh_schedule import build_refresh_schedule
@@ -44,11 +45,12 @@ def build_definitions(settings: CatalogerSettings) -> dg.Definitions:
     table_checks = build_table_checks(tables, plain_database(settings).database_name)
     guardrail_checks = build_guardrail_checks(tables)
     guardrail_jobs, guardrail_schedules = build_guardrails_job(guardrail_checks, settings.guardrails_cron)
+    catalog_job = build_catalog_table_job(table_assets)
     return dg.Definitions(
         # the index reads the store, not the database; so do the user's tables, one external asset each
         assets=[*table_assets, catalog_index, *tables],
         jobs=[
-            build_catalog_table_job(table_assets),
+            catalog_job,
             build_review_job(settings.reviewer),
             *build_table_checks_job(table_checks),
             *guardrail_jobs,
@@ -60,7 +62,8 @@ def build_definitions(settings: CatalogerSettings) -> dg.Definitions:
             *guardrail_checks,
         ],
         sensors=[
-            build_database_change_sensor(settings),
+            build_database_change_sensor(settings, catalog_job, guardrail_jobs, guardrail_check_keys(tables)),
+            *build_guardrail_failure_sensor(settings, guardrail_jobs, catalog_job, tables),
             build_pass_rate_sensor(settings),
             build_alert_sensor(settings),
             build_index_sensor(settings),

@@ -141,6 +141,8 @@ def _page(
             f"{guardrails['guardrails']} assertions, version {guardrails['guardrails_version']}; "
             f"changed since the last suite: {guardrails['guardrails_changed']}"
         )
+    if guardrails.get("guardrails_followed_up"):
+        facts["guardrails followed up"] = guardrails["guardrails_followed_up"]
     html = render_catalog_page(
         profile=table_profile,
         understanding=table_understanding,
@@ -198,6 +200,11 @@ def _guardrails(
         "guardrails": len(suite.guardrails),
         "guardrails_version": suite.version,
         "guardrails_changed": visible("; ".join(moved)) if moved else "none",
+        **(
+            {"guardrails_followed_up": visible("; ".join(f.sentence() for f in suite.followed_up))}
+            if suite.followed_up
+            else {}
+        ),
     }
 
 

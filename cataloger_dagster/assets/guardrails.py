@@ -13,8 +13,10 @@ import dagster as dg
 
 from cataloger_dagster.assets.common import TableRun
 from cataloger_dagster.core.guardrails.build import RunResults, build_suite
+from cataloger_dagster.core.guardrails.checks_log import load_suite, read_checks, record_check
+from cataloger_dagster.core.guardrails.loop import follow_up
 from cataloger_dagster.core.guardrails.diff import SuiteDiff, diff_suites
-from cataloger_dagster.core.guardrails.model import GuardrailResult, GuardrailSuite
+from cataloger_dagster.core.guardrails.model import GuardrailResult, GuardrailSuite, band_text
 from cataloger_dagster.core.guardrails.run import ibis_query, run_suite
 from cataloger_dagster.core.layout import GUARDRAILS, PROFILE
 from cataloger_dagster.core.models import AnalysisResultModel, InvestigationsResult, TableProfile
@@ -34,8 +36,9 @@ def write_suite(
     """Build the table's suite from this run and store it with the run, versioned: (suite, what
     changed since the previous run's)."""
     earlier = folder.previous(PROFILE, limit=HISTORY_RUNS)
-    before = folder.previous(GUARDRAILS, limit=1)
-    previous = GuardrailSuite.model_validate(before[0][1]) if before else None
+    previous = next(
+        (s for s in (load_suite(folder.store, folder.prefix, ts) for ts in reversed(folder.earlier_runs)) if s), None
+    )
     results = RunResults(
         profile=profile,
         analysis=issues,
@@ -49,6 +52,10 @@ def write_suite(
     catalog = database.catalog()
     others = {name: catalog[name] for name in _referenced(issues) if name in catalog}
     suite = build_suite(database.table(folder.table), results, tables=others)
+    if previous is not None:
+        checks = read_checks(folder.store, database.database_name, folder.table, since=previous.built_at)
+        verdicts = {i.issue_id: i.verdict for i in investigations.investigations if i.issue_id and i.verdict}
+        suite = follow_up(previous, suite, checks, verdicts)
     folder.write_json(GUARDRAILS, suite.model_dump(mode="json"))
     return suite, diff_suites(previous, suite)
 
@@ -60,13 +67,15 @@ def _referenced(issues: AnalysisResultModel) -> set[str]:
 def latest_suite(store: CatalogStore, database: str, table: str) -> Optional[GuardrailSuite]:
     prefix = table_prefix(database, table)
     for ts in reversed(store.list_runs(prefix)):
-        stored = store.read_json(prefix, ts, GUARDRAILS)
+        stored = load_suite(store, prefix, ts)
         if stored is not None:
-            return GuardrailSuite.model_validate(stored)
+            return stored
     return None
 
 
-def check_table(store: CatalogStore, database: DatabaseResource, table: str, key: dg.AssetKey) -> dg.AssetCheckResult:
+def check_table(
+    store: CatalogStore, database: DatabaseResource, table: str, key: dg.AssetKey, run_id: str = ""
+) -> dg.AssetCheckResult:
     def failed(reason: str) -> dg.AssetCheckResult:
         return dg.AssetCheckResult(
             asset_key=key,
@@ -83,15 +92,24 @@ def check_table(store: CatalogStore, database: DatabaseResource, table: str, key
     if suite is None:
         return failed(f"no catalog run of {table!r} has written guardrails yet: catalog it first")
     results = run_suite(suite, ibis_query(database.connect()))
-    return _result(suite, results, key)
+    check, where = record_check(
+        store,
+        database.database_name,
+        table,
+        results,
+        suite_version=suite.version,
+        built_at=suite.built_at,
+        dagster_run_id=run_id,
+    )
+    return _result(suite, check.results, key, where)
 
 
-def _result(suite: GuardrailSuite, results: list[GuardrailResult], key: dg.AssetKey) -> dg.AssetCheckResult:
+def _result(suite: GuardrailSuite, results: list[GuardrailResult], key: dg.AssetKey, where: str) -> dg.AssetCheckResult:
     failing = [r for r in results if not r.passed]
     broken = [r for r in failing if r.error]
+    # the breaking rows' keys are the table's values: they stay in the store's log (`results`)
     lines = [
-        f"{r.name}: {r.error or f'measured {r.measured:g}, allowed {_band(r)}'}"
-        + (f" (e.g. {', '.join(r.failing_keys)})" if r.failing_keys else "")
+        f"{r.name}: {r.error or f'measured {r.measured:g}, allowed {band_text(r.low, r.high)}'}"
         for r in failing[:FAILURES_SHOWN]
     ]
     return dg.AssetCheckResult(
@@ -109,14 +127,14 @@ def _result(suite: GuardrailSuite, results: list[GuardrailResult], key: dg.Asset
             "suite_version": suite.version,
             "built_from_run": suite.built_at,
             "failures": dg.MetadataValue.md(visible("\n".join(f"- {line}" for line in lines)) or "none"),
+            "results": dg.MetadataValue.path(where),
         },
     )
 
 
-def _band(r: GuardrailResult) -> str:
-    low = "" if r.low is None else f"{r.low:g}"
-    high = "" if r.high is None else f"{r.high:g}"
-    return f"{low}..{high}"
+def guardrail_check_keys(specs: Sequence[dg.AssetSpec]) -> dict[str, dg.AssetCheckKey]:
+    """{table: the key of its `guardrails` check}."""
+    return {str(spec.metadata["table"]): dg.AssetCheckKey(spec.key, CHECK) for spec in specs}
 
 
 def build_guardrail_checks(specs: Sequence[dg.AssetSpec]) -> list[dg.AssetChecksDefinition]:
@@ -144,7 +162,7 @@ def build_guardrail_checks(specs: Sequence[dg.AssetSpec]) -> list[dg.AssetChecks
         for check in sorted(context.selected_asset_check_keys, key=lambda k: k.asset_key.to_user_string()):
             table = tables[check.asset_key]
             try:
-                yield check_table(store, database, table, check.asset_key)
+                yield check_table(store, database, table, check.asset_key, context.run.run_id)
             except Exception as e:  # noqa: BLE001 - one table's failure is its own check's result
                 yield dg.AssetCheckResult(
                     asset_key=check.asset_key,

@@ -12,12 +12,18 @@ from collections import defaultdict
 from dataclasses import asdict, dataclass, field, replace
 from typing import Callable, Iterable, Mapping, Optional
 
+from cataloger_dagster.core.guardrails.model import GuardrailResult, band_text
 from cataloger_dagster.core.investigate.outcome import standing
 from cataloger_dagster.core.models import HISTORY_ISSUE_TYPES, AnalysisResultModel, CodeInvestigation, IssueModel
 from cataloger_dagster.core.shown import visible
 
 REGRESSIONS = {"worse_since_dismissed": "worse since dismissed", "changed_since_expected": "changed since expected"}
-KINDS = {"new_high": "new high-severity issue", "regression": "regression", "history": "history anomaly"}
+KINDS = {
+    "new_high": "new high-severity issue",
+    "regression": "regression",
+    "history": "history anomaly",
+    "guardrail": "failing guardrail",
+}
 NO_OWNER = "(no owner)"
 
 
@@ -170,6 +176,30 @@ def alerts_of(
                 page=f"{page}#{anchors[issue.id]}",
                 evidence=proof,
                 detail=detail,
+            )
+        )
+    return found
+
+
+def guardrail_alerts(
+    table: str, owner: str, failing: Iterable[GuardrailResult], *, page: str, evidence: str
+) -> list[Alert]:
+    """One alert per guardrail that started failing: what it measured and the band it left (numbers
+    only: the breaking rows' keys stay in the store's log, the `evidence`)."""
+    found = []
+    for r in failing:
+        what = r.error or f"measured {r.measured:g}, allowed {band_text(r.low, r.high)}"
+        found.append(
+            Alert(
+                table=table,
+                owner=owner or NO_OWNER,
+                kind="guardrail",
+                issue_id=r.name,
+                issue_type=r.kind,
+                severity="high" if r.guards else "medium",
+                description=what + (f"; it guards the finding {r.guards}" if r.guards else ""),
+                page=page,
+                evidence=evidence,
             )
         )
     return found

@@ -62,6 +62,7 @@ REVIEW_LOG = "review_log"  # reserved: every review of the database, for learned
 VALUE_KEY = "value.key"  # reserved: the key of the `hash` policy when none is set (resources/store/base.py)
 REVIEWS_FOLDER = "reviews"  # <table>/reviews/<timestamp>-<id>.json: the table's own review log
 WRITEBACK_FOLDER = "writeback"  # <table>/writeback/<timestamp>-<id>.json: the comments the catalog wrote
+GUARDRAIL_CHECKS = "guardrail_checks"  # <table>/guardrail_checks/<timestamp>-<id>.json: each run of its suite
 
 _TS_RE = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$")
 _TS_EXAMPLE = "2026-11-22T10:00:00.123456Z"

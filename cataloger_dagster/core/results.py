@@ -14,7 +14,14 @@ from typing import Any, Optional, TypeVar, overload
 
 from pydantic import BaseModel, ValidationError
 
-from cataloger_dagster.core.layout import INVESTIGATIONS, ISSUES, PROFILE, SCRIPT, UNDERSTANDING, metrics_filename
+from cataloger_dagster.core.layout import (
+    INVESTIGATIONS,
+    ISSUES,
+    PROFILE,
+    SCRIPT,
+    UNDERSTANDING,
+    metrics_filename,
+)
 from cataloger_dagster.core.models import (
     AnalysisResultModel,
     DatasetUnderstandingModel,

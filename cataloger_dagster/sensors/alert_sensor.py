@@ -101,12 +101,12 @@ def run_alerts(
         owner_of(table, owners),
         found,
         investigations,
-        page=_url(store.uri(prefix, folder, CATALOG_PAGE)),
-        evidence=_url(store.uri(prefix, folder, ISSUES)),
+        page=as_url(store.uri(prefix, folder, CATALOG_PAGE)),
+        evidence=as_url(store.uri(prefix, folder, ISSUES)),
     )
 
 
-def _url(uri: str) -> str:
+def as_url(uri: str) -> str:
     # a local store's locations are paths; a message's links are URLs
     return uri if "://" in uri else Path(uri).resolve().as_uri()
 

@@ -9,6 +9,9 @@ fingerprints each one (one query per table), and:
   table (its stored history in the store is left alone);
 - requests a run of `catalog_table` for each table whose fingerprint differs from the
   cursor's, with run key `table:fingerprint`, so the daemon runs one change once;
+- requests one run of the `guardrails` job over the changed tables that have a guardrail suite
+  (cheap: plain SQL, no agent), run key `guardrails:` and their `table:fingerprint`s, so a
+  failing guardrail is seen (and alerted on) before the catalog run ends;
 - a table that cannot be fingerprinted (a broken view, no permission) is skipped with a
   warning and keeps its old cursor entry, so it is noticed again once it is fixed.
 
@@ -19,12 +22,13 @@ the previous cursor, so nothing is lost and the next tick retries.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 import dagster as dg
 
 from cataloger_dagster.assets.partitions import TABLES_PARTITIONS, partition_key_problem, tables_partitions
 from cataloger_dagster.assets.pools import apply_settings_limit
+from cataloger_dagster.assets.guardrails import JOB as GUARDRAILS_JOB
 from cataloger_dagster.jobs import CATALOG_TABLE_JOB
 from cataloger_dagster.core.models import Fingerprint
 from cataloger_dagster.resources.database.resource import DatabaseResource
@@ -81,6 +85,7 @@ def plan_changes(
     previous: Mapping[str, str],
     partitions: Iterable[str],
     warn: Callable[[str], None],
+    guarded: Mapping[str, dg.AssetCheckKey] | None = None,
 ) -> dg.SensorResult:
     """The sensor's decision for one tick, given the database's tables and the stored state."""
     tables = sorted(set(tables))
@@ -88,6 +93,7 @@ def plan_changes(
     to_add, to_delete, requests = [], sorted(existing - set(tables)), []
     cursor: dict[str, str] = {}
     skipped = []
+    checked: list[tuple[str, str]] = []
     for table in tables:
         problem = partition_key_problem(table)
         if problem:
@@ -114,7 +120,23 @@ def plan_changes(
         tags = {REASON_TAG: NEW_TABLE if old is None else FINGERPRINT_CHANGED, FINGERPRINT_TAG: fingerprint}
         if old is not None:
             tags[PREVIOUS_FINGERPRINT_TAG] = old
-        requests.append(dg.RunRequest(partition_key=table, run_key=run_key(table, fingerprint), tags=tags))
+        requests.append(
+            dg.RunRequest(
+                job_name=CATALOG_TABLE_JOB, partition_key=table, run_key=run_key(table, fingerprint), tags=tags
+            )
+        )
+        if old is not None and guarded and table in guarded:
+            checked.append((table, fingerprint))
+    if checked:
+        requests.append(
+            dg.RunRequest(
+                job_name=GUARDRAILS_JOB,
+                run_key="guardrails:" + ",".join(run_key(t, f) for t, f in checked),
+                asset_selection=[],
+                asset_check_keys=[guarded[t] for t, _ in checked],  # type: ignore[index]
+                tags={REASON_TAG: FINGERPRINT_CHANGED},
+            )
+        )
 
     partition_requests: list[dg.AddDynamicPartitionsRequest | dg.DeleteDynamicPartitionsRequest] = []
     if to_add:
@@ -145,10 +167,24 @@ def list_tables_or_fail(database: DatabaseResource, consequence: str) -> list[st
         ) from None
 
 
-def build_database_change_sensor(settings: CatalogerSettings) -> dg.SensorDefinition:
+def build_database_change_sensor(
+    settings: CatalogerSettings,
+    catalog_job: dg.UnresolvedAssetJobDefinition | None = None,
+    guardrails_jobs: Sequence[dg.UnresolvedAssetJobDefinition] = (),
+    guarded: Mapping[str, dg.AssetCheckKey] | None = None,
+) -> dg.SensorDefinition:
+    """The sensor; given the `guardrails` job and the guarded tables' checks, it also runs the
+    changed tables' guardrails."""
+    targets = (
+        {"jobs": [catalog_job, *guardrails_jobs]}
+        if catalog_job and guardrails_jobs
+        else {"job_name": CATALOG_TABLE_JOB}
+    )
+    guarded = guarded if guardrails_jobs else None
+
     @dg.sensor(
         name="database_change_sensor",
-        job_name=CATALOG_TABLE_JOB,
+        **targets,  # type: ignore[arg-type]
         minimum_interval_seconds=settings.sensor_interval_s,
         default_status=dg.DefaultSensorStatus.RUNNING,
         description="Adds a partition of tables per new table, removes dropped ones, and catalogs "
@@ -157,19 +193,28 @@ def build_database_change_sensor(settings: CatalogerSettings) -> dg.SensorDefini
     def database_change_sensor(context: dg.SensorEvaluationContext, database: DatabaseResource) -> dg.SensorResult:
         # before any run is requested: the runs it requests wait for this limit
         apply_settings_limit(context.instance, settings, context.log.warning)
-        return detect_changes(context, database)
+        return detect_changes(context, database, guarded)
 
     return database_change_sensor
 
 
-def detect_changes(context: dg.SensorEvaluationContext, database: DatabaseResource) -> dg.SensorResult:
+def detect_changes(
+    context: dg.SensorEvaluationContext,
+    database: DatabaseResource,
+    guarded: Mapping[str, dg.AssetCheckKey] | None = None,
+) -> dg.SensorResult:
     """One tick of the sensor (its settings are only its interval)."""
     previous = read_cursor(context.cursor)
     try:
         tables = list_tables_or_fail(database, "The cursor is kept and the next tick retries.")
         partitions = context.instance.get_dynamic_partitions(TABLES_PARTITIONS)
         result = plan_changes(
-            tables, database.fingerprint, previous, partitions, lambda message: context.log.warning(visible(message))
+            tables,
+            database.fingerprint,
+            previous,
+            partitions,
+            lambda message: context.log.warning(visible(message)),
+            guarded,
         )
     finally:
         # An open DuckDB handle, even read-only, locks writers out of the file between ticks.

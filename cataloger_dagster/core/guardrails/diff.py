@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Optional
 
-from cataloger_dagster.core.guardrails.model import GuardrailSuite
+from cataloger_dagster.core.guardrails.model import GuardrailSuite, band_text
 
 
 @dataclass
@@ -26,11 +26,7 @@ def diff_suites(before: Optional[GuardrailSuite], after: GuardrailSuite) -> Suit
     for name in sorted(new.keys() & old.keys()):
         a, b = old[name], new[name]
         if (a.low, a.high) != (b.low, b.high):
-            out.changed.append(f"{name}: {_band(a.low, a.high)} -> {_band(b.low, b.high)}")
+            out.changed.append(f"{name}: {band_text(a.low, a.high)} -> {band_text(b.low, b.high)}")
         elif a.sql != b.sql:
             out.changed.append(f"{name}: its statement")
     return out
-
-
-def _band(low: Optional[float], high: Optional[float]) -> str:
-    return f"{'' if low is None else f'{low:g}'}..{'' if high is None else f'{high:g}'}"

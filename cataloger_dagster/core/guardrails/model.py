@@ -63,6 +63,37 @@ class Covered(BaseModel):
     dbt_test: str  # the dbt test's name
 
 
+class FollowUp(BaseModel):
+    """What the catalog run after a failing guardrail made of it: the investigation of the finding
+    it guards confirmed the failure (the guardrail stands), or refuted it (its band is relearned
+    from what it measured)."""
+
+    guardrail: str
+    guards: Optional[str] = None  # the finding it guards
+    failed_at: str  # when the guardrail check that failed ran
+    measured: float
+    low: Optional[float] = None  # the band it failed
+    high: Optional[float] = None
+    outcome: Literal["confirmed", "relearned"]
+    new_low: Optional[float] = None  # the relearned band (outcome "relearned")
+    new_high: Optional[float] = None
+
+    def sentence(self) -> str:
+        guarding = f" (guarding {self.guards})" if self.guards else ""
+        failed = f"{self.guardrail}{guarding} failed at {self.measured:g} (allowed {band_text(self.low, self.high)}) on {self.failed_at}"
+        if self.outcome == "confirmed":
+            return f"{failed}; this run's investigation confirmed it, so it stands"
+        return (
+            f"{failed}; this run's investigation refuted it, so its band is relearned: "
+            f"{band_text(self.new_low, self.new_high)}"
+        )
+
+
+def band_text(low: Optional[float], high: Optional[float]) -> str:
+    """A band as people read it: ``low..high``, a side left empty when unbounded."""
+    return f"{'' if low is None else f'{low:g}'}..{'' if high is None else f'{high:g}'}"
+
+
 class GuardrailSuite(BaseModel):
     database: str
     table: str
@@ -72,6 +103,7 @@ class GuardrailSuite(BaseModel):
     guardrails: list[Guardrail] = Field(default_factory=list)
     unguarded: list[Unguarded] = Field(default_factory=list)
     covered: list[Covered] = Field(default_factory=list)
+    followed_up: list[FollowUp] = Field(default_factory=list)  # the failures since the previous suite
 
     def named(self, name: str) -> Optional[Guardrail]:
         return next((g for g in self.guardrails if g.name == name), None)
@@ -87,3 +119,19 @@ class GuardrailResult(BaseModel):
     failing_keys: list[str] = Field(default_factory=list)  # shown masked like every value
     error: Optional[str] = None  # the statement failed: the guardrail did not run
     guards: Optional[str] = None
+
+
+class GuardrailCheck(BaseModel):
+    """One run of a table's suite against its database, as its log in the store keeps it."""
+
+    database: str
+    table: str
+    checked_at: str  # a store timestamp
+    dagster_run_id: str = ""
+    suite_version: int
+    built_at: str  # the catalog run the suite was built from
+    results: list[GuardrailResult] = Field(default_factory=list)
+
+    @property
+    def failing(self) -> list[GuardrailResult]:
+        return [r for r in self.results if not r.passed]

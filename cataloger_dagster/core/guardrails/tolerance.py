@@ -50,3 +50,22 @@ def widened(low: float, high: float, earlier: Sequence[tuple[float, float]]) -> 
     lo, hi = min(lows), max(highs)
     margin = (hi - lo) * SPAN_MARGIN
     return lo - margin, hi + margin
+
+
+def relearned(
+    measure: str, measured: float, low: Optional[float], high: Optional[float]
+) -> tuple[Optional[float], Optional[float]]:
+    """The band of a guardrail whose failure at `measured` an investigation refuted: the level it
+    failed at becomes its level (plus a tenth, as a finding's), and a two-sided band widens just
+    enough to hold it."""
+    if measure == "rows" and low is None:
+        return None, grown(int(measured))
+    if measure == "share" and low is None:
+        return None, grown_share(measured)
+    margin = max(abs(measured) * MIN_ROWS_MOVE, SHARE_FLOOR if measure == "share" else 0.0)
+    new_low = None if low is None else min(low, measured - margin)
+    new_high = None if high is None else max(high, measured + margin)
+    if measure == "share":
+        new_low = None if new_low is None else max(0.0, new_low)
+        new_high = None if new_high is None else min(1.0, new_high)
+    return new_low, new_high
