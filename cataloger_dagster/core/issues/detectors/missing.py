@@ -96,7 +96,11 @@ def _text_placeholders(ctx: Context, cp: ColumnProfile) -> dict[str, int]:
     maybe = present.filter(might_be_placeholder(present[cp.name]))
     maybe = maybe.select(value=maybe[cp.name]).distinct().limit(MAYBE_PLACEHOLDERS + 1)
     candidates = [str(v) for v in maybe.to_pyarrow().column("value").to_pylist()]
-    if len(candidates) <= MAYBE_PLACEHOLDERS and not any(text_values.is_placeholder(v, cp.name) for v in candidates):
+    # the candidates are the column's values of letters: words among them say 'NA' is no code
+    codes = len(candidates) > MAYBE_PLACEHOLDERS or text_values.short_codes(candidates)
+    if len(candidates) <= MAYBE_PLACEHOLDERS and not any(
+        text_values.is_placeholder(v, cp.name, among_codes=codes) for v in candidates
+    ):
         return {}
     found = (
         present.group_by(value=present[cp.name])
@@ -107,7 +111,7 @@ def _text_placeholders(ctx: Context, cp: ColumnProfile) -> dict[str, int]:
     return {
         str(r["value"]): int(r["n"])
         for r in found.to_pyarrow().to_pylist()
-        if text_values.is_placeholder(str(r["value"]), cp.name)
+        if text_values.is_placeholder(str(r["value"]), cp.name, among_codes=codes)
     }
 
 
