@@ -34,6 +34,15 @@ def test_text_county_codes_against_integer_ids(tables, stored_profiles):
     assert "text codes against numbers" in found.description
 
 
+def test_text_codes_against_integer_ids_leave_their_placeholder_out(tables):
+    # 'Unknown' for a county no one recorded is a placeholder, not a county missing from counties
+    orphan_rows = _species(tables, ["03001", "Unknown"])
+    found = orphan_references(tables.context("species", catalog=True), *_col(tables, "species", "county_id"))
+    assert found is not None and found.details["match"] == "digits"
+    assert found.details["missing_values"] == 1 and found.details["examples"] == ["03001"]
+    assert found.affectedRows == orphan_rows // 2
+
+
 def test_a_clean_text_code_reference_is_no_issue(tables):
     _species(tables, [])
     ctx = tables.context("species", catalog=True)
