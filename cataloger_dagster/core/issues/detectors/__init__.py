@@ -169,9 +169,13 @@ def detect_issues(
     # one root cause, one issue: a column's own causes first (a unit mix, a scale error), then the
     # causes several columns share (a placeholder convention, a column family)
     issues = units.merge_mixed_units(magnitudes.merge_outliers(issues))
-    return merge_family_issues(
+    issues = merge_family_issues(
         ctx.name, merge_shared_placeholders(ctx.name, merge_placeholder_text(ctx.name, issues)), families_of(profile)
     )
+    # columns NULL on the same rows: one missing record (a family's members were merged above)
+    folded: list[IssueModel] = []
+    _run(folded, failed, ctx, "missing_values", None, partial(missing.merge_missing_together, ctx, issues))
+    return folded or issues
 
 
 def _merge_alike(

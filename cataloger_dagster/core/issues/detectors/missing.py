@@ -78,6 +78,61 @@ def missing_values(ctx: Context, cp: ColumnProfile, dtype: dt.DataType) -> Optio
     )
 
 
+MAX_TOGETHER = 32  # columns with equal NULL counts compared in the one query
+
+
+def merge_missing_together(ctx: Context, issues: list[IssueModel]) -> list[IssueModel]:
+    """One root cause, one issue: columns NULL on exactly the same rows (a film with no IMDB record
+    has neither its rating nor its votes) miss one thing, the record they come from, so their
+    missing-values findings are one finding naming the columns.  Columns with equal NULL counts
+    are compared in one query; columns NULL on different rows stay apart."""
+    nulls_of = {
+        i.id: int(d["nulls"])
+        for i in issues
+        if i.type == "missing_values" and len(i.affectedColumns) == 1
+        for d in [i.details or {}]
+        if d.get("nulls") and d.get("nulls") == d.get("missing")
+    }
+    by_nulls: dict[int, list[IssueModel]] = {}
+    for i in issues:
+        if i.id in nulls_of:
+            by_nulls.setdefault(nulls_of[i.id], []).append(i)
+    groups = [g for g in by_nulls.values() if len(g) > 1][:MAX_TOGETHER]
+    pairs = [(g[0], i) for g in groups for i in g[1:]][:MAX_TOGETHER]
+    if not pairs:
+        return issues
+    t = ctx.table if ctx.whole is None else ctx.whole
+    both = one(
+        t,
+        **{
+            f"b{k}": (t[a.affectedColumns[0]].isnull() & t[b.affectedColumns[0]].isnull()).sum()
+            for k, (a, b) in enumerate(pairs)
+        },
+    )
+    same = {b.id for k, (a, b) in enumerate(pairs) if int(both[f"b{k}"] or 0) == nulls_of[a.id]}
+    merged: dict[str, IssueModel] = {}
+    drop: set[str] = set()
+    for g in groups:
+        together = [g[0]] + [i for i in g[1:] if i.id in same]
+        if len(together) < 2:
+            continue
+        columns = [i.affectedColumns[0] for i in together]
+        first, nulls = together[0], nulls_of[together[0].id]
+        merged[first.id] = first.model_copy(
+            update={
+                "affectedColumns": columns,
+                "description": f"{', '.join(columns[:-1])} and {columns[-1]} are missing together, on the same "
+                f"{count(nulls, 'row')} of {count(ctx.rows, 'row')} ({pct(nulls, ctx.rows)}): one thing these "
+                "rows lack, not one per column.",
+                "suggestedAction": f"Find out why these rows lack {', '.join(columns)} (a record not joined, a "
+                "source that did not answer) and fill them from that source where it is known.",
+                "details": {**(first.details or {}), "columns": columns, "rule": "NULL on the same rows"},
+            }
+        )
+        drop.update(i.id for i in together[1:])
+    return [merged.get(i.id, i) for i in issues if i.id not in drop]
+
+
 def _text_placeholders(ctx: Context, cp: ColumnProfile) -> dict[str, int]:
     reading = ctx.reading(cp)
     if reading is not None:
@@ -96,7 +151,11 @@ def _text_placeholders(ctx: Context, cp: ColumnProfile) -> dict[str, int]:
     maybe = present.filter(might_be_placeholder(present[cp.name]))
     maybe = maybe.select(value=maybe[cp.name]).distinct().limit(MAYBE_PLACEHOLDERS + 1)
     candidates = [str(v) for v in maybe.to_pyarrow().column("value").to_pylist()]
-    if len(candidates) <= MAYBE_PLACEHOLDERS and not any(text_values.is_placeholder(v, cp.name) for v in candidates):
+    # the candidates are the column's values of letters: words among them say 'NA' is no code
+    codes = len(candidates) > MAYBE_PLACEHOLDERS or text_values.short_codes(candidates)
+    if len(candidates) <= MAYBE_PLACEHOLDERS and not any(
+        text_values.is_placeholder(v, cp.name, among_codes=codes) for v in candidates
+    ):
         return {}
     found = (
         present.group_by(value=present[cp.name])
@@ -107,7 +166,7 @@ def _text_placeholders(ctx: Context, cp: ColumnProfile) -> dict[str, int]:
     return {
         str(r["value"]): int(r["n"])
         for r in found.to_pyarrow().to_pylist()
-        if text_values.is_placeholder(str(r["value"]), cp.name)
+        if text_values.is_placeholder(str(r["value"]), cp.name, among_codes=codes)
     }
 
 

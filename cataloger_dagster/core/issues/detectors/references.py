@@ -19,13 +19,23 @@ import ibis.expr.datatypes as dt
 
 from cataloger_dagster.core import portable, text
 from cataloger_dagster.core.grammar import verb_for
-from cataloger_dagster.core.issues.detectors.context import Context, count, is_identifier, issue, one, pct
+from cataloger_dagster.core.issues import text_values
+from cataloger_dagster.core.issues.detectors.context import (
+    Context,
+    count,
+    is_identifier,
+    issue,
+    might_be_placeholder,
+    one,
+    pct,
+)
 from cataloger_dagster.core.models import ColumnProfile, IssueModel, TableProfile
 
 MIN_DISTINCT = 5  # fewer distinct values match some key by chance
 MIN_INCLUSION = 0.8  # share of the distinct values found among the keys
 CROSS_TYPE_MAX_KEYS = 500_000  # keys pulled to the host to match text codes against numbers
 KEY_COLUMNS_PER_QUERY = 100
+MAX_PLACEHOLDERS = 100  # unmatched values that could be placeholders, read to set them apart
 APPROXIMATELY_UNIQUE = 0.8  # a HyperLogLog count this near the rows may be a key (it errs by up to ~10%)
 
 
@@ -369,9 +379,22 @@ def _verify_same_type(ctx: Context, cp: ColumnProfile, key: Key) -> tuple[int, i
     n_values, n_missing = int(stats["values"]), int(stats["missing"] or 0)
     if n_missing == 0 or not _included(n_values, n_missing):
         return n_values, n_missing, 0, []  # clean, or no reference at all: no more queries
-    missing = joined.filter(unmatched).select("v")
-    examples = [str(r["v"]) for r in missing.order_by("v").limit(5).to_pyarrow().to_pylist()]
-    return n_values, n_missing, int(stats["rows"] or 0), examples
+    rows = int(stats["rows"] or 0)
+    missing = joined.filter(unmatched)
+    if joined.v.type().is_string():
+        # a placeholder ('NA') with no match is an unknown reference, reported as a placeholder
+        # (sentinel_values): counted here too, the same rows would be two findings
+        maybe = missing.filter(might_be_placeholder(missing.v)).select("v", "n").limit(MAX_PLACEHOLDERS)
+        read = {str(r["v"]): int(r["n"]) for r in maybe.to_pyarrow().to_pylist()}
+        stand_ins = {v: n for v, n in read.items() if text_values.is_placeholder(v, cp.name)}
+        if stand_ins:
+            n_values, n_missing = n_values - len(stand_ins), n_missing - len(stand_ins)
+            rows -= sum(stand_ins.values())
+            if n_missing == 0:
+                return n_values, 0, 0, []
+            missing = missing.filter(~missing.v.isin(list(stand_ins)))
+    examples = [str(r["v"]) for r in missing.select("v").order_by("v").limit(5).to_pyarrow().to_pylist()]
+    return n_values, n_missing, rows, examples
 
 
 def _key_values(ctx: Context, key: Key) -> set[Any]:
@@ -500,9 +523,12 @@ def _too_few_matched(ctx: Context, cp: ColumnProfile, keys: list[Key]) -> set[Ke
 def _verify_digits(ctx: Context, cp: ColumnProfile, key: Key) -> tuple[int, int, int, list[str]]:
     """The same, for text codes against integer keys, matched on their digits on the host."""
     keys = {_digits(v) for v in _key_values(ctx, key)}
-    values = ctx.values(cp) or {}
-    missing = {v: n for v, n in values.items() if v.strip() and _digits(v) not in keys}
-    distinct = sum(1 for v in values if v.strip())
+    # blanks and placeholders ('NA') are unknown references, not orphans (sentinel_values reports them)
+    values = {
+        v: n for v, n in (ctx.values(cp) or {}).items() if v.strip() and not text_values.is_placeholder(v, cp.name)
+    }
+    missing = {v: n for v, n in values.items() if _digits(v) not in keys}
+    distinct = len(values)
     return distinct, len(missing), sum(missing.values()), sorted(missing)[:5]
 
 

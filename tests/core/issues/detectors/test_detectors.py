@@ -220,6 +220,39 @@ def test_one_placeholder_written_the_same_in_several_columns_is_one_issue(db):
     assert sum(1 for i in found.values() if i.type == "sentinel_values") == 2
 
 
+def test_columns_missing_on_the_same_rows_are_one_issue(db):
+    # a film with no IMDB record has neither rating nor votes: one missing record, one issue; a
+    # director missing on as many rows, but other ones, is a cause of its own
+    path, con = db
+    con.execute("""CREATE TABLE films AS SELECT i AS film_id,
+        CASE WHEN hash(i) % 13 = 0 THEN NULL ELSE 5 + (i % 40) / 10 END AS imdb_rating,
+        CASE WHEN hash(i) % 13 = 0 THEN NULL ELSE 1000 + i * 7 END AS imdb_votes,
+        CASE WHEN hash(i + 1) % 13 = 0 THEN NULL ELSE 'director ' || (i % 50) END AS director
+        FROM range(600) r(i)""")
+    nulls = con.execute("SELECT count(*) FILTER (WHERE hash(i) % 13 = 0), count(*) FILTER (WHERE hash(i + 1) % 13 = 0) "
+                        "FROM range(600) r(i)").fetchone()
+    found = _issues(path, con, "films")
+    missing = {i.id: i for i in found.values() if i.type == "missing_values"}
+    together = missing["films_missing_values_imdb_rating"]
+    assert together.affectedColumns == ["imdb_rating", "imdb_votes"] and together.affectedRows == nulls[0]
+    assert "missing together" in together.description and together.details["rule"] == "NULL on the same rows"
+    assert "films_missing_values_imdb_votes" not in missing
+    if nulls[1] == nulls[0]:   # equal counts on other rows are compared and stay apart
+        assert missing["films_missing_values_director"].affectedColumns == ["director"]
+    assert len(missing) == 2
+
+
+def test_columns_missing_as_often_on_other_rows_stay_apart(db):
+    path, con = db
+    con.execute("""CREATE TABLE people AS SELECT i AS person_id,
+        CASE WHEN i % 10 = 0 THEN NULL ELSE 'x' || i END AS phone,
+        CASE WHEN i % 10 = 5 THEN NULL ELSE 'y' || i END AS email
+        FROM range(500) r(i)""")
+    found = _issues(path, con, "people")
+    assert found["people_missing_values_phone"].affectedColumns == ["phone"]
+    assert found["people_missing_values_email"].affectedColumns == ["email"]
+
+
 def test_duplicate_rows_and_keys(db):
     path, con = db
     con.execute("""CREATE TABLE users AS

@@ -84,6 +84,26 @@ def test_codes_and_levels_that_look_like_placeholders(tables):
         assert sentinel_values(ctx, *_col(tables, "strikes", column)) is None, column
 
 
+def test_na_in_a_code_named_column_of_words_is_a_placeholder(tables):
+    # a language or region named in full: 'NA' beside 'English' is no code, whatever the column's name
+    rows = [(["English", "English", "French", "Other", "NA"][i % 5],
+             ["North", "South", "NA", "Central"][i % 4], ["en", "fr", "de", "NA"][i % 4]) for i in range(500)]
+    tables.rows("people", "language VARCHAR, region VARCHAR, lang_code VARCHAR", rows)
+    ctx = tables.context("people")
+    language = sentinel_values(ctx, *_col(tables, "people", "language"))
+    assert language is not None and language.details["values"] == {"NA": 100}
+    region = sentinel_values(ctx, *_col(tables, "people", "region"))
+    assert region is not None and region.details["values"] == {"NA": 125}
+    # two-letter codes beside it: 'NA' is a code like 'en' and 'fr'
+    assert sentinel_values(ctx, *_col(tables, "people", "lang_code")) is None
+
+
+def test_short_codes_are_told_from_words():
+    assert text_values.short_codes(["US", "CA", "NA", "FR"]) and text_values.short_codes(["eng", "fra", "NA"])
+    assert not text_values.short_codes(["English", "French", "Other", "NA"])
+    assert text_values.short_codes(["NA"])   # nothing else to judge by: the name decides
+
+
 def test_na_among_numbers_belongs_to_the_stored_as_text_issue(tables):
     rows = [("NA" if i % 8 == 0 else f"{5 + (i % 40) / 10:.1f}",) for i in range(300)]
     tables.rows("films", "imdb_rating VARCHAR", rows)

@@ -34,6 +34,15 @@ def test_text_county_codes_against_integer_ids(tables, stored_profiles):
     assert "text codes against numbers" in found.description
 
 
+def test_text_codes_against_integer_ids_leave_their_placeholder_out(tables):
+    # 'Unknown' for a county no one recorded is a placeholder, not a county missing from counties
+    orphan_rows = _species(tables, ["03001", "Unknown"])
+    found = orphan_references(tables.context("species", catalog=True), *_col(tables, "species", "county_id"))
+    assert found is not None and found.details["match"] == "digits"
+    assert found.details["missing_values"] == 1 and found.details["examples"] == ["03001"]
+    assert found.affectedRows == orphan_rows // 2
+
+
 def test_a_clean_text_code_reference_is_no_issue(tables):
     _species(tables, [])
     ctx = tables.context("species", catalog=True)
@@ -118,6 +127,39 @@ def test_tail_numbers_against_planes_with_the_same_name(tables):
     found = orphan_references(tables.context("flights", catalog=True), *_col(tables, "flights", "tailnum"))
     assert found is not None and found.details["references"] == "planes.tailnum"
     assert found.details["missing_values"] == 40 and found.affectedRows == 400
+
+
+def test_a_placeholder_with_no_match_is_an_unknown_reference_not_an_orphan(tables):
+    # 'NA' for an unknown plane is the placeholder finding's rows: the orphans are the 40 unlisted planes
+    tails = [f"N{100 + i}UA" for i in range(400)]
+    tables.rows("planes", "tailnum VARCHAR, year INTEGER", [(t, 1990 + i % 20) for i, t in enumerate(tails)])
+    flown = tails[:300] + [f"N{900 + i}AA" for i in range(40)] + ["NA"] * 20
+    tables.rows("flights", "flight_id INTEGER, tailnum VARCHAR",
+                [(i, flown[i % len(flown)]) for i in range(3600)])
+    found = orphan_references(tables.context("flights", catalog=True), *_col(tables, "flights", "tailnum"))
+    assert found is not None and found.details["references"] == "planes.tailnum"
+    assert found.details["missing_values"] == 40 and found.affectedRows == 400
+    assert "NA" not in found.details["examples"]
+
+
+def test_a_reference_whose_only_unmatched_value_is_a_placeholder_is_clean(tables):
+    tails = [f"N{100 + i}UA" for i in range(400)]
+    tables.rows("planes", "tailnum VARCHAR, year INTEGER", [(t, 1990 + i % 20) for i, t in enumerate(tails)])
+    flown = tails[:300] + ["NA"] * 30
+    tables.rows("flights", "flight_id INTEGER, tailnum VARCHAR",
+                [(i, flown[i % len(flown)]) for i in range(3300)])
+    assert orphan_references(tables.context("flights", catalog=True), *_col(tables, "flights", "tailnum")) is None
+
+
+def test_an_unmatched_code_that_reads_like_a_placeholder_in_a_code_column_stays_an_orphan(tables):
+    # in a region code column 'NA' is North America, a code with no match like 'NOR'; 'UNKNOWN' is a placeholder
+    codes = [f"{a}{b}{c}" for a in "BCDFG" for b in "AEIOU" for c in "LMNRS"][:100]
+    tables.rows("regions", "code VARCHAR, name VARCHAR", [(c, f"region {c}") for c in codes])
+    used = codes[:80] + ["NOR", "NA", "UNKNOWN"]
+    tables.rows("sales", "sale_id INTEGER, region VARCHAR", [(i, used[i % len(used)]) for i in range(830)])
+    found = orphan_references(tables.context("sales", catalog=True), *_col(tables, "sales", "region"))
+    assert found is not None and found.details["missing_values"] == 2
+    assert found.details["examples"] == ["NA", "NOR"] and found.affectedRows == 20
 
 
 def test_no_catalog_no_reference(tables):
