@@ -50,11 +50,11 @@ endif
 	$(BIN)/cataloger demo --path $(DEMO) --store $(STORE)
 
 # `dbt test` for the dbt export's tests (tests/e2e/test_export_dbt.py), in a venv of its own: dbt's
-# pins do not resolve beside ours (tests/support/dbt/requirements.txt says why)
+# pins do not resolve beside ours (deploy/tools/dbt-requirements.txt says why)
 DBT_TOOL := .cache/tools/dbt
-$(DBT_TOOL)/bin/dbt: tests/support/dbt/requirements.txt | $(BIN)/cataloger
+$(DBT_TOOL)/bin/dbt: deploy/tools/dbt-requirements.txt | $(BIN)/cataloger
 	$(BIN)/uv venv --quiet --allow-existing --python $(BIN)/python $(DBT_TOOL)
-	$(BIN)/uv pip install --python $(DBT_TOOL)/bin/python --quiet -r tests/support/dbt/requirements.txt
+	$(BIN)/uv pip install --python $(DBT_TOOL)/bin/python --quiet -r deploy/tools/dbt-requirements.txt
 	touch $@
 
 dbt: $(DBT_TOOL)/bin/dbt
