@@ -1,6 +1,8 @@
 import dagster as dg
 
 from cataloger_dagster.assets.guardrails import write_suite
+from cataloger_dagster.core.guardrails.dbt_schema import Descriptions
+from cataloger_dagster.core.guardrails.downloads import suite_files
 from cataloger_dagster.assets.common import (
     GROUP,
     OWNERS,
@@ -135,7 +137,9 @@ def _page(
 ) -> dict:
     store, database = folder.store, folder.database
     facts = _run_facts(context, folder, investigations)
-    guardrails = _guardrails(context, folder, table_profile, quality_issues, investigations)
+    guardrails, downloads = _guardrails(
+        context, folder, table_profile, table_understanding, quality_issues, investigations
+    )
     if guardrails:
         facts["guardrails"] = (
             f"{guardrails['guardrails']} assertions, version {guardrails['guardrails_version']}; "
@@ -151,7 +155,12 @@ def _page(
         history=run_history(store, folder.prefix),
         script=folder.read_script(SCRIPT),
         previous_script=_previous_script(folder, investigations),
-        links={"Recent changes": RECENT_SUMMARY, "Catalog script": SCRIPT, "Summary script": SUMMARY_SCRIPT},
+        links={
+            "Recent changes": RECENT_SUMMARY,
+            "Catalog script": SCRIPT,
+            "Summary script": SUMMARY_SCRIPT,
+            **downloads,
+        },
         run=facts,
         review={"database": folder.database.database_name, "store": stores.store_url(store)},
         now=run_moment(folder.timestamp),
@@ -185,16 +194,25 @@ def _guardrails(
     context: dg.AssetExecutionContext,
     folder: TableRun,
     table_profile: TableProfile,
+    table_understanding: DatasetUnderstandingModel,
     quality_issues: AnalysisResultModel,
     investigations: InvestigationsResult,
-) -> dict:
-    """The run's guardrail suite, stored with it: its size and what changed since the last one.
-    A suite that cannot be built is a warning, never the page's failure."""
+) -> tuple[dict, dict[str, str]]:
+    """The run's guardrail suite, stored with it, and in each tool's format for the page's
+    downloads: its size and what changed since the last one, and the downloads' links.  A suite
+    that cannot be built is a warning, never the page's failure."""
     try:
         suite, changed = write_suite(folder, table_profile, quality_issues, investigations)
     except Exception as e:  # noqa: BLE001 - the page and the results stand without guardrails
         context.log.warning(visible(f"{folder.table!r}: no guardrails this run: {type(e).__name__}: {e}"))
-        return {}
+        return {}, {}
+    described = Descriptions(
+        table_understanding.summary.description, [(c.name, c.description) for c in table_understanding.columns]
+    )
+    downloads = {}
+    for download, content in suite_files(suite, described):
+        folder.write_artifact(download.filename, content)
+        downloads[download.key] = download.filename
     moved = [*(f"+ {n}" for n in changed.added), *(f"- {n}" for n in changed.removed), *changed.changed]
     return {
         "guardrails": len(suite.guardrails),
@@ -205,7 +223,7 @@ def _guardrails(
             if suite.followed_up
             else {}
         ),
-    }
+    }, downloads
 
 
 def _previous_script(folder: TableRun, investigations: InvestigationsResult) -> str | None:

@@ -48,6 +48,10 @@ FIXES = "fixes"  # quality_issues: the smart-fix scripts, fixes/<name>
 RUN_SUMMARY = "run_summary.json"  # catalog_page: the run's few numbers, for the timelapse
 TIMELAPSE = "timelapse.html"  # catalog_page: in the table's folder, beside the runs
 GUARDRAILS = "guardrails.json"  # catalog_page: the guardrail suite built from the run
+# catalog_page: the suite in each tool's format, offered for download on the page (core/guardrails/downloads.py)
+GUARDRAILS_SQL = "guardrails.sql"
+GUARDRAILS_SODA = "guardrails.soda.yml"
+GUARDRAILS_DBT = "guardrails.dbt.yml"
 HISTORY = "history.json"  # quality_issues: in the table's folder, a digest of its runs' profiles
 
 RUN_FILE = "run.json"
