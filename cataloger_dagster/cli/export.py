@@ -62,7 +62,12 @@ def export(to: str, out: Path, tables: tuple[str, ...], database, name, store) -
             continue
         out.mkdir(parents=True, exist_ok=True)
         if to == "gx":
-            path = write_gx(suite, out, store_name(table))
+            try:
+                path = write_gx(suite, out, store_name(table))
+            except ValueError as exc:  # a table GX cannot read; it names the table
+                click.echo(visible(f"Error: {exc}"), err=True)
+                failed += 1
+                continue
         else:
             path = out / f"{store_name(table)}.guardrails.sql"
             path.write_text(suite_sql(suite), encoding="utf-8")
@@ -72,6 +77,7 @@ def export(to: str, out: Path, tables: tuple[str, ...], database, name, store) -
 
 
 def write_gx(suite, out: Path, stem: str) -> Path:
+    """`<stem>.gx_suite.json`, and the checkpoint script beside it (the same file for every table)."""
     import json
 
     from cataloger_dagster.core.guardrails import export_gx

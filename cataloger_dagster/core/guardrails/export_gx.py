@@ -31,14 +31,24 @@ def query_text(sql: str) -> str:
 def batch_query(suite: GuardrailSuite) -> str:
     """The rows the checkpoint validates: the whole table, its name quoted in the suite's dialect.
 
-    GX passes this text through SQLAlchemy more than once, so no escape keeps a `:name` in it a
-    name: such a table cannot be read by GX, and says so."""
+    GX passes this text through SQLAlchemy more than once, which doubles each `%` each time (for
+    psycopg2) and reads a `:name` as a parameter, with no escape that survives every pass.
+    PostgreSQL spells those characters as Unicode escapes; another database cannot, so such a table
+    is refused with a one-line reason."""
+    if suite.dialect == "postgres":
+        return "SELECT * FROM " + _postgres_escaped(suite.table)
     if _BIND.search(suite.table):
         raise ValueError(
             f"table {suite.table!r}: Great Expectations reads ':' before a word in a table's name as a "
             "query parameter; export it with --to sql, or rename the table"
         )
     return "SELECT * FROM " + sqlglot.exp.to_identifier(suite.table, quoted=True).sql(dialect=suite.dialect or None)
+
+
+def _postgres_escaped(name: str) -> str:
+    """`U&"..."`: the name with `%`, `:` and `\\` as their code points, `"` doubled."""
+    spelled = "".join(f"\\{ord(c):04X}" if c in "%:\\" else '""' if c == '"' else c for c in name)
+    return f'U&"{spelled}"'
 
 
 def _number(value: float) -> str:
