@@ -16,10 +16,6 @@ import os
 import sys
 from pathlib import Path
 
-import great_expectations as gx
-from great_expectations.execution_engine import sqlalchemy_execution_engine
-from great_expectations.expectations.expectation_configuration import ExpectationConfiguration
-
 CONNECTION_ENV = "GX_CONNECTION_STRING"
 
 
@@ -32,6 +28,8 @@ class _DuckDB(str):
 
 
 def keep_duckdb_connection() -> None:
+    from great_expectations.execution_engine import sqlalchemy_execution_engine
+
     dialects = sqlalchemy_execution_engine._PERSISTED_CONNECTION_DIALECTS
     if "duckdb" not in dialects:
         # through the module's namespace: the tuple's declared type holds GX's own dialect names only
@@ -39,6 +37,10 @@ def keep_duckdb_connection() -> None:
 
 
 def run(paths: list[Path], connection: str) -> list[dict]:
+    # imported here: GX takes seconds to import, and a missing connection string is told at once
+    import great_expectations as gx
+    from great_expectations.expectations.expectation_configuration import ExpectationConfiguration
+
     keep_duckdb_connection()
     context = gx.get_context(mode="ephemeral")
     source = context.data_sources.add_sql("cataloger_source", connection_string=connection)
