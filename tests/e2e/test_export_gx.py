@@ -94,4 +94,5 @@ def test_gx_fails_exactly_the_guardrails_the_catalog_fails(kind, scratch, tmp_pa
     assert any(name.startswith("rule:") for name in failed)
     kinds = {e["type"] for s in suites for e in export_gx.suite_document(s)["expectations"]}
     assert {"expect_column_values_to_be_unique", "expect_column_values_to_not_be_null",
-            "expect_table_row_count_to_be_between", "unexpected_rows_expectation"} <= kinds
+            "expect_table_row_count_to_be_between", "expect_column_values_to_be_in_set",
+            "expect_column_values_to_be_between", "unexpected_rows_expectation"} <= kinds

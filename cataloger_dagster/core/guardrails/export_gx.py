@@ -2,7 +2,7 @@
 
 A guardrail becomes GX's own expectation where that expectation means exactly the guardrail: the
 table's rows between bounds, a column never NULL or NULL on at most a share of its rows (`mostly`),
-a key never repeated.  Every other guardrail runs the catalog's own statement through
+a key never repeated, a category's values, a number's bounds (gx_native.py).  Every other guardrail runs the catalog's own statement through
 `UnexpectedRowsExpectation`: the statement's row comes back, so the expectation fails, exactly when
 its number is outside the band.  Names and values are data: the statements quote them (ibis), and
 the two characters GX and SQLAlchemy read in a query's text, braces (`str.format`) and a colon
@@ -16,6 +16,7 @@ from typing import Any, Optional
 
 import sqlglot
 
+from cataloger_dagster.core.guardrails import gx_native
 from cataloger_dagster.core.guardrails.model import Guardrail, GuardrailSuite
 
 CONNECTION_ENV = "GX_CONNECTION_STRING"  # where the checkpoint script reads the database's URL
@@ -78,8 +79,18 @@ def unexpected_rows_query(g: Guardrail) -> str:
     )
 
 
-def _native(g: Guardrail) -> Optional[tuple[str, dict[str, Any]]]:
+def _native(g: Guardrail, dialect: Optional[str]) -> Optional[tuple[str, dict[str, Any]]]:
     """GX's own expectation that holds exactly when `g` does, or None."""
+    values = gx_native.accepted_values(g, dialect)
+    if values is not None:
+        return "expect_column_values_to_be_in_set", {"column": g.columns[0], "value_set": values}
+    between = gx_native.bounds(g, dialect)
+    if between is not None:
+        return "expect_column_values_to_be_between", {
+            "column": g.columns[0],
+            "min_value": between[0],
+            "max_value": between[1],
+        }
     if g.kind == "row_count" and g.measure == "count" and (g.low is not None or g.high is not None):
         bounds = {"min_value": g.low, "max_value": g.high}
         return "expect_table_row_count_to_be_between", {k: v for k, v in bounds.items() if v is not None}
@@ -95,8 +106,8 @@ def _native(g: Guardrail) -> Optional[tuple[str, dict[str, Any]]]:
     return None
 
 
-def expectation(g: Guardrail) -> dict[str, Any]:
-    native = _native(g)
+def expectation(g: Guardrail, dialect: Optional[str] = None) -> dict[str, Any]:
+    native = _native(g, dialect)
     kind, kwargs = native or ("unexpected_rows_expectation", {"unexpected_rows_query": unexpected_rows_query(g)})
     facts = g.model_dump(include={"name", "kind", "columns", "measure", "low", "high", "guards", "pinned_by"})
     return {"type": kind, "kwargs": kwargs, "description": g.why, "meta": {"cataloger": facts}}
@@ -106,7 +117,7 @@ def suite_document(suite: GuardrailSuite) -> dict[str, Any]:
     """The GX expectation suite of `suite`, with what the checkpoint needs to find its rows."""
     return {
         "name": f"{suite.table}.guardrails",
-        "expectations": [expectation(g) for g in suite.guardrails],
+        "expectations": [expectation(g, suite.dialect) for g in suite.guardrails],
         "meta": {
             "cataloger": {
                 "database": suite.database,

@@ -43,7 +43,7 @@ def test_a_guardrail_gx_says_exactly_is_gx_s_own_expectation(g, kind, kwargs):
 @pytest.mark.parametrize("g", [
     _g(kind="null_rate", columns=["c"], measure="share", low=0.1, high=0.3),  # a floor GX's `mostly` has not
     _g(kind="unique", columns=["id"], high=3, guards="f1"),  # a confirmed finding's level, not "never"
-    _g(kind="accepted_values", columns=["s"], high=0),
+    _g(kind="accepted_values", columns=["s"], high=0),  # a statement the pins would not build (test_gx_native.py)
     _g(kind="pattern", columns=["e"], high=4),  # the catalog's regular expression, in the source's dialect
     _g(kind="freshness", columns=["t"], measure="seconds", high=60),
 ])
