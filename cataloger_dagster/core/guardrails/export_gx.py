@@ -2,9 +2,9 @@
 
 A guardrail becomes GX's own expectation where that expectation means exactly the guardrail: the
 table's rows between bounds, a column never NULL or NULL on at most a share of its rows (`mostly`),
-a key never repeated, a category's values, a number's bounds (gx_native.py).  Every other guardrail runs the catalog's own statement through
-`UnexpectedRowsExpectation`: the statement's row comes back, so the expectation fails, exactly when
-its number is outside the band.  Names and values are data: the statements quote them (ibis), and
+a key never repeated, a category's values, a number's bounds (gx_native.py).  Every other
+guardrail runs the catalog's own statement through `UnexpectedRowsExpectation`: the statement's
+row comes back, so the expectation fails, exactly when its number is outside the band.  Names and values are data: the statements quote them (ibis), and
 the two characters GX and SQLAlchemy read in a query's text, braces (`str.format`) and a colon
 before a word (a bind parameter), are escaped so that they reach the database as written.
 """
@@ -57,25 +57,32 @@ def _number(value: float) -> str:
 
 
 def _outside(g: Guardrail) -> str:
-    """The condition on `m.measured` under which the guardrail fails (`Guardrail.holds`)."""
+    """The condition on `m.cataloger_measured` under which the guardrail fails (`Guardrail.holds`)."""
     if g.measure == "seconds":  # the newest update, older than `high` seconds ago
-        parts = [f"m.measured < CURRENT_TIMESTAMP - INTERVAL '{_number(g.high)} seconds'"] if g.high is not None else []
+        parts = (
+            [f"m.cataloger_measured < CURRENT_TIMESTAMP - INTERVAL '{_number(g.high)} seconds'"]
+            if g.high is not None
+            else []
+        )
     else:
         parts = [
-            f"m.measured {op} {_number(bound)}" for op, bound in (("<", g.low), (">", g.high)) if bound is not None
+            f"m.cataloger_measured {op} {_number(bound)}"
+            for op, bound in (("<", g.low), (">", g.high))
+            if bound is not None
         ]
     if g.measure == "rows":  # no row to break it: the guardrail holds
-        return f"m.measured IS NOT NULL AND ({' OR '.join(parts) or 'FALSE'})"
-    return " OR ".join(["m.measured IS NULL", *parts])
+        return f"m.cataloger_measured IS NOT NULL AND ({' OR '.join(parts) or 'FALSE'})"
+    return " OR ".join(["m.cataloger_measured IS NULL", *parts])
 
 
 def unexpected_rows_query(g: Guardrail) -> str:
     """The guardrail's own statement, returning its one row when the number is outside the band.
-    `{batch}` (which GX requires) names the validated rows in a clause that reads none of them."""
+    `{batch}` (which GX requires) names the validated rows in a clause that reads none of them; the
+    statement's first value is `measured` whatever the statement calls it."""
     statement = query_text(g.sql.strip().rstrip(";"))
     return (
         "WITH cataloger_batch AS (SELECT 1 AS one FROM {batch}) "
-        f"SELECT m.measured FROM ({statement}) AS m WHERE {_outside(g)}"
+        f"SELECT m.cataloger_measured FROM ({statement}) AS m(cataloger_measured) WHERE {_outside(g)}"
     )
 
 

@@ -15,13 +15,18 @@ from cataloger_dagster.core.guardrails import queries as q
 from cataloger_dagster.core.guardrails.model import Guardrail
 
 
-def _parsed(g: Guardrail, dialect: Optional[str]) -> Optional[tuple[exp.Expression, str]]:
+def _parsed(g: Guardrail, dialect: Optional[str], kind: str) -> Optional[tuple[exp.Expression, Any]]:
+    """The statement's tree, and an unbound table of the one column, named as the statement names
+    its table (with its catalog and database, as a backend's table renders)."""
     try:
         tree = sqlglot.parse_one(g.sql, read=dialect or None)
     except sqlglot.errors.ParseError:
         return None
     table = tree.find(exp.Table)
-    return (tree, table.name) if table is not None and not table.db else None
+    if table is None:
+        return None
+    where = {"catalog": table.catalog or None, "database": table.db or None}
+    return tree, ibis.table({g.columns[0]: kind}, name=table.name, **where)
 
 
 def _same(g: Guardrail, built: Any, dialect: Optional[str]) -> bool:
@@ -34,7 +39,7 @@ def _same(g: Guardrail, built: Any, dialect: Optional[str]) -> bool:
 def accepted_values(g: Guardrail, dialect: Optional[str]) -> Optional[list[str]]:
     if g.kind != "accepted_values" or len(g.columns) != 1 or g.high != 0 or g.low or g.measure != "rows":
         return None
-    parsed = _parsed(g, dialect)
+    parsed = _parsed(g, dialect, "string")
     found = parsed[0].find(exp.In) if parsed else None
     if (
         parsed is None
@@ -43,14 +48,14 @@ def accepted_values(g: Guardrail, dialect: Optional[str]) -> Optional[list[str]]
     ):
         return None
     values = [v.this for v in found.expressions]
-    t = ibis.table({g.columns[0]: "string"}, name=parsed[1])
+    t = parsed[1]
     return values if _same(g, q.breaking_rows(t, q.outside(t, g.columns[0], values)), dialect) else None
 
 
 def bounds(g: Guardrail, dialect: Optional[str]) -> Optional[tuple[float, float]]:
     if g.kind != "range" or len(g.columns) != 1 or g.high != 0 or g.low or g.measure != "rows" or g.guards:
         return None
-    parsed = _parsed(g, dialect)
+    parsed = _parsed(g, dialect, "float64")
     if parsed is None:
         return None
     below, above = parsed[0].find(exp.LT), parsed[0].find(exp.GT)
@@ -60,5 +65,5 @@ def bounds(g: Guardrail, dialect: Optional[str]) -> Optional[tuple[float, float]
         low, high = float(below.expression.sql()), float(above.expression.sql())
     except ValueError:
         return None
-    t = ibis.table({g.columns[0]: "float64"}, name=parsed[1])
+    t = parsed[1]
     return (low, high) if _same(g, q.breaking_rows(t, q.beyond(t, g.columns[0], low, high)), dialect) else None

@@ -50,7 +50,7 @@ def test_a_guardrail_gx_says_exactly_is_gx_s_own_expectation(g, kind, kwargs):
 def test_any_other_guardrail_runs_its_own_statement(g):
     made = expectation(g)
     assert made["type"] == "unexpected_rows_expectation"
-    assert f"FROM ({g.sql}) AS m WHERE" in as_gx_reads(made["kwargs"]["unexpected_rows_query"])
+    assert f"FROM ({g.sql}) AS m(cataloger_measured) WHERE" in as_gx_reads(made["kwargs"]["unexpected_rows_query"])
 
 
 @pytest.mark.parametrize("measure, low, high, measured", [
@@ -60,7 +60,8 @@ def test_any_other_guardrail_runs_its_own_statement(g):
 ])
 def test_the_query_returns_a_row_exactly_when_the_guardrail_fails(measure, low, high, measured):
     value = "NULL" if measured is None else repr(float(measured))
-    g = _g(sql=f"SELECT CAST({value} AS DOUBLE) AS measured FROM t LIMIT 1", measure=measure, low=low, high=high)
+    g = _g(sql=f"SELECT CAST({value} AS DOUBLE) AS n, 'other' AS measured FROM t LIMIT 1", measure=measure, low=low,
+           high=high)  # the first value is the number, whatever its name
     with duckdb.connect() as con:
         con.execute("CREATE TABLE t AS SELECT 1 AS x")
         rows = con.execute(as_gx_reads(unexpected_rows_query(g))).fetchall()
@@ -81,7 +82,7 @@ def test_names_reach_the_database_as_written_never_as_code():
     column = '"' + HOSTILE.replace('"', '""') + '"'
     g = _g(sql=f"SELECT COUNT(*) AS measured FROM t WHERE {column} = ':x {{1}}'", columns=[HOSTILE], high=0)
     read = as_gx_reads(unexpected_rows_query(g))
-    assert f"FROM ({g.sql}) AS m WHERE" in read
+    assert f"FROM ({g.sql}) AS m(cataloger_measured) WHERE" in read
     with duckdb.connect() as con:
         con.execute(f"CREATE TABLE t ({column} VARCHAR)")
         con.execute("INSERT INTO t VALUES (':x {1}'), ('y')")

@@ -16,13 +16,14 @@ def _g(kind: str, sql: str, **kw) -> Guardrail:
     return Guardrail(**{"name": "n", "kind": kind, "columns": [COLUMN], "sql": sql, "high": 0, "why": "w", **kw})
 
 
-@pytest.mark.parametrize("dialect", ["duckdb", "postgres", "mysql"])
-def test_the_values_and_bounds_of_a_pin_read_back_exactly(dialect):
-    t = ibis.table({COLUMN: "string"}, name=TABLE)
+@pytest.mark.parametrize("dialect, where", [("duckdb", {}), ("duckdb", {"catalog": "sh op", "database": "main"}),
+                                           ("postgres", {"database": 'sch"ema'}), ("mysql", {})])
+def test_the_values_and_bounds_of_a_pin_read_back_exactly(dialect, where):
+    t = ibis.table({COLUMN: "string"}, name=TABLE, **where)
     values = ["it's", "pending", "{x}"]
     g = _g("accepted_values", q.sql(q.breaking_rows(t, q.outside(t, COLUMN, values)), dialect))
     assert accepted_values(g, dialect) == values
-    n = ibis.table({COLUMN: "int64"}, name=TABLE)
+    n = ibis.table({COLUMN: "int64"}, name=TABLE, **where)
     g = _g("range", q.sql(q.breaking_rows(n, q.beyond(n, COLUMN, -38.900000000000006, 439.9)), dialect))
     assert bounds(g, dialect) == (-38.900000000000006, 439.9)
 
