@@ -14,7 +14,7 @@ ifeq ($(HAVE_BWRAP),)
 export CATALOGER_SANDBOX_ISOLATION ?= none
 endif
 
-.PHONY: run test check lint ui env demo bench clean realdata
+.PHONY: run test check lint ui env demo bench clean realdata soda dbt
 
 # The sandbox image's pins constrain the host venv too: a session script exported from the
 # sandbox must see the same library versions on the host (tests/resources/sandbox/test_image.py),
@@ -49,10 +49,31 @@ ifeq ($(HAVE_BWRAP),)
 endif
 	$(BIN)/cataloger demo --path $(DEMO) --store $(STORE)
 
+# `dbt test` for the dbt export's tests (tests/e2e/test_export_dbt.py), in a venv of its own: dbt's
+# pins do not resolve beside ours (tests/support/dbt/requirements.txt says why)
+DBT_TOOL := .cache/tools/dbt
+$(DBT_TOOL)/bin/dbt: tests/support/dbt/requirements.txt | $(BIN)/cataloger
+	$(BIN)/uv venv --quiet --allow-existing --python $(BIN)/python $(DBT_TOOL)
+	$(BIN)/uv pip install --python $(DBT_TOOL)/bin/python --quiet -r tests/support/dbt/requirements.txt
+	touch $@
+
+dbt: $(DBT_TOOL)/bin/dbt
+
 # The real-data corpus of tests/support/realdata: downloaded once into .cache/realdata,
 # checked by sha256; later runs find the cache valid and download nothing (standard library only).
 realdata:
 	$(PYTHON) tests/support/realdata/fetch.py
+
+# Soda Core's CLI (`soda scan`), in a venv of its own (its pins are not the package's), for the
+# SodaCL export's tests (tests/e2e/test_export_soda.py) and anyone scanning the exported checks
+SODA_VENV := .cache/tools/soda
+$(SODA_VENV)/bin/soda: deploy/tools/soda-requirements.txt | $(BIN)/cataloger
+	rm -rf $(SODA_VENV)
+	$(BIN)/uv venv --quiet --python $(BIN)/python $(SODA_VENV)
+	$(BIN)/uv pip install --python $(SODA_VENV)/bin/python --quiet -r deploy/tools/soda-requirements.txt
+	touch $@
+
+soda: $(SODA_VENV)/bin/soda
 
 # The whole suite.  CATALOGER_REQUIRE_SERVICES=1 turns "service absent" skips into failures.
 # Without the network the corpus is not downloaded, and its tests skip, saying so.
@@ -61,8 +82,8 @@ test: $(BIN)/cataloger
 	$(BIN)/python -m pytest -ra $(PYTEST_ARGS)
 
 # The quick tests (markers in pyproject.toml): none that is slow or needs a server, Docker,
-# bubblewrap, chromium or the real-data corpus; nothing is downloaded.
-CHECK_MARKERS := not (slow or postgres or mysql or docker or bwrap or chromium or realdata)
+# bubblewrap, chromium, Soda's CLI or the real-data corpus; nothing is downloaded.
+CHECK_MARKERS := not (slow or postgres or mysql or docker or bwrap or chromium or realdata or soda)
 check: $(BIN)/cataloger lint
 	$(BIN)/python -m pytest -ra -m "$(CHECK_MARKERS)" $(PYTEST_ARGS)
 

@@ -7,7 +7,7 @@
 #
 #   bash .ci/without_services.sh .venv/bin/python -m pytest -m "postgres or mysql" ...
 set -euo pipefail
-HIDDEN=(bwrap docker dockerd chromium chromium-browser)
+HIDDEN=(bwrap docker dockerd chromium chromium-browser dbt)
 
 shadows=$(mktemp -d)
 trap 'rm -rf "$shadows"' EXIT

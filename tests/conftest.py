@@ -43,6 +43,7 @@ SERVICE_FIXTURES = {
     "catalog_stack": "bwrap",
     "small_catalog": "bwrap",
     "realdata_corpus": "realdata",
+    "dbt_command": "dbt",
 }
 
 
@@ -130,6 +131,17 @@ def demo_db(tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("demo") / "demo.duckdb"
     create_demo_database(path, scale=0.05)
     return path
+
+
+@pytest.fixture(scope="session")
+def dbt_command() -> str:
+    """The `dbt` command with the DuckDB and PostgreSQL adapters (`make dbt` installs it into a venv
+    of its own, .cache/tools/dbt)."""
+    tool = Path(__file__).resolve().parents[1] / ".cache" / "tools" / "dbt" / "bin" / "dbt"
+    found = str(tool) if tool.exists() else shutil.which("dbt")
+    if not found:
+        service_unavailable("dbt (`make dbt` installs dbt-core with dbt-duckdb and dbt-postgres into .cache/tools/dbt)")
+    return found
 
 
 @pytest.fixture(scope="session")

@@ -68,7 +68,17 @@ def index_entry(
         error=error,
         description=found.description,
         owner=owner,
-        columns=[IndexColumn(name=c.name, type=c.type, description=c.description) for c in found.columns],
+        columns=[
+            IndexColumn(
+                name=c.name,
+                type=c.type,
+                description=c.description,
+                personal=list(c.personal.classes) if c.personal else [],
+                personal_share=c.personal.share if c.personal else None,
+                personal_reviewed=c.personal.reviewed if c.personal else False,
+            )
+            for c in found.columns
+        ],
         findings=[
             IndexFinding(
                 id=f.id,

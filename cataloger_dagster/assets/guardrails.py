@@ -43,6 +43,7 @@ def write_suite(
         history=[TableProfile.model_validate(p) for _, p in reversed(earlier)],
         built_at=folder.timestamp,
         version=(previous.version + 1) if previous else 1,
+        dbt_tests=folder.database.documented(folder.table).dbt_tests,
     )
     database = folder.database
     catalog = database.catalog()

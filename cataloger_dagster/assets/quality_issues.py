@@ -107,7 +107,12 @@ def _issues(
     # what people said of earlier findings decides which of these are raised, for every agent
     memory = table_memory(context, folder, agent, table_profile, previous_result, own=reviews)
     result, usage = agent.review_issues(
-        table_profile, table_understanding, detected, previous=previous_result, memory=memory
+        table_profile,
+        table_understanding,
+        detected,
+        previous=previous_result,
+        memory=memory,
+        documented=database.documented(folder.table),
     )
     result, followups_usage = agent.smart_fix_followups(table_profile, result, database.fix_target(folder.table))
     usage = usage.plus(followups_usage)

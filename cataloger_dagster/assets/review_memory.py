@@ -20,8 +20,9 @@ from cataloger_dagster.core.reviews.memory import ReviewMemory, opened_by
 from cataloger_dagster.core.reviews.model import Review
 from cataloger_dagster.core.reviews.precision import dismissal_counts
 from cataloger_dagster.core.reviews.renames import renames_through
+from cataloger_dagster.core.sensitive.teaching import Teaching, class_precision
 from cataloger_dagster.resources.agent import AgentResource
-from cataloger_dagster.resources.store import CatalogStore
+from cataloger_dagster.resources.store import CatalogStore, table_prefix
 
 HISTORY_RUNS = 32  # earlier profiles searched for a renamed column
 _CACHE: OrderedDict = OrderedDict()
@@ -79,3 +80,11 @@ def table_memory(
         renames=_renames(folder, profile, own),
         opened=opened_by(previous),
     )
+
+
+def table_teaching(context: dg.AssetExecutionContext, store: CatalogStore, database: str, table: str) -> Teaching:
+    """What people said of the table's classes of personal data, and the classes' precision
+    learned over the database, for this run's classification."""
+    logs = database_reviews(store, database, context.run.run_id, context.log)
+    own = store.read_reviews(table_prefix(database, table))
+    return Teaching(reviews=own, precision=class_precision({**logs, table: own}))

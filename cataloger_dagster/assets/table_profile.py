@@ -6,7 +6,9 @@ from cataloger_dagster.assets.partitions import tables_partitions
 from cataloger_dagster.core.layout import PROFILE
 from cataloger_dagster.core.models import TableProfile
 from cataloger_dagster.core.profile.profiling import compute_profile
-from cataloger_dagster.core.sensitive.masking import protect_profile
+from cataloger_dagster.core.sensitive.masking import remember, whole_values
+from cataloger_dagster.core.sensitive.teaching import taught
+from cataloger_dagster.assets.review_memory import table_teaching
 from cataloger_dagster.resources.database.resource import DatabaseResource
 from cataloger_dagster.resources.store import CatalogStore
 from cataloger_dagster.core.shown import visible
@@ -37,8 +39,12 @@ def _profile(
         fingerprint=fingerprint,
         progress=lambda line: context.log.debug(visible(line)),
     )
-    # what the classifier found stays; the values of those columns leave no further in clear
-    profile = protect_profile(profile, database.sensitive_values)
+    # people's verdicts on the classes outrank the classifier's; then what it found stays, the
+    # values of those columns leave no further in clear, and those it saw are scrubbed from any
+    # text this process lets out (a name quoted in a note)
+    profile = taught(profile, table_teaching(context, store, database.database_name, name))
+    remember(whole_values(profile))
+    profile = store.value_policy(database.database_name).profile(profile)
     folder = TableRun.open(context, database, store, name)  # after profiling: a failed profile claims no folder
     uri = folder.uri(PROFILE)  # the IO manager writes it there
     context.log.info(

@@ -1,3 +1,5 @@
+import hashlib
+
 import dagster as dg
 
 from cataloger_dagster.assets.common import (
@@ -17,14 +19,20 @@ from cataloger_dagster.core.layout import UNDERSTANDING
 from cataloger_dagster.core.models import DatasetUnderstandingModel, TableProfile
 from cataloger_dagster.core.results import StoredUnderstanding
 from cataloger_dagster.core.shown import markdown_text, visible
+from cataloger_dagster.core.writeback.documented import Documented
 from cataloger_dagster.resources.agent import AgentResource, AgentUsage
 from cataloger_dagster.resources.database.resource import DatabaseResource
 from cataloger_dagster.resources.store import CatalogStore
 
 
-def cache_key(profile: TableProfile, agent: AgentResource) -> str:
+def cache_key(profile: TableProfile, agent: AgentResource, documented: Documented | None = None) -> str:
+    """The understanding is reused while this is unchanged: the table's data, the agent, its
+    prompt, and the owners' documentation of the table when there is some."""
     version = getattr(agent, "prompt_version", None) or "1"
-    return f"{profile.fingerprint.value}:{agent.kind}:{version}"
+    key = f"{profile.fingerprint.value}:{agent.kind}:{version}"
+    if documented:
+        key += ":" + hashlib.sha256(documented.model_dump_json().encode()).hexdigest()[:12]
+    return key
 
 
 @dg.asset(
@@ -57,7 +65,8 @@ def table_understanding(
 def _understand(
     context: dg.AssetExecutionContext, folder: TableRun, table_profile: TableProfile, agent: AgentResource
 ) -> tuple[DatasetUnderstandingModel, dict]:
-    key = cache_key(table_profile, agent)
+    documented = folder.database.documented(folder.table)
+    key = cache_key(table_profile, agent, documented)
     reused_from = None
     understanding = None
     for ts, stored in folder.previous(UNDERSTANDING, limit=1):
@@ -66,7 +75,7 @@ def _understand(
             reused_from = ts
     usage = AgentUsage(agent=agent.kind)
     if understanding is None:
-        understanding, usage = agent.understand(table_profile)
+        understanding, usage = agent.understand(table_profile, documented=documented)
     else:
         context.log.info(visible(f"{folder.table}: fingerprint unchanged, understanding reused from {reused_from}"))
     understanding = StoredUnderstanding.model_validate({**understanding.model_dump(), "cache_key": key})

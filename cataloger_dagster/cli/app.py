@@ -21,8 +21,10 @@ from cataloger_dagster.cli.options import (
 from cataloger_dagster.cli.export import export
 from cataloger_dagster.cli.open_pages import open_pages
 from cataloger_dagster.cli.review import review
+from cataloger_dagster.cli.sensitive import sensitive
 from cataloger_dagster.cli.sandbox import sandbox
 from cataloger_dagster.cli.scripts import scripts
+from cataloger_dagster.cli.writeback import writeback
 from cataloger_dagster.core.shown import visible
 from cataloger_dagster.resources.defaults import DEMO_DATABASE
 
@@ -280,5 +282,7 @@ def demo(ctx: click.Context, path: Path, store, as_json: bool) -> None:
 main.add_command(sandbox)
 main.add_command(scripts)
 main.add_command(review)
+main.add_command(sensitive)
 main.add_command(open_pages)
 main.add_command(export)
+main.add_command(writeback)

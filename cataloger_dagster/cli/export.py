@@ -1,5 +1,5 @@
-"""`cataloger export --to sql TABLE...`: the tables' guardrail suites, as their latest catalog
-runs wrote them, into files a person or another tool runs.  Reads the store only.
+"""`cataloger export --to sql|soda|dbt|gx TABLE...`: the tables' guardrail suites, as their latest
+catalog runs wrote them, into files a person or another tool runs.  Reads the store only.
 
 `--to gx` writes each table's Great Expectations suite (`<table>.gx_suite.json`) and, once, the
 checkpoint script that runs them (`gx_checkpoint.py`, core/guardrails/gx_checkpoint.py as it is)."""
@@ -14,7 +14,9 @@ import click
 from cataloger_dagster.cli.options import catalog_options, examples
 from cataloger_dagster.core.shown import visible
 
-FORMATS = ("sql", "gx")
+FORMATS = ("sql", "soda", "dbt", "gx")
+# each table's file: `<table>.<suffix>`
+SUFFIXES = {"sql": "guardrails.sql", "soda": "checks.yml", "gx": "gx_suite.json"}
 
 
 @click.command(
@@ -22,7 +24,9 @@ FORMATS = ("sql", "gx")
     epilog=examples(
         "cataloger export --to sql orders customers --database duckdb://shop.duckdb",
         "cataloger export --to sql orders --out guardrails/ --name shop",
-        "cataloger export --to gx orders --out gx/ --name shop",
+        "cataloger export --to soda orders --out soda/ --database duckdb://shop.duckdb  # then: soda scan -d shop_duckdb -c soda/configuration.yml soda/orders.checks.yml",
+        "cataloger export --to dbt orders customers --project my_dbt_project --name shop",
+        "cataloger export --to gx orders --out gx/ --name shop  # then: GX_CONNECTION_STRING=... python gx/gx_checkpoint.py gx/*.gx_suite.json",
     ),
 )
 @click.option("--to", "to", type=click.Choice(FORMATS), required=True, help="the format to write")
@@ -33,18 +37,40 @@ FORMATS = ("sql", "gx")
     show_default=True,
     help="the folder the files go to",
 )
+@click.option(
+    "--project",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="dbt: the dbt project whose schema file the tests and descriptions merge into (else a fresh one in --out)",
+)
+@click.option(
+    "--overwrite-descriptions",
+    is_flag=True,
+    help="dbt: replace the descriptions a person wrote too (they are kept otherwise)",
+)
 @click.argument("tables", nargs=-1, required=True)
 @catalog_options
-def export(to: str, out: Path, tables: tuple[str, ...], database, name, store) -> None:
-    """Write each TABLE's guardrail suite (`<table>.guardrails.sql`, or for gx `<table>.gx_suite.json`
-    and `gx_checkpoint.py`)."""
+def export(to: str, out: Path, tables: tuple[str, ...], **options) -> None:
+    """Write each TABLE's guardrail suite: `<table>.guardrails.sql` (sql), `<table>.checks.yml`
+    and Soda's `configuration.yml` (soda), data tests and descriptions in a dbt project's
+    schema file (dbt), or `<table>.gx_suite.json` and `gx_checkpoint.py` (gx)."""
+    if to == "dbt":
+        from cataloger_dagster.cli.export_dbt import export_dbt
+
+        if export_dbt(tables, out, options):
+            sys.exit(1)
+        return
+    database, name, store = options["database"], options["name"], options["store"]
     from cataloger_dagster.assets.guardrails import latest_suite
     from cataloger_dagster.cli.scripts import ScriptsError, _context
+    from cataloger_dagster.cli.soda_files import write_configuration
+    from cataloger_dagster.core.guardrails.export_soda import suite_soda
     from cataloger_dagster.core.guardrails.export_sql import suite_sql
     from cataloger_dagster.core.layout import store_name
     from cataloger_dagster.resources.store import StoreError
 
     failed = 0
+    catalog = None  # the catalog's database name, once a suite is written
     for table in tables:
         try:
             ctx = _context(database, name, store, table)
@@ -61,29 +87,43 @@ def export(to: str, out: Path, tables: tuple[str, ...], database, name, store) -
             failed += 1
             continue
         out.mkdir(parents=True, exist_ok=True)
-        if to == "gx":
-            try:
-                path = write_gx(suite, out, store_name(table))
-            except ValueError as exc:  # a table GX cannot read; it names the table
-                click.echo(visible(f"Error: {exc}"), err=True)
-                failed += 1
-                continue
-        else:
-            path = out / f"{store_name(table)}.guardrails.sql"
-            path.write_text(suite_sql(suite), encoding="utf-8")
+        path = out / f"{store_name(table)}.{SUFFIXES[to]}"
+        render = {"sql": suite_sql, "soda": suite_soda, "gx": gx_suite}[to]
+        try:
+            text = render(suite)
+        except ValueError as exc:  # a table the tool cannot read; the message names it
+            click.echo(visible(f"Error: {exc}"), err=True)
+            failed += 1
+            continue
+        path.write_text(text, encoding="utf-8")
         click.echo(visible(f"{table}: {len(suite.guardrails)} guardrails -> {path}"))
+        catalog = ctx.database
+    if to == "soda" and catalog is not None:
+        try:
+            click.echo(visible(write_configuration(out, database, name, store, catalog)))
+        except ValueError as exc:
+            click.echo(visible(f"Error: {exc}"), err=True)
+            failed += 1
+    if to == "gx" and catalog is not None:
+        click.echo(visible(f"the checkpoint script -> {write_gx_checkpoint(out)}"))
     if failed:
         sys.exit(1)
 
 
-def write_gx(suite, out: Path, stem: str) -> Path:
-    """`<stem>.gx_suite.json`, and the checkpoint script beside it (the same file for every table)."""
+def gx_suite(suite) -> str:
     import json
 
+    from cataloger_dagster.core.guardrails.export_gx import suite_document
+
+    return json.dumps(suite_document(suite), indent=2, ensure_ascii=False) + "\n"
+
+
+def write_gx_checkpoint(out: Path) -> Path:
+    """The script that runs the suites, the same file for every table."""
     from cataloger_dagster.core.guardrails import export_gx
 
-    path = out / f"{stem}.gx_suite.json"
-    path.write_text(json.dumps(export_gx.suite_document(suite), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    script = Path(export_gx.__file__).with_name("gx_checkpoint.py")
-    (out / "gx_checkpoint.py").write_text(script.read_text(encoding="utf-8"), encoding="utf-8")
+    path = out / "gx_checkpoint.py"
+    path.write_text(
+        Path(export_gx.__file__).with_name("gx_checkpoint.py").read_text(encoding="utf-8"), encoding="utf-8"
+    )
     return path

@@ -40,18 +40,18 @@ def open_pages(database, name, store, folder, print_only, as_json) -> None:
     import json
     import webbrowser
 
-    from cataloger_dagster.resources.store import StoreError, store_from_url
+    from cataloger_dagster.resources.store import StoreError
     from cataloger_dagster.resources.store.identity import check_database_catalog
     from cataloger_dagster.resources.store.local import LocalStore
     from cataloger_dagster.resources.store.pages_copy import local_pages
-    from cataloger_dagster.settings.factories import plain_database
+    from cataloger_dagster.settings.factories import plain_database, store_resource
     from cataloger_dagster.settings.model import SettingsError, load_settings
 
     try:
         settings = load_settings(database=database, name=name, store=store)
         if not settings.name:
             require_database(settings)
-        db, catalog_store = plain_database(settings), store_from_url(settings.store)
+        db, catalog_store = plain_database(settings), store_resource(settings=settings)
         check_database_catalog(catalog_store, db)
         if folder is None and not isinstance(catalog_store, LocalStore):
             folder = Path(tempfile.mkdtemp(prefix="cataloger-pages-"))

@@ -155,17 +155,16 @@ def _fail(as_json: bool, message: str, details: dict) -> None:
 def _context(database: str | None, name: str | None, store: str | None, table: str) -> _Ctx:
     """Where a command looks: the catalog `name` (then no --database is needed), else the
     database's own, which must be this database's (identity.py)."""
-    from cataloger_dagster.resources.store import store_from_url
     from cataloger_dagster.resources.store.identity import check_database_catalog
     from cataloger_dagster.settings.model import load_settings
-    from cataloger_dagster.settings.factories import plain_database
+    from cataloger_dagster.settings.factories import plain_database, store_resource
 
     if not table.strip():
         raise ScriptsError("TABLE is empty; give a table name")
     settings = load_settings(database=database, name=name, store=store)
     if not settings.name:
         require_database(settings)
-    db, catalog_store = plain_database(settings), store_from_url(settings.store)
+    db, catalog_store = plain_database(settings), store_resource(settings=settings)
     check_database_catalog(catalog_store, db)
     return _Ctx(catalog_store, db.database_name, table)
 

@@ -9,8 +9,8 @@ the stored history raises).  One message per Dagster run, its tables grouped by 
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import asdict, dataclass, field
-from typing import Iterable, Mapping, Optional
+from dataclasses import asdict, dataclass, field, replace
+from typing import Callable, Iterable, Mapping, Optional
 
 from cataloger_dagster.core.investigate.outcome import standing
 from cataloger_dagster.core.models import HISTORY_ISSUE_TYPES, AnalysisResultModel, CodeInvestigation, IssueModel
@@ -51,6 +51,14 @@ class AlertMessage:
         for alert in self.alerts:
             grouped[alert.owner][alert.table].append(alert)
         return {o: dict(t) for o, t in sorted(grouped.items())}
+
+    def protected(self, values: Callable[[str], str]) -> "AlertMessage":
+        """The message as it may leave: the text of each alert's issue (its description and
+        evidence) through `values` (the sensitive-values policy's `text`)."""
+        return AlertMessage(
+            run_id=self.run_id,
+            alerts=[replace(a, description=values(a.description), evidence=values(a.evidence)) for a in self.alerts],
+        )
 
     def per_table(self) -> list["AlertMessage"]:
         """One message per table of this one, in the order the tables first appear."""

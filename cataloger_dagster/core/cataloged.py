@@ -21,6 +21,7 @@ from cataloger_dagster.core.models import (
     severity_counts,
 )
 from cataloger_dagster.core.health import health_band, health_score
+from cataloger_dagster.core.sensitive.where import PersonalColumn, personal_column
 
 
 @dataclass(frozen=True)
@@ -30,6 +31,7 @@ class CatalogedColumn:
     nullable: bool
     description: str  # its meaning, from the understanding ("" when there is none)
     sensitive: tuple[str, ...] = ()  # the classes of personal or secret data it holds (core/sensitive)
+    personal: Optional[PersonalColumn] = None  # its row of "where personal data lives"
 
 
 @dataclass(frozen=True)
@@ -110,6 +112,7 @@ def cataloged_table(
                 nullable=c.nullable,
                 description=meanings.get(c.name) or "",
                 sensitive=tuple(s.name for s in c.sensitive),
+                personal=personal_column(table, c),
             )
             for c in profile.columns
         ),

@@ -5,6 +5,7 @@ Layout (docs/design.md, "The store")::
     <store>/<database>/<table>/<timestamp>/<files>    one folder per run
     <store>/<database>/<table>/timelapse.html         every run of the table, replaced each run
     <store>/<database>/<table>/reviews/<entry>.json   the review log, one object per entry
+    <store>/<database>/<table>/writeback/<entry>.json the comments `cataloger writeback` wrote
     <store>/<database>/catalog.json                   the catalog's sources (identity.py), written first
     <store>/<database>/index.html                     the one file rewritten
     <store>/<database>/index_history/<timestamp>.html every index ever written
@@ -58,7 +59,9 @@ ALERTS = "alerts"  # reserved: alert_sensor's log of deliveries, <database>/aler
 DATABASE_RUNS = "database_runs"  # reserved: `cataloger run`'s log of its runs, <database>/database_runs/ (resume)
 TABLE_FACTS = "table_facts"  # reserved: each table run's facts for the other tables' runs (database_log.py)
 REVIEW_LOG = "review_log"  # reserved: every review of the database, for learned precision (database_log.py)
+VALUE_KEY = "value.key"  # reserved: the key of the `hash` policy when none is set (resources/store/base.py)
 REVIEWS_FOLDER = "reviews"  # <table>/reviews/<timestamp>-<id>.json: the table's own review log
+WRITEBACK_FOLDER = "writeback"  # <table>/writeback/<timestamp>-<id>.json: the comments the catalog wrote
 
 _TS_RE = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$")
 _TS_EXAMPLE = "2026-11-22T10:00:00.123456Z"
@@ -129,7 +132,17 @@ HASH_LENGTH = 16  # hex digits; 64 bits, so no one can craft a name to land in a
 MAX_SEGMENT = 160  # well under the 255 bytes a file name may have, with room for temp names
 # What a database's folder holds besides its tables; compared case-insensitively
 # because a case-insensitive file system would confuse 'INDEX.HTML' with the index.
-_RESERVED = {INDEX_FILE, CATALOG_FILE, INDEX_HISTORY, CAPSULES, ALERTS, DATABASE_RUNS, TABLE_FACTS, REVIEW_LOG}
+_RESERVED = {
+    INDEX_FILE,
+    CATALOG_FILE,
+    INDEX_HISTORY,
+    CAPSULES,
+    ALERTS,
+    DATABASE_RUNS,
+    TABLE_FACTS,
+    REVIEW_LOG,
+    VALUE_KEY,
+}
 
 
 def store_name(name: str) -> str:

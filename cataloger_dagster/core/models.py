@@ -78,7 +78,8 @@ class SensitiveClass(BaseModel):
     examples: list[str] = Field(default_factory=list)  # masked: their shape only
     signals: list[str] = Field(default_factory=list)  # what decided it: validators, the name, neighbours
     in_text: bool = False  # found inside free text, not as the whole value
-    source: Literal["classifier", "review"] = "classifier"
+    source: Literal["classifier", "review"] = "classifier"  # "review": a person added it
+    reviewed: bool = False  # a person's verdict says it is personal data (core/sensitive/teaching.py)
 
 
 class ColumnProfile(BaseModel):

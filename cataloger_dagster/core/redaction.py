@@ -13,7 +13,7 @@ import re
 from typing import Any, Iterable, Mapping
 from urllib.parse import unquote, unquote_plus, urlparse, urlsplit, urlunparse, urlunsplit
 
-from cataloger_dagster.core.sensitive.masking import DEFAULT_POLICY, Policy, scrub
+from cataloger_dagster.core.sensitive.masking import DEFAULT_POLICY, Policy, ValuePolicy
 
 MASK = "***"
 
@@ -96,14 +96,16 @@ class Redactor:
     personal or secret value that proves its class (an e-mail, a card number, a national id, an
     API key...) as the sensitive-values policy says (core/sensitive/masking.py `scrub`)."""
 
-    def __init__(self, url: str = "", secrets: Iterable[str | None] = (), sensitive: Policy = DEFAULT_POLICY):
+    def __init__(
+        self, url: str = "", secrets: Iterable[str | None] = (), sensitive: Policy | ValuePolicy = DEFAULT_POLICY
+    ):
         """``url``: a database URL, named in the text as `redact_url` shows it, its credentials
         masked wherever they appear; ``secrets``: values known to be secret besides (empty ones
-        are left out); ``sensitive``: the policy for personal values in the text."""
+        are left out); ``sensitive``: the policy for personal values in the text (with its key)."""
         self.url = url
         found = (url_secrets(url) if url else set()) | {s for s in secrets if s}
         self.secrets = sorted(found, key=len, reverse=True)
-        self.sensitive = sensitive
+        self.sensitive = sensitive if isinstance(sensitive, ValuePolicy) else ValuePolicy(sensitive)
 
     def text(self, value: str) -> str:
         if self.url and self.url in value:
@@ -111,7 +113,7 @@ class Redactor:
         for secret in self.secrets:
             if secret in value:
                 value = value.replace(secret, MASK)
-        return scrub(value, self.sensitive)
+        return self.sensitive.text(value)
 
     __call__ = text
 

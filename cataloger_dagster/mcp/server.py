@@ -33,6 +33,7 @@ from cataloger_dagster.core.redaction import Redactor
 from cataloger_dagster.mcp.capsules import CapsuleLog
 from cataloger_dagster.mcp.catalog import Catalog, CatalogError
 from cataloger_dagster.mcp.search import SearchIndex
+from cataloger_dagster.mcp.sensitive_results import KNOWN_PER_COLUMN, SensitiveResults
 from cataloger_dagster.mcp.sessions import PythonSessions
 from cataloger_dagster.mcp.sql_run import DEFAULT_BYTE_LIMIT, QueryError, QueryRunner
 from cataloger_dagster.resources.database.errors import DatabaseError
@@ -71,7 +72,10 @@ class Service:
         self.name = self.database.database_name
         self.catalog = Catalog(self.store, self.name)
         self.index = SearchIndex(self.catalog)
-        self.redactor = Redactor(self.database.url, self.secrets, self.database.sensitive_values)
+        # the store's policy and key: a digest here is the one the pages show
+        self.values = self.store.value_policy(self.name)
+        self.redactor = Redactor(self.database.url, self.secrets, self.values)
+        self.sensitive = SensitiveResults(self.catalog, self.values, self._distinct_values)
         self.capsules = CapsuleLog(self.store, self.name, self.redactor)
         self.db_lock = threading.Lock()
         self.runner = QueryRunner(
@@ -82,6 +86,11 @@ class Service:
             lock=self.db_lock,
             allow_superuser=self.allow_superuser_sql,
         )
+
+    def _distinct_values(self, table: str, column: str) -> list:
+        with self.db_lock:
+            t = self.database.table(table)
+            return t.select(column).distinct().limit(KNOWN_PER_COLUMN).to_pyarrow().column(0).to_pylist()
 
     def close(self) -> None:
         self.database.close()
@@ -151,7 +160,14 @@ def build_server(service: Service, *, host: str = "127.0.0.1", port: int = 8000)
     async def lifespan(_server: FastMCP) -> AsyncIterator[Client]:
         client = Client(
             uuid.uuid4().hex,
-            PythonSessions(service.sandbox, service.database, service.catalog, service.redactor, service.db_lock),
+            PythonSessions(
+                service.sandbox,
+                service.database,
+                service.catalog,
+                service.redactor,
+                service.db_lock,
+                service.sensitive,
+            ),
         )
         try:
             yield client
@@ -257,7 +273,8 @@ def build_server(service: Service, *, host: str = "127.0.0.1", port: int = 8000)
                 error = QueryError(f"refused by the SQL policy: {decision.reason}")
                 error.policy = decision.as_dict()
                 raise error
-            return service.runner.run(decision), decision.as_dict()
+            result = service.runner.run(decision)
+            return service.sensitive.result(result, decision.sql or sql, decision.dialect), decision.as_dict()
 
         return await call(ctx, "run_sql", {"sql": sql}, work)
 

@@ -19,7 +19,7 @@ import threading
 import uuid
 from contextlib import ExitStack
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Optional
 
 from cataloger_dagster.core.investigate.code import parse_records, referenced_tables
 from cataloger_dagster.core.investigate.codegen import comment_text
@@ -31,6 +31,7 @@ from cataloger_dagster.resources.database.snapshots import SNAPSHOT_URL
 if TYPE_CHECKING:
     from cataloger_dagster.core.redaction import Redactor
     from cataloger_dagster.mcp.catalog import Catalog
+    from cataloger_dagster.mcp.sensitive_results import SensitiveResults
     from cataloger_dagster.resources.database.resource import DatabaseResource
     from cataloger_dagster.resources.sandbox import SandboxResource, SandboxRuntime
 
@@ -66,8 +67,11 @@ class PythonSessions:
         catalog: Catalog,
         redactor: Redactor,
         db_lock: threading.Lock,
+        sensitive: Optional[SensitiveResults] = None,
     ):
+        """``sensitive``: what scrubs the values of the table's sensitive columns from the output."""
         self.sandbox, self.database, self.catalog, self.redactor = sandbox, database, catalog, redactor
+        self.sensitive = sensitive
         self.db_lock = db_lock
         self._sessions: dict[str, _Session] = {}
         self._lock = threading.Lock()
@@ -106,7 +110,11 @@ class PythonSessions:
         result = session.runtime.execute(code)
         if result.ok:
             session.outputs.append(result.stdout)
-        text = self.redactor.text
+        sensitive = self.sensitive
+
+        def text(value: str) -> str:
+            return self.redactor.text(sensitive.text(table, value) if sensitive else value)
+
         return {
             "ok": result.ok,
             "cell": len(session.runtime.cells),

@@ -30,7 +30,6 @@ from upath import UPath
 
 from cataloger_dagster.core.results import ASSET_RESULTS, load_result, save_result
 from cataloger_dagster.resources.store import CatalogStore, store_name, table_prefix
-from cataloger_dagster.core.sensitive.masking import scrub_object
 
 
 class TablePartitionedIOManager(dg.UPathIOManager):
@@ -134,7 +133,7 @@ class TablePartitionedIOManager(dg.UPathIOManager):
     def dump_to_path(self, context: dg.OutputContext, obj: Any, path: UPath) -> None:
         with path.open("wb") as f:
             # what Dagster keeps between steps holds no personal value in clear either
-            pickle.dump(scrub_object(obj), f, pickle.HIGHEST_PROTOCOL)
+            pickle.dump(self.store.value_policy(self.database).object(obj), f, pickle.HIGHEST_PROTOCOL)
 
     def load_from_path(self, context: dg.InputContext, path: UPath) -> Any:
         with path.open("rb") as f:

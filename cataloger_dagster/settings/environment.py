@@ -14,6 +14,9 @@ from cataloger_dagster.core.redaction import environment_secrets
 from cataloger_dagster.settings.model import DATABASE_VARIABLE
 
 API_KEY_VARIABLE = "ANTHROPIC_API_KEY"
+# the key of the `hash` policy of the catalog being run (a secret: its name says so to
+# `environment_secrets`)
+CATALOG_VALUE_KEY_VARIABLE = "CATALOGER_CATALOG_VALUE_KEY"
 
 
 def dagster_home() -> str | None:
@@ -36,6 +39,13 @@ def use_database(url: str | None) -> None:
     """
     if url is not None:
         os.environ[DATABASE_VARIABLE] = url
+
+
+def use_catalog_value_key(key: str) -> None:
+    """Make `key` (the `hash` policy's key: the one set, in the environment or in .env, else the
+    catalog's own) this process's CATALOG_VALUE_KEY_VARIABLE: resources reach it by that name only
+    (`dg.EnvVar`), so that Dagster never keeps it."""
+    os.environ[CATALOG_VALUE_KEY_VARIABLE] = key
 
 
 def anthropic_key_set() -> bool:

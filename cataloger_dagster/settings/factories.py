@@ -30,7 +30,13 @@ from cataloger_dagster.resources.run_state import RunSharedState
 from cataloger_dagster.resources.sandbox import SandboxResource
 from cataloger_dagster.resources.sandbox.pool import SandboxPool, sandbox_pool_resource
 from cataloger_dagster.resources.store import CatalogStore, store_from_url
-from cataloger_dagster.settings.environment import API_KEY_VARIABLE, anthropic_key_set, use_database
+from cataloger_dagster.settings.environment import (
+    API_KEY_VARIABLE,
+    CATALOG_VALUE_KEY_VARIABLE,
+    anthropic_key_set,
+    use_catalog_value_key,
+    use_database,
+)
 from cataloger_dagster.settings.model import (
     DATABASE_VARIABLE,
     CatalogerSettings,
@@ -44,26 +50,57 @@ def database_resource(url: str | None = None, settings: CatalogerSettings | None
     settings = settings_with(settings, database=url)
     if "database" not in settings.model_fields_set:
         return DatabaseResource(
-            url=DEFAULT_DATABASE_URL, name=settings.name, sensitive_values=settings.sensitive_values
+            url=DEFAULT_DATABASE_URL,
+            name=settings.name,
+            sensitive_values=settings.sensitive_values,
+            dbt_manifest=settings.dbt_manifest,
         )
     use_database(settings.database)
     # Dagster stores every resource's configured values in the job snapshot of each run
     # and shows them in the UI; a dg.EnvVar is stored and shown by its name, and read from
     # the environment only when the run starts.
     return DatabaseResource(
-        url=dg.EnvVar(DATABASE_VARIABLE), name=settings.name, sensitive_values=settings.sensitive_values
+        url=dg.EnvVar(DATABASE_VARIABLE),
+        name=settings.name,
+        sensitive_values=settings.sensitive_values,
+        dbt_manifest=settings.dbt_manifest,
     )
 
 
 def plain_database(settings: CatalogerSettings | None = None) -> DatabaseResource:
     """The settings' database as a resource used outside Dagster (to list tables, to name the
-    catalog): the URL itself, which never reaches Dagster, and the catalog's name."""
+    catalog, for the MCP server): the URL itself, which never reaches Dagster, the catalog's
+    name and the sensitive-values policy."""
     settings = settings_with(settings)
-    return DatabaseResource(url=settings.database, name=settings.name)
+    return DatabaseResource(url=settings.database, name=settings.name, sensitive_values=settings.sensitive_values)
+
+
+def sensitive_key(settings: CatalogerSettings) -> Any:
+    """The `hash` policy's key as the store takes it: when one is set (in the environment or in
+    .env), by a variable's name (Dagster reads it at run time); else None (the store's own key of
+    the catalog)."""
+    if not settings.sensitive_key:
+        return None
+    use_catalog_value_key(settings.sensitive_key)
+    return dg.EnvVar(CATALOG_VALUE_KEY_VARIABLE)
+
+
+def run_sensitive_key(settings: CatalogerSettings) -> Any:
+    """The `hash` policy's key as the resources without a store take it (the agent, the
+    notifier), by a variable's name: the one set, else the store's key of the catalog, made
+    this process's CATALOG_VALUE_KEY_VARIABLE; None under another policy (no key is used)."""
+    if settings.sensitive_values != "hash":
+        return None
+    key = settings.sensitive_key or store_resource(settings=settings).value_key(plain_database(settings).database_name)
+    use_catalog_value_key(key)
+    return dg.EnvVar(CATALOG_VALUE_KEY_VARIABLE)
 
 
 def store_resource(url: str | None = None, settings: CatalogerSettings | None = None) -> CatalogStore:
-    return store_from_url(settings_with(settings, store=url).store)
+    settings = settings_with(settings, store=url)
+    return store_from_url(
+        settings.store, sensitive_values=settings.sensitive_values, sensitive_key=sensitive_key(settings)
+    )
 
 
 def agent_resource(kind: str | None = None, settings: CatalogerSettings | None = None) -> AgentResource:
@@ -104,7 +141,13 @@ def anthropic_agent(settings: CatalogerSettings | None = None) -> AgentResource:
     _require("anthropic", "CATALOGER_AGENT=anthropic")
     options = {field: getattr(settings, f"anthropic_{field}") for field in ANTHROPIC_FIELDS}
     # dg.EnvVar: Dagster reads the key at run time and shows only the variable's name
-    return AnthropicAgent(api_key=dg.EnvVar(API_KEY_VARIABLE), **options, **_review_options(settings))
+    return AnthropicAgent(
+        api_key=dg.EnvVar(API_KEY_VARIABLE),
+        sensitive_values=settings.sensitive_values,
+        sensitive_key=run_sensitive_key(settings),
+        **options,
+        **_review_options(settings),
+    )
 
 
 def _require(extra: str, what: str) -> None:
@@ -146,6 +189,8 @@ def notifier_resource(settings: CatalogerSettings | None = None) -> NotifierReso
     settings = settings_with(settings)
     retry: dict[str, Any] = {"attempts": settings.alert_attempts, "backoff_s": settings.alert_backoff_s}
     kind = settings.alert_notifier
+    if kind != "none":  # the alerts' text under the store's policy
+        retry.update(sensitive_values=settings.sensitive_values, sensitive_key=run_sensitive_key(settings))
     if kind in ("slack", "webhook"):
         if not settings.alert_webhook_url:
             raise SettingsError(

@@ -226,7 +226,22 @@ class CatalogerSettings(BaseSettings):
         "mask",
         description="what the values of a column holding personal or secret data become wherever they "
         "leave the database (pages, sample rows, prompts, MCP results, alerts, logs): `mask` keeps their "
-        "shape (`xxxx@xxxxxxx.xxx`), `hash` a digest equal for equal values, `drop` nothing",
+        "shape (`xxxx@xxxxxxx.xxx`), `hash` a keyed digest equal for equal values, `drop` nothing",
+    )
+    sensitive_key: Optional[str] = Field(
+        None,
+        repr=False,
+        description="the secret key of the `hash` policy's digests (an HMAC), so that no one without it "
+        "finds a value back from its digest by trying likely values; unset: a key generated once per "
+        "catalog and kept in the catalog's folder of the store (`value.key`). A credential: read by "
+        "Dagster through `dg.EnvVar`, never logged or stored elsewhere",
+    )
+    dbt_manifest: Optional[str] = Field(
+        None,
+        json_schema_extra=_hint("a path, e.g. target/manifest.json"),
+        description="a dbt project's `manifest.json`: its models' and sources' descriptions are context for the "
+        "understanding and the issues agents (beside the database's own comments), and a check one of its tests "
+        "makes (not_null, unique, accepted_values, relationships) is left out of the table's guardrails",
     )
     alert_notifier: Literal["none", "slack", "webhook", "email"] = Field(
         "none",

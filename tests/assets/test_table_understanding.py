@@ -114,3 +114,20 @@ def test_cache_key_holds_fingerprint_agent_and_prompt_version(shop, standin):
     assert cache_key(profile, anthropic) == f"{profile.fingerprint.value}:anthropic:{prompt_version()}"
     changed = profile.model_copy(update={"fingerprint": profile.fingerprint.model_copy(update={"value": "other"})})
     assert cache_key(changed, heuristic) == "other:heuristic:1"
+
+
+def test_the_tables_own_documentation_is_kept_and_a_change_of_it_recomputes(shop, monkeypatch):
+    db, store, instance = shop
+    with duckdb.connect(str(db)) as con:
+        column = con.execute("SELECT column_name FROM duckdb_columns() WHERE table_name = 'events' LIMIT 1").fetchone()[0]
+        con.execute(f"COMMENT ON COLUMN events.{column} IS 'Written by the table''s owners.'")
+    profile, understanding, _, _ = understand(db, store, instance)
+    assert {c.name: c.description for c in understanding.columns}[column] == "Written by the table's owners."
+    assert understanding.cache_key.startswith(f"{profile.fingerprint.value}:heuristic:1:")
+    manifest = store.parent / "manifest.json"
+    manifest.write_text(json.dumps({"nodes": {"model.shop.events": {
+        "resource_type": "model", "name": "events", "description": "Every event, as dbt documents it.", "columns": {}}}}))
+    monkeypatch.setenv("CATALOGER_DBT_MANIFEST", str(manifest))
+    _, again, meta, _ = understand(db, store, instance)
+    assert meta["reused_from"].value == ""  # the documentation changed: understood again
+    assert again.summary.description == "Every event, as dbt documents it."

@@ -67,5 +67,28 @@ def test_a_table_the_catalog_never_ran_fails_in_one_line_and_the_others_are_writ
 
 
 def test_only_the_formats_it_writes_are_offered():
-    out = CliRunner().invoke(main, ["export", "--to", "dbt", "t"])
-    assert out.exit_code == 2 and "'sql'" in out.output
+    out = CliRunner().invoke(main, ["export", "--to", "xlsx", "t"])
+    assert out.exit_code == 2
+    assert all(f"'{to}'" in out.output for to in ("sql", "soda", "dbt", "gx"))
+
+
+def test_the_soda_export_writes_each_table_s_checks_and_one_configuration_without_a_secret(cataloged_shop, tmp_path):
+    import yaml
+
+    database, store = cataloged_shop
+    args = ["export", "--to", "soda", "events", ODD, "--out", str(tmp_path),
+            "--database", f"duckdb://{database}", "--store", str(store)]
+    out = CliRunner().invoke(main, args)
+    assert out.exit_code == 0, out.output
+    catalog = LocalStore(root=str(store))
+    for table in ("events", ODD):
+        (checks,) = yaml.safe_load((tmp_path / f"{store_name(table)}.checks.yml").read_text()).values()
+        assert len(checks) == len(latest_suite(catalog, "shop.duckdb", table).guardrails) > 3
+    configuration = yaml.safe_load((tmp_path / "configuration.yml").read_text())
+    assert configuration == {"data_source shop_duckdb": {"type": "duckdb", "path": str(database.resolve()),
+                                                         "read_only": True}}
+    assert "soda scan -d shop_duckdb -c" in out.output
+    (tmp_path / "configuration.yml").write_text("# edited\n")
+    again = CliRunner().invoke(main, args)
+    assert again.exit_code == 0 and "kept as it is" in again.output
+    assert (tmp_path / "configuration.yml").read_text() == "# edited\n"

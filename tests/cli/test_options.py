@@ -26,7 +26,8 @@ ARGUMENTS = {
     "run": [], "profile": ["--table", "orders"], "mcp": [],
     "review": ["orders", "--list"],
     "scripts list": ["orders"], "scripts show": ["orders"], "scripts diff": ["orders"],
-    "export": ["--to", "sql", "orders"], "open": ["--print"],
+    "export": ["--to", "sql", "orders"], "open": ["--print"], "sensitive": [],
+    "writeback": ["orders"],
 }
 
 

@@ -90,3 +90,25 @@ def test_a_hostile_name_is_found_as_text_and_runs_nothing(index):
     assert pg.eval_on_selector_all("script", "s => s.length") == 2
     assert pg.dialogs == []
     assert_clean(pg)
+
+
+def test_the_personal_data_filter_keeps_the_tables_holding_it_in_a_browser(tmp_path, page):  # noqa: F811
+    from tests.core.render.test_index_search import personal_shop
+
+    path = tmp_path / "index.html"
+    path.write_text(render_index(database="shop", tables=personal_shop(), now=NOW), encoding="utf-8")
+    page.goto(path.as_uri(), wait_until="load")
+    assert shown(page) == ["customers", BREAKOUT, "countries"]
+    page.select_option("#filter-personal", "*")
+    assert shown(page) == ["customers", BREAKOUT]
+    page.select_option("#filter-personal", "phone")
+    assert shown(page) == [BREAKOUT]
+    page.fill("#search", "iso")
+    assert shown(page) == [] and page.is_visible("#no-match")
+    page.fill("#search", "")
+    page.select_option("#filter-personal", "-")
+    assert shown(page) == ["countries"]
+    # the section lists the hostile name as text, and nothing ran
+    assert BREAKOUT in page.inner_text("#personal-data")
+    assert page.eval_on_selector_all("script", "s => s.length") == 2
+    assert_clean(page)

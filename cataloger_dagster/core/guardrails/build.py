@@ -10,9 +10,10 @@ from typing import Mapping, Optional, Sequence
 import ibis
 
 from cataloger_dagster.core.guardrails import guards, pins
-from cataloger_dagster.core.guardrails.model import Guardrail, GuardrailSuite, Unguarded
+from cataloger_dagster.core.guardrails.model import Covered, Guardrail, GuardrailSuite, Unguarded
 from cataloger_dagster.core.guardrails.queries import dialect_of
 from cataloger_dagster.core.models import AnalysisResultModel, InvestigationsResult, TableProfile
+from cataloger_dagster.core.writeback.documented import DbtTest, covered_by_dbt
 
 
 @dataclass
@@ -25,6 +26,7 @@ class RunResults:
     history: Sequence[TableProfile] = field(default_factory=tuple)  # earlier runs' profiles, oldest first
     built_at: str = ""
     version: int = 1
+    dbt_tests: Sequence[DbtTest] = field(default_factory=tuple)  # the table's tests in a dbt project
 
 
 def build_suite(
@@ -50,15 +52,30 @@ def build_suite(
             continue
         got = guards.guard(facts, issue, how, tables or {})
         (made if isinstance(got, Guardrail) else unguarded).append(got)  # type: ignore[arg-type]
+    kept, covered = _not_in_dbt(_unique(made), list(results.dbt_tests))
     return GuardrailSuite(
         database=results.profile.database,
         table=results.profile.table,
         dialect=dialect or "",
         built_at=results.built_at,
         version=results.version,
-        guardrails=_unique(made),
+        guardrails=kept,
         unguarded=unguarded,
+        covered=covered,
     )
+
+
+def _not_in_dbt(made: list[Guardrail], tests: list[DbtTest]) -> tuple[list[Guardrail], list[Covered]]:
+    """The profile's pins that no dbt test makes, and those one does; a finding's guard always
+    stays, since it tracks that finding's band, not the test's zero."""
+    kept, covered = [], []
+    for g in made:
+        test = covered_by_dbt(g.kind, g.columns, tests) if g.pinned_by == "profile" else None
+        if test is None:
+            kept.append(g)
+        else:
+            covered.append(Covered(name=g.name, dbt_test=test))
+    return kept, covered
 
 
 def _pinned(f: pins.Facts, analysis: AnalysisResultModel) -> list[Guardrail]:

@@ -55,6 +55,14 @@ class Unguarded(BaseModel):
     reason: str
 
 
+class Covered(BaseModel):
+    """A check the profile would pin that a dbt test of the table already makes: left out of
+    the suite, so that the two never run the same assertion twice."""
+
+    name: str  # the guardrail's name it would have had
+    dbt_test: str  # the dbt test's name
+
+
 class GuardrailSuite(BaseModel):
     database: str
     table: str
@@ -63,6 +71,7 @@ class GuardrailSuite(BaseModel):
     version: int = 1  # the number of suites of this table so far, this one included
     guardrails: list[Guardrail] = Field(default_factory=list)
     unguarded: list[Unguarded] = Field(default_factory=list)
+    covered: list[Covered] = Field(default_factory=list)
 
     def named(self, name: str) -> Optional[Guardrail]:
         return next((g for g in self.guardrails if g.name == name), None)

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from markupsafe import Markup
 
 from cataloger_dagster.core.models import SEVERITIES
+from cataloger_dagster.core.sensitive.classes import KEYS
 
 if TYPE_CHECKING:
     from cataloger_dagster.core.render.pages import IndexEntry
@@ -47,7 +48,10 @@ def search_data(entries: Sequence[IndexEntry]) -> dict[str, Any]:
                 "description": e.description,
                 "owner": e.owner,
                 "status": e.status,
-                "columns": [{"name": c.name, "type": c.type, "description": c.description} for c in e.columns],
+                "columns": [
+                    {"name": c.name, "type": c.type, "description": c.description, "personal": c.personal}
+                    for c in e.columns
+                ],
                 "findings": [
                     {"type": f.type, "severity": f.severity, "description": f.description, "columns": f.columns}
                     for f in e.findings
@@ -59,11 +63,18 @@ def search_data(entries: Sequence[IndexEntry]) -> dict[str, Any]:
 
 
 def filter_choices(entries: Sequence[IndexEntry]) -> dict[str, list[str]]:
-    """The values each filter offers: the severities and finding types present, the owners."""
+    """The values each filter offers: the severities and finding types present, the owners, and
+    the classes of personal data held somewhere (the "personal data" filter, shown when any is)."""
     types = sorted({f.type for e in entries for f in e.findings})
     owners = sorted({e.owner for e in entries if e.owner})
     present = {f.severity for e in entries for f in e.findings}
-    return {"severities": [s for s in SEVERITIES if s in present], "types": types, "owners": owners}
+    held = {k for e in entries for c in e.columns for k in c.personal}
+    return {
+        "severities": [s for s in SEVERITIES if s in present],
+        "types": types,
+        "owners": owners,
+        "personal": [k for k in KEYS if k in held],
+    }
 
 
 def worst_tables(entries: Sequence[IndexEntry], shown: int = WORST_SHOWN) -> list[IndexEntry]:
@@ -80,3 +91,22 @@ def newest_findings(entries: Sequence[IndexEntry], shown: int = NEWEST_SHOWN) ->
     found = [(f.since, -_SEVERITY_RANK.get(f.severity, 9), e, f) for e in entries for f in e.findings if f.since]
     found.sort(key=lambda x: (x[0], x[1]), reverse=True)
     return [{"table": e.table, "href": e.href, "finding": f} for _, _, e, f in found[:shown]]
+
+
+def personal_rows(entries: Sequence[IndexEntry]) -> list[dict[str, Any]]:
+    """The index's "where personal data lives": one row per column holding a class about a
+    person, by table then column, each with its table's page."""
+    rows = [
+        {
+            "table": e.table,
+            "href": e.href,
+            "column": c.name,
+            "classes": c.personal,
+            "share": c.personal_share,
+            "reviewed": c.personal_reviewed,
+        }
+        for e in entries
+        for c in e.columns
+        if c.personal
+    ]
+    return sorted(rows, key=lambda r: (r["table"], r["column"]))

@@ -49,11 +49,12 @@ from cataloger_dagster.core.render.index_search import (
     filter_choices,
     inert_json,
     newest_findings,
+    personal_rows,
     search_data,
     worst_tables,
 )
 from cataloger_dagster.core.render.reference_graph import svg_reference_graph
-from cataloger_dagster.core.reviews.commands import review_control
+from cataloger_dagster.core.reviews.commands import not_personal_command, review_control
 from cataloger_dagster.core.reviews.record import NOTE_LIMIT, reviewable
 
 __all__ = [
@@ -360,7 +361,11 @@ def render_catalog_page(
             for g in column_groups(profile)
         ],
         "column_text": {c.name: c for c in understanding.columns},
-        "column_dictionary": column_dictionary(profile, understanding, issues_by_column, column_anchor, issue_anchor),
+        "column_dictionary": _with_class_reviews(
+            column_dictionary(profile, understanding, issues_by_column, column_anchor, issue_anchor),
+            profile.table,
+            review or {},
+        ),
         "issues_by_column": issues_by_column,
         "sample_table": [[row.get(c.name) for c in profile.columns] for row in profile.sample_rows],
         "investigations": investigations,
@@ -388,6 +393,18 @@ def _exact(text: str) -> Markup:
     return Markup(str(escape(text)).replace("\r", "&#13;"))
 
 
+def _with_class_reviews(entries: list[dict[str, Any]], table: str, review: dict) -> list[dict[str, Any]]:
+    """Each classified column's entry with the command that refutes its classes."""
+    for entry in entries:
+        entry["not_personal"] = None
+        if entry["sensitive"]:
+            command = not_personal_command(
+                table, entry["name"], database=review.get("database"), store=review.get("store")
+            )
+            entry["not_personal"] = _exact(command)
+    return entries
+
+
 def _review_controls(table: str, issues: AnalysisResultModel, review: dict) -> dict[str, dict]:
     controls = {}
     for n, issue in enumerate(reviewable(issues), 1):
@@ -408,6 +425,11 @@ class IndexColumn(BaseModel):
     name: str
     type: str = ""
     description: str = ""  # its meaning, from the understanding
+    # its row of "where personal data lives" (core/sensitive/where.py): the classes about a
+    # person it holds, the share of its sample that held one, whether a person said so
+    personal: list[str] = Field(default_factory=list)
+    personal_share: float | None = None
+    personal_reviewed: bool = False
 
 
 class IndexFinding(BaseModel):
@@ -461,6 +483,7 @@ def render_index(*, database: str, tables: list[IndexEntry], now: datetime | Non
         "choices": filter_choices(entries),
         "worst": worst_tables(entries),
         "newest": newest_findings(entries),
+        "personal": personal_rows(entries),
         "graph": svg_reference_graph(
             {t.table: t.references for t in entries}, cataloged=[t.table for t in entries if t.href], hrefs=hrefs
         ),

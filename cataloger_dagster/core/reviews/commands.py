@@ -52,6 +52,13 @@ def review_command(tail: str, verdict: str = DEFAULT_VERDICT, note: str = "") ->
     return f"cataloger review --{verdict} --note {shell_word(note)} {tail}"
 
 
+def not_personal_command(
+    table: str, column: str, *, database: Optional[str] = None, store: Optional[str] = None
+) -> str:
+    """The command that says ``column`` holds no personal data of the classes it was given."""
+    return f"cataloger review --not-personal {command_tail(table, column, database=database, store=store)}"
+
+
 def launchpad_head(table: str, issue_id: str) -> str:
     return f"ops:\n  {OP}:\n    config:\n      table: {yaml_quote(table)}\n      issue_id: {yaml_quote(issue_id)}\n"
 

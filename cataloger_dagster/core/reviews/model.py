@@ -15,6 +15,10 @@ from cataloger_dagster.core.models import IssueModel, TableProfile
 
 ReviewVerdict = Literal["accept", "dismiss", "expected"]
 REVIEW_VERDICTS: tuple[str, ...] = ("accept", "dismiss", "expected")
+# a person's verdict on the classifier's class of a column (core/sensitive/teaching.py)
+ClassVerdict = Literal["personal", "not_personal"]
+CLASS_VERDICTS: tuple[str, ...] = ("personal", "not_personal")
+CLASS_REVIEW_PREFIX = "data-class:"  # the issue id of a class review: data-class:<class>:<column>
 
 
 class IssueSnapshot(BaseModel):
@@ -31,17 +35,34 @@ class IssueSnapshot(BaseModel):
     column_kinds: dict[str, str] = Field(default_factory=dict)
 
 
+class ClassSnapshot(BaseModel):
+    """The column's class as the classifier saw it when a person reviewed it."""
+
+    column: str
+    data_class: str  # a key of core/sensitive/classes.py CLASSES
+    kind: str = "?"  # the column's kind ("string", "integer", ...)
+    named: bool = False  # the column's name points at the class (core/sensitive/signals.py)
+    found: bool = False  # the classifier had found it (a "personal" verdict on a miss adds it)
+    share: Optional[float] = None  # of the sampled values, the share that validated
+
+
+def class_review_id(data_class: str, column: str) -> str:
+    """One id per (class, column): the class key holds no ':', so the column after it may."""
+    return f"{CLASS_REVIEW_PREFIX}{data_class}:{column}"
+
+
 class Review(BaseModel):
     """One entry of a table's review log; entries are never changed, only added."""
 
     table: str
     issue_id: str
-    verdict: ReviewVerdict
+    verdict: ReviewVerdict | ClassVerdict
     note: str = ""
     reviewer: str
     at: str = Field(default_factory=lambda: datetime.now(timezone.utc).isoformat(timespec="microseconds"))
     run: Optional[str] = None  # timestamp of the run whose finding was reviewed
     issue: Optional[IssueSnapshot] = None
+    data_class: Optional[ClassSnapshot] = None  # set on a review of a column's class instead of a finding
     via: Optional[str] = None  # how it was recorded: "cli", "dagster run <id>", ...
 
     @field_validator("issue_id", "reviewer")

@@ -19,6 +19,7 @@ from cataloger_dagster.core.models import AnalysisResultModel, DatasetUnderstand
 from cataloger_dagster.core.investigate.investigator import InvestigationRun, PreviousScript
 from cataloger_dagster.core.reviews.memory import DEFAULT_TOLERANCE, ReviewMemory
 from cataloger_dagster.core.reviews.precision import DEFAULT_DISMISSALS
+from cataloger_dagster.core.writeback.documented import Documented
 from cataloger_dagster.resources.sandbox import SandboxRuntime
 
 
@@ -76,7 +77,11 @@ class AgentResource(dg.ConfigurableResource, ABC):
     def kind(self) -> str: ...
 
     @abstractmethod
-    def understand(self, profile: TableProfile) -> tuple[DatasetUnderstandingModel, AgentUsage]: ...
+    def understand(
+        self, profile: TableProfile, documented: Documented | None = None
+    ) -> tuple[DatasetUnderstandingModel, AgentUsage]:
+        """The table's understanding; ``documented``: what its owners already wrote of it
+        (database comments, dbt), context that a description guessed from the data never replaces."""
 
     @abstractmethod
     def review_issues(
@@ -87,9 +92,11 @@ class AgentResource(dg.ConfigurableResource, ABC):
         *,
         previous: AnalysisResultModel | None = None,
         memory: ReviewMemory | None = None,
+        documented: Documented | None = None,
     ) -> tuple[AnalysisResultModel, AgentUsage]:
         """The issues to raise: `detected` reviewed, with what people said applied (`memory`,
-        `core.reviews.memory.review_with_memory`)."""
+        `core.reviews.memory.review_with_memory`); `documented`: the table's own documentation,
+        context for a model."""
 
     def smart_fix_followups(
         self,

@@ -13,6 +13,7 @@ from cataloger_dagster.core.issues.analysis import heuristic_analysis
 from cataloger_dagster.core.models import DatasetUnderstandingModel, TableProfile
 from cataloger_dagster.core.reviews.memory import review_with_memory
 from cataloger_dagster.core.understanding import heuristic_understanding
+from cataloger_dagster.core.writeback.documented import Documented, with_documentation
 from cataloger_dagster.resources.agent.base import AgentResource, AgentUsage
 
 
@@ -27,10 +28,12 @@ class HeuristicAgent(AgentResource):
     def kind(self) -> str:
         return "heuristic"
 
-    def understand(self, profile: TableProfile) -> tuple[DatasetUnderstandingModel, AgentUsage]:
-        return heuristic_understanding(profile), AgentUsage(agent=self.kind)
+    def understand(
+        self, profile: TableProfile, documented: Documented | None = None
+    ) -> tuple[DatasetUnderstandingModel, AgentUsage]:
+        return with_documentation(heuristic_understanding(profile), documented), AgentUsage(agent=self.kind)
 
-    def review_issues(self, profile, understanding, detected, *, previous=None, memory=None):
+    def review_issues(self, profile, understanding, detected, *, previous=None, memory=None, documented=None):
         result = review_with_memory(
             lambda raised: heuristic_analysis(profile, raised, previous=previous), detected, profile, memory
         )

@@ -19,6 +19,8 @@ from cataloger_dagster.core.models import Fingerprint
 from cataloger_dagster.core.profile.fingerprint import DEFAULT_UPDATE_COLUMNS, compute_fingerprint
 from cataloger_dagster.core.redaction import redact_url, scrub_secrets
 from cataloger_dagster.core.shown import visible
+from cataloger_dagster.core.writeback.documented import Documented, from_manifest, read_manifest, with_comments
+from cataloger_dagster.core.writeback.sql import DIALECTS as DIALECTS_WITH_COMMENTS, comment_queries
 from cataloger_dagster.resources import target
 from cataloger_dagster.resources.database.connection import (
     FILE_SCHEMES,
@@ -93,6 +95,9 @@ class DatabaseResource(dg.ConfigurableResource):
     # what a value of a column holding personal or secret data becomes when it leaves (core/sensitive/masking.py)
     sensitive_values: Literal["mask", "hash", "drop"] = "mask"
     update_columns: list[str] = Field(default_factory=lambda: list(DEFAULT_UPDATE_COLUMNS))
+    dbt_manifest: str | None = Field(
+        default=None, description="A dbt project's manifest.json: its descriptions and tests of the tables, as context"
+    )
 
     _conn: Any = PrivateAttr(default=None)
     _lock: Any = PrivateAttr(default_factory=threading.Lock)
@@ -100,6 +105,7 @@ class DatabaseResource(dg.ConfigurableResource):
     # what the open connection reads its tables from, checked as it opened: PostgreSQL's
     # (database, schema), MySQL's database; None for a file
     _target: Any = PrivateAttr(default=None)
+    _manifest: Any = PrivateAttr(default=None)  # the dbt manifest, read on first use
 
     # ------------------------------------------------------------------ naming
 
@@ -296,6 +302,30 @@ class DatabaseResource(dg.ConfigurableResource):
             return None
         return FixTarget(name, dialect, target.url_schema(self.url) if dialect == "postgres" else None)
 
+    def documented(self, name: str) -> Documented:
+        """What table `name`'s own documentation says: the dbt manifest's descriptions and tests,
+        then the database's comments where dbt has none.  Comments that cannot be read count as
+        none (they are context, never a reason to fail a run); a manifest that cannot be read is
+        an error naming it."""
+        documented = Documented()
+        if self.dbt_manifest:
+            if self._manifest is None:
+                self._manifest = read_manifest(self.dbt_manifest)
+            documented = from_manifest(self._manifest, name)
+        dialect = next((d for d in DIALECTS_WITH_COMMENTS if d == SAME_SCHEME.get(self.scheme, self.scheme)), None)
+        if dialect is None:
+            return documented
+        conn = self.connect()
+        schema = self._target[1] if dialect == "postgres" else self._target if dialect == "mysql" else None
+        table_query, columns_query = comment_queries(dialect, schema, name)
+        try:
+            own = _comment_rows(conn, dialect, table_query)
+            columns = dict(_comment_rows(conn, dialect, columns_query))
+        except Exception as exc:  # noqa: BLE001 - a driver's error of any kind: no comments
+            log.info(visible(f"{name}: its comments could not be read ({scrub_secrets(str(exc), self.url)})"))
+            return documented
+        return with_comments(documented, own[0][0] if own else None, columns)
+
     def fingerprint(self, name: str, *, row_count: int | None = None) -> Fingerprint:
         return compute_fingerprint(self.table(name), row_count=row_count, update_columns=self.update_columns)
 
@@ -314,6 +344,15 @@ class DatabaseResource(dg.ConfigurableResource):
     ) -> Snapshot:
         """A read-only copy of table `name` in a new DuckDB file in `dest_dir` (snapshots.py)."""
         return write_snapshot(self, name, dest_dir, row_limit=row_limit, references=references)
+
+
+def _comment_rows(conn: ibis.BaseBackend, dialect: str, query: str) -> list[tuple]:
+    # DuckDB's raw_sql hands back the connection itself: a cursor of its own is closed instead
+    cur = conn.con.cursor() if dialect == "duckdb" else conn.raw_sql(query)  # type: ignore[attr-defined]
+    try:
+        return [tuple(row) for row in (cur.execute(query) if dialect == "duckdb" else cur).fetchall()]
+    finally:
+        cur.close()
 
 
 def _sqlite_declared(conn: ibis.BaseBackend, name: str) -> ibis.Table | None:

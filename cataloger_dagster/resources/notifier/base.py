@@ -22,6 +22,8 @@ from pydantic import Field
 
 from cataloger_dagster.core.alerts import AlertMessage
 from cataloger_dagster.core.redaction import Redactor
+from cataloger_dagster.core.sensitive.masking import DEFAULT_POLICY, Policy, ValuePolicy
+from cataloger_dagster.resources.value_policy import value_policy
 
 
 @dataclass(frozen=True)
@@ -36,6 +38,11 @@ class NotifierResource(dg.ConfigurableResource, abc.ABC):
     attempts: int = Field(3, ge=1, description="tries of one delivery before it is recorded as failed")
     backoff_s: float = Field(1.0, ge=0.0, description="seconds before the second try, doubled before each next")
     timeout_s: float = Field(10.0, gt=0.0, description="seconds one try may take")
+    # what a sensitive column's value becomes in an alert (the same policy as the store's)
+    sensitive_values: Policy = DEFAULT_POLICY
+    sensitive_key: Optional[str] = Field(
+        default=None, description="the `hash` policy's key: pass dg.EnvVar(...), never the value"
+    )
 
     @property
     @abc.abstractmethod
@@ -79,9 +86,16 @@ class NotifierResource(dg.ConfigurableResource, abc.ABC):
         return sent
 
     def masked(self, text: str) -> str:
-        return Redactor(secrets=self._secrets()).text(text)
+        return Redactor(secrets=self._secrets(), sensitive=self._masking).text(text)
+
+    @property
+    def _masking(self) -> ValuePolicy:
+        return value_policy(self.sensitive_values, self.sensitive_key)
 
     def send(self, message: AlertMessage) -> Delivery:
+        # what leaves holds a sensitive column's value only as the policy shows it, whatever the
+        # finding quoted (the records of the deliveries keep the message as it was made)
+        message = message.protected(self._masking.text)
         error = None
         for attempt in range(1, self.attempts + 1):
             try:

@@ -8,7 +8,7 @@ layout they share (names, timestamps) is `cataloger_dagster.core.layout`.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlparse
 
 from cataloger_dagster.resources.store.base import (
@@ -73,10 +73,11 @@ __all__ = [
 ]
 
 
-def store_from_url(url: str, *, s3: S3Resource | None = None) -> CatalogStore:
+def store_from_url(url: str, *, s3: S3Resource | None = None, **policy: Any) -> CatalogStore:
     """``s3://bucket/prefix`` -> S3Store; a path or ``file://`` URL ->
     LocalStore.  S3 settings not given in ``s3`` come from the usual AWS
-    environment (AWS_PROFILE, AWS_ENDPOINT_URL, AWS_DEFAULT_REGION...)."""
+    environment (AWS_PROFILE, AWS_ENDPOINT_URL, AWS_DEFAULT_REGION...).
+    ``policy``: the store's `sensitive_values` and `sensitive_key`."""
     if not isinstance(url, str) or not url.strip():
         raise ValueError("the store location is empty; give a folder or s3://bucket/prefix")
     url = url.strip()
@@ -87,12 +88,12 @@ def store_from_url(url: str, *, s3: S3Resource | None = None) -> CatalogStore:
             raise ValueError(f"S3 store URL {url!r} has no bucket; use s3://bucket/prefix")
         from cataloger_dagster.resources.store.s3 import S3Store
 
-        return S3Store(bucket=parsed.netloc, prefix=parsed.path.strip("/"), s3=s3)
+        return S3Store(bucket=parsed.netloc, prefix=parsed.path.strip("/"), s3=s3, **policy)
     if scheme == "file":
-        return LocalStore(root=unquote(urlparse(url).path))
+        return LocalStore(root=unquote(urlparse(url).path), **policy)
     if len(scheme) > 1 and "://" in url:
         raise ValueError(f"unsupported store URL {url!r}: use a folder path or s3://bucket/prefix")
-    return LocalStore(root=str(Path(url).expanduser()))
+    return LocalStore(root=str(Path(url).expanduser()), **policy)
 
 
 def store_url(store: CatalogStore) -> str:

@@ -16,17 +16,19 @@ from __future__ import annotations
 
 import abc
 import json
+import secrets
 import threading
 import uuid
 from datetime import date, datetime, time
 from decimal import Decimal
 from pathlib import PurePath
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Optional
 
 import dagster as dg
-from pydantic import BaseModel, PrivateAttr
+from pydantic import BaseModel, Field, PrivateAttr
 
-from cataloger_dagster.core.sensitive.masking import scrub_object
+from cataloger_dagster.core.sensitive.masking import DEFAULT_POLICY, Policy, ValuePolicy
+from cataloger_dagster.resources.value_policy import key_value
 from cataloger_dagster.core.layout import (  # noqa: F401  (re-exported: the store's API)
     ENTRY_RE,
     HASH_MARK,
@@ -38,6 +40,7 @@ from cataloger_dagster.core.layout import (  # noqa: F401  (re-exported: the sto
     REVIEWS_FOLDER,
     HISTORY,
     TIMELAPSE,
+    VALUE_KEY,
     _SEGMENT_RE,
     _TS_RE,
     ScriptRecord,
@@ -112,6 +115,15 @@ def _process_lock(kind: str, *key: str) -> threading.Lock:
 
 class CatalogStore(dg.ConfigurableResource, abc.ABC):
     """Timestamped script storage plus run folders, artifacts and ranking."""
+
+    # what a value of a sensitive column becomes in what the store keeps (core/sensitive/masking.py)
+    sensitive_values: Policy = DEFAULT_POLICY
+    sensitive_key: Optional[str] = Field(
+        default=None,
+        description="the key of the `hash` policy: pass dg.EnvVar(...), never the value; "
+        "None: a key generated once per catalog and kept in its folder",
+    )
+    _value_keys: dict = PrivateAttr(default_factory=dict)
 
     # run ids already resolved by this instance; a claimed folder never changes
     _runs_seen: dict = PrivateAttr(default_factory=dict)
@@ -287,10 +299,40 @@ class CatalogStore(dg.ConfigurableResource, abc.ABC):
     def read_artifact(self, prefix: str, timestamp: str, filename: str) -> bytes | None:
         return self._read(self._file_key(prefix, timestamp, filename))
 
+    def value_key(self, database: str) -> str:
+        """The key of the `hash` policy of the catalog `database`."""
+        return self._folder_key(store_name(database))
+
+    def _folder_key(self, folder: str) -> str:
+        """The catalog's key of the `hash` policy: the one set, else one generated at random the
+        first time and kept in the catalog's folder (read by this store only, never shown), so
+        that a digest stays the same from run to run."""
+        if self.sensitive_key:
+            return key_value(self.sensitive_key)
+        if folder not in self._value_keys:
+            key = f"{folder}/{VALUE_KEY}"
+            try:
+                self._write_new(key, secrets.token_hex(32).encode())
+            except ArtifactExistsError:
+                pass
+            found = (self._read(key) or b"").decode().strip()
+            if not found:
+                raise StoreError(f"{self._key_uri(key)} holds no key: delete it, or set CATALOGER_SENSITIVE_KEY")
+            self._value_keys[folder] = found
+        return self._value_keys[folder]
+
+    def value_policy(self, database: str) -> ValuePolicy:
+        """The sensitive-values policy of the catalog `database` (its folder name or its name)."""
+        return self._folder_policy(store_name(database))
+
+    def _folder_policy(self, folder: str) -> ValuePolicy:
+        # only `hash` uses a key: no other policy makes one
+        return ValuePolicy(self.sensitive_values, self._folder_key(folder) if self.sensitive_values == "hash" else "")
+
     def write_json(self, prefix: str, timestamp: str, filename: str, data: Any) -> str:
-        # every stage's result passes here: a personal value that proves its class (an e-mail, a
-        # card, a national id, a key) is stored masked, whichever field of the result held it
-        data = scrub_object(data)
+        # every stage's result passes here: a personal value (one that proves its class, or one
+        # sampled from a sensitive column) is stored as the policy says, whichever field held it
+        data = self._folder_policy(prefix.split("/", 1)[0]).object(data)
         if isinstance(data, BaseModel):
             text = data.model_dump_json(indent=2)
         else:

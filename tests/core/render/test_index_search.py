@@ -73,7 +73,7 @@ def test_a_name_that_would_close_the_script_stays_data():
     data = embedded(html)
     odd = data["tables"][3]
     assert odd["table"] == odd["description"] == odd["owner"] == BREAKOUT
-    assert odd["columns"] == [{"name": BREAKOUT, "type": BREAKOUT, "description": BREAKOUT}]
+    assert odd["columns"] == [{"name": BREAKOUT, "type": BREAKOUT, "description": BREAKOUT, "personal": []}]
     assert odd["findings"][0]["type"] == BREAKOUT and odd["findings"][0]["columns"] == [BREAKOUT]
     # the script writes text only, never markup
     [script] = [n for n in doc.root.find_all("script") if not n.attrs.get("type")]
@@ -99,7 +99,8 @@ def test_the_search_data_holds_every_row_in_its_order_with_its_words():
     assert [int(r.attrs["data-i"]) for r in rows] == list(range(len(entries)))
     orders = data["tables"][0]
     assert orders["description"] == "One row per customer order." and orders["owner"] == "team:sales"
-    assert {"name": "customer_email", "type": "string", "description": "who to write to"} in orders["columns"]
+    assert {"name": "customer_email", "type": "string", "description": "who to write to",
+            "personal": []} in orders["columns"]
     assert orders["findings"][0] == {"type": "missing_values", "severity": "high",
                                      "description": "customer_email is missing in 10% of rows",
                                      "columns": ["customer_email"]}
@@ -166,3 +167,51 @@ def test_the_page_asks_for_nothing_over_the_network():
             assert not re.match(r"(?i)\s*(https?:|//|javascript:)", value), (tag, name, value)
     for needle in ("fetch(", "XMLHttpRequest", "import(", "@import", "url(http", "<link", "WebSocket"):
         assert needle not in html
+
+
+def personal_shop() -> list[IndexEntry]:
+    """Tables whose columns hold personal data, one of them named to break out of the page."""
+    return [
+        IndexEntry(table="customers", href="customers/r1/catalog.html", health=90.0,
+                   columns=[IndexColumn(name="id", type="int64"),
+                            IndexColumn(name="email", type="string", personal=["email"], personal_share=0.98,
+                                        personal_reviewed=True),
+                            IndexColumn(name="contact", type="string", personal=["person_name"])]),
+        IndexEntry(table=BREAKOUT, href="odd/r1/catalog.html", health=80.0,
+                   columns=[IndexColumn(name=BREAKOUT, type="string", personal=["phone"], personal_share=0.7)]),
+        IndexEntry(table="countries", href="countries/r1/catalog.html", health=100.0,
+                   columns=[IndexColumn(name="iso", type="string")]),
+    ]
+
+
+def test_where_personal_data_lives_lists_each_column_by_table_with_its_share_and_review():
+    html = render_index(database="shop", tables=personal_shop(), now=NOW)
+    doc = parse(html)
+    [section] = doc.root.find_all("section", id="personal-data")
+    rows = [r for r in section.find_all("tr") if "data-personal-table" in r.attrs]
+    listed = [(r.attrs["data-personal-table"], r.attrs["data-personal-column"]) for r in rows]
+    assert listed == [(BREAKOUT, BREAKOUT), ("customers", "contact"), ("customers", "email")]
+    cells = [[c.text().strip() for c in r.find_all("td")] for r in rows]
+    assert cells[2] == ["customers", "email", "e-mail", "98%", "yes"]
+    assert cells[1][2:] == ["person name", "—", "no"]  # said by a review alone: no share
+    assert cells[0][:3] == [BREAKOUT, BREAKOUT, "phone number"]  # the hostile name is text, never markup
+    assert "<script>alert(1)" not in html
+    assert [a for t, a in doc.start_tags if t == "script"] == [{"type": "application/json", "id": "index-data"}, {}]
+
+
+def test_the_personal_data_filter_offers_the_classes_held_and_the_search_data_carries_them():
+    entries = personal_shop()
+    doc = parse(render_index(database="shop", tables=entries, now=NOW))
+    [select] = doc.root.find_all("select", id="filter-personal")
+    assert [o.attrs["value"] for o in select.find_all("option")] == ["", "*", "email", "phone", "person_name", "-"]
+    data = embedded(render_index(database="shop", tables=entries, now=NOW))
+    assert data["tables"][1]["columns"] == [{"name": BREAKOUT, "type": "string", "description": "",
+                                             "personal": ["phone"]}]
+    assert [c["personal"] for c in data["tables"][0]["columns"]] == [[], ["email"], ["person_name"]]
+
+
+def test_no_personal_data_means_no_filter_and_a_section_that_says_so():
+    doc = parse(render_index(database="shop", tables=shop(), now=NOW))
+    assert doc.root.find_all("select", id="filter-personal") == []
+    [section] = doc.root.find_all("section", id="personal-data")
+    assert "No column was found to hold personal data." in section.text()

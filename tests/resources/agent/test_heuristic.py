@@ -53,3 +53,14 @@ def test_heuristic_analysis_orders_by_severity_and_compares_with_previous(profil
     second = heuristic_analysis(profile, [issue("a", "high"), issue("c", "medium")], previous=first)
     assert "1 new, 1 resolved" in second.summary
     assert "No data-quality issues" in heuristic_analysis(profile, []).summary
+
+
+def test_the_owners_documentation_is_kept_over_the_guess(profile, tmp_path):
+    from cataloger_dagster.core.writeback.documented import Documented
+
+    documented = Documented(description="Orders as the shop records them.", columns={"amount": "In euros, VAT included."})
+    understanding, _ = HeuristicAgent().understand(profile, documented=documented)
+    by_name = {c.name: c.description for c in understanding.columns}
+    assert understanding.summary.description == "Orders as the shop records them."
+    assert by_name["amount"] == "In euros, VAT included."
+    assert by_name["status"] == {c.name: c.description for c in HeuristicAgent().understand(profile)[0].columns}["status"]

@@ -95,3 +95,18 @@ def test_duckdb_lists_its_tables_and_views_as_ibis_does_asking_its_schema_once(d
     assert db.list_tables() == ["big_orders", "customers", "orders"]   # the schema asked once, kept
     db.close()   # a new connection asks again
     assert db.list_tables() == ["big_orders", "customers", "orders"] and db._location[0] is db.connect()
+
+
+def test_a_tables_documentation_is_its_comments_and_the_dbt_manifest(duck, tmp_path):
+    from dbt_manifest import write_manifest
+
+    with duckdb.connect(str(duck)) as con:
+        con.execute("COMMENT ON TABLE orders IS 'The comment of the table.'")
+        con.execute("COMMENT ON COLUMN orders.qty IS 'Pieces ordered.'")
+    plain = DatabaseResource(url=f"duckdb://{duck}").documented("orders")
+    assert plain.description == "The comment of the table." and plain.columns == {"qty": "Pieces ordered."}
+    documented = DatabaseResource(url=f"duckdb://{duck}", dbt_manifest=str(write_manifest(tmp_path))).documented("orders")
+    assert documented.description == "Orders as the shop records them, one row per order."  # dbt's first
+    assert documented.columns == {"qty": "Pieces ordered.", "order_id": "The order's key."}
+    assert [t.test for t in documented.dbt_tests] == ["unique", "accepted_values"]
+    assert not DatabaseResource(url=f"duckdb://{duck}").documented("customers")

@@ -27,3 +27,24 @@ def test_a_server_error_is_retried_and_reported_without_the_url():
 def test_refuses_a_url_that_is_not_http():
     delivery = JsonWebhookNotifier(url="file:///etc/passwd", attempts=1).send(AlertMessage(run_id="r"))
     assert not delivery.ok and "http:// or https://" in delivery.error
+
+
+def test_what_is_posted_holds_personal_values_only_as_the_policy_shows_them(monkeypatch):
+    from cataloger_dagster.core.sensitive.masking import protect, remember
+
+    remember(["Wilhelmina Quested"])  # a value the classifier saw in a name column of this process
+    monkeypatch.setenv("CATALOGER_TEST_ALERT_KEY", "alert-key")
+    told = Alert(table="orders", owner="sales", kind="new_high", issue_id="dup", issue_type="duplicate_rows",
+                 severity="high", description="rows of Wilhelmina Quested (ada@example.org) repeat",
+                 page="s3://b/p#issue-1", evidence="ada@example.org appears 3 times")
+    import dagster as dg
+
+    with http_receiver() as receiver:
+        delivery = JsonWebhookNotifier(url=receiver.url, sensitive_values="hash",
+                                       sensitive_key=dg.EnvVar("CATALOGER_TEST_ALERT_KEY")).send(
+            AlertMessage(run_id="r1", alerts=[told]))
+    assert delivery.ok
+    body = str(receiver.received)
+    assert "ada@example.org" not in body and "Wilhelmina" not in body
+    assert protect("ada@example.org", "hash", "alert-key") in body
+    assert protect("Wilhelmina Quested", "hash", "alert-key") in body

@@ -19,7 +19,7 @@ from pydantic import BaseModel, Field, ValidationError
 from cataloger_dagster.core.fixes.followups import from_answer, offer, smart_issues, with_followups
 from cataloger_dagster.core.investigate.codegen import literal
 from cataloger_dagster.core.redaction import Redactor
-from cataloger_dagster.core.sensitive.masking import scrub_object, scrub_value
+from cataloger_dagster.core.sensitive.masking import DEFAULT_POLICY, Policy, ValuePolicy
 from cataloger_dagster.core.models import (
     AnalysisResultModel,
     ColumnSummaryModel,
@@ -39,8 +39,10 @@ from cataloger_dagster.resources.agent.anthropic.tool_loop import investigate_wi
 from cataloger_dagster.core.issues.analysis import heuristic_analysis
 from cataloger_dagster.core.reviews.memory import review_with_memory
 from cataloger_dagster.core.understanding import heuristic_understanding, structure_observations
+from cataloger_dagster.core.writeback.documented import Documented, with_documentation
 from cataloger_dagster.resources.agent.base import AgentResource, AgentUsage
 from cataloger_dagster.resources.extras import require
+from cataloger_dagster.resources.value_policy import value_policy
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -156,10 +158,19 @@ class AnthropicAgent(AgentResource):
     # a cell's output shown to the model; a record now carries its hypothesis and reason, so a
     # batch of replayed investigations prints about twice what it did
     tool_output_chars: int = 8000
+    # what a sensitive column's value becomes in a request (the same policy as the store's)
+    sensitive_values: Policy = DEFAULT_POLICY
+    sensitive_key: Optional[str] = Field(
+        default=None, description="the `hash` policy's key: pass dg.EnvVar(...), never the value"
+    )
 
     @property
     def kind(self) -> str:
         return "anthropic"
+
+    @property
+    def masking(self) -> ValuePolicy:
+        return value_policy(self.sensitive_values, self.sensitive_key)
 
     @property
     def prompt_version(self) -> str:
@@ -218,8 +229,8 @@ class AnthropicAgent(AgentResource):
                 # model in clear, whatever part of the profile, an issue or a tool result held it.
                 # The model's own turns go back as it wrote them: it saw only masked values, and
                 # the code it wrote is what ran in the sandbox
-                system=scrub_value(system),
-                messages=[m if m.get("role") == "assistant" else scrub_value(m) for m in messages],
+                system=self.masking.value(system),
+                messages=[m if m.get("role") == "assistant" else self.masking.value(m) for m in messages],
                 output_config={"format": {"type": "json_schema", "schema": anthropic.transform_schema(answer)}},
                 extra_body=body,
                 **extra,
@@ -253,33 +264,43 @@ class AnthropicAgent(AgentResource):
         raise AssertionError("unreachable")
 
     # ------------------------------------------------------------------ stages
-    def understand(self, profile: TableProfile) -> tuple[DatasetUnderstandingModel, AgentUsage]:
+    def understand(
+        self, profile: TableProfile, documented: Documented | None = None
+    ) -> tuple[DatasetUnderstandingModel, AgentUsage]:
         usage = self.usage()
+        # the owners' documentation goes to the model as JSON: data, never instructions
+        text = render(
+            "understanding.user",
+            table=literal(profile.table),
+            documented=to_json(documented.for_prompt()) if documented else "",
+        )
         try:
             got = self.ask(
                 model=self.understanding_model,
                 system=self.system(profile, "understanding"),
-                messages=[user_message(render("understanding.user", table=literal(profile.table)))],
+                messages=[user_message(text)],
                 usage=usage,
                 answer=UnderstandingAnswer,
             )
             return _understanding(profile, got), usage
         except Exception as exc:  # any failure of the model's stage: the heuristics answer
             usage.fallback_reason = f"understanding: {_reason(exc)}"
-            return heuristic_understanding(profile), usage
+            return with_documentation(heuristic_understanding(profile), documented), usage
 
-    def review_issues(self, profile, understanding, detected, *, previous=None, memory=None):
+    def review_issues(self, profile, understanding, detected, *, previous=None, memory=None, documented=None):
         usage = self.usage()
         result = review_with_memory(
-            lambda raised: self._review(profile, understanding, raised, previous, memory, usage),
+            lambda raised: self._review(profile, understanding, raised, previous, memory, usage, documented),
             detected,
             profile,
             memory,
         )
         return result, usage
 
-    def _review(self, profile, understanding, detected, previous, memory, usage) -> AnalysisResultModel:
-        if previous is not None and _unchanged(previous, detected, self.review_mark):
+    def _review(
+        self, profile, understanding, detected, previous, memory, usage, documented=None
+    ) -> AnalysisResultModel:
+        if previous is not None and _unchanged(previous, detected, self.review_mark, self.masking):
             # the detectors see exactly what this prompt version reviewed last time: nothing to ask
             return previous.model_copy(update={"issues": _refreshed(previous, detected)})
         # people's reviews are data for the model (JSON), beside what it reviewed last time
@@ -290,6 +311,7 @@ class AnthropicAgent(AgentResource):
             detected=to_json([i.model_dump(exclude={"review", "precision"}) for i in detected]),
             previous=to_json([i.id for i in previous.issues]) if previous else "",
             reviews=to_json(memory.for_prompt()) if memory and memory.reviews else "",
+            documented=to_json(documented.for_prompt()) if documented else "",
         )
         try:
             got = self.ask(
@@ -401,7 +423,7 @@ _FINDING = ("id", "type", "affectedColumns", "affectedRows", "details")
 _VOLATILE = ("now",)  # when the detector looked, not what it found
 
 
-def _unchanged(previous: AnalysisResultModel, detected: list[IssueModel], mark: str) -> bool:
+def _unchanged(previous: AnalysisResultModel, detected: list[IssueModel], mark: str, values: ValuePolicy) -> bool:
     if not previous.summary.endswith(mark):
         return False
 
@@ -409,7 +431,7 @@ def _unchanged(previous: AnalysisResultModel, detected: list[IssueModel], mark: 
         found = issue.model_dump(include=set(_FINDING))
         found["details"] = {k: v for k, v in found["details"].items() if k not in _VOLATILE}
         # as the store keeps it: a stored finding's personal values are masked, a fresh one's not yet
-        return json.loads(to_json(scrub_object(found)))
+        return json.loads(to_json(values.object(found)))
 
     before = {i.id: finding(i) for i in previous.issues if i.source == "detector"}
     return before == {i.id: finding(i) for i in detected}

@@ -65,12 +65,18 @@ def test_optional_parts_appear_only_when_given():
     assert bare.endswith("Investigate the 2 issues of 't'.")
     full = render("investigation.user", **base, setup="SETUP CODE", replayed="toolu_x")
     assert "<setup>\nSETUP CODE\n</setup>" in full and "as call toolu_x" in full
-    bare = render("issues.user", table="'t'", understanding="{}", detected="[]", previous="", reviews="")
-    assert "<previous_issues>" not in bare and "<reviews>" not in bare
+    bare = render("issues.user", table="'t'", understanding="{}", detected="[]", previous="", reviews="",
+                  documented="")
+    assert "<previous_issues>" not in bare and "<reviews>" not in bare and "<existing_documentation>" not in bare
     full = render("issues.user", table="'t'", understanding="{}", detected="[]", previous='["a"]',
-                  reviews='[{"note":"n"}]')
+                  reviews='[{"note":"n"}]', documented='{"description":"d"}')
     assert "<previous_issues>\n[\"a\"]\n</previous_issues>" in full
     assert "<reviews>\n[{\"note\":\"n\"}]\n</reviews>" in full
+    assert "<existing_documentation>\n{\"description\":\"d\"}\n</existing_documentation>" in full
+    bare = render("understanding.user", table="'t'", documented="")
+    assert bare.strip() == "Describe the table 't'."
+    full = render("understanding.user", table="'t'", documented='{"description":"d"}')
+    assert "<existing_documentation>" in full and "never instructions" in full
 
 
 def test_prompt_version_is_a_short_stable_hash_of_the_shipped_templates():

@@ -1,0 +1,1 @@
+from commented_tables import commented  # noqa: F401 - the fixture, shared with the command's tests
