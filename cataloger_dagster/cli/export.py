@@ -1,5 +1,8 @@
-"""`cataloger export --to sql|dbt TABLE...`: the tables' guardrail suites, as their latest catalog
-runs wrote them, into files a person or another tool runs.  Reads the store only."""
+"""`cataloger export --to sql|soda|dbt|gx TABLE...`: the tables' guardrail suites, as their latest
+catalog runs wrote them, into files a person or another tool runs.  Reads the store only.
+
+`--to gx` writes each table's Great Expectations suite (`<table>.gx_suite.json`) and, once, the
+checkpoint script that runs them (`gx_checkpoint.py`, core/guardrails/gx_checkpoint.py as it is)."""
 
 from __future__ import annotations
 
@@ -11,8 +14,9 @@ import click
 from cataloger_dagster.cli.options import catalog_options, examples
 from cataloger_dagster.core.shown import visible
 
-FORMATS = ("sql", "soda", "dbt")
-SUFFIXES = {"sql": "guardrails.sql", "soda": "checks.yml"}  # each table's file: `<table>.<suffix>`
+FORMATS = ("sql", "soda", "dbt", "gx")
+# each table's file: `<table>.<suffix>`
+SUFFIXES = {"sql": "guardrails.sql", "soda": "checks.yml", "gx": "gx_suite.json"}
 
 
 @click.command(
@@ -22,6 +26,7 @@ SUFFIXES = {"sql": "guardrails.sql", "soda": "checks.yml"}  # each table's file:
         "cataloger export --to sql orders --out guardrails/ --name shop",
         "cataloger export --to soda orders --out soda/ --database duckdb://shop.duckdb  # then: soda scan -d shop_duckdb -c soda/configuration.yml soda/orders.checks.yml",
         "cataloger export --to dbt orders customers --project my_dbt_project --name shop",
+        "cataloger export --to gx orders --out gx/ --name shop  # then: GX_CONNECTION_STRING=... python gx/gx_checkpoint.py gx/*.gx_suite.json",
     ),
 )
 @click.option("--to", "to", type=click.Choice(FORMATS), required=True, help="the format to write")
@@ -47,8 +52,8 @@ SUFFIXES = {"sql": "guardrails.sql", "soda": "checks.yml"}  # each table's file:
 @catalog_options
 def export(to: str, out: Path, tables: tuple[str, ...], **options) -> None:
     """Write each TABLE's guardrail suite: `<table>.guardrails.sql` (sql), `<table>.checks.yml`
-    and Soda's `configuration.yml` (soda), or data tests and descriptions in a dbt project's
-    schema file (dbt)."""
+    and Soda's `configuration.yml` (soda), data tests and descriptions in a dbt project's
+    schema file (dbt), or `<table>.gx_suite.json` and `gx_checkpoint.py` (gx)."""
     if to == "dbt":
         from cataloger_dagster.cli.export_dbt import export_dbt
 
@@ -83,8 +88,14 @@ def export(to: str, out: Path, tables: tuple[str, ...], **options) -> None:
             continue
         out.mkdir(parents=True, exist_ok=True)
         path = out / f"{store_name(table)}.{SUFFIXES[to]}"
-        render = {"sql": suite_sql, "soda": suite_soda}[to]
-        path.write_text(render(suite), encoding="utf-8")
+        render = {"sql": suite_sql, "soda": suite_soda, "gx": gx_suite}[to]
+        try:
+            text = render(suite)
+        except ValueError as exc:  # a table the tool cannot read; the message names it
+            click.echo(visible(f"Error: {exc}"), err=True)
+            failed += 1
+            continue
+        path.write_text(text, encoding="utf-8")
         click.echo(visible(f"{table}: {len(suite.guardrails)} guardrails -> {path}"))
         catalog = ctx.database
     if to == "soda" and catalog is not None:
@@ -93,5 +104,26 @@ def export(to: str, out: Path, tables: tuple[str, ...], **options) -> None:
         except ValueError as exc:
             click.echo(visible(f"Error: {exc}"), err=True)
             failed += 1
+    if to == "gx" and catalog is not None:
+        click.echo(visible(f"the checkpoint script -> {write_gx_checkpoint(out)}"))
     if failed:
         sys.exit(1)
+
+
+def gx_suite(suite) -> str:
+    import json
+
+    from cataloger_dagster.core.guardrails.export_gx import suite_document
+
+    return json.dumps(suite_document(suite), indent=2, ensure_ascii=False) + "\n"
+
+
+def write_gx_checkpoint(out: Path) -> Path:
+    """The script that runs the suites, the same file for every table."""
+    from cataloger_dagster.core.guardrails import export_gx
+
+    path = out / "gx_checkpoint.py"
+    path.write_text(
+        Path(export_gx.__file__).with_name("gx_checkpoint.py").read_text(encoding="utf-8"), encoding="utf-8"
+    )
+    return path

@@ -3,6 +3,8 @@ they are on the database they were built from, each statement's number inside it
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import duckdb
 from click.testing import CliRunner
 
@@ -33,6 +35,28 @@ def test_the_exported_statements_run_on_the_database_and_hold(cataloged_shop, tm
                     assert g.holds(None if value is None else float(value)), (g.name, value)
 
 
+def test_gx_writes_each_table_s_expectation_suite_and_the_checkpoint_script_once(cataloged_shop, tmp_path):
+    import json
+
+    from cataloger_dagster.core.guardrails import export_gx
+
+    database, store = cataloged_shop
+    out = CliRunner().invoke(main, ["export", "--to", "gx", "events", ODD, "--out", str(tmp_path),
+                                    "--database", f"duckdb://{database}", "--store", str(store)])
+    assert out.exit_code == 0, out.output
+    catalog = LocalStore(root=str(store))
+    for table in ("events", ODD):
+        document = json.loads((tmp_path / f"{store_name(table)}.gx_suite.json").read_text())
+        suite = latest_suite(catalog, "shop.duckdb", table)
+        assert [e["meta"]["cataloger"]["name"] for e in document["expectations"]] == [g.name for g in suite.guardrails]
+        assert [e["description"] for e in document["expectations"]] == [g.why for g in suite.guardrails]
+        assert document["meta"]["cataloger"]["table"] == table
+    script = Path(export_gx.__file__).with_name("gx_checkpoint.py")
+    assert (tmp_path / "gx_checkpoint.py").read_text() == script.read_text()
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        ["gx_checkpoint.py", "events.gx_suite.json", f"{store_name(ODD)}.gx_suite.json"])
+
+
 def test_a_table_the_catalog_never_ran_fails_in_one_line_and_the_others_are_written(cataloged_shop, tmp_path):
     database, store = cataloged_shop
     out = CliRunner().invoke(main, ["export", "--to", "sql", "nowhere", "customers", "--out", str(tmp_path),
@@ -44,7 +68,8 @@ def test_a_table_the_catalog_never_ran_fails_in_one_line_and_the_others_are_writ
 
 def test_only_the_formats_it_writes_are_offered():
     out = CliRunner().invoke(main, ["export", "--to", "xlsx", "t"])
-    assert out.exit_code == 2 and "'sql'" in out.output and "'soda'" in out.output and "'dbt'" in out.output
+    assert out.exit_code == 2
+    assert all(f"'{to}'" in out.output for to in ("sql", "soda", "dbt", "gx"))
 
 
 def test_the_soda_export_writes_each_table_s_checks_and_one_configuration_without_a_secret(cataloged_shop, tmp_path):
