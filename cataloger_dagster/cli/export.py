@@ -66,6 +66,7 @@ def export(to: str, out: Path, tables: tuple[str, ...], **options) -> None:
     from cataloger_dagster.cli.soda_files import write_configuration
     from cataloger_dagster.core.guardrails.export_soda import suite_soda
     from cataloger_dagster.core.guardrails.export_sql import suite_sql
+    from cataloger_dagster.core.guardrails.export_gx import suite_json
     from cataloger_dagster.core.layout import store_name
     from cataloger_dagster.resources.store import StoreError
 
@@ -88,7 +89,7 @@ def export(to: str, out: Path, tables: tuple[str, ...], **options) -> None:
             continue
         out.mkdir(parents=True, exist_ok=True)
         path = out / f"{store_name(table)}.{SUFFIXES[to]}"
-        render = {"sql": suite_sql, "soda": suite_soda, "gx": gx_suite}[to]
+        render = {"sql": suite_sql, "soda": suite_soda, "gx": suite_json}[to]
         try:
             text = render(suite)
         except ValueError as exc:  # a table the tool cannot read; the message names it
@@ -108,14 +109,6 @@ def export(to: str, out: Path, tables: tuple[str, ...], **options) -> None:
         click.echo(visible(f"the checkpoint script -> {write_gx_checkpoint(out)}"))
     if failed:
         sys.exit(1)
-
-
-def gx_suite(suite) -> str:
-    import json
-
-    from cataloger_dagster.core.guardrails.export_gx import suite_document
-
-    return json.dumps(suite_document(suite), indent=2, ensure_ascii=False) + "\n"
 
 
 def write_gx_checkpoint(out: Path) -> Path:

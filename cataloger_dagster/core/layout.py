@@ -52,6 +52,7 @@ GUARDRAILS = "guardrails.json"  # catalog_page: the guardrail suite built from t
 GUARDRAILS_SQL = "guardrails.sql"
 GUARDRAILS_SODA = "guardrails.soda.yml"
 GUARDRAILS_DBT = "guardrails.dbt.yml"
+GUARDRAILS_GX = "guardrails.gx_suite.json"
 HISTORY = "history.json"  # quality_issues: in the table's folder, a digest of its runs' profiles
 
 RUN_FILE = "run.json"

@@ -147,3 +147,16 @@ def test_each_issue_has_a_review_control_naming_this_store_and_database(runs):
     for tail, issue in zip(sorted(tails, key=lambda t: shlex.split(t)[-1]),
                            sorted(runs["warm"]["issues"].issues, key=lambda i: i.id)):
         assert shlex.split(tail) == ["--name", "shop.duckdb", "--store", str(runs["store"]), "--", "events", issue.id]
+
+
+def test_the_page_offers_the_runs_guardrails_in_each_tools_format(runs):
+    from cataloger_dagster.core.guardrails.downloads import DOWNLOADS
+    from cataloger_dagster.core.guardrails.model import GuardrailSuite
+
+    folder, page = runs["warm"]["folder"], runs["warm"]["page"]
+    suite = GuardrailSuite.model_validate_json((folder / "guardrails.json").read_text())
+    assert suite.guardrails
+    for download in DOWNLOADS:
+        assert (folder / download.filename).stat().st_size > 0, download
+        assert f'href="{download.filename}"' in page, download
+    assert len(json.loads((folder / "guardrails.gx_suite.json").read_text())["expectations"]) == len(suite.guardrails)

@@ -10,10 +10,11 @@ from typing import Callable, Optional
 from cataloger_dagster.core.guardrails import dbt_schema
 from cataloger_dagster.core.guardrails.dbt_schema import Descriptions, TableExport
 from cataloger_dagster.core.guardrails.export_dbt import default_schema
+from cataloger_dagster.core.guardrails.export_gx import suite_json
 from cataloger_dagster.core.guardrails.export_soda import suite_soda
 from cataloger_dagster.core.guardrails.export_sql import suite_sql
 from cataloger_dagster.core.guardrails.model import GuardrailSuite
-from cataloger_dagster.core.layout import GUARDRAILS_DBT, GUARDRAILS_SODA, GUARDRAILS_SQL
+from cataloger_dagster.core.layout import GUARDRAILS_DBT, GUARDRAILS_GX, GUARDRAILS_SODA, GUARDRAILS_SQL
 
 
 @dataclass(frozen=True)
@@ -34,6 +35,7 @@ DOWNLOADS: tuple[Download, ...] = (
     Download("guardrails_sql", GUARDRAILS_SQL, lambda suite, _: suite_sql(suite)),
     Download("guardrails_soda", GUARDRAILS_SODA, lambda suite, _: suite_soda(suite)),
     Download("guardrails_dbt", GUARDRAILS_DBT, _dbt),
+    Download("guardrails_gx", GUARDRAILS_GX, lambda suite, _: suite_json(suite)),
 )
 
 

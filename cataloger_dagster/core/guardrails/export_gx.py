@@ -11,6 +11,8 @@ before a word (a bind parameter), are escaped so that they reach the database as
 
 from __future__ import annotations
 
+import json
+
 import re
 from typing import Any, Optional
 
@@ -136,3 +138,8 @@ def suite_document(suite: GuardrailSuite) -> dict[str, Any]:
             }
         },
     }
+
+
+def suite_json(suite: GuardrailSuite) -> str:
+    """The expectation suite as the file GX reads (`<table>.gx_suite.json`)."""
+    return json.dumps(suite_document(suite), indent=2, ensure_ascii=False) + "\n"

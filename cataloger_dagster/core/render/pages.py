@@ -78,6 +78,7 @@ LINK_LABELS = {
     "guardrails_sql": "Guardrails (SQL)",
     "guardrails_soda": "Guardrails for Soda",
     "guardrails_dbt": "Guardrails for dbt",
+    "guardrails_gx": "Guardrails for Great Expectations",
     "metrics": "Script metrics",
     "profile": "Profile (JSON)",
     "issues": "Issues (JSON)",

@@ -1,8 +1,10 @@
-"""The files a table's page offers: the run's suite as SQL, Soda checks and a dbt schema file,
+"""The files a table's page offers: the run's suite as SQL, Soda checks, a dbt schema file and a GX suite,
 each the same as `cataloger export` writes, the dbt one carrying the understanding's descriptions,
 and a hostile name as data in each."""
 
 from __future__ import annotations
+
+import json
 
 import jinja2
 import yaml
@@ -11,6 +13,7 @@ from guarded_shop import results_of
 from cataloger_dagster.core.guardrails.build import build_suite
 from cataloger_dagster.core.guardrails.dbt_schema import Descriptions
 from cataloger_dagster.core.guardrails.downloads import DOWNLOADS, suite_files
+from cataloger_dagster.core.guardrails.export_gx import suite_json
 from cataloger_dagster.core.guardrails.export_soda import suite_soda
 from cataloger_dagster.core.guardrails.export_sql import suite_sql
 from cataloger_dagster.core.render.pages import LINK_LABELS
@@ -29,6 +32,8 @@ def test_each_download_is_the_export_of_the_same_suite(shop):
     files = {d.key: (d.filename, text) for d, text in suite_files(suite)}
     assert files["guardrails_sql"] == ("guardrails.sql", suite_sql(suite))
     assert files["guardrails_soda"] == ("guardrails.soda.yml", suite_soda(suite))
+    assert files["guardrails_gx"] == ("guardrails.gx_suite.json", suite_json(suite))
+    assert len(json.loads(suite_json(suite))["expectations"]) == len(suite.guardrails)
     assert len({name for name, _ in files.values()}) == len(DOWNLOADS)
     assert all(d.key in LINK_LABELS for d in DOWNLOADS)  # each link has its words on the page
 
