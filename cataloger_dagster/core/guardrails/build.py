@@ -84,7 +84,13 @@ def _pinned(f: pins.Facts, analysis: AnalysisResultModel) -> list[Guardrail]:
     if key:
         made.append(pins.unique(f, key))
     for cp in f.profile.columns:
-        made += [pins.null_rate(f, cp), pins.accepted_values(f, cp), pins.value_range(f, cp), pins.pattern(f, cp)]
+        one = f.on(cp.name, key)  # each column's statements name it and the key only
+        made += [
+            pins.null_rate(one, cp),
+            pins.accepted_values(one, cp),
+            pins.value_range(one, cp),
+            pins.pattern(one, cp),
+        ]
     made += [pins.rule(f, r) for r in analysis.rules if r.holds == r.applies]  # the broken ones are findings
     return [g for g in made if g is not None]
 

@@ -82,3 +82,34 @@ def test_names_reach_the_sql_quoted_as_data(tmp_path):
     results_run = run_suite(suite, ibis_query(con))
     assert all(r.passed and r.error is None for r in results_run)
     assert "odd table" in con.list_tables()
+
+
+def test_a_columns_statements_are_the_same_over_the_narrow_table_that_compiles_them_fast(tmp_path):
+    """Each column's pins compile over a table of that column, the key and one other: the SQL is
+    the one the whole table gives, byte for byte, odd names and a key column included."""
+    from cataloger_dagster.core.guardrails import pins
+
+    path = tmp_path / "wide.duckdb"
+    raw = duckdb.connect(str(path))
+    odd = 'q"u\'ote'
+    columns = ", ".join([f"c{j} INTEGER" for j in range(8)] + ['"q""u\'ote" VARCHAR', "kind VARCHAR", "day DATE"])
+    raw.execute(f'CREATE TABLE "wide t" (id INTEGER, {columns})')
+    raw.executemany('INSERT INTO "wide t" VALUES (?, ' + ", ".join("?" * 11) + ")",
+                    [(i, *[i * j for j in range(8)], ("a", "b")[i % 2], ("x", "y", "z")[i % 3],
+                      f"2024-01-{1 + i % 28:02d}") for i in range(60)])
+    raw.close()
+    con, results = results_of(path, table="wide t", confirmed=())
+    table = con.table("wide t")
+    whole = pins.Facts(table, "duckdb", results.profile)
+    key = pins.key_column(results.profile)
+    assert key == "id"
+    compared = 0
+    for cp in results.profile.columns:
+        narrow = whole.on(cp.name, key)
+        assert len(narrow.table.columns) <= 3 and narrow.table.get_name() == table.get_name()
+        for pin in (pins.null_rate, pins.accepted_values, pins.value_range, pins.pattern):
+            assert pin(narrow, cp) == pin(whole, cp), (pin.__name__, cp.name)
+            compared += pin(whole, cp) is not None
+    assert compared >= 12 and any(cp.name == odd for cp in results.profile.columns)
+    suite = build_suite(table, results)
+    assert all(r.passed and r.error is None for r in run_suite(suite, ibis_query(con)))
