@@ -89,8 +89,13 @@ def run_image_present(tag: str = DEFAULT_RUN_TAG) -> bool:
 
 
 def _prepare(ctx: Path, root: Path, progress: Progress | None) -> None:
+    """The context: the package's wheel in ./package, its dependencies' in ./wheels, pip in ./tools.
+
+    The two folders are apart so the Dockerfile installs the dependencies in a layer of their
+    own, which a change to the package's code leaves cached."""
     shutil.copy2(root / "deploy" / "docker" / "Dockerfile", ctx / "Dockerfile")
-    wheels = ctx / "wheels"
+    package, wheels = ctx / "package", ctx / "wheels"
+    package.mkdir()
     wheels.mkdir()
     image._emit(progress, "building the package's wheel\n")
     image._run_streaming(
@@ -104,7 +109,7 @@ def _prepare(ctx: Path, root: Path, progress: Progress | None) -> None:
             "--progress-bar",
             "off",
             "-w",
-            str(wheels),
+            str(package),
             str(root),
         ],
         progress,
@@ -119,8 +124,10 @@ def _prepare(ctx: Path, root: Path, progress: Progress | None) -> None:
         ctx / "requirements.txt",
         wheels,
         progress,
-        resolve=["--find-links", str(wheels), "-c", str(ctx / "constraints.txt")],
+        resolve=["--find-links", str(package), "-c", str(ctx / "constraints.txt")],
     )
+    for own in wheels.glob(f"{PACKAGE.replace('-', '_')}-*.whl"):
+        own.unlink()  # pip copies the package's wheel beside its dependencies; it is in ./package
     image._pip_download(image.recipe_dir() / "build-requirements.txt", ctx / "tools", progress)
 
 
