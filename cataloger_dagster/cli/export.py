@@ -61,32 +61,20 @@ def export(to: str, out: Path, tables: tuple[str, ...], **options) -> None:
             sys.exit(1)
         return
     database, name, store = options["database"], options["name"], options["store"]
-    from cataloger_dagster.assets.guardrails import latest_suite
-    from cataloger_dagster.cli.scripts import ScriptsError, _context
     from cataloger_dagster.cli.soda_files import write_configuration
     from cataloger_dagster.core.guardrails.export_soda import suite_soda
     from cataloger_dagster.core.guardrails.export_sql import suite_sql
     from cataloger_dagster.core.guardrails.export_gx import suite_json
     from cataloger_dagster.core.layout import store_name
-    from cataloger_dagster.resources.store import StoreError
 
     failed = 0
     catalog = None  # the catalog's database name, once a suite is written
     for table in tables:
-        try:
-            ctx = _context(database, name, store, table)
-            suite = latest_suite(ctx.store, ctx.database, table)
-        except (ScriptsError, StoreError, ValueError) as exc:
-            click.echo(visible(f"Error: {table!r}: {getattr(exc, 'message', exc)}"), err=True)
+        found = table_suite(table, database, name, store)
+        if found is None:
             failed += 1
             continue
-        if suite is None:
-            click.echo(
-                visible(f"Error: {table!r}: no catalog run has written guardrails yet; run `cataloger run` first"),
-                err=True,
-            )
-            failed += 1
-            continue
+        ctx, suite = found
         out.mkdir(parents=True, exist_ok=True)
         path = out / f"{store_name(table)}.{SUFFIXES[to]}"
         render = {"sql": suite_sql, "soda": suite_soda, "gx": suite_json}[to]
@@ -120,3 +108,25 @@ def write_gx_checkpoint(out: Path) -> Path:
         Path(export_gx.__file__).with_name("gx_checkpoint.py").read_text(encoding="utf-8"), encoding="utf-8"
     )
     return path
+
+
+def table_suite(table: str, database, name, store):
+    """(the table's store context, its latest guardrail suite), or None once its error is said
+    in one line."""
+    from cataloger_dagster.assets.guardrails import latest_suite
+    from cataloger_dagster.cli.scripts import ScriptsError, _context
+    from cataloger_dagster.resources.store import StoreError
+
+    try:
+        ctx = _context(database, name, store, table)
+        suite = latest_suite(ctx.store, ctx.database, table)
+    except (ScriptsError, StoreError, ValueError) as exc:
+        click.echo(visible(f"Error: {table!r}: {getattr(exc, 'message', exc)}"), err=True)
+        return None
+    if suite is None:
+        click.echo(
+            visible(f"Error: {table!r}: no catalog run has written guardrails yet; run `cataloger run` first"),
+            err=True,
+        )
+        return None
+    return ctx, suite

@@ -15,8 +15,7 @@ from cataloger_dagster.core.shown import visible
 def export_dbt(tables: tuple[str, ...], out: Path, options: Mapping[str, Any]) -> int:
     """Write the project (`options`: the command's --project, --overwrite-descriptions and catalog
     options); the number of tables that failed, each said in one line."""
-    from cataloger_dagster.assets.guardrails import latest_suite
-    from cataloger_dagster.cli.scripts import ScriptsError, _context
+    from cataloger_dagster.cli.export import table_suite
     from cataloger_dagster.core.guardrails.dbt_project import write_project
     from cataloger_dagster.core.guardrails.dbt_schema import Descriptions, TableExport
     from cataloger_dagster.core.guardrails.export_dbt import default_schema
@@ -30,19 +29,15 @@ def export_dbt(tables: tuple[str, ...], out: Path, options: Mapping[str, Any]) -
     database, name, store, project = options["database"], options["name"], options["store"], options["project"]
     failed, written, catalog, dialect = 0, [], None, ""
     for table in tables:
-        try:
-            ctx = _context(database, name, store, table)
-            suite = latest_suite(ctx.store, ctx.database, table)
-            found = latest_results(ctx.store, table_prefix(ctx.database, table), UNDERSTANDING, limit=1)
-        except (ScriptsError, StoreError, ValueError) as exc:
-            click.echo(visible(f"Error: {table!r}: {getattr(exc, 'message', exc)}"), err=True)
+        have = table_suite(table, database, name, store)
+        if have is None:
             failed += 1
             continue
-        if suite is None:
-            click.echo(
-                visible(f"Error: {table!r}: no catalog run has written guardrails yet; run `cataloger run` first"),
-                err=True,
-            )
+        ctx, suite = have
+        try:
+            found = latest_results(ctx.store, table_prefix(ctx.database, table), UNDERSTANDING, limit=1)
+        except (StoreError, ValueError) as exc:
+            click.echo(visible(f"Error: {table!r}: {getattr(exc, 'message', exc)}"), err=True)
             failed += 1
             continue
         understanding = found[0][1] if found else None
