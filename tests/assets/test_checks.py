@@ -202,3 +202,26 @@ def test_the_high_severity_check_ignores_what_reviewers_dismissed_or_marked_expe
         dg.build_asset_check_context(),
         quality_issues=AnalysisResultModel(issues=aside.raised, reviewed=aside.reviewed, summary="", completedAt=""),
         investigations=InvestigationsResult(table="orders", investigations=[])).passed
+
+
+def test_script_check_compares_personal_evidence_as_it_was_stored_and_shows_none_in_clear(tmp_path, local_sandbox):
+    """Evidence quoting e-mails is stored masked: the rerun's is masked the same way before it is
+    compared, so the check passes on unchanged data, and its metadata holds no address in clear."""
+    path = tmp_path / "people.duckdb"
+    with duckdb.connect(str(path)) as con:
+        con.execute("CREATE TABLE members (member_id INTEGER, email VARCHAR, city VARCHAR)")
+        rows = [(i, f"member.{i:03d}@example.org", ("Lyon", "Oslo", "Quito")[i % 3]) for i in range(300)]
+        rows += [(300 + i, f"member.{i:03d}@example.org", "Lyon") for i in range(12)]  # registered twice
+        con.executemany("INSERT INTO members VALUES (?, ?, ?)", rows)
+    store = tmp_path / "store"
+    with dg.instance_for_test() as instance:
+        result = run(path, store, instance, "members")
+        found = result.output_for_node("investigations").investigations
+        assert any("member.001@example.org" in str(i.evidence) for i in found)  # what the run saw
+        (stored,) = store.rglob("investigations.json")
+        assert "@" in stored.read_text() and "member.001@example.org" not in stored.read_text()  # kept masked
+        check = evaluations(result)["script_reproduces_evidence"]
+        assert check.passed, check.metadata
+        alone = evaluations(run_check_alone(path, store, instance, "members", script_reproduces_evidence))
+        assert alone["script_reproduces_evidence"].passed, alone["script_reproduces_evidence"].metadata
+        assert "@example.org" not in str(alone["script_reproduces_evidence"].metadata)
