@@ -140,6 +140,17 @@ def check_args(issue: IssueModel, issues: list[IssueModel]) -> tuple:
             units.spellings(d.get("dimension")),
             sorted(v.strip().lower() for v in d.get("placeholders", {})),
         )
+    if kind == "sensitive_class":
+        return (
+            column,
+            d["data_class"],
+            d["label"],
+            float(d["needed"]),
+            d.get("pattern") or "",
+            d["today"],
+            int(d["most"]),
+            int(d["seed"]),
+        )
     if kind == "generic":
         return (issue.affectedColumns,)
     if kind == "empty_table":
