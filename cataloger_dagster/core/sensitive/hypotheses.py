@@ -5,9 +5,9 @@ like any finding: the classifier decides from the first values it samples, the s
 from __future__ import annotations
 
 import datetime as dt
-from typing import Optional
+from typing import Iterable, Optional
 
-from cataloger_dagster.core.models import IssueModel, TableProfile
+from cataloger_dagster.core.models import ColumnProfile, CodeInvestigation, IssueModel, SensitiveClass, TableProfile
 from cataloger_dagster.core.sensitive import validators as v
 from cataloger_dagster.core.sensitive.classes import label
 from cataloger_dagster.core.sensitive.classifier import BY_VALUES, WITH_NAME
@@ -56,3 +56,22 @@ def class_hypotheses(profile: TableProfile, today: Optional[dt.date] = None) -> 
                 )
             )
     return found
+
+
+def with_verdicts(profile: TableProfile, investigations: Iterable[CodeInvestigation]) -> TableProfile:
+    """The profile with each class's verdict from its hypothesis's investigation.  A refuted class
+    stays in the profile (what masked its values at profile time still holds for this run's stored
+    outputs); the page and the list of personal data read its verdict and leave it out."""
+    verdicts = {inv.issue_id: inv.verdict for inv in investigations if inv.issue_id and inv.verdict}
+    if not verdicts:
+        return profile
+    out = profile.model_copy(deep=True)
+    for column in out.columns:
+        for held in column.sensitive:
+            held.verdict = verdicts.get(hypothesis_id(out.table, column.name, held.name), held.verdict)
+    return out
+
+
+def standing_classes(column: ColumnProfile) -> list[SensitiveClass]:
+    """The column's classes its investigation did not refute."""
+    return [c for c in column.sensitive if c.verdict != "refuted"]
