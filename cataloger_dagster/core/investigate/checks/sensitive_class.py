@@ -4,7 +4,7 @@ from the first values it samples): the class re-validated on a larger seeded sam
 The sandbox has none of the host's field libraries (email-validator, python-stdnum, phonenumbers),
 so the rules this check needs travel with it as plain Python: an e-mail's syntax, the Luhn digit,
 IBAN's mod-97, the ipaddress module; the patterns the host's validators hold (a card network's
-prefix, a MAC address, a postcode) come in as the check's arguments, from core/sensitive/validators.py.
+prefix, a MAC address, a postcode) come in with the check's claim, from core/sensitive/validators.py.
 A class no rule here can prove (a phone number, a national id, a name) is left "inconclusive".
 No value leaves the check: its evidence is counts and shares.
 """
@@ -18,11 +18,16 @@ if TYPE_CHECKING:  # defined by the session script's setup block
 
 
 # --- the block sent to the sandbox starts here ---
-def check_sensitive_class(column, data_class, label, needed, pattern, today, most, seed):
+def check_sensitive_class(column, claim):
+    """`claim`: the class ("data_class", its "label"), the share of valid values that holds it
+    ("needed"), the host's "pattern" of the class if it has one, "today" (ISO date), the values
+    to read at "most" and the sample's "seed"."""
     import ipaddress
     import re
     from datetime import date, datetime
 
+    data_class, label, needed, pattern = claim["data_class"], claim["label"], claim["needed"], claim["pattern"]
+    today, most, seed = claim["today"], claim["most"], claim["seed"]
     hypothesis = f"{column} holds {label} values"
     dotted = r"[\w!#$%&'*+/=?^`{|}~\-]+(?:\.[\w!#$%&'*+/=?^`{|}~\-]+)*"
     label_re = r"[^\W_](?:[\w\-]{0,61}[^\W_])?"
