@@ -15,6 +15,9 @@ from cataloger_dagster.core.sensitive.classifier import BY_VALUES, WITH_NAME
 TYPE = "sensitive_class"
 SAMPLE_VALUES = 5_000  # non-null values the check reads: many times what the classifier saw
 SEED = 20_240_917  # the sample's seed: the same rows each run, so the verdict is reproducible
+# the classes the sandbox check has a rule for (the others would only ever be "inconclusive",
+# which would lower the table's pass rate every run for nothing)
+CHECKED = ("email", "payment_card", "iban", "ip_address", "mac_address", "postcode", "date_of_birth")
 # the host's patterns a class's sandbox rule uses, so that one definition serves both
 PATTERNS = {"payment_card": v.CARD_PREFIX.pattern, "mac_address": v.MAC.pattern, "postcode": v.POSTCODE.pattern}
 
@@ -24,13 +27,14 @@ def hypothesis_id(table: str, column: str, data_class: str) -> str:
 
 
 def class_hypotheses(profile: TableProfile, today: Optional[dt.date] = None) -> list[IssueModel]:
-    """One hypothesis per class the classifier gave a column from its values; a class found inside
-    free text, or added by a person's review, is not the classifier's claim about the whole value."""
+    """One hypothesis per class the classifier gave a column from its values, of the classes the
+    sandbox can check; a class found inside free text, or added by a person's review, is not the
+    classifier's claim about the whole value."""
     day = (today or dt.date.today()).isoformat()
     found = []
     for column in profile.columns:
         for held in column.sensitive:
-            if held.in_text or held.source != "classifier":
+            if held.in_text or held.source != "classifier" or held.name not in CHECKED:
                 continue
             by_name = any(s.startswith("column name:") for s in held.signals)
             found.append(

@@ -5,7 +5,8 @@ The sandbox has none of the host's field libraries (email-validator, python-stdn
 so the rules this check needs travel with it as plain Python: an e-mail's syntax, the Luhn digit,
 IBAN's mod-97, the ipaddress module; the patterns the host's validators hold (a card network's
 prefix, a MAC address, a postcode) come in with the check's claim, from core/sensitive/validators.py.
-A class no rule here can prove (a phone number, a national id, a name) is left "inconclusive".
+A class no rule here can prove (a phone number, a national id, a name) is "inconclusive"; such
+classes get no hypothesis (core/sensitive/hypotheses.py CHECKED).
 No value leaves the check: its evidence is counts and shares.
 """
 

@@ -84,19 +84,29 @@ def test_no_value_of_the_column_leaves_the_check(contacts_db, tmp_path):
     assert card["verdict"] == "confirmed"
 
 
-def test_a_class_the_sandbox_cannot_prove_is_inconclusive(contacts_db, tmp_path):
-    cols = [ColumnProfile.model_construct(name="email", kind="string", sensitive=[
-        SensitiveClass(name="phone", share=1.0, sampled=200, matched=200, signals=["phonenumbers"])])]
+def test_the_classes_hypotheses_are_made_for_are_those_the_sandbox_has_a_rule_for(contacts_db, tmp_path):
     from cataloger_dagster.core.models import TableProfile
+    from cataloger_dagster.core.sensitive.classes import KEYS, label
+    from cataloger_dagster.core.sensitive.hypotheses import CHECKED
 
-    profile = TableProfile.model_construct(database="contacts.duckdb", table="contacts", columns=cols)
-    issue = class_hypotheses(profile)[0]
-    found = run_checks(contacts_db, "contacts", [issue], tmp_path)[issue.id]
-    assert found["verdict"] == "inconclusive" and "phone number" in found["reason"]
+    claims = [SensitiveClass(name=k, share=1.0, sampled=200, matched=200, signals=[]) for k in KEYS]
+    profile = TableProfile.model_construct(database="contacts.duckdb", table="contacts", columns=[
+        ColumnProfile.model_construct(name="email", kind="string", sensitive=claims)])
+    made = class_hypotheses(profile)
+    assert sorted(i.details["data_class"] for i in made) == sorted(CHECKED)
+    # every class asked of the check: the ones without a hypothesis are those it cannot prove
+    asked = [made[0].model_copy(update={"id": f"ask_{k}", "details": {**made[0].details, "data_class": k,
+                                                                      "label": label(k), "pattern": ""}})
+             for k in KEYS if k not in CHECKED]
+    found = run_checks(contacts_db, "contacts", asked, tmp_path)
+    assert {k: found[f"ask_{k}"]["verdict"] for k in KEYS if k not in CHECKED} == {
+        k: "inconclusive" for k in KEYS if k not in CHECKED}
+    assert "phone number" in found["ask_phone"]["reason"]
 
 
 # values near each class's edge: valid ones, a wrong check digit, a wrong shape
 EDGE_VALUES = {
+    "date_of_birth": ["1980-02-29", "1981-02-29", "01/02/1990", "31.12.1905", "1899-01-01", "2999-01-01", "soon"],
     "email": ["a.b@example.com", "x+tag@sub.example.co.uk", "no-at.example.com", "two@@example.com", "a@b",
               "a@example.123", "first last@example.com", "ü@exämple.de", ".dot@example.com"],
     "iban": ["GB82WEST12345698765432", "GB82WEST12345698765433", "DE89370400440532013000", "DE89 3704 0044 0532 0130 00",
