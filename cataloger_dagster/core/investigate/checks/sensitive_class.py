@@ -12,6 +12,8 @@ No value leaves the check: its evidence is counts and shares.
 
 from typing import TYPE_CHECKING
 
+import ibis
+
 from cataloger_dagster.core.investigate.checks.helpers import count, outcome, share
 
 if TYPE_CHECKING:  # defined by the session script's setup block
@@ -106,8 +108,13 @@ def check_sensitive_class(column, claim):
         present = present.filter(t[column].strip() != "")
     total = int(present.count().execute())
     values = present.select(v=present[column])
-    if total > most:  # a seeded sample: the same rows each run, so the verdict is reproducible
-        values = values.sample(most / total, seed=seed)
+    if total > most:
+        # every step-th value in the column's order, from an offset the seed gives: the same
+        # values each run and on every backend (a seeded TABLESAMPLE is DuckDB's alone), so the
+        # stored script run against the database reproduces the sandbox's evidence
+        step = -(-total // most)
+        ranked = values.mutate(r=ibis.row_number().over(order_by="v"))
+        values = ranked.filter(ranked.r % step == seed % step).select("v")
     read = [r["v"] for r in values.to_pyarrow().to_pylist()]
     valid = sum(1 for value in read if rules[data_class](value))
     n = len(read)

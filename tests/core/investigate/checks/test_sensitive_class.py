@@ -4,6 +4,8 @@ decided by the classifier from its first values, re-validated on a larger seeded
 import datetime as dt
 import json
 
+import duckdb
+
 import pytest
 
 from cataloger_dagster.core.models import ColumnProfile, SensitiveClass
@@ -71,6 +73,29 @@ def test_the_sample_is_seeded_the_same_rows_each_run(contacts_db, tmp_path):
     first = run_checks(contacts_db, "contacts", issues, tmp_path)
     again = run_checks(contacts_db, "contacts", issues, tmp_path)
     assert first == again and first[issues[0].id]["evidence"]["seed"] is not None
+
+
+def test_the_sample_is_the_same_on_postgresql_as_on_duckdb(contacts_db, tmp_path, postgres_admin_url):
+    """The stored script reruns the check against the source database: the same values sampled."""
+    import uuid
+
+    import psycopg
+
+    issues = class_hypotheses(_profile_of(contacts_db, ["email", "contact"]), today=dt.date(2026, 1, 1))
+    table = f"contacts_{uuid.uuid4().hex[:8]}"
+    with duckdb.connect(str(contacts_db), read_only=True) as con:
+        rows = con.execute("SELECT id, email, contact FROM contacts").fetchall()
+    with psycopg.connect(postgres_admin_url.replace("postgres://", "postgresql://"), autocommit=True) as pg:
+        pg.execute(f"CREATE TABLE {table} (id bigint, email text, contact text)")
+        try:
+            with pg.cursor() as cur:
+                cur.executemany(f"INSERT INTO {table} VALUES (%s, %s, %s)", rows)
+            renamed = [i.model_copy(update={"id": i.id.replace("contacts", table)}) for i in issues]
+            on_pg = run_checks(postgres_admin_url, table, renamed, tmp_path)
+        finally:
+            pg.execute(f"DROP TABLE {table}")
+    on_duckdb = run_checks(contacts_db, "contacts", issues, tmp_path)
+    assert [on_pg[i.id.replace("contacts", table)] for i in issues] == [on_duckdb[i.id] for i in issues]
 
 
 def test_no_value_of_the_column_leaves_the_check(contacts_db, tmp_path):
