@@ -26,6 +26,7 @@ from cataloger_dagster.core.investigate.outcome import (
     script_metrics,
 )
 from cataloger_dagster.core.layout import INVESTIGATIONS, SCRIPT
+from cataloger_dagster.core.sensitive.hypotheses import class_hypotheses
 from cataloger_dagster.core.reviews.memory import ReviewMemory
 from cataloger_dagster.core.models import (
     AnalysisResultModel,
@@ -57,7 +58,8 @@ class InvestigationsConfig(dg.Config):
     ins=table_ins(
         table_profile=TableProfile, table_understanding=DatasetUnderstandingModel, quality_issues=AnalysisResultModel
     ),
-    description="Code-backed evidence for every issue, run in the sandbox over a read-only snapshot; "
+    description="Code-backed evidence for every issue, and for every column's class of personal data, "
+    "run in the sandbox over a read-only snapshot; "
     "the session is kept as catalog_script.py and fed to the next run.",
 )
 def investigations(
@@ -108,6 +110,8 @@ def _investigations(
     # a history finding's evidence is the stored history, which the table's snapshot cannot test:
     # the generic check would only say "inconclusive", and lower the pass rate for it
     issues = [i for i in quality_issues.issues if i.source != HISTORY_SOURCE]
+    # each class of personal data the profile gave a column is tested like any finding
+    issues += class_hypotheses(table_profile)
     previous, why = choose_previous_script(
         store,
         database.database_name,

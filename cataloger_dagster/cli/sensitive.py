@@ -25,9 +25,12 @@ from cataloger_dagster.cli.scripts import _common, _run
 @_common
 def sensitive(database, name, store, database_name, as_json) -> None:
     """List every column holding personal data (an e-mail, a name, a phone number...): its
-    table, its classes, the share of its sample that held one, and whether a person reviewed it.
+    table, its classes, the share of its sample that held one, whether a person reviewed it, and
+    what the class's investigation said (`verdict`; a column whose classes were all refuted is
+    listed apart, under `refuted`).
     Correct a column with `cataloger review TABLE COLUMN --not-personal` or `--personal CLASS`."""
-    from cataloger_dagster.core.sensitive.where import where_personal_data
+    from cataloger_dagster.core.sensitive.classes import label
+    from cataloger_dagster.core.sensitive.where import refuted_by_investigation, where_personal_data
     from cataloger_dagster.resources.store import store_from_url
     from cataloger_dagster.resources.store.cataloged import read_cataloged_tables
     from cataloger_dagster.resources.store.identity import check_database_catalog
@@ -42,12 +45,14 @@ def sensitive(database, name, store, database_name, as_json) -> None:
         db, catalog_store = plain_database(settings), store_from_url(settings.store)
         check_database_catalog(catalog_store, db)
         tables, problems = read_cataloged_tables(catalog_store, db.database_name)
-        found = where_personal_data(c.personal for t in tables for c in t.columns)
+        rows = [c.personal for t in tables for c in t.columns]
+        found, refuted = where_personal_data(rows), refuted_by_investigation(rows)
         data = {
             "database": db.database_name,
             "store": catalog_store.describe(),
             "tables_read": len(tables),
             "columns": [c.as_json() for c in found],
+            "refuted": [c.as_json() for c in refuted],
             "left_out": problems,
         }
         lines = [
@@ -56,7 +61,12 @@ def sensitive(database, name, store, database_name, as_json) -> None:
         ]
         for c in found:
             share = f"{c.share:.0%} of its sample" if c.share is not None else "said by a review"
-            lines.append(f"  {c.table}.{c.column}: {c.labels} ({share}{', reviewed' if c.reviewed else ''})")
+            said = f", {c.verdict} by its investigation" if c.verdict else ""
+            lines.append(f"  {c.table}.{c.column}: {c.labels} ({share}{', reviewed' if c.reviewed else ''}{said})")
+        for c in refuted:
+            lines.append(
+                f"  {c.table}.{c.column}: not personal data ({', '.join(map(label, c.refuted))} refuted by its investigation)"
+            )
         lines += [f"  left out: {p}" for p in problems]
         return data, "\n".join(lines)
 

@@ -21,6 +21,7 @@ from cataloger_dagster.core.models import (
     severity_counts,
 )
 from cataloger_dagster.core.health import health_band, health_score
+from cataloger_dagster.core.sensitive.hypotheses import standing_classes, with_verdicts
 from cataloger_dagster.core.sensitive.where import PersonalColumn, personal_column
 
 
@@ -98,6 +99,7 @@ def cataloged_table(
     timelapse: Optional[str] = None,
 ) -> CatalogedTable:
     open_issues = standing(issues, investigations.investigations if investigations else None)
+    profile = with_verdicts(profile, investigations.investigations if investigations else [])
     meanings = {c.name: c.description for c in understanding.columns} if understanding else {}
     order = {"high": 0, "medium": 1, "low": 2}
     return CatalogedTable(
@@ -111,7 +113,7 @@ def cataloged_table(
                 type=c.dtype.lstrip("!"),
                 nullable=c.nullable,
                 description=meanings.get(c.name) or "",
-                sensitive=tuple(s.name for s in c.sensitive),
+                sensitive=tuple(s.name for s in standing_classes(c)),
                 personal=personal_column(table, c),
             )
             for c in profile.columns

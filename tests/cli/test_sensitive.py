@@ -79,19 +79,25 @@ def test_the_list_says_where_personal_data_lives_with_its_share_and_no_value(run
     data = runs["before"]
     assert (data["database"], data["tables_read"], data["left_out"]) == (DB, 1, [])
     assert data["columns"] == [
-        {"table": "accounts", "column": "customer_name", "classes": ["person_name"], "share": 0.7, "reviewed": False},
-        {"table": "accounts", "column": "email", "classes": ["email"], "share": 1.0, "reviewed": False},
+        {"table": "accounts", "column": "customer_name", "classes": ["person_name"], "share": 0.7, "reviewed": False,
+         "verdict": None, "refuted": []},
+        {"table": "accounts", "column": "email", "classes": ["email"], "share": 1.0, "reviewed": False,
+         "verdict": "confirmed", "refuted": []},
     ]
+    assert data["refuted"] == []
     text = runs["before_text"]
     assert "2 column(s) of 1 cataloged table(s) hold personal data" in text
     assert "accounts.customer_name: person name (70% of its sample)" in text
+    assert "accounts.email: e-mail (100% of its sample, confirmed by its investigation)" in text
     assert "@example.org" not in text and "Acme" not in text
 
 
 def test_reviews_correct_the_list_on_the_next_run(runs):
     assert runs["after"]["columns"] == [
-        {"table": "accounts", "column": "contact", "classes": ["person_name"], "share": None, "reviewed": True},
-        {"table": "accounts", "column": "email", "classes": ["email"], "share": 1.0, "reviewed": True},
+        {"table": "accounts", "column": "contact", "classes": ["person_name"], "share": None, "reviewed": True,
+         "verdict": None, "refuted": []},
+        {"table": "accounts", "column": "email", "classes": ["email"], "share": 1.0, "reviewed": True,
+         "verdict": "confirmed", "refuted": []},
     ]
 
 

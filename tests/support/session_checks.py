@@ -64,22 +64,23 @@ def made(table: str, type_: str, columns: list[str], **details) -> IssueModel:
                       details=details)
 
 
-def run_checks(db: Path, table: str, issues: list[IssueModel], folder: Path) -> dict[str, dict]:
+def run_checks(db: Path | str, table: str, issues: list[IssueModel], folder: Path) -> dict[str, dict]:
     """Each issue's record ({"verdict", "reason", "evidence", ...} or {"error"}) by issue id, from a
-    session script run by a fresh interpreter in `folder` against the DuckDB file `db`."""
+    session script run by a fresh interpreter in `folder` against the DuckDB file `db` (or the
+    database of the URL `db`)."""
     kinds = sorted({check_type(i) for i in issues})
     code = "\n".join([SCRIPT_HEADER, setup_block(table), *(check_block(k) for k in kinds),
                       *(investigate_block(i, issues) for i in issues)])
     return parse_records(run_code(code, db, folder))
 
 
-def run_code(code: str, db: Path, folder: Path) -> str:
+def run_code(code: str, db: Path | str, folder: Path) -> str:
     """What `code` prints, run as the session script by a fresh interpreter in `folder` against
-    the DuckDB file `db` (it must exit 0)."""
+    the DuckDB file `db` or the database of the URL `db` (it must exit 0)."""
     script = folder / "catalog_script.py"
     script.write_text(code)
     env = {k: v for k, v in os.environ.items() if not k.startswith("CATALOGER_")}
-    env["DB_CONNECTION_STRING"] = f"duckdb:///{db}"
+    env["DB_CONNECTION_STRING"] = db if isinstance(db, str) else f"duckdb:///{db}"
     out = subprocess.run([sys.executable, str(script)], env=env, cwd=folder, capture_output=True,
                          text=True, timeout=180)
     assert out.returncode == 0, out.stderr

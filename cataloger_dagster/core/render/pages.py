@@ -19,6 +19,7 @@ from pydantic import BaseModel, Field
 
 from cataloger_dagster import __version__
 from cataloger_dagster.core.sensitive.classes import label as sensitive_label
+from cataloger_dagster.core.sensitive.hypotheses import with_verdicts
 from cataloger_dagster.core.models import (
     SEVERITIES,
     AnalysisResultModel,
@@ -322,6 +323,7 @@ def render_catalog_page(
     now = generation_time(now)
     run = dict(run or {})
     investigations = list(investigations or [])
+    profile = with_verdicts(profile, investigations)
     column_anchor = {c.name: f"col-{i}" for i, c in enumerate(profile.columns, 1)}
     issue_anchor = {issue.id: f"issue-{i}" for i, issue in enumerate(issues.issues, 1)}
     inv_anchor = {inv.issue_id: f"inv-{i}" for i, inv in enumerate(investigations, 1) if inv.issue_id}

@@ -92,7 +92,7 @@ def formatted_phone(text: str) -> bool:
 
 
 # IIN ranges of the card networks (Visa, Mastercard, Amex, Discover, JCB, Diners, Maestro, UnionPay)
-_CARD_PREFIX = re.compile(
+CARD_PREFIX = re.compile(
     r"^(?:4|5[1-5]|2[2-7]|3[47]|6011|64[4-9]|65|35|30[0-5]|36|38|5018|5020|5038|6304|67|62|50|5[6-9]|6|2131|1800|0604)"
 )
 
@@ -102,7 +102,7 @@ def payment_card(text: str) -> bool:
     if re.search(r"[^\d \-]", s):
         return False
     digits = digits_of(s)
-    return 12 <= len(digits) <= 19 and bool(_CARD_PREFIX.match(digits)) and luhn.is_valid(digits)
+    return 12 <= len(digits) <= 19 and bool(CARD_PREFIX.match(digits)) and luhn.is_valid(digits)
 
 
 def iban_number(text: str) -> bool:
@@ -121,13 +121,13 @@ def ip_address(text: str) -> bool:
     return True
 
 
-_MAC = re.compile(
+MAC = re.compile(
     r"^(?:[0-9A-Fa-f]{2}([:-])(?:[0-9A-Fa-f]{2}\1){4}[0-9A-Fa-f]{2}|[0-9A-Fa-f]{4}\.[0-9A-Fa-f]{4}\.[0-9A-Fa-f]{4})$"
 )
 
 
 def mac_address(text: str) -> bool:
-    return bool(_MAC.match(text.strip()))
+    return bool(MAC.match(text.strip()))
 
 
 _NINO = re.compile(r"^(?!BG|GB|NK|KN|TN|NT|ZZ)[A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z]\d{6}[A-D]$")
@@ -193,11 +193,11 @@ _POSTCODES = (
     r"\d{2}-\d{3}",  # PL
     r"[A-Z]\d[A-Z] ?\d[A-Z]\d",  # CA
 )
-_POSTCODE = re.compile(r"^(?:" + "|".join(_POSTCODES) + r")$")
+POSTCODE = re.compile(r"^(?:" + "|".join(_POSTCODES) + r")$")
 
 
 def postcode(text: str) -> bool:
-    return bool(_POSTCODE.match(text.strip().upper()))
+    return bool(POSTCODE.match(text.strip().upper()))
 
 
 def date_of_birth(value: Any, today: dt.date | None = None) -> bool:

@@ -4,7 +4,7 @@ out, the share from the classifier only, and a person's confirmation carried."""
 from __future__ import annotations
 
 from cataloger_dagster.core.models import ColumnProfile, SensitiveClass
-from cataloger_dagster.core.sensitive.where import personal_column, where_personal_data
+from cataloger_dagster.core.sensitive.where import personal_column, where_personal_data, refuted_by_investigation
 
 
 def _column(name: str, *classes: SensitiveClass) -> ColumnProfile:
@@ -17,7 +17,7 @@ def test_a_column_about_a_person_is_listed_with_its_highest_classifier_share():
                                        SensitiveClass(name="phone", share=0.95, sampled=20, matched=19)))
     assert row is not None and row.classes == ("email", "phone") and row.share == 0.95 and not row.reviewed
     assert row.as_json() == {"table": "t", "column": "c", "classes": ("email", "phone"), "share": 0.95,
-                             "reviewed": False}
+                             "reviewed": False, "verdict": None, "refuted": ()}
 
 
 def test_a_secret_is_sensitive_but_not_personal_and_a_plain_column_is_not_listed():
@@ -37,3 +37,31 @@ def test_the_list_is_by_table_then_column_and_skips_the_unlisted():
     rows = [personal_column("b", _column("z", email)), None, personal_column("a", _column("y", email)),
             personal_column("b", _column("a", email))]
     assert [(r.table, r.column) for r in where_personal_data(rows)] == [("a", "y"), ("b", "a"), ("b", "z")]
+
+
+def test_a_class_its_investigation_refuted_leaves_the_list_and_the_verdict_of_the_rest_is_said():
+    refuted = SensitiveClass(name="email", share=1.0, sampled=200, matched=200, verdict="refuted")
+    confirmed = SensitiveClass(name="phone", share=0.9, sampled=200, matched=180, verdict="confirmed")
+    open_ = SensitiveClass(name="person_name", share=0.9, sampled=200, matched=180, verdict="inconclusive")
+    mixed = personal_column("t", _column("m", refuted, confirmed))
+    assert mixed.classes == ("phone",) and mixed.refuted == ("email",) and mixed.verdict == "confirmed"
+    assert personal_column("t", _column("n", open_)).verdict == "inconclusive"
+    gone = personal_column("t", _column("g", refuted))
+    assert gone.classes == () and gone.verdict == "refuted" and gone.share is None
+    assert [r.column for r in where_personal_data([mixed, gone])] == ["m"]
+    assert [r.column for r in refuted_by_investigation([mixed, gone, None])] == ["g"]
+
+
+def test_the_verdicts_come_from_the_runs_investigations_and_keep_the_class_in_the_profile():
+    from cataloger_dagster.core.models import CodeInvestigation, TableProfile
+    from cataloger_dagster.core.sensitive.hypotheses import class_hypotheses, with_verdicts
+
+    email = SensitiveClass(name="email", share=1.0, sampled=200, matched=200, signals=["email-validator"])
+    in_text = SensitiveClass(name="phone", share=0.2, sampled=200, matched=40, in_text=True)
+    profile = TableProfile.model_construct(table="t", columns=[_column("contact", email), _column("note", in_text)])
+    [hypothesis] = class_hypotheses(profile)  # a class inside free text is no claim about the whole value
+    assert hypothesis.details["needed"] == 0.8 and hypothesis.affectedColumns == ["contact"]
+    said = with_verdicts(profile, [CodeInvestigation(code="", success=True, output=None, issue_id=hypothesis.id,
+                                                     verdict="refuted")])
+    assert [c.verdict for c in said.columns[0].sensitive] == ["refuted"]
+    assert profile.columns[0].sensitive[0].verdict is None  # the stored profile is not changed

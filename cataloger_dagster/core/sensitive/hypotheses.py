@@ -1,0 +1,81 @@
+"""A column's class of personal or secret data as a hypothesis the investigations stage tests,
+like any finding: the classifier decides from the first values it samples, the sandbox check
+(core/investigate/checks/sensitive_class.py) re-validates the class on a larger seeded sample."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Iterable, Optional
+
+from cataloger_dagster.core.models import ColumnProfile, CodeInvestigation, IssueModel, SensitiveClass, TableProfile
+from cataloger_dagster.core.sensitive import validators as v
+from cataloger_dagster.core.sensitive.classes import label
+from cataloger_dagster.core.sensitive.classifier import BY_VALUES, WITH_NAME
+
+TYPE = "sensitive_class"
+SAMPLE_VALUES = 5_000  # non-null values the check reads: many times what the classifier saw
+SEED = 20_240_917  # the sample's seed: the same rows each run, so the verdict is reproducible
+# the classes the sandbox check has a rule for (the others would only ever be "inconclusive",
+# which would lower the table's pass rate every run for nothing)
+CHECKED = ("email", "payment_card", "iban", "ip_address", "mac_address", "postcode", "date_of_birth")
+# the host's patterns a class's sandbox rule uses, so that one definition serves both
+PATTERNS = {"payment_card": v.CARD_PREFIX.pattern, "mac_address": v.MAC.pattern, "postcode": v.POSTCODE.pattern}
+
+
+def hypothesis_id(table: str, column: str, data_class: str) -> str:
+    return f"{table}_{TYPE}_{data_class}_{column}"
+
+
+def class_hypotheses(profile: TableProfile, today: Optional[dt.date] = None) -> list[IssueModel]:
+    """One hypothesis per class the classifier gave a column from its values, of the classes the
+    sandbox can check; a class found inside free text, or added by a person's review, is not the
+    classifier's claim about the whole value."""
+    day = (today or dt.date.today()).isoformat()
+    found = []
+    for column in profile.columns:
+        for held in column.sensitive:
+            if held.in_text or held.source != "classifier" or held.name not in CHECKED:
+                continue
+            by_name = any(s.startswith("column name:") for s in held.signals)
+            found.append(
+                IssueModel(
+                    id=hypothesis_id(profile.table, column.name, held.name),
+                    type=TYPE,
+                    severity="low",
+                    description=f"{column.name} holds {label(held.name)} values "
+                    f"({held.share:.0%} of {held.sampled:,} sampled values validated)",
+                    affectedColumns=[column.name],
+                    suggestedAction="nothing: the investigation confirms or refutes the class",
+                    category="quick_fixes",
+                    source="sensitive",
+                    details={
+                        "data_class": held.name,
+                        "label": label(held.name),
+                        "needed": WITH_NAME if by_name else BY_VALUES,
+                        "pattern": PATTERNS.get(held.name, ""),
+                        "today": day,
+                        "most": SAMPLE_VALUES,
+                        "seed": SEED,
+                    },
+                )
+            )
+    return found
+
+
+def with_verdicts(profile: TableProfile, investigations: Iterable[CodeInvestigation]) -> TableProfile:
+    """The profile with each class's verdict from its hypothesis's investigation.  A refuted class
+    stays in the profile (what masked its values at profile time still holds for this run's stored
+    outputs); the page and the list of personal data read its verdict and leave it out."""
+    verdicts = {inv.issue_id: inv.verdict for inv in investigations if inv.issue_id and inv.verdict}
+    if not verdicts:
+        return profile
+    out = profile.model_copy(deep=True)
+    for column in out.columns:
+        for held in column.sensitive:
+            held.verdict = verdicts.get(hypothesis_id(out.table, column.name, held.name), held.verdict)
+    return out
+
+
+def standing_classes(column: ColumnProfile) -> list[SensitiveClass]:
+    """The column's classes its investigation did not refute."""
+    return [c for c in column.sensitive if c.verdict != "refuted"]
