@@ -30,7 +30,7 @@ LONGER = {
     "assets/recent_summary.py:recent_summary": 7,
     "cli/app.py:run": 12,
     "cli/app.py:mcp": 9,
-    "cli/review.py:review": 13,
+    "cli/review.py:review": 10,
     "cli/scripts.py:show_cmd": 8,
     "cli/scripts.py:diff_cmd": 9,
     "core/cataloged.py:cataloged_table": 10,

@@ -92,15 +92,7 @@ def check_table(
     if suite is None:
         return failed(f"no catalog run of {table!r} has written guardrails yet: catalog it first")
     results = run_suite(suite, ibis_query(database.connect()))
-    check, where = record_check(
-        store,
-        database.database_name,
-        table,
-        results,
-        suite_version=suite.version,
-        built_at=suite.built_at,
-        dagster_run_id=run_id,
-    )
+    check, where = record_check(store, database.database_name, suite, results, dagster_run_id=run_id)
     return _result(suite, check.results, key, where)
 
 

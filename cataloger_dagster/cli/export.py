@@ -57,7 +57,7 @@ def export(to: str, out: Path, tables: tuple[str, ...], **options) -> None:
     if to == "dbt":
         from cataloger_dagster.cli.export_dbt import export_dbt
 
-        if export_dbt(tables, out, options):
+        if export_dbt(tables, out, options, table_suite):
             sys.exit(1)
         return
     database, name, store = options["database"], options["name"], options["store"]

@@ -4,7 +4,7 @@ descriptions, merged into a dbt project's schema file (`--project`), or into a f
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 import click
 from ruamel.yaml import YAMLError
@@ -12,10 +12,10 @@ from ruamel.yaml import YAMLError
 from cataloger_dagster.core.shown import visible
 
 
-def export_dbt(tables: tuple[str, ...], out: Path, options: Mapping[str, Any]) -> int:
+def export_dbt(tables: tuple[str, ...], out: Path, options: Mapping[str, Any], table_suite: Callable) -> int:
     """Write the project (`options`: the command's --project, --overwrite-descriptions and catalog
-    options); the number of tables that failed, each said in one line."""
-    from cataloger_dagster.cli.export import table_suite
+    options; `table_suite` reads a table's latest suite as every export does); the number of tables
+    that failed, each said in one line."""
     from cataloger_dagster.core.guardrails.dbt_project import write_project
     from cataloger_dagster.core.guardrails.dbt_schema import Descriptions, TableExport
     from cataloger_dagster.core.guardrails.export_dbt import default_schema

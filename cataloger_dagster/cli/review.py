@@ -60,24 +60,7 @@ def _shown(review) -> str:
     "--list", "listing", is_flag=True, help="Print TABLE's review log, oldest first, and each issue's current verdict."
 )
 @_common
-def review(
-    table,
-    issue_id,
-    dismiss,
-    accept,
-    expected,
-    not_personal,
-    personal_class,
-    data_class,
-    note,
-    reviewer,
-    listing,
-    database,
-    name,
-    store,
-    database_name,
-    as_json,
-) -> None:
+def review(table, issue_id, dismiss, accept, expected, note, reviewer, listing, as_json, **options) -> None:
     """Accept, dismiss or mark 'expected' ISSUE_ID of TABLE's latest run; say that COLUMN holds
     personal data the classifier missed (--personal CLASS) or none of a class it gave it
     (--not-personal); or (--list) show the reviews.
@@ -85,6 +68,10 @@ def review(
 
     Writes only the store's review log: the database is never opened, its URL (or
     --name) only says which of the store's catalogs TABLE belongs to."""
+    # the verdicts on personal data, and the catalog's options
+    not_personal, personal_class, data_class = options["not_personal"], options["personal_class"], options["data_class"]
+    database, name, store = options["database"], options["name"], options["store"]
+    database_name = options["database_name"]
     flags = (
         ("dismiss", dismiss),
         ("accept", accept),
@@ -106,7 +93,7 @@ def review(
             "or --list"
         )
 
-    from cataloger_dagster.core.sensitive.verdicts import record_class_review
+    from cataloger_dagster.core.sensitive.verdicts import ClassReview, record_class_review
     from cataloger_dagster.core.reviews.model import latest_reviews
     from cataloger_dagster.core.reviews.record import default_reviewer, record_review
     from cataloger_dagster.settings.model import load_settings
@@ -129,9 +116,7 @@ def review(
             return data, "\n".join(lines)
         who = reviewer if reviewer and reviewer.strip() else default_reviewer(load_settings().reviewer)
         if verdict in ("personal", "not-personal"):
-            written = record_class_review(
-                ctx.store,
-                ctx.database,
+            said = ClassReview(
                 ctx.table,
                 issue_id,
                 verdict.replace("-", "_"),
@@ -140,6 +125,7 @@ def review(
                 who,
                 via="cli",
             )
+            written = record_class_review(ctx.store, ctx.database, said)
             return (
                 {
                     **ctx.header(),

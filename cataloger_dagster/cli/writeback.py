@@ -37,9 +37,10 @@ def _error(table: str, message: object) -> None:
 @click.option("--apply", "apply", is_flag=True, help="Run the script on the database (else it is only written).")
 @click.option("--overwrite", is_flag=True, help="Replace comments a person wrote too (else they are kept).")
 @catalog_options
-def writeback(tables, all_tables, out, apply, overwrite, database, name, store) -> None:
+def writeback(tables, all_tables, out, apply, overwrite, **catalog) -> None:
     """Write the catalog's table and column descriptions as comments of the database: the diff
     first, then the script (OUT), run only with --apply."""
+    database, name, store = catalog["database"], catalog["name"], catalog["store"]
     from cataloger_dagster.core.grammar import count_noun
     from cataloger_dagster.core.results import ResultError
     from cataloger_dagster.core.writeback.plan import comment_diff

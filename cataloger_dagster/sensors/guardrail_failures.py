@@ -16,6 +16,8 @@ guardrails started failing is marked for a full catalog run, and its owners are 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from collections.abc import Mapping, Sequence
 
 import dagster as dg
@@ -63,16 +65,25 @@ def being_cataloged(instance: dg.DagsterInstance, job: str, table: str) -> bool:
     return bool(runs)
 
 
+@dataclass(frozen=True)
+class Watched:
+    """What the sensor is built with: the user's tables by asset key, their owners, and the job
+    that catalogs a table."""
+
+    tables: Mapping[dg.AssetKey, str]
+    owners: Mapping[str, str]
+    catalog_job: str
+
+
 def follow_failures(
     context: dg.RunStatusSensorContext,
     store: CatalogStore,
     database: DatabaseResource,
     notifier: NotifierResource,
-    tables: Mapping[dg.AssetKey, str],
-    owners: Mapping[str, str],
-    catalog_job: str,
+    watched: Watched,
 ) -> dg.SensorResult | dg.SkipReason:
     """One evaluation: the catalog runs to request and the alerts to send for one guardrails run."""
+    tables, owners, catalog_job = watched.tables, watched.owners, watched.catalog_job
     run_id = context.dagster_run.run_id
     name = database.database_name
     requests: list[dg.RunRequest] = []
@@ -153,6 +164,6 @@ def build_guardrail_failure_sensor(
         database: DatabaseResource,
         notifier: NotifierResource,
     ):
-        return follow_failures(context, store, database, notifier, tables, owners, catalog_job.name)
+        return follow_failures(context, store, database, notifier, Watched(tables, owners, catalog_job.name))
 
     return [guardrail_failure_sensor]

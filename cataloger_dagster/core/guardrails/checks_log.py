@@ -33,25 +33,23 @@ def log_folder(database: str, table: str) -> str:
 def record_check(
     store: Store,
     database: str,
-    table: str,
+    suite: GuardrailSuite,
     results: list[GuardrailResult],
     *,
-    suite_version: int,
-    built_at: str,
     dagster_run_id: str = "",
 ) -> tuple[GuardrailCheck, str]:
-    """Add one run of the suite to the table's log: (the entry, where it is)."""
+    """Add one run of `suite` (of the catalog `database`) to its table's log: (the entry, where it is)."""
     check = GuardrailCheck(
         database=database,
-        table=table,
+        table=suite.table,
         checked_at=new_timestamp(),
         dagster_run_id=dagster_run_id,
-        suite_version=suite_version,
-        built_at=built_at,
+        suite_version=suite.version,
+        built_at=suite.built_at,
         results=[r.model_copy(update={"failing_keys": [scrub(k) for k in r.failing_keys]}) for r in results],
     )
     data = check.model_dump_json(indent=2).encode("utf-8")
-    return check, store.append_entry(log_folder(database, table), data, "a guardrail check")
+    return check, store.append_entry(log_folder(database, suite.table), data, "a guardrail check")
 
 
 def read_checks(store: Store, database: str, table: str, *, since: Optional[str] = None) -> list[GuardrailCheck]:

@@ -5,6 +5,7 @@ the verdicts on findings, and applied by the next classification (teaching.py)."
 from __future__ import annotations
 
 import shlex
+from dataclasses import dataclass
 from typing import Optional, cast
 
 from cataloger_dagster.core.layout import PROFILE, table_prefix
@@ -40,20 +41,25 @@ def _column(profile: TableProfile, table: str, column: str) -> ColumnProfile:
     return found
 
 
-def record_class_review(
-    store: Store,
-    database: str,
-    table: str,
-    column: str,
-    verdict: str,
-    data_class: Optional[str] = None,
-    note: str = "",
-    reviewer: Optional[str] = None,
-    *,
-    via: Optional[str] = None,
-) -> list[tuple[Review, str]]:
-    """Append a review of ``column``'s class ``data_class`` (for "not_personal" without one: each
-    class the column holds now); returns each review and where it was written."""
+@dataclass(frozen=True)
+class ClassReview:
+    """A person's verdict on a column's class: "personal" names the class it holds; "not_personal"
+    refutes `data_class`, or without one each class the column holds now."""
+
+    table: str
+    column: str
+    verdict: str
+    data_class: Optional[str] = None
+    note: str = ""
+    reviewer: Optional[str] = None
+    via: Optional[str] = None  # where it was said ("cli")
+
+
+def record_class_review(store: Store, database: str, said: ClassReview) -> list[tuple[Review, str]]:
+    """Append the verdict to the table's review log, one review per class; returns each review and
+    where it was written."""
+    table, column, verdict, data_class = said.table, said.column, said.verdict, said.data_class
+    note, reviewer, via = said.note, said.reviewer, said.via
     if verdict not in CLASS_VERDICTS:
         raise ReviewError(f"verdict {verdict!r} is not one of {', '.join(CLASS_VERDICTS)}")
     if data_class is not None and data_class not in KEYS:

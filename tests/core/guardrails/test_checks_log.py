@@ -13,7 +13,7 @@ from cataloger_dagster.core.guardrails.checks_log import (
     read_checks,
     record_check,
 )
-from cataloger_dagster.core.guardrails.model import GuardrailResult
+from cataloger_dagster.core.guardrails.model import GuardrailResult, GuardrailSuite
 from cataloger_dagster.core.layout import GUARDRAILS, table_prefix
 from cataloger_dagster.resources.store import LocalStore
 
@@ -30,9 +30,9 @@ def _results(measured: float) -> list[GuardrailResult]:
 
 def test_each_check_is_logged_with_its_keys_masked_and_found_by_its_run(tmp_path):
     store = LocalStore(root=str(tmp_path))
-    first, _ = record_check(store, "shop", "people", _results(0), suite_version=1, built_at="b1", dagster_run_id="r1")
-    second, where = record_check(store, "shop", "people", _results(3), suite_version=1, built_at="b1",
-                                 dagster_run_id="r2")
+    suite = GuardrailSuite(database="shop", table="people", dialect="duckdb", built_at="b1", version=1)
+    first, _ = record_check(store, "shop", suite, _results(0), dagster_run_id="r1")
+    second, where = record_check(store, "shop", suite, _results(3), dagster_run_id="r2")
     assert [c.dagster_run_id for c in read_checks(store, "shop", "people")] == ["r1", "r2"]
     assert [c.dagster_run_id for c in read_checks(store, "shop", "people", since=first.checked_at)] == ["r2"]
     (failing,) = second.failing

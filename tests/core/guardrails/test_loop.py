@@ -49,7 +49,7 @@ def _tables(con):
 def _check(store, suite, path):
     con, later = results_of(path)
     results = run_suite(suite, ibis_query(con))
-    record_check(store, "shop", "orders", results, suite_version=suite.version, built_at=suite.built_at)
+    record_check(store, "shop", suite, results)
     return con, later
 
 

@@ -10,7 +10,7 @@ from cataloger_dagster.core.layout import PROFILE
 from cataloger_dagster.core.models import ColumnProfile, Fingerprint, SensitiveClass, TableProfile
 from cataloger_dagster.core.reviews.model import class_review_id
 from cataloger_dagster.core.reviews.record import ReviewError
-from cataloger_dagster.core.sensitive.verdicts import latest_profile, record_class_review
+from cataloger_dagster.core.sensitive.verdicts import ClassReview, latest_profile, record_class_review
 from cataloger_dagster.resources.store import LocalStore, table_prefix
 
 DATABASE = "people.duckdb"
@@ -34,7 +34,8 @@ def store(tmp_path) -> LocalStore:
 
 
 def test_not_personal_refutes_each_class_the_column_holds_and_keeps_what_was_said(store):
-    written = record_class_review(store, DATABASE, "people", "mail", "not_personal", reviewer="ana", note="test data")
+    written = record_class_review(store, DATABASE, ClassReview("people", "mail", "not_personal", reviewer="ana",
+                                                                note="test data"))
     assert [r.issue_id for r, _ in written] == [class_review_id("email", "mail")]
     (kept,) = store.read_reviews(table_prefix(DATABASE, "people"))
     assert kept.verdict == "not_personal" and kept.reviewer == "ana" and kept.note == "test data"
@@ -42,7 +43,7 @@ def test_not_personal_refutes_each_class_the_column_holds_and_keeps_what_was_sai
 
 
 def test_personal_adds_the_named_class_to_a_column_that_held_none(store):
-    (review, _), = record_class_review(store, DATABASE, "people", "note", "personal", "phone", reviewer="bo")
+    (review, _), = record_class_review(store, DATABASE, ClassReview("people", "note", "personal", "phone", reviewer="bo"))
     assert review.issue_id == class_review_id("phone", "note") and review.verdict == "personal"
 
 
@@ -56,7 +57,7 @@ def test_personal_adds_the_named_class_to_a_column_that_held_none(store):
 def test_each_bad_request_is_one_error_naming_what_is_wrong(store, args, named):
     column, verdict, data_class = args
     with pytest.raises(ReviewError, match=named.replace("(", r"\(")):
-        record_class_review(store, DATABASE, "people", column, verdict, data_class)
+        record_class_review(store, DATABASE, ClassReview("people", column, verdict, data_class))
     assert store.read_reviews(table_prefix(DATABASE, "people")) == []
 
 

@@ -50,18 +50,3 @@ def test_a_class_its_investigation_refuted_leaves_the_list_and_the_verdict_of_th
     assert gone.classes == () and gone.verdict == "refuted" and gone.share is None
     assert [r.column for r in where_personal_data([mixed, gone])] == ["m"]
     assert [r.column for r in refuted_by_investigation([mixed, gone, None])] == ["g"]
-
-
-def test_the_verdicts_come_from_the_runs_investigations_and_keep_the_class_in_the_profile():
-    from cataloger_dagster.core.models import CodeInvestigation, TableProfile
-    from cataloger_dagster.core.sensitive.hypotheses import class_hypotheses, with_verdicts
-
-    email = SensitiveClass(name="email", share=1.0, sampled=200, matched=200, signals=["email-validator"])
-    in_text = SensitiveClass(name="phone", share=0.2, sampled=200, matched=40, in_text=True)
-    profile = TableProfile.model_construct(table="t", columns=[_column("contact", email), _column("note", in_text)])
-    [hypothesis] = class_hypotheses(profile)  # a class inside free text is no claim about the whole value
-    assert hypothesis.details["needed"] == 0.8 and hypothesis.affectedColumns == ["contact"]
-    said = with_verdicts(profile, [CodeInvestigation(code="", success=True, output=None, issue_id=hypothesis.id,
-                                                     verdict="refuted")])
-    assert [c.verdict for c in said.columns[0].sensitive] == ["refuted"]
-    assert profile.columns[0].sensitive[0].verdict is None  # the stored profile is not changed

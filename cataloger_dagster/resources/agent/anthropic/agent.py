@@ -12,6 +12,7 @@ prompt caching.  The prompts are in `prompts`, the investigation tool loop in `t
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import Any, Literal, Optional, TypeVar
 
 from pydantic import BaseModel, Field, ValidationError
@@ -290,16 +291,15 @@ class AnthropicAgent(AgentResource):
     def review_issues(self, profile, understanding, detected, *, previous=None, memory=None, documented=None):
         usage = self.usage()
         result = review_with_memory(
-            lambda raised: self._review(profile, understanding, raised, previous, memory, usage, documented),
+            lambda raised: self._review(profile, understanding, raised, _Known(previous, memory, documented), usage),
             detected,
             profile,
             memory,
         )
         return result, usage
 
-    def _review(
-        self, profile, understanding, detected, previous, memory, usage, documented=None
-    ) -> AnalysisResultModel:
+    def _review(self, profile, understanding, detected, known: "_Known", usage) -> AnalysisResultModel:
+        previous, memory, documented = known.previous, known.memory, known.documented
         if previous is not None and _unchanged(previous, detected, self.review_mark, self.masking):
             # the detectors see exactly what this prompt version reviewed last time: nothing to ask
             return previous.model_copy(update={"issues": _refreshed(previous, detected)})
@@ -467,3 +467,13 @@ def _analysis(profile: TableProfile, got: IssuesAnswer, detected: list[IssueMode
         if added.affectedColumns and set(added.affectedColumns) <= columns:
             issues.append(IssueModel(**added.model_dump(), source="agent:anthropic"))
     return AnalysisResultModel(issues=issues, summary=got.summary, completedAt=got.completedAt)
+
+
+@dataclass(frozen=True)
+class _Known:
+    """What a review of the issues starts from besides the detectors: the previous review, the
+    people's reviews and the owners' documentation."""
+
+    previous: Optional[AnalysisResultModel] = None
+    memory: Any = None
+    documented: Optional[Documented] = None

@@ -1,0 +1,45 @@
+"""A column's class as a hypothesis for the investigations stage: one per class the classifier gave
+from the whole values and the sandbox can check, and the verdicts read back without changing the
+stored profile."""
+
+from __future__ import annotations
+
+from cataloger_dagster.core.models import ColumnProfile, SensitiveClass, TableProfile
+from cataloger_dagster.core.sensitive.hypotheses import class_hypotheses, standing_classes
+
+
+def _column(name: str, *classes: SensitiveClass) -> ColumnProfile:
+    return ColumnProfile(name=name, dtype="string", kind="string", count=10, nulls=0, null_fraction=0.0,
+                         distinct=10, sensitive=list(classes))
+
+
+def test_the_verdicts_come_from_the_runs_investigations_and_keep_the_class_in_the_profile():
+    from cataloger_dagster.core.models import CodeInvestigation, TableProfile
+    from cataloger_dagster.core.sensitive.hypotheses import class_hypotheses, with_verdicts
+
+    email = SensitiveClass(name="email", share=1.0, sampled=200, matched=200, signals=["email-validator"])
+    in_text = SensitiveClass(name="phone", share=0.2, sampled=200, matched=40, in_text=True)
+    profile = TableProfile.model_construct(table="t", columns=[_column("contact", email), _column("note", in_text)])
+    [hypothesis] = class_hypotheses(profile)  # a class inside free text is no claim about the whole value
+    assert hypothesis.details["needed"] == 0.8 and hypothesis.affectedColumns == ["contact"]
+    said = with_verdicts(profile, [CodeInvestigation(code="", success=True, output=None, issue_id=hypothesis.id,
+                                                     verdict="refuted")])
+    assert [c.verdict for c in said.columns[0].sensitive] == ["refuted"]
+    assert profile.columns[0].sensitive[0].verdict is None  # the stored profile is not changed
+
+
+def test_only_the_classifiers_claims_the_sandbox_can_check_become_hypotheses():
+    said = SensitiveClass(name="email", share=0.0, sampled=0, matched=0, source="review", reviewed=True)
+    name = SensitiveClass(name="person_name", share=0.9, sampled=200, matched=180, signals=["column name: name"])
+    card = SensitiveClass(name="payment_card", share=0.6, sampled=200, matched=120, signals=["column name: card"])
+    profile = TableProfile.model_construct(table="t", columns=[_column("a", said), _column("b", name),
+                                                               _column("c", card)])
+    (hypothesis,) = class_hypotheses(profile)
+    assert hypothesis.affectedColumns == ["c"] and hypothesis.details["needed"] == 0.5  # its name points at it
+    assert hypothesis.details["pattern"]  # the host's card prefixes, handed to the sandbox
+
+
+def test_a_refuted_class_no_longer_stands():
+    kept = SensitiveClass(name="email", share=1.0, sampled=9, matched=9, verdict="confirmed")
+    gone = SensitiveClass(name="iban", share=0.9, sampled=9, matched=8, verdict="refuted")
+    assert [c.name for c in standing_classes(_column("x", kept, gone))] == ["email"]
