@@ -155,7 +155,10 @@ def assert_feedback_loop(cold, warm) -> None:
         assert set(m["reused"]) == ids and m["relearned"] == [] and t.pass_rate == 1.0, m
         # the names did reach the ids, and the values the checks' arguments
         category = next(c for c in COLUMNS if c.startswith("cat\n"))
-        assert {f"{t.table}_missing_values_{c}" for c in COLUMNS if c not in ("id", category)} <= ids
+        # columns missing on the same rows are one finding, named after its first column
+        missing = [i for i in t.issues if i.type == "missing_values"]
+        assert {c for c in COLUMNS if c not in ("id", category)} <= {c for i in missing for c in i.affectedColumns}
+        assert all(i.id == f"{t.table}_missing_values_{i.affectedColumns[0]}" for i in missing)
         assert f"{t.table}_inconsistent_categories_{category}" in ids
 
 
