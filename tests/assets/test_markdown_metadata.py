@@ -2,7 +2,7 @@
 the catalog writes turns a hostile column name or value into an image, a link or HTML.
 
 One real run of every per-table asset over a DuckDB table whose column is named
-``c![c](http://127.0.0.1:9/x)`` and whose values are ``![v](http://127.0.0.1:9/v)``; every
+``c![c](http://localhost:9/x)`` and whose values are ``![v](http://localhost:9/v)``; every
 Markdown value of every materialization is parsed by a real CommonMark parser (markdown-it-py,
 with GFM tables) and must hold no image, link or HTML token, while still showing the name.
 The table's own name holds control characters: no log line of the run carries them raw."""
@@ -20,8 +20,8 @@ from cataloger_dagster.settings.factories import resources
 
 pytestmark = pytest.mark.filterwarnings("error::DeprecationWarning")
 
-COLUMN = "c![c](http://127.0.0.1:9/x)"
-VALUE = "![v](http://127.0.0.1:9/v)"
+COLUMN = "c![c](http://localhost:9/x)"
+VALUE = "![v](http://localhost:9/v)"
 TABLE = "ev\x15ents\u2028\u202e"   # Ctrl-U, a line separator, a right-to-left override
 ACTIVE = {"image", "link_open", "html_inline", "html_block", "autolink"}
 PARSER = MarkdownIt("commonmark").enable("table")
