@@ -20,20 +20,20 @@ import dagster as dg
 import duckdb
 import pytest
 
-from cataloger_dagster.assets.guardrails import CHECK, JOB
+from cataloger_dagster.assets.guardrails import CHECK
 from cataloger_dagster.assets.table_specs import table_key
 from cataloger_dagster.core.guardrails import tolerance
 from cataloger_dagster.core.guardrails.checks_log import finding_history, load_suite, read_checks
 from cataloger_dagster.core.guardrails.model import band_text
 from cataloger_dagster.core.layout import CATALOG_PAGE, table_prefix
 from cataloger_dagster.demo import create_demo_database
+from guardrail_runs import guardrails_then_sensor
 from cataloger_dagster.demo.spec import DEFECTS, EMAIL_REGEX, PHONE_REGEX, SPEND_FLOOR, STRING_SENTINELS
 from cataloger_dagster.definitions import build_definitions
 from cataloger_dagster.jobs import CATALOG_TABLE_JOB
 from cataloger_dagster.resources.store import LocalStore
 from cataloger_dagster.sensors.database_change import REASON_TAG
 from cataloger_dagster.sensors.guardrail_failures import GUARDRAIL_FAILED, GUARDRAILS_RUN_TAG
-from cataloger_dagster.settings.factories import resources
 from cataloger_dagster.settings.model import load_settings
 
 pytestmark = [pytest.mark.slow, pytest.mark.bwrap, pytest.mark.filterwarnings("error::DeprecationWarning")]
@@ -90,19 +90,7 @@ def _repeated(database) -> int:
 
 def _check_and_follow(instance):
     """One `guardrails` run and the failure sensor's evaluation of it: (the run, what the sensor asked)."""
-    settings = load_settings()
-    defs = build_definitions(settings)
-    run = defs.resolve_job_def(JOB).execute_in_process(instance=instance)
-    assert run.success
-    used = {k: v for k, v in resources(settings).items() if k in ("store", "database", "notifier")}
-    with dg.build_run_status_sensor_context(
-        sensor_name=SENSOR,
-        dagster_event=run.get_run_success_event(),
-        dagster_instance=instance,
-        dagster_run=run.dagster_run,
-        resources=used,
-    ) as context:
-        return run, defs.resolve_sensor_def(SENSOR)(context)
+    return guardrails_then_sensor(instance)
 
 
 def _run_requested(instance, result) -> str:

@@ -12,6 +12,7 @@ import duckdb
 import pytest
 
 from cataloged_shop import ODD, TABLES
+from guardrail_runs import guardrails_then_sensor
 from cataloger_dagster.assets.guardrails import CHECK, JOB
 from cataloger_dagster.assets.table_specs import table_key
 from cataloger_dagster.core.guardrails.checks_log import read_checks
@@ -52,19 +53,8 @@ def _follow(instance, monkeypatch, receiver):
     """One guardrails run, then the sensor's evaluation of it: (its result, the run's id)."""
     monkeypatch.setenv("CATALOGER_ALERT_NOTIFIER", "webhook")
     monkeypatch.setenv("CATALOGER_ALERT_WEBHOOK_URL", receiver.url)
-    settings = load_settings()
-    defs = build_definitions(settings)
-    run = defs.resolve_job_def(JOB).execute_in_process(instance=instance)
-    assert run.success
-    used = {k: v for k, v in resources(settings).items() if k in ("store", "database", "notifier")}
-    with dg.build_run_status_sensor_context(
-        sensor_name=SENSOR,
-        dagster_event=run.get_run_success_event(),
-        dagster_instance=instance,
-        dagster_run=run.dagster_run,
-        resources=used,
-    ) as context:
-        return defs.resolve_sensor_def(SENSOR)(context), run.run_id
+    run, result = guardrails_then_sensor(instance)
+    return result, run.run_id
 
 
 def test_a_failing_table_is_cataloged_once_and_its_owner_alerted_once(shop, monkeypatch):
