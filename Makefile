@@ -83,7 +83,7 @@ test: $(BIN)/cataloger
 
 # The quick tests (markers in pyproject.toml): none that is slow or needs a server, Docker,
 # bubblewrap, chromium, Soda's CLI or the real-data corpus; nothing is downloaded.
-CHECK_MARKERS := not (slow or postgres or mysql or docker or bwrap or chromium or realdata or soda)
+CHECK_MARKERS := not (slow or postgres or mysql or docker or bwrap or chromium or realdata or soda or dbt or gx)
 check: $(BIN)/cataloger lint
 	$(BIN)/python -m pytest -ra -m "$(CHECK_MARKERS)" $(PYTEST_ARGS)
 
