@@ -34,6 +34,8 @@ ALLOWED_READS = {
     "core/investigate/checks/setup.py": {"DB_CONNECTION_STRING"},
     # the standalone summary script each run stores, run by hand against the real database
     "core/history/summary_script.py": {"DB_CONNECTION_STRING"},
+    # the standalone Great Expectations checkpoint `cataloger export --to gx` writes, run by hand
+    "core/guardrails/gx_checkpoint.py": {"GX_CONNECTION_STRING"},
 }
 # settings/environment.py reads, besides CATALOGER_*: DAGSTER_HOME (Dagster's own, read where
 # DagsterInstance.get() reads it) and ANTHROPIC_API_KEY (only whether it is set: its value

@@ -96,7 +96,9 @@ def main() -> int:
     parser.add_argument("suites", nargs="+", type=Path, help="the <table>.gx_suite.json files")
     parser.add_argument("--json", action="store_true", help="print the verdicts as one JSON object")
     args = parser.parse_args()
-    connection = os.environ.get(CONNECTION_ENV)
+    connection = os.environ.get(
+        "GX_CONNECTION_STRING"
+    )  # CONNECTION_ENV, spelled out so each read of the environment names its variable
     if not connection:
         print(f"Set {CONNECTION_ENV} to the database's SQLAlchemy URL (e.g. duckdb:///shop.duckdb)", file=sys.stderr)
         return 2
