@@ -8,18 +8,20 @@ import datetime as dt
 from typing import Iterable, Optional
 
 from cataloger_dagster.core.models import ColumnProfile, CodeInvestigation, IssueModel, SensitiveClass, TableProfile
-from cataloger_dagster.core.sensitive import validators as v
-from cataloger_dagster.core.sensitive.classes import label
-from cataloger_dagster.core.sensitive.classifier import BY_VALUES, WITH_NAME
+from cataloger_dagster.core.sensitive.classes import KEYS, label
+from cataloger_dagster.core.sensitive.classifier import BY_VALUES, RULES, WITH_NAME, coordinate_bound
 
 TYPE = "sensitive_class"
 SAMPLE_VALUES = 5_000  # non-null values the check reads: many times what the classifier saw
 SEED = 20_240_917  # the sample's seed: the same rows each run, so the verdict is reproducible
-# the classes the sandbox check has a rule for (the others would only ever be "inconclusive",
-# which would lower the table's pass rate every run for nothing)
-CHECKED = ("email", "payment_card", "iban", "ip_address", "mac_address", "postcode", "date_of_birth")
-# the host's patterns a class's sandbox rule uses, so that one definition serves both
-PATTERNS = {"payment_card": v.CARD_PREFIX.pattern, "mac_address": v.MAC.pattern, "postcode": v.POSTCODE.pattern}
+# the classes the sandbox check has a rule for: every one (core/sensitive/rules.py runs there too)
+CHECKED = KEYS
+
+
+def rule_names(data_class: str, kind: str, named: bool) -> list[str]:
+    """The classifier's rules of the class it could have applied to a column of this kind: those
+    that need the column's name (or its neighbours) only when the claim had them."""
+    return [r.validate.__name__ for r in RULES if r.key == data_class and kind in r.kinds and (r.by_values or named)]
 
 
 def hypothesis_id(table: str, column: str, data_class: str) -> str:
@@ -37,6 +39,7 @@ def class_hypotheses(profile: TableProfile, today: Optional[dt.date] = None) -> 
             if held.in_text or held.source != "classifier" or held.name not in CHECKED:
                 continue
             by_name = any(s.startswith("column name:") for s in held.signals)
+            named = by_name or any(s.startswith("neighbours:") for s in held.signals)
             found.append(
                 IssueModel(
                     id=hypothesis_id(profile.table, column.name, held.name),
@@ -52,7 +55,8 @@ def class_hypotheses(profile: TableProfile, today: Optional[dt.date] = None) -> 
                         "data_class": held.name,
                         "label": label(held.name),
                         "needed": WITH_NAME if by_name else BY_VALUES,
-                        "pattern": PATTERNS.get(held.name, ""),
+                        "rules": rule_names(held.name, column.kind, named),
+                        "bound": coordinate_bound(column.name) if held.name == "geolocation" else None,
                         "today": day,
                         "most": SAMPLE_VALUES,
                         "seed": SEED,

@@ -28,15 +28,20 @@ def test_the_verdicts_come_from_the_runs_investigations_and_keep_the_class_in_th
     assert profile.columns[0].sensitive[0].verdict is None  # the stored profile is not changed
 
 
-def test_only_the_classifiers_claims_the_sandbox_can_check_become_hypotheses():
+def test_only_the_classifiers_claims_on_whole_values_become_hypotheses():
     said = SensitiveClass(name="email", share=0.0, sampled=0, matched=0, source="review", reviewed=True)
     name = SensitiveClass(name="person_name", share=0.9, sampled=200, matched=180, signals=["column name: name"])
     card = SensitiveClass(name="payment_card", share=0.6, sampled=200, matched=120, signals=["column name: card"])
     profile = TableProfile.model_construct(table="t", columns=[_column("a", said), _column("b", name),
                                                                _column("c", card)])
-    (hypothesis,) = class_hypotheses(profile)
-    assert hypothesis.affectedColumns == ["c"] and hypothesis.details["needed"] == 0.5  # its name points at it
-    assert hypothesis.details["pattern"]  # the host's card prefixes, handed to the sandbox
+    named, card_claim = class_hypotheses(profile)  # a person's review is no claim to test
+    assert named.affectedColumns == ["b"] and card_claim.affectedColumns == ["c"]
+    assert card_claim.details["needed"] == 0.5  # its name points at it
+    # the rules the classifier applied, by name: those needing the column's name only when it had it
+    assert named.details["rules"] == ["person_name"] and card_claim.details["rules"] == ["payment_card"]
+    phone = SensitiveClass(name="phone", share=0.9, sampled=200, matched=180, signals=["phonenumbers"])
+    by_values = class_hypotheses(TableProfile.model_construct(table="t", columns=[_column("d", phone)]))
+    assert by_values[0].details["rules"] == ["phone"] and by_values[0].details["needed"] == 0.8
 
 
 def test_a_refuted_class_no_longer_stands():

@@ -32,13 +32,18 @@ SCRIPT_FILES = ("explore.py", "setup.py")  # top-level code that reads the table
 _NOT_CHECKS = ("__init__.py", "helpers.py", "session.py", *SCRIPT_FILES)
 
 
-def block_of(file: str) -> str:
-    """The code of this package's `file` that the session script carries."""
-    text = resources.files(__package__).joinpath(file).read_text(encoding="utf-8")
+def block_of(file: str, package: str = __package__) -> str:
+    """The code of `package`'s `file` (this package's by default) that the session script carries."""
+    text = resources.files(package).joinpath(file).read_text(encoding="utf-8")
     head, marker, block = text.partition(BLOCK_START)
     if not marker:
-        raise ValueError(f"{__package__}/{file} has no {BLOCK_START.strip()!r} line")
+        raise ValueError(f"{package}/{file} has no {BLOCK_START.strip()!r} line")
     return block
+
+
+# what a check runs from another module of the package, sent in its block before the check: the
+# module is the one definition the host runs too
+SHIPPED_BEFORE = {"sensitive_class": ("cataloger_dagster.core.sensitive", "rules.py")}
 
 
 HELPERS = block_of("helpers.py")
@@ -47,3 +52,5 @@ CHECKS: dict[str, str] = {
     for entry in sorted(resources.files(__package__).iterdir(), key=lambda e: e.name)
     if entry.name.endswith(".py") and entry.name not in _NOT_CHECKS
 }
+for _check, (_package, _file) in SHIPPED_BEFORE.items():
+    CHECKS[_check] = block_of(_file, _package) + "\n\n" + CHECKS[_check]
