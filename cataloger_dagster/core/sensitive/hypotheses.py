@@ -1,15 +1,26 @@
 """A column's class of personal or secret data as a hypothesis the investigations stage tests,
 like any finding: the classifier decides from the first values it samples, the sandbox check
-(core/investigate/checks/sensitive_class.py) re-validates the class on a larger seeded sample."""
+(core/investigate/checks/sensitive_class.py) re-validates the class on a larger seeded sample.
+
+A verdict is learned: the next run's classification carries the latest verdict of each of the
+column's classes (`last_investigations`, `with_verdicts`), so a refuted class is left out of the
+column's Dagster tags and of the list of personal data from the next profile on, while its values
+stay masked (privacy errs on the safe side: the first values held the class).  The class is still
+investigated each run, so a later confirming verdict brings it back; a person's review outranks
+any verdict (a class a person said is personal is never refuted by one).
+"""
 
 from __future__ import annotations
 
 import datetime as dt
 from typing import Iterable, Optional
 
+from cataloger_dagster.core.layout import INVESTIGATIONS, table_prefix
 from cataloger_dagster.core.models import ColumnProfile, CodeInvestigation, IssueModel, SensitiveClass, TableProfile
+from cataloger_dagster.core.results import latest_results
 from cataloger_dagster.core.sensitive.classes import KEYS, label
 from cataloger_dagster.core.sensitive.classifier import BY_VALUES, RULES, WITH_NAME, coordinate_bound
+from cataloger_dagster.core.store import Store
 
 TYPE = "sensitive_class"
 SAMPLE_VALUES = 5_000  # non-null values the check reads: many times what the classifier saw
@@ -67,17 +78,25 @@ def class_hypotheses(profile: TableProfile, today: Optional[dt.date] = None) -> 
 
 
 def with_verdicts(profile: TableProfile, investigations: Iterable[CodeInvestigation]) -> TableProfile:
-    """The profile with each class's verdict from its hypothesis's investigation.  A refuted class
-    stays in the profile (what masked its values at profile time still holds for this run's stored
-    outputs); the page and the list of personal data read its verdict and leave it out."""
+    """The profile with each class's verdict from its hypothesis's investigation (this run's, or
+    the latest run's when the next classification carries them).  A refuted class stays in the
+    profile (its values stay masked); the tags, the page and the list of personal data read its
+    verdict and leave it out.  A class a person reviewed as personal is never refuted by one."""
     verdicts = {inv.issue_id: inv.verdict for inv in investigations if inv.issue_id and inv.verdict}
     if not verdicts:
         return profile
     out = profile.model_copy(deep=True)
     for column in out.columns:
         for held in column.sensitive:
-            held.verdict = verdicts.get(hypothesis_id(out.table, column.name, held.name), held.verdict)
+            said = verdicts.get(hypothesis_id(out.table, column.name, held.name), held.verdict)
+            held.verdict = None if said == "refuted" and held.reviewed else said
     return out
+
+
+def last_investigations(store: Store, database: str, table: str) -> list[CodeInvestigation]:
+    """The investigations of the table's latest run that stored them (none before its first)."""
+    found = latest_results(store, table_prefix(database, table), INVESTIGATIONS, limit=1)
+    return list(found[0][1].investigations) if found else []
 
 
 def standing_classes(column: ColumnProfile) -> list[SensitiveClass]:

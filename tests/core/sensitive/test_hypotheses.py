@@ -48,3 +48,43 @@ def test_a_refuted_class_no_longer_stands():
     kept = SensitiveClass(name="email", share=1.0, sampled=9, matched=9, verdict="confirmed")
     gone = SensitiveClass(name="iban", share=0.9, sampled=9, matched=8, verdict="refuted")
     assert [c.name for c in standing_classes(_column("x", kept, gone))] == ["email"]
+
+
+def _said(profile, column, data_class, verdict):
+    from cataloger_dagster.core.models import CodeInvestigation
+    from cataloger_dagster.core.sensitive.hypotheses import hypothesis_id
+
+    return CodeInvestigation(code="", success=True, output=None, verdict=verdict,
+                             issue_id=hypothesis_id(profile.table, column, data_class))
+
+
+def test_a_later_confirming_verdict_brings_a_refuted_class_back_and_a_review_outranks_a_verdict():
+    from cataloger_dagster.core.sensitive.hypotheses import with_verdicts
+
+    found = SensitiveClass(name="email", share=1.0, sampled=200, matched=200, signals=["email-validator"])
+    reviewed = found.model_copy(update={"reviewed": True})
+    profile = TableProfile.model_construct(table="t", columns=[_column("a", found), _column("b", reviewed)])
+    refuted = with_verdicts(profile, [_said(profile, "a", "email", "refuted"), _said(profile, "b", "email", "refuted")])
+    # a person said column b holds e-mail addresses: no verdict refutes it
+    assert [[c.verdict for c in col.sensitive] for col in refuted.columns] == [["refuted"], [None]]
+    assert [len(standing_classes(col)) for col in refuted.columns] == [0, 1]
+    again = with_verdicts(refuted, [_said(profile, "a", "email", "confirmed")])
+    assert [c.verdict for c in again.columns[0].sensitive] == ["confirmed"]
+    assert with_verdicts(refuted, []).columns[0].sensitive[0].verdict == "refuted"  # none new: it is carried
+
+
+def test_the_verdicts_carried_are_the_latest_stored_runs(tmp_path):
+    from cataloger_dagster.core.layout import INVESTIGATIONS
+    from cataloger_dagster.core.models import InvestigationsResult
+    from cataloger_dagster.core.results import save_result
+    from cataloger_dagster.core.sensitive.hypotheses import last_investigations
+    from cataloger_dagster.resources.store import LocalStore, table_prefix
+
+    store = LocalStore(root=str(tmp_path))
+    profile = TableProfile.model_construct(table="t", columns=[])
+    assert last_investigations(store, "d.duckdb", "t") == []  # the first run: nothing to carry
+    prefix = table_prefix("d.duckdb", "t")
+    for timestamp, verdict in (("20260101T000000Z", "confirmed"), ("20260102T000000Z", "refuted")):
+        save_result(store, prefix, timestamp, INVESTIGATIONS,
+                    InvestigationsResult(table="t", investigations=[_said(profile, "a", "email", verdict)]))
+    assert [i.verdict for i in last_investigations(store, "d.duckdb", "t")] == ["refuted"]
