@@ -42,6 +42,9 @@ def test_only_the_classifiers_claims_on_whole_values_become_hypotheses():
     phone = SensitiveClass(name="phone", share=0.9, sampled=200, matched=180, signals=["phonenumbers"])
     by_values = class_hypotheses(TableProfile.model_construct(table="t", columns=[_column("d", phone)]))
     assert by_values[0].details["rules"] == ["phone"] and by_values[0].details["needed"] == 0.8
+    named_phone = phone.model_copy(update={"signals": ["column name: phone"]})
+    by_name = class_hypotheses(TableProfile.model_construct(table="t", columns=[_column("phone", named_phone)]))
+    assert by_name[0].details["rules"] == ["phone_shaped", "phone"]  # the cheaper shape first
 
 
 def test_a_refuted_class_no_longer_stands():
