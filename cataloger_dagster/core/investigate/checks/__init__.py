@@ -46,11 +46,16 @@ def block_of(file: str, package: str = __package__) -> str:
 SHIPPED_BEFORE = {"sensitive_class": ("cataloger_dagster.core.sensitive", "rules.py")}
 
 
+def check_code(kind: str) -> str:
+    """The block of the check of `kind`, after the module it runs (SHIPPED_BEFORE), if any."""
+    shipped = SHIPPED_BEFORE.get(kind)
+    own = block_of(f"{kind}.py")
+    return block_of(shipped[1], shipped[0]) + "\n\n" + own if shipped else own
+
+
 HELPERS = block_of("helpers.py")
 CHECKS: dict[str, str] = {
-    entry.name.removesuffix(".py"): block_of(entry.name)
+    entry.name.removesuffix(".py"): check_code(entry.name.removesuffix(".py"))
     for entry in sorted(resources.files(__package__).iterdir(), key=lambda e: e.name)
     if entry.name.endswith(".py") and entry.name not in _NOT_CHECKS
 }
-for _check, (_package, _file) in SHIPPED_BEFORE.items():
-    CHECKS[_check] = block_of(_file, _package) + "\n\n" + CHECKS[_check]
