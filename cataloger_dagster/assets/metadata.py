@@ -11,6 +11,7 @@ from __future__ import annotations
 import dagster as dg
 
 from cataloger_dagster.core.sensitive.classes import column_tags
+from cataloger_dagster.core.sensitive.hypotheses import standing_classes
 from cataloger_dagster.core.shown import markdown_text
 from cataloger_dagster.resources.agent import AgentUsage
 from cataloger_dagster.core.models import (
@@ -45,7 +46,7 @@ def column_schema(profile: TableProfile, understanding: DatasetUnderstandingMode
                 type=c.dtype.lstrip("!"),
                 description=_cell(described.get(c.name) or _stats(c)),
                 constraints=dg.TableColumnConstraints(nullable=c.nullable),
-                tags=column_tags([s.name for s in c.sensitive]),
+                tags=column_tags([s.name for s in standing_classes(c)]),
             )
             for c in profile.columns
         ]

@@ -4,8 +4,10 @@ from cataloger_dagster.assets.common import GROUP, OWNERS, TableRun, each_table,
 from cataloger_dagster.assets.metadata import column_schema, profile_summary
 from cataloger_dagster.assets.partitions import tables_partitions
 from cataloger_dagster.core.layout import PROFILE
-from cataloger_dagster.core.models import TableProfile
+from cataloger_dagster.core.models import CodeInvestigation, TableProfile
 from cataloger_dagster.core.profile.profiling import compute_profile
+from cataloger_dagster.core.results import ResultError
+from cataloger_dagster.core.sensitive.hypotheses import last_investigations, with_verdicts
 from cataloger_dagster.core.sensitive.masking import remember, whole_values
 from cataloger_dagster.core.sensitive.teaching import taught
 from cataloger_dagster.assets.review_memory import table_teaching
@@ -43,6 +45,9 @@ def _profile(
     # values of those columns leave no further in clear, and those it saw are scrubbed from any
     # text this process lets out (a name quoted in a note)
     profile = taught(profile, table_teaching(context, store, database.database_name, name))
+    # then the latest investigation's verdict on each class: a refuted one leaves the tags (its
+    # values stay masked), until a later investigation or a person's review says otherwise
+    profile = with_verdicts(profile, _last_investigations(context, store, database.database_name, name))
     remember(database.database_name, name, whole_values(profile))
     profile = store.value_policy(database.database_name).profile(profile)
     folder = TableRun.open(context, database, store, name)  # after profiling: a failed profile claims no folder
@@ -63,3 +68,13 @@ def _profile(
         "run_folder": folder.timestamp,
         "profile": link(uri),
     }
+
+
+def _last_investigations(
+    context: dg.AssetExecutionContext, store: CatalogStore, database: str, table: str
+) -> list[CodeInvestigation]:
+    try:
+        return last_investigations(store, database, table)
+    except ResultError as e:  # an unreadable earlier result teaches nothing; the profile goes on
+        context.log.warning(visible(f"the classes of {table} carry no earlier verdict: {e}"))
+        return []

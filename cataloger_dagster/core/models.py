@@ -80,8 +80,9 @@ class SensitiveClass(BaseModel):
     in_text: bool = False  # found inside free text, not as the whole value
     source: Literal["classifier", "review"] = "classifier"  # "review": a person added it
     reviewed: bool = False  # a person's verdict says it is personal data (core/sensitive/teaching.py)
-    # what its investigation (core/sensitive/hypotheses.py) said, set when a page or list reads
-    # the run's investigations beside its profile; None: not investigated
+    # what its latest investigation (core/sensitive/hypotheses.py) said: the previous run's, carried
+    # by the profile, then the run's own when a page or list reads its investigations; None: not
+    # investigated
     verdict: Optional[Literal["confirmed", "refuted", "inconclusive"]] = None
 
 

@@ -1,6 +1,7 @@
 """A column's class of personal data investigated like any finding, through Dagster on a real
 DuckDB file: the verdict is stored with the run's investigations, shown on the page's badge, and
-a refuted class leaves the list of personal data while the column's values stay masked."""
+a refuted class leaves the list of personal data while the column's values stay masked; the next
+run learns it: the column's Dagster tags no longer carry the class."""
 
 import json
 
@@ -35,18 +36,25 @@ def cataloged(tmp_path_factory, local_sandbox_for_module):
     db, store = tmp / DB, tmp / "store"
     with duckdb.connect(str(db)) as con:
         con.execute(PEOPLE_SQL)
+    tags = []  # each run's column tags of the profile, {column: tags}
     with dg.instance_for_test() as instance:
         instance.add_dynamic_partitions("tables", ["people"])
-        result = dg.materialize(
-            TABLE_ASSETS, partition_key="people", instance=instance,
-            resources=resources(database=f"duckdb://{db}", store=str(store), sandbox="local"),
-            run_config={"ops": {"investigations": {"config": {"exploration_rate": 0.0}}}},
-        )
-    assert result.success
+        for _ in range(2):  # the first run refutes, the second learns it
+            result = dg.materialize(
+                TABLE_ASSETS, partition_key="people", instance=instance,
+                resources=resources(database=f"duckdb://{db}", store=str(store), sandbox="local"),
+                run_config={"ops": {"investigations": {"config": {"exploration_rate": 0.0}}}},
+            )
+            assert result.success
+            [profiled] = result.asset_materializations_for_node("table_profile")
+            schema = profiled.metadata["dagster/column_schema"].schema
+            tags.append({c.name: dict(c.tags or {}) for c in schema.columns})
     local = LocalStore(root=str(store))
     prefix = table_prefix(DB, "people")
     run = local.list_runs(prefix)[-1]
+    assert len(local.list_runs(prefix)) == 2
     return {
+        "tags": tags,
         "db": db,
         "store": store,
         "investigations": json.loads(local.read_artifact(prefix, run, INVESTIGATIONS)),
@@ -93,3 +101,16 @@ def test_a_refuted_class_leaves_the_list_and_its_values_stay_masked(cataloged, t
     assert [c["name"] for c in contact["sensitive"]] == ["email"] and contact["top_values"]
     for stored in (json.dumps(cataloged["profile"]), cataloged["page"]):
         assert not any(clear in stored for clear in CLEAR)
+
+
+def test_the_next_run_learns_a_refuted_class_and_keeps_investigating_it(cataloged):
+    first, second = cataloged["tags"]
+    # before any investigation both columns carry the class the classifier found
+    assert first["contact"] == first["email"] == {"pii": "", "sensitive/email": ""}
+    # the next run's profile carries the refutation: the class leaves the column's tags
+    assert second["email"] == {"pii": "", "sensitive/email": ""} and second["contact"] == {}
+    contact = next(c for c in cataloged["profile"]["columns"] if c["name"] == "contact")
+    assert [(c["name"], c["verdict"]) for c in contact["sensitive"]] == [("email", "refuted")]
+    # still investigated (so a later confirming verdict can bring it back), still refuted
+    by_id = {i["issue_id"]: i for i in cataloged["investigations"]["investigations"]}
+    assert by_id[hypothesis_id("people", "contact", "email")]["verdict"] == "refuted"

@@ -141,7 +141,7 @@ def check_args(issue: IssueModel, issues: list[IssueModel]) -> tuple:
             sorted(v.strip().lower() for v in d.get("placeholders", {})),
         )
     if kind == "sensitive_class":
-        return (column, {k: d[k] for k in ("data_class", "label", "needed", "pattern", "today", "most", "seed")})
+        return (column, {k: d[k] for k in ("data_class", "label", "needed", "rules", "bound", "today", "most", "seed")})
     if kind == "generic":
         return (issue.affectedColumns,)
     if kind == "empty_table":

@@ -10,7 +10,6 @@ that say the rows are people: an airport's latitude is not a person's location.
 
 from __future__ import annotations
 
-import datetime as dt
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Optional
 
@@ -20,6 +19,7 @@ from cataloger_dagster.core.sensitive import free_text, signals
 from cataloger_dagster.core.sensitive import validators as v
 from cataloger_dagster.core.sensitive.classes import BY_KEY
 from cataloger_dagster.core.sensitive.masking import shape
+from cataloger_dagster.core.sensitive.rules import value_text
 
 SAMPLE_VALUES = 200  # non-null values looked at per column
 BY_VALUES = 0.8  # share of validating values that decides a self-proving class alone
@@ -105,7 +105,7 @@ def _column_classes(col: ColumnValues, neighbours: list[str], table: str) -> lis
     if not values:
         return []
     named = signals.name_classes(col.name)
-    texts = [_as_text(x) for x in values]
+    texts = [value_text(x) for x in values]
     wordy = col.kind in TEXT_KINDS and free_text.is_free_text(texts)
     if wordy and not named and not signals.bare_name(col.name):
         return _in_free_text(texts)
@@ -191,8 +191,7 @@ def _geolocation(
     people = signals.about_people(neighbours, table)
     if not (people or personal_beside):
         return None
-    words = set(text.words(col.name))
-    bound = 180.0 if words & {"lon", "lng", "long", "longitude"} else 90.0
+    bound = coordinate_bound(col.name)
     matched = [str(x) for x in col.values if v.coordinate(x, bound)]
     share = len(matched) / len(col.values)
     if share < BY_VALUES:
@@ -214,9 +213,6 @@ def _evidence(key: str, matched: list[str], sampled: int, used: list[str]) -> Se
     )
 
 
-def _as_text(value: Any) -> str:
-    if isinstance(value, (dt.date, dt.datetime)):
-        return value.isoformat()
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
-    return str(value)
+def coordinate_bound(column: str) -> float:
+    """A longitude's bound (180) when the column's name says longitude, else a latitude's (90)."""
+    return 180.0 if set(text.words(column)) & {"lon", "lng", "long", "longitude"} else 90.0

@@ -31,7 +31,7 @@ def test_requirements_pin_the_host_versions():
     # Session scripts are exported from the sandbox and run on the host; the
     # same code must see the same library versions on both sides.
     pins = _pins()
-    for name in ("ibis-framework", "duckdb", "sqlglot", "pandas", "numpy", "pyarrow"):
+    for name in ("ibis-framework", "duckdb", "sqlglot", "pandas", "numpy", "pyarrow", "phonenumbers", "python-stdnum"):
         assert name in pins, f"{name} is not pinned in sandbox/requirements.txt"
     drift = {n: (v, installed_version(n)) for n, v in pins.items() if installed_version(n) != v}
     assert not drift, f"sandbox pins differ from the host venv (pin, host): {drift}"
