@@ -83,10 +83,20 @@ def email_syntax(text: str) -> bool:
     return len(s) <= 254 and len(found.group(1)) <= 64 and not found.group(2).split(".")[-1].isdigit()
 
 
+def network_address(text: str) -> bool:
+    """An IP address or network ('10.0.0.12', '10.0.0.0/24'): dotted digits that are no phone number
+    (a number written with dots has groups an address cannot have, as '02.123.45.67' or five groups)."""
+    try:
+        ipaddress.ip_interface(text.strip())
+    except ValueError:
+        return False
+    return True
+
+
 def phone(text: str) -> bool:
     s = re.sub(r"\s*(?:x|ext\.?)\s*\d+$", "", text.strip())  # an extension is no part of the number
     digits = digits_of(s)
-    if not 7 <= len(digits) <= 15 or re.search(r"[A-Za-z]", s) or day_of(s) is not None:
+    if not 7 <= len(digits) <= 15 or re.search(r"[A-Za-z]", s) or day_of(s) is not None or network_address(s):
         return False
     if len(set(digits)) < 3:  # '0000-00-00 00', '555-5555': a filler or a placeholder, no one's number
         return False
@@ -118,6 +128,7 @@ def phone_shaped(text: str) -> bool:
         and bool(re.fullmatch(r"\+?[\d\s().\-/]+", s))
         and (s.startswith("+") or len(PHONE_SEPARATORS.findall(s)) >= 1)
         and day_of(s) is None
+        and not network_address(s)
     )
 
 

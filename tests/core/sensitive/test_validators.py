@@ -51,3 +51,12 @@ def test_a_filler_of_one_or_two_digits_is_no_phone_number():
     assert not phone("0000-00-00 00") and not phone("555-5555") and not phone("+1 000 000 0000")
     code = "TYPED_PLACEHOLDERS = ('none', '0000-00-00', '0000-00-00 00:00:00', '00/00/0000')"
     assert scrub(code) == code
+
+
+def test_an_ip_address_or_network_is_no_phone_number_but_a_number_written_with_dots_is():
+    from cataloger_dagster.core.sensitive.validators import phone, phone_shaped
+
+    for address in ("10.0.0.123", "192.168.10.254", "10.0.0.0/24", "172.16.254.1/32"):
+        assert not phone(address) and not phone_shaped(address), address
+    # a Belgian and a French number, and a US one, written with dots: not addresses
+    assert phone("02.123.45.67") and phone("01.23.45.67.89") and phone("212.555.0199")
