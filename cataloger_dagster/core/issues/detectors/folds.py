@@ -9,9 +9,10 @@ stronger finding, which keeps the other's evidence.
 - A value that breaks the column's range (a share above 100, a negative count) is usually far
   from the others as well: an outliers finding whose extremes all break the range, on no more
   rows, is the range finding seen from the values' spread; dropped.
-- Rows empty in every compared column (NULL but for a row number) are alike, so they "repeat"
-  each other: when every repeat is such an empty row, the repeats are the missing records the
-  missing-values finding reports; the duplicate-rows finding is dropped.
+- Rows empty in every compared column (NULL or a placeholder such as 'NA', but for a row
+  number) are alike, so they "repeat" each other: when the repeats are such empty rows (and no
+  more others than chance gives), they are the missing records that the missing-values (or placeholder) finding reports; the
+  duplicate-rows finding is dropped.
 - Rows repeated whole repeat their key too.  When every repeat of a key column is a repeated
   row (as many extra rows on the key as there are duplicate rows, the key among the columns
   compared), the duplicate-key finding is the duplicate rows seen from one column: dropped.
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
+from cataloger_dagster.core.issues import text_values
 from cataloger_dagster.core.models import IssueModel
 from cataloger_dagster.core.values import finite_float
 
@@ -157,6 +159,14 @@ def fold_outliers_into_ranges(issues: list[IssueModel]) -> list[IssueModel]:
     return [_with_seen_as(i, folded[i.id]) if i.id in folded else i for i in kept]
 
 
+# the findings that say values are missing: NULLs, or placeholders ('NA') standing for them
+MISSING_TYPES = ("missing_values", "sentinel_values", "numeric_as_text", "date_as_text")
+
+
+def _empty(value: Any, column: str) -> bool:
+    return value is None or (isinstance(value, str) and text_values.is_placeholder(value, column, typed=True))
+
+
 def fold_empty_repeats_into_missing(issues: list[IssueModel]) -> list[IssueModel]:
     rows_issue = next((i for i in issues if i.type == "duplicate_rows"), None)
     if rows_issue is None:
@@ -166,11 +176,20 @@ def fold_empty_repeats_into_missing(issues: list[IssueModel]) -> list[IssueModel
     empty = [
         e
         for e in details.get("example_rows") or ()
-        if compared and all(e.get(c) is None for c in compared) and isinstance(e.get("copies"), int)
+        if compared and all(_empty(e.get(c), c) for c in compared) and isinstance(e.get("copies"), int)
     ]
-    if not empty or empty[0]["copies"] - 1 != details.get("duplicate_rows"):
+    # the repeats left once the empty rows are set aside are no more than chance gives
+    left = (details.get("duplicate_rows") or 0) - sum(e["copies"] - 1 for e in empty)
+    if not empty or left > (details.get("chance_repeats") or 0):
         return issues
-    missing = next((i for i in issues if i.type == "missing_values" and set(i.affectedColumns) <= set(compared)), None)
+    missing = next(
+        (
+            i
+            for i in issues
+            if i.type in MISSING_TYPES and i.affectedColumns and set(i.affectedColumns) <= set(compared)
+        ),
+        None,
+    )
     if missing is None:
         return issues
     seen = {"duplicate_rows": {"rows": rows_issue.affectedRows, "description": rows_issue.description}}

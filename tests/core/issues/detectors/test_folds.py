@@ -98,3 +98,15 @@ def test_rows_repeated_with_values_are_duplicates_even_beside_empty_rows(tables)
     tables.rows("samples", "id INTEGER, a DOUBLE, b DOUBLE", rows)
     found = tables.detect("samples")
     assert "duplicate_rows" in {i.type for i in found.values()}
+
+
+def test_rows_of_na_placeholders_are_the_placeholder_finding_not_duplicates(tables):
+    rng = random.Random(13)
+    rows = [(i, "NA", "NA", "NA") if i % 10 == 0
+            else (i, str(round(rng.gauss(50, 10), 1)), str(round(rng.gauss(5, 1), 2)), rng.choice(["a", "b", "c"]))
+            for i in range(1200)]
+    tables.rows("survey", "id INTEGER, x VARCHAR, y VARCHAR, z VARCHAR", rows)
+    found = tables.detect("survey")
+    assert "duplicate_rows" not in {i.type for i in found.values()}, [i.type for i in found.values()]
+    seen = [i for i in found.values() if "duplicate_rows" in (i.details or {}).get("also_seen_as", {})]
+    assert len(seen) == 1 and seen[0].type in ("numeric_as_text", "sentinel_values")
