@@ -221,9 +221,10 @@ NEGATIVE_CODES_REPEAT = 2  # rows per code at least, on average: codes repeat, s
 
 def _negative_codes(ctx: Context, cp: ColumnProfile, dtype: dt.DataType) -> dict[str, int]:
     """A few negative whole numbers, each on several rows, in a column whose other values are
-    non-negative and never come near them (-2 for "no rear seat" among headrooms of 0 to 9): a
-    code for "not applicable" written as a number.  A temperature or a difference runs on through
-    zero (-1 beside 0) or spreads over many negative values, each on a row or two."""
+    non-negative and never come near them (-2 for "no rear seat" among rear-seat widths of 47 to
+    62): a code for "not applicable" written as a number.  A temperature or a difference runs on
+    through zero (-1 beside 0) or spreads over many negative values, each on a row or two; a
+    quantity whose sign slipped mirrors the column's own values (-2 among 1 to 12)."""
     low, q25 = finite_float(cp.min), finite_float((cp.quantiles or {}).get("p25"))
     if low is None or low >= 0 or not low.is_integer() or q25 is None or q25 < 0:
         return {}
@@ -247,6 +248,8 @@ def _negative_codes(ctx: Context, cp: ColumnProfile, dtype: dt.DataType) -> dict
     above = finite_float(one(ctx.table, m=c.min(where=c >= 0))["m"])
     if above is None or above - float(found[-1]["value"]) < 2:
         return {}  # the negatives run on into the other values (-1 beside 0)
+    if any(-float(r["value"]) >= above for r in found):
+        return {}  # -2 where 2 is a value of the column: a sign slipped (a returned quantity), not a code
     return {f"{float(r['value']):g}": int(r["n"]) for r in found}
 
 

@@ -260,7 +260,7 @@ def test_round_values_that_are_no_codes(tables, duration, why):
 
 
 def _rear_seats(tables, rng, coded=(-2.0,)) -> None:
-    """120 cars: rear headroom, rear seat and luggage; two-seaters write the same negative code
+    """120 cars: rear headroom (4 to 9), rear seat and luggage; two-seaters write the same negative code
     in all three (no rear seat, no trunk)."""
     rows = []
     for i in range(120):
@@ -268,7 +268,7 @@ def _rear_seats(tables, rng, coded=(-2.0,)) -> None:
             code = coded[(i // 12) % len(coded)]
             rows.append((i, code, code, -2.0))
         else:
-            rows.append((i, rng.randint(0, 18) / 2, rng.randint(36, 74) / 2, float(rng.randint(6, 22))))
+            rows.append((i, rng.randint(8, 18) / 2, rng.randint(36, 74) / 2, float(rng.randint(6, 22))))
     tables.rows("cars90", "car_id INTEGER, rear_headroom DOUBLE, rear_seating DOUBLE, luggage DOUBLE", rows)
 
 
@@ -301,8 +301,10 @@ def test_negative_values_that_are_no_codes(tables):
             rng.choice([-2, -1, 0, 1, 2]),    # a centred rating scale
             round(rng.gauss(40, 30)),         # a yearly change: many negative values, each rare
             -5 if i == 7 else rng.randint(10, 90),  # one negative slip: a code repeats
+            -rng.choice([1, 1, 2, 3]) if i % 40 == 0 else rng.randint(1, 12),  # quantities with their sign slipped
         ))
-    tables.rows("weather", "day INTEGER, low_c INTEGER, mood INTEGER, change INTEGER, visits INTEGER", rows)
+    tables.rows("weather", "day INTEGER, low_c INTEGER, mood INTEGER, change INTEGER, visits INTEGER, "
+                "quantity INTEGER", rows)
     found = tables.detect("weather")
     assert not [i for i in found.values() if i.type == "sentinel_values"], \
         [(i.type, i.affectedColumns, i.details) for i in found.values()]
