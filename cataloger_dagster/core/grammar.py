@@ -43,7 +43,11 @@ def verb_for(subject: int | float | Sized | str, verb: str) -> str:
     """The verb (given as with one subject: "identifies", "is", "has") agreeing with a count or
     a collection of subjects: ``(1, "is") -> "is"``, ``(["a", "b"], "identifies") -> "identify"``.
     Zero takes the plural, as in "no rows are"."""
-    return verb if _how_many(subject) == 1 else english().plural_verb(verb)
+    if _how_many(subject) == 1:
+        return verb
+    if len(verb) == 4 and verb.endswith("ies"):
+        return verb[:-1]  # "lies" -> "lie", "dies" -> "die": inflect writes "ly", "dy"
+    return english().plural_verb(verb)
 
 
 def listing(items: Iterable[object], conj: str = "and") -> str:

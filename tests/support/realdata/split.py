@@ -41,6 +41,8 @@ TUNED_ON: dict[str, str] = {
     "nyc_airlines": "the clean-table bar for a small dimension was tuned on it",
     "nyc_weather": "the wind-speed outlier and duplicated DST hours were tuned on it",
     "r_airquality": "its answer key was read while a detector change was being made (no change was tuned on it)",
+    "r_chile": "part of its answer key was read while new keys were being written (no change was tuned on it)",
+    "r_lung": "part of its answer key was read while new keys were being written (no change was tuned on it)",
 }
 
 SEEN = ("starwars", "storms", "billboard", "who", "retailers", "heights")

@@ -63,6 +63,7 @@ from cataloger_dagster.core import portable
 from cataloger_dagster.core.families import families_of
 from cataloger_dagster.core.issues.detectors import (
     duplicates,
+    folds,
     keys,
     labels,
     magnitudes,
@@ -169,13 +170,16 @@ def detect_issues(
     # one root cause, one issue: a column's own causes first (a unit mix, a scale error), then the
     # causes several columns share (a placeholder convention, a column family)
     issues = units.merge_mixed_units(magnitudes.merge_outliers(issues))
+    issues = folds.fold_outliers_into_ranges(folds.fold_placeholder_magnitudes(issues))
+    issues = folds.fold_key_repeats_into_duplicate_rows(issues)
     issues = merge_family_issues(
         ctx.name, merge_shared_placeholders(ctx.name, merge_placeholder_text(ctx.name, issues)), families_of(profile)
     )
     # columns NULL on the same rows: one missing record (a family's members were merged above)
     folded: list[IssueModel] = []
     _run(folded, failed, ctx, "missing_values", None, partial(missing.merge_missing_together, ctx, issues))
-    return folded or issues
+    # rows empty but for a row number repeat each other: the missing records, not duplicates
+    return folds.fold_empty_repeats_into_missing(folded or issues)
 
 
 def _merge_alike(
@@ -236,15 +240,39 @@ def merge_shared_placeholders(table: str, issues: list[IssueModel]) -> list[Issu
         values = (i.details or {}).get("values")
         return frozenset(values) if i.type == "sentinel_values" and values else None
 
-    def merge(marks: frozenset, group: list[IssueModel]) -> dict[str, Any]:
-        per_column = {i.affectedColumns[0]: sum(i.details["values"].values()) for i in group}
-        shown = ", ".join(repr(m) for m in sorted(marks))
+    alike = _merge_alike(issues, mark, _merged_placeholders(table))
+    return _merge_alike(alike, _numeric_code, _merged_placeholders(table))
+
+
+def _numeric_code(i: IssueModel) -> Optional[frozenset]:
+    """A numeric placeholder finding's commonest value: columns that write "not applicable" as the
+    same number (-2 in every rear-seat measure, some with a -1 or -3 of their own besides) follow
+    one convention.  Text placeholders merge only when all are alike (merge_shared_placeholders)."""
+    values = (i.details or {}).get("values")
+    if i.type != "sentinel_values" or not isinstance(values, dict) or not values:
+        return None
+    try:
+        [float(v) for v in values]
+    except ValueError:
+        return None
+    return frozenset({max(values, key=lambda v: (values[v], v))})
+
+
+def _merged_placeholders(table: str) -> Callable[[frozenset, list[IssueModel]], dict[str, Any]]:
+    def merge(_marks: frozenset, group: list[IssueModel]) -> dict[str, Any]:
+        per_column = {c: n for i in group for c, n in _column_rows(i).items()}
+        totals: dict[str, int] = {}
+        for i in group:
+            for v, n in i.details["values"].items():
+                totals[v] = totals.get(v, 0) + n
+        marks = sorted(totals)
+        shown = ", ".join(repr(m) for m in marks)
         rank = {"low": 0, "medium": 1, "high": 2}
         return {
             "affectedColumns": [c for i in group for c in i.affectedColumns],
             "severity": max((i.severity for i in group), key=lambda s: rank.get(s, 0)),
             "affectedRows": max(i.affectedRows or 0 for i in group),
-            "description": f"{len(group)} columns of {table} write unknown values as {shown}: "
+            "description": f"{len(per_column)} columns of {table} write unknown values as {shown}: "
             + ", ".join(f"{c} ({n:,})" for c, n in per_column.items())
             + ".",
             "suggestedAction": f"Store {shown} as NULL in these columns (or load the table again reading "
@@ -252,11 +280,19 @@ def merge_shared_placeholders(table: str, issues: list[IssueModel]) -> list[Issu
             "details": {
                 **group[0].details,
                 "columns": per_column,
-                "values": {m: sum(i.details["values"].get(m, 0) for i in group) for m in sorted(marks)},
+                "values": {m: totals[m] for m in marks},
             },
         }
 
-    return _merge_alike(issues, mark, merge)
+    return merge
+
+
+def _column_rows(i: IssueModel) -> dict[str, int]:
+    """Rows per column of a placeholder finding (one merged before names its columns)."""
+    columns = (i.details or {}).get("columns")
+    if isinstance(columns, dict) and len(i.affectedColumns) > 1:
+        return {str(c): int(n) for c, n in columns.items()}
+    return {i.affectedColumns[0]: sum(i.details["values"].values())}
 
 
 def _run(

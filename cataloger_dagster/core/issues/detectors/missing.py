@@ -213,6 +213,46 @@ def _zero_placeholder(ctx: Context, cp: ColumnProfile, dtype: dt.DataType) -> in
     return zeros if near <= ZERO_NEAR_SHARE * positive else 0
 
 
+# negative codes ("no rear seat" written -2 in a length) in a column of non-negative values
+NEGATIVE_CODES_MAX = 3  # distinct negative values at most: more is a spread, not a code list
+NEGATIVE_CODES_MIN_DISTINCT = 10  # the column's own values: a measure, not a small scale (-2..2)
+NEGATIVE_CODES_REPEAT = 2  # rows per code at least, on average: codes repeat, slips do not
+
+
+def _negative_codes(ctx: Context, cp: ColumnProfile, dtype: dt.DataType) -> dict[str, int]:
+    """A few negative whole numbers, each on several rows, in a column whose other values are
+    non-negative and never come near them (-2 for "no rear seat" among rear-seat widths of 47 to
+    62): a code for "not applicable" written as a number.  A temperature or a difference runs on
+    through zero (-1 beside 0) or spreads over many negative values, each on a row or two; a
+    quantity whose sign slipped mirrors the column's own values (-2 among 1 to 12)."""
+    low, q25 = finite_float(cp.min), finite_float((cp.quantiles or {}).get("p25"))
+    if low is None or low >= 0 or not low.is_integer() or q25 is None or q25 < 0:
+        return {}
+    if (cp.distinct or 0) < NEGATIVE_CODES_MIN_DISTINCT + 1:
+        return {}
+    c = ctx.table[cp.name]
+    negative = ctx.table.filter(c < 0)
+    found = (
+        negative.group_by(value=negative[cp.name])
+        .aggregate(n=negative.count())
+        .order_by("value")
+        .limit(NEGATIVE_CODES_MAX + 1)
+        .to_pyarrow()
+        .to_pylist()
+    )
+    if not found or len(found) > NEGATIVE_CODES_MAX or not all(float(r["value"]).is_integer() for r in found):
+        return {}
+    rows = sum(int(r["n"]) for r in found)
+    if rows < ZERO_MIN_ROWS or rows < NEGATIVE_CODES_REPEAT * len(found):
+        return {}
+    above = finite_float(one(ctx.table, m=c.min(where=c >= 0))["m"])
+    if above is None or above - float(found[-1]["value"]) < 2:
+        return {}  # the negatives run on into the other values (-1 beside 0)
+    if any(-float(r["value"]) >= above for r in found):
+        return {}  # -2 where 2 is a value of the column: a sign slipped (a returned quantity), not a code
+    return {f"{float(r['value']):g}": int(r["n"]) for r in found}
+
+
 def _whole_numbers(values: list) -> bool:
     """The smallest values are whole numbers (dollars, counts): the column has a resolution, and
     a zero with no value within many of its steps stands apart.  A measurement written with
@@ -287,6 +327,7 @@ def sentinel_values(ctx: Context, cp: ColumnProfile, dtype: dt.DataType) -> Opti
         zeros = _zero_placeholder(ctx, cp, dtype)
         if zeros:
             counts["0"] = zeros
+        counts.update(_negative_codes(ctx, cp, dtype))
         heaped = {v: n for v, n in heaped_round_values(cp, dtype).items() if v not in counts}
         counts.update(heaped)
     else:

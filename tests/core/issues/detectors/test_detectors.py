@@ -262,7 +262,10 @@ def test_duplicate_rows_and_keys(db):
     found = _issues(path, con, "users")
     assert found["users_duplicate_rows"].affectedRows == 1
     assert found["users_duplicate_rows"].affectedColumns == ["user_id", "email", "team"]
-    assert found["users_duplicate_keys_user_id"].severity == "high"
+    # user_id repeats only on the repeated row: that row's finding, as severe as a repeated own id
+    assert "users_duplicate_keys_user_id" not in found
+    assert found["users_duplicate_rows"].severity == "high"
+    assert found["users_duplicate_rows"].details["repeated_keys"] == {"user_id": {"duplicated_values": 1, "rows": 2}}
     email = found["users_duplicate_keys_email"]
     assert email.affectedRows == 4 and email.details["duplicated_values"] == 2
     assert "users_duplicate_keys_team" not in found

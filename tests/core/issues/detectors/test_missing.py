@@ -257,3 +257,54 @@ def test_round_values_heaped_among_fractions_are_codes(tables):
 def test_round_values_that_are_no_codes(tables, duration, why):
     tables.sql(DURATIONS.format(duration=duration))
     assert sentinel_values(tables.context("eruptions"), *_col(tables, "eruptions", "duration")) is None, why
+
+
+def _rear_seats(tables, rng, coded=(-2.0,)) -> None:
+    """120 cars: rear headroom (4 to 9), rear seat and luggage; two-seaters write the same negative code
+    in all three (no rear seat, no trunk)."""
+    rows = []
+    for i in range(120):
+        if i % 12 == 0:
+            code = coded[(i // 12) % len(coded)]
+            rows.append((i, code, code, -2.0))
+        else:
+            rows.append((i, rng.randint(8, 18) / 2, rng.randint(36, 74) / 2, float(rng.randint(6, 22))))
+    tables.rows("cars90", "car_id INTEGER, rear_headroom DOUBLE, rear_seating DOUBLE, luggage DOUBLE", rows)
+
+
+def test_a_negative_code_in_non_negative_measures_is_one_placeholder_finding(tables):
+    import random
+
+    _rear_seats(tables, random.Random(4), coded=(-2.0, -2.0, -3.0))
+    found = tables.detect("cars90")
+    coded = [i for i in found.values() if i.type == "sentinel_values"]
+    assert len(coded) == 1, [(i.type, i.affectedColumns) for i in found.values()]
+    issue = coded[0]
+    # one convention across the columns (-2 everywhere, -3 in two besides): one finding naming them
+    assert sorted(issue.affectedColumns) == ["luggage", "rear_headroom", "rear_seating"]
+    assert issue.details["values"] == {"-2": 24, "-3": 6} and issue.affectedRows == 10
+    assert "'-2'" in issue.description
+    # no outlier, scale error or range finding of the same values beside it
+    assert not [i for i in found.values() if i.type in ("outliers", "scale_errors", "implausible_values",
+                                                         "out_of_range")]
+
+
+def test_negative_values_that_are_no_codes(tables):
+    import random
+
+    rng = random.Random(9)
+    rows = []
+    for i in range(400):
+        rows.append((
+            i,
+            round(rng.gauss(8, 6)),           # whole-degree temperatures run on through zero
+            rng.choice([-2, -1, 0, 1, 2]),    # a centred rating scale
+            round(rng.gauss(40, 30)),         # a yearly change: many negative values, each rare
+            -5 if i == 7 else rng.randint(10, 90),  # one negative slip: a code repeats
+            -rng.choice([1, 1, 2, 3]) if i % 40 == 0 else rng.randint(1, 12),  # quantities with their sign slipped
+        ))
+    tables.rows("weather", "day INTEGER, low_c INTEGER, mood INTEGER, change INTEGER, visits INTEGER, "
+                "quantity INTEGER", rows)
+    found = tables.detect("weather")
+    assert not [i for i in found.values() if i.type == "sentinel_values"], \
+        [(i.type, i.affectedColumns, i.details) for i in found.values()]
