@@ -77,9 +77,13 @@ soda: $(SODA_VENV)/bin/soda
 
 # The whole suite.  CATALOGER_REQUIRE_SERVICES=1 turns "service absent" skips into failures.
 # Without the network the corpus is not downloaded, and its tests skip, saying so.
+# Two workers (pytest-xdist), each taking whole test files, so that a module's fixtures (a corpus
+# loaded into a server, a `dagster dev`) are made once: much of the suite waits on subprocesses,
+# servers and the browser, which a second worker fills.  TEST_WORKERS=0 runs it in one process.
+TEST_WORKERS ?= 2
 test: $(BIN)/cataloger
 	$(PYTHON) tests/support/realdata/fetch.py || test -z "$$CATALOGER_REQUIRE_SERVICES"
-	$(BIN)/python -m pytest -ra $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -ra -n $(TEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
 
 # The quick tests (markers in pyproject.toml): none that is slow or needs a server, Docker,
 # bubblewrap, chromium, Soda's CLI or the real-data corpus; nothing is downloaded.
