@@ -101,10 +101,10 @@ def test_help_imports_none_of_the_heavy_libraries(args):
 
 @pytest.mark.parametrize("args", COMMAND_LINES, ids=IDS)
 def test_help_answers_within_a_second(args):
-    # the best of 3 wall-clock times of the console script, as a user runs it: a busy machine
-    # may slow one run down, not all three
+    # the best of 5 wall-clock times of the console script, as a user runs it: a busy machine
+    # (the suite runs on two workers) may slow some runs down, not all five
     best = float("inf")
-    for _ in range(3):
+    for _ in range(5):
         start = time.perf_counter()
         out = subprocess.run([CATALOGER, *args], capture_output=True, text=True, timeout=120)
         best = min(best, time.perf_counter() - start)
