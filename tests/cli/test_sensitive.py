@@ -80,14 +80,14 @@ def test_the_list_says_where_personal_data_lives_with_its_share_and_no_value(run
     assert (data["database"], data["tables_read"], data["left_out"]) == (DB, 1, [])
     assert data["columns"] == [
         {"table": "accounts", "column": "customer_name", "classes": ["person_name"], "share": 0.7, "reviewed": False,
-         "verdict": None, "refuted": []},
+         "verdict": "confirmed", "refuted": []},
         {"table": "accounts", "column": "email", "classes": ["email"], "share": 1.0, "reviewed": False,
          "verdict": "confirmed", "refuted": []},
     ]
     assert data["refuted"] == []
     text = runs["before_text"]
     assert "2 column(s) of 1 cataloged table(s) hold personal data" in text
-    assert "accounts.customer_name: person name (70% of its sample)" in text
+    assert "accounts.customer_name: person name (70% of its sample, confirmed by its investigation)" in text
     assert "accounts.email: e-mail (100% of its sample, confirmed by its investigation)" in text
     assert "@example.org" not in text and "Acme" not in text
 

@@ -119,7 +119,8 @@ def test_the_change_sensor_runs_the_changed_tables_guardrails(shop):
 
 
 def test_the_loop_closes_on_a_real_catalog_run(shop, monkeypatch):
-    """Duplicates planted in `events` fail the guardrail guarding its confirmed duplicate keys; the
+    """Duplicates planted in `events` fail the guardrail guarding its confirmed duplicate rows (their
+    repeated key, folded into that finding, is what the guardrail checks); the
     catalog run the sensor asks for investigates them again, and its page and the finding's
     history show the failure and the confirmation together."""
     from cataloger_dagster.cli.runner import catalog_database
@@ -140,8 +141,8 @@ def test_the_loop_closes_on_a_real_catalog_run(shop, monkeypatch):
     prefix = table_prefix(DATABASE, "events")
     latest = local.list_runs(prefix)[-1]
     page = (store / prefix / latest / CATALOG_PAGE).read_text()
-    assert "unique:event_id (guarding events_duplicate_keys_event_id) failed at" in page
+    assert "unique:event_id (guarding events_duplicate_rows) failed at" in page
     assert "confirmed it, so it stands" in page
-    history = finding_history(local, DATABASE, "events", "events_duplicate_keys_event_id")
+    history = finding_history(local, DATABASE, "events", "events_duplicate_rows")
     assert [what.split(":")[0] for _, what in history] == [
         "guardrail unique", "the catalog run's investigation confirmed it"]

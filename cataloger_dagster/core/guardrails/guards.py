@@ -40,10 +40,11 @@ def guard(f: Facts, issue: IssueModel, pinned_by: str, tables: Tables) -> Guardr
     level = level if level is not None else rows
     allowed = tolerance.grown_share(level) if measure == "share" else tolerance.grown(int(level or 0))
     said = "the level a reviewer accepted" if pinned_by == "expected" else "the finding's level"
+    columns = _guarded_columns(issue)
     return Guardrail(
-        name=f"rule:{issue.details.get('rule')}" if kind == "rule" else f"{kind}:{','.join(issue.affectedColumns)}",
+        name=f"rule:{issue.details.get('rule')}" if kind == "rule" else f"{kind}:{','.join(columns)}",
         kind=kind,  # type: ignore[arg-type]
-        columns=list(issue.affectedColumns),
+        columns=columns,
         sql=condition_sql[0],
         keys_sql=condition_sql[1],
         measure=measure,  # type: ignore[arg-type]
@@ -52,6 +53,21 @@ def guard(f: Facts, issue: IssueModel, pinned_by: str, tables: Tables) -> Guardr
         pinned_by=pinned_by,  # type: ignore[arg-type]
         why=f"Guards the finding {issue.id!r} ({issue.type}): fails when it grows past {said}, {_level(measure, level)}.",
     )
+
+
+def _repeated_key(issue: IssueModel) -> Optional[tuple[str, Any]]:
+    """The one key a duplicate-rows finding folded in (the key repeats exactly where whole rows do),
+    with what its own finding said; None for rows repeated with no key, or with several."""
+    keys = (issue.details or {}).get("repeated_keys") if issue.type == "duplicate_rows" else None
+    if not isinstance(keys, dict) or len(keys) != 1:
+        return None
+    ((column, seen),) = keys.items()
+    return column, seen
+
+
+def _guarded_columns(issue: IssueModel) -> list[str]:
+    key = _repeated_key(issue)
+    return [key[0]] if key else list(issue.affectedColumns)
 
 
 def _level(measure: str, level: Any) -> str:
@@ -79,6 +95,17 @@ def _duplicate_keys(f: Facts, issue: IssueModel, tables: Tables) -> Made:
         return None
     column = issue.affectedColumns[0]
     level = issue.details.get("duplicated_values")
+    return (f.sql(q.repeated_values(f.table, column)), None), "unique", "rows", level
+
+
+def _duplicate_rows(f: Facts, issue: IssueModel, tables: Tables) -> Made:
+    """Whole rows repeated along with their key: guarded as the key's uniqueness, which is what the
+    folded key finding was guarded by."""
+    key = _repeated_key(issue)
+    if key is None or key[0] not in f.table.columns:
+        return None
+    column, seen = key
+    level = seen.get("duplicated_values") if isinstance(seen, dict) else None
     return (f.sql(q.repeated_values(f.table, column)), None), "unique", "rows", level
 
 
@@ -136,6 +163,7 @@ def _bounds(f: Facts, issue: IssueModel, tables: Tables) -> Made:
 _BUILDERS: dict[str, Callable[[Facts, IssueModel, Tables], Made]] = {
     "missing_values": _missing,
     "duplicate_keys": _duplicate_keys,
+    "duplicate_rows": _duplicate_rows,
     "orphan_references": _orphans,
     "rule_violations": _rule,
     "whitespace_values": _padding,

@@ -39,3 +39,16 @@ def test_a_finding_without_a_row_test_is_named_as_unguarded():
     assert isinstance(got, Unguarded) and "no test of single rows" in got.reason
     bare = guards.guard(FACTS, _issue("orphan_references", ["code"], target_table="gone"), "finding", {})
     assert isinstance(bare, Unguarded) and "details" in bare.reason
+
+
+def test_rows_repeated_with_their_key_are_guarded_as_the_keys_uniqueness_and_bare_repeats_are_not():
+    folded = _issue("duplicate_rows", ["code", "n"], duplicate_rows=3,
+                    repeated_keys={"code": {"duplicated_values": 3, "rows": 6}})
+    g = guards.guard(FACTS, folded, "finding", {})
+    assert (g.name, g.kind, g.columns, g.guards) == ("unique:code", "unique", ["code"], folded.id)
+    assert g.high == guards.tolerance.grown(3)  # the folded key finding's level, not the rows' 4
+    assert '"code"' in g.sql
+    bare = guards.guard(FACTS, _issue("duplicate_rows", ["code", "n"], duplicate_rows=3), "finding", {})
+    assert isinstance(bare, Unguarded)
+    two_keys = _issue("duplicate_rows", ["code", "n"], repeated_keys={"code": {}, "n": {}})
+    assert isinstance(guards.guard(FACTS, two_keys, "finding", {}), Unguarded)
